@@ -1,0 +1,735 @@
+//! The board: stones, chains, exact liberty counts, captures, the simple-ko
+//! point and the Zobrist hash, on a padded one-dimensional array.
+//!
+//! The board knows how to place a stone under a suicide rule and what that does
+//! to the position. It does not know about history, superko, passes or scoring:
+//! those belong to `game` and `score`. Everything here is fixed-size, so playing
+//! a move never allocates (the playout hot path).
+
+use crate::rules::Suicide;
+use std::fmt;
+
+/// Largest supported board side.
+pub const MAX_SIZE: usize = 25;
+/// Side of the padded array (one border row/column on each side).
+const MAX_STRIDE: usize = MAX_SIZE + 2;
+/// Number of cells in the padded array.
+pub const MAX_POINTS: usize = MAX_STRIDE * MAX_STRIDE;
+
+/// Index of a cell in the padded array.
+pub type Point = u16;
+
+/// The colour of a stone or of a player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Color {
+    Black,
+    White,
+}
+
+impl Color {
+    pub fn opponent(self) -> Color {
+        match self {
+            Color::Black => Color::White,
+            Color::White => Color::Black,
+        }
+    }
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    /// `B` or `W`, as GTP and SGF write it.
+    pub fn letter(self) -> char {
+        match self {
+            Color::Black => 'B',
+            Color::White => 'W',
+        }
+    }
+    fn cell(self) -> Cell {
+        match self {
+            Color::Black => Cell::Black,
+            Color::White => Cell::White,
+        }
+    }
+}
+
+/// What a cell of the padded array holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Cell {
+    Empty,
+    Black,
+    White,
+    Border,
+}
+
+impl Cell {
+    pub fn color(self) -> Option<Color> {
+        match self {
+            Cell::Black => Some(Color::Black),
+            Cell::White => Some(Color::White),
+            _ => None,
+        }
+    }
+}
+
+/// Why a stone cannot be placed. `game` adds the history-based reasons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Illegal {
+    Occupied,
+    Suicide,
+    Ko,
+    Superko,
+    NotOnRolledLine,
+}
+
+impl fmt::Display for Illegal {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            Illegal::Occupied => "point is occupied",
+            Illegal::Suicide => "suicide",
+            Illegal::Ko => "ko",
+            Illegal::Superko => "superko: the position would repeat",
+            Illegal::NotOnRolledLine => "not on the rolled line",
+        })
+    }
+}
+
+/// splitmix64, used at compile time to fill the Zobrist table.
+const fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+const fn zobrist_table() -> [[u64; MAX_POINTS]; 2] {
+    let mut t = [[0u64; MAX_POINTS]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let mut p = 0;
+        while p < MAX_POINTS {
+            t[c][p] = splitmix(((c * MAX_POINTS + p) as u64) * 0x1234_5678_9ABC_DEF1 + 7);
+            p += 1;
+        }
+        c += 1;
+    }
+    t
+}
+
+static ZOBRIST: [[u64; MAX_POINTS]; 2] = zobrist_table();
+
+/// What a successful placement did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Placed {
+    /// Opponent stones removed.
+    pub captured: u32,
+    /// Own stones removed by a (legal) suicide.
+    pub suicided: u32,
+}
+
+/// A Go board of side 2..=25.
+#[derive(Clone)]
+pub struct Board {
+    size: usize,
+    stride: usize,
+    cells: [Cell; MAX_POINTS],
+    /// Chain representative of each stone.
+    head: [Point; MAX_POINTS],
+    /// Next stone of the same chain (circular list).
+    next: [Point; MAX_POINTS],
+    /// Liberties of a chain, stored at its head.
+    libs: [u16; MAX_POINTS],
+    /// Stones of a chain, stored at its head.
+    stones: [u16; MAX_POINTS],
+    /// Empty points, in no order, and each empty point's index in that list.
+    empty: [Point; MAX_POINTS],
+    empty_index: [u16; MAX_POINTS],
+    empty_count: usize,
+    /// Marks for counting distinct liberties.
+    mark: [u32; MAX_POINTS],
+    mark_gen: u32,
+    hash: u64,
+    /// Stones captured by each colour (prisoners it holds), suicides included.
+    captures: [u32; 2],
+    /// The point the given colour may not play because of simple ko.
+    ko: Option<(Point, Color)>,
+}
+
+impl Board {
+    /// An empty board; `size` must be 2..=25 (checked by the caller).
+    pub fn new(size: usize) -> Board {
+        assert!((2..=MAX_SIZE).contains(&size));
+        let stride = size + 2;
+        let mut b = Board {
+            size,
+            stride,
+            cells: [Cell::Border; MAX_POINTS],
+            head: [0; MAX_POINTS],
+            next: [0; MAX_POINTS],
+            libs: [0; MAX_POINTS],
+            stones: [0; MAX_POINTS],
+            empty: [0; MAX_POINTS],
+            empty_index: [0; MAX_POINTS],
+            empty_count: 0,
+            mark: [0; MAX_POINTS],
+            mark_gen: 0,
+            hash: 0,
+            captures: [0; 2],
+            ko: None,
+        };
+        for y in 0..size {
+            for x in 0..size {
+                let p = b.point(x, y);
+                b.cells[p as usize] = Cell::Empty;
+                b.add_empty(p);
+            }
+        }
+        b
+    }
+
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The point at column `x`, row `y` (0-based, row 0 at the bottom).
+    pub fn point(&self, x: usize, y: usize) -> Point {
+        ((y + 1) * self.stride + x + 1) as Point
+    }
+
+    /// Column and row of an on-board point.
+    pub fn coords(&self, p: Point) -> (usize, usize) {
+        let p = p as usize;
+        (p % self.stride - 1, p / self.stride - 1)
+    }
+
+    /// Every on-board point, row by row from the bottom.
+    pub fn points(&self) -> impl Iterator<Item = Point> + '_ {
+        (0..self.size).flat_map(move |y| (0..self.size).map(move |x| self.point(x, y)))
+    }
+
+    #[inline]
+    pub fn neighbors(&self, p: Point) -> [Point; 4] {
+        let s = self.stride as Point;
+        [p - s, p - 1, p + 1, p + s]
+    }
+
+    #[inline]
+    pub fn diagonals(&self, p: Point) -> [Point; 4] {
+        let s = self.stride as Point;
+        [p - s - 1, p - s + 1, p + s - 1, p + s + 1]
+    }
+
+    #[inline]
+    pub fn cell(&self, p: Point) -> Cell {
+        self.cells[p as usize]
+    }
+
+    pub fn color_at(&self, p: Point) -> Option<Color> {
+        self.cells[p as usize].color()
+    }
+
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Stones captured so far by `c` (suicided stones of the opponent included).
+    pub fn captures(&self, c: Color) -> u32 {
+        self.captures[c.index()]
+    }
+
+    /// Adds prisoners to `c` (dead stones removed at scoring, pass stones).
+    pub fn add_captures(&mut self, c: Color, n: u32) {
+        self.captures[c.index()] += n;
+    }
+
+    pub fn ko(&self) -> Option<(Point, Color)> {
+        self.ko
+    }
+
+    pub fn clear_ko(&mut self) {
+        self.ko = None;
+    }
+
+    /// Liberties of the chain through `p` (0 for an empty point).
+    #[inline]
+    pub fn liberties(&self, p: Point) -> usize {
+        match self.cells[p as usize] {
+            Cell::Black | Cell::White => self.libs[self.head[p as usize] as usize] as usize,
+            _ => 0,
+        }
+    }
+
+    /// Number of stones of the chain through `p`.
+    pub fn chain_size(&self, p: Point) -> usize {
+        match self.cells[p as usize] {
+            Cell::Black | Cell::White => self.stones[self.head[p as usize] as usize] as usize,
+            _ => 0,
+        }
+    }
+
+    /// The chain representative of the stone at `p`.
+    #[inline]
+    pub fn chain(&self, p: Point) -> Point {
+        self.head[p as usize]
+    }
+
+    /// The stones of the chain through `p`.
+    pub fn chain_stones(&self, p: Point) -> ChainStones<'_> {
+        ChainStones {
+            board: self,
+            start: p,
+            at: Some(p),
+        }
+    }
+
+    /// The empty points, in no particular order.
+    #[inline]
+    pub fn empty_points(&self) -> &[Point] {
+        &self.empty[..self.empty_count]
+    }
+
+    pub fn stone_count(&self) -> usize {
+        self.size * self.size - self.empty_count
+    }
+
+    fn add_empty(&mut self, p: Point) {
+        self.empty_index[p as usize] = self.empty_count as u16;
+        self.empty[self.empty_count] = p;
+        self.empty_count += 1;
+    }
+
+    fn remove_empty(&mut self, p: Point) {
+        let i = self.empty_index[p as usize] as usize;
+        self.empty_count -= 1;
+        let last = self.empty[self.empty_count];
+        self.empty[i] = last;
+        self.empty_index[last as usize] = i as u16;
+    }
+
+    /// Distinct chain heads among the neighbours of `p` holding colour `cell`.
+    #[inline]
+    fn neighbor_chains(&self, p: Point, cell: Cell) -> ([Point; 4], usize) {
+        let mut out = [0; 4];
+        let mut n = 0;
+        for q in self.neighbors(p) {
+            if self.cells[q as usize] == cell {
+                let h = self.head[q as usize];
+                if !out[..n].contains(&h) {
+                    out[n] = h;
+                    n += 1;
+                }
+            }
+        }
+        (out, n)
+    }
+
+    /// True if placing `c` at empty `p` leaves its chain with no liberty
+    /// (before any suicide is carried out).
+    #[inline]
+    pub fn is_suicide(&self, c: Color, p: Point) -> bool {
+        let own = c.cell();
+        let opp = c.opponent().cell();
+        for q in self.neighbors(p) {
+            let cell = self.cells[q as usize];
+            if cell == Cell::Empty {
+                return false;
+            }
+            let libs = self.libs[self.head[q as usize] as usize];
+            if (cell == own && libs > 1) || (cell == opp && libs == 1) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether the suicide rule lets `c` play at empty `p`.
+    #[inline]
+    fn suicide_permitted(&self, c: Color, p: Point, rule: Suicide) -> bool {
+        match rule {
+            Suicide::Forbidden => false,
+            Suicide::Allowed => true,
+            Suicide::MultiStone => self
+                .neighbors(p)
+                .iter()
+                .any(|&q| self.cells[q as usize] == c.cell()),
+        }
+    }
+
+    /// Checks placement only (occupied, suicide); ko is the caller's business.
+    pub fn check(&self, c: Color, p: Point, rule: Suicide) -> Result<(), Illegal> {
+        if self.cells[p as usize] != Cell::Empty {
+            return Err(Illegal::Occupied);
+        }
+        if self.is_suicide(c, p) && !self.suicide_permitted(c, p, rule) {
+            return Err(Illegal::Suicide);
+        }
+        Ok(())
+    }
+
+    /// Places a stone of colour `c` at `p`, capturing as needed. Does not check
+    /// ko: see [`Board::ko`].
+    pub fn play(&mut self, c: Color, p: Point, rule: Suicide) -> Result<Placed, Illegal> {
+        self.check(c, p, rule)?;
+        Ok(self.place(c, p))
+    }
+
+    /// Places a stone known to be legal (see [`Board::check`]).
+    pub fn place(&mut self, c: Color, p: Point) -> Placed {
+        let own = c.cell();
+        let opp = c.opponent().cell();
+        let pi = p as usize;
+        let (opp_chains, n_opp) = self.neighbor_chains(p, opp);
+        let (own_chains, n_own) = self.neighbor_chains(p, own);
+        for &h in &opp_chains[..n_opp] {
+            self.libs[h as usize] -= 1;
+        }
+        for &h in &own_chains[..n_own] {
+            self.libs[h as usize] -= 1;
+        }
+        self.cells[pi] = own;
+        self.hash ^= ZOBRIST[c.index()][pi];
+        self.remove_empty(p);
+        self.head[pi] = p;
+        self.next[pi] = p;
+        self.stones[pi] = 1;
+        let mut h = p;
+        if n_own == 0 {
+            self.libs[pi] = self
+                .neighbors(p)
+                .iter()
+                .filter(|&&q| self.cells[q as usize] == Cell::Empty)
+                .count() as u16;
+        } else {
+            for &g in &own_chains[..n_own] {
+                h = self.merge(h, g);
+            }
+            self.libs[h as usize] = self.count_liberties(h);
+        }
+        let mut placed = Placed::default();
+        let mut last_captured = 0;
+        for &g in &opp_chains[..n_opp] {
+            if self.libs[g as usize] == 0 {
+                last_captured = g;
+                placed.captured += self.remove_chain(g);
+            }
+        }
+        self.captures[c.index()] += placed.captured;
+        self.ko = None;
+        let h = self.head[pi];
+        if self.libs[h as usize] == 0 {
+            placed.suicided = self.remove_chain(h);
+            self.captures[c.opponent().index()] += placed.suicided;
+        } else if placed.captured == 1 && self.stones[h as usize] == 1 && self.libs[h as usize] == 1
+        {
+            self.ko = Some((last_captured, c.opponent()));
+        }
+        placed
+    }
+
+    /// Joins the chains with heads `a` and `b`; returns the new head.
+    fn merge(&mut self, a: Point, b: Point) -> Point {
+        if a == b {
+            return a;
+        }
+        let (big, small) = if self.stones[a as usize] >= self.stones[b as usize] {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let mut s = small;
+        loop {
+            self.head[s as usize] = big;
+            s = self.next[s as usize];
+            if s == small {
+                break;
+            }
+        }
+        self.next.swap(big as usize, small as usize);
+        self.stones[big as usize] += self.stones[small as usize];
+        big
+    }
+
+    fn count_liberties(&mut self, h: Point) -> u16 {
+        self.mark_gen = self.mark_gen.wrapping_add(1);
+        if self.mark_gen == 0 {
+            self.mark = [0; MAX_POINTS];
+            self.mark_gen = 1;
+        }
+        let generation = self.mark_gen;
+        let mut count = 0;
+        let mut s = h;
+        loop {
+            for q in self.neighbors(s) {
+                if self.cells[q as usize] == Cell::Empty && self.mark[q as usize] != generation {
+                    self.mark[q as usize] = generation;
+                    count += 1;
+                }
+            }
+            s = self.next[s as usize];
+            if s == h {
+                break;
+            }
+        }
+        count
+    }
+
+    /// Removes the chain with head `h`; returns the number of stones removed.
+    fn remove_chain(&mut self, h: Point) -> u32 {
+        let color = self.cells[h as usize].color().expect("a chain");
+        let other = color.opponent().cell();
+        let mut n = 0;
+        let mut s = h;
+        loop {
+            let following = self.next[s as usize];
+            self.cells[s as usize] = Cell::Empty;
+            self.hash ^= ZOBRIST[color.index()][s as usize];
+            self.add_empty(s);
+            let (chains, k) = self.neighbor_chains(s, other);
+            for &g in &chains[..k] {
+                self.libs[g as usize] += 1;
+            }
+            n += 1;
+            s = following;
+            if s == h {
+                break;
+            }
+        }
+        n
+    }
+
+    /// Removes the stone chain through `p` as dead and gives it to the opponent
+    /// as prisoners (territory scoring). Returns the stones removed.
+    pub fn remove_dead_chain(&mut self, p: Point) -> u32 {
+        let c = match self.color_at(p) {
+            Some(c) => c,
+            None => return 0,
+        };
+        let n = self.remove_chain(self.head[p as usize]);
+        self.captures[c.opponent().index()] += n;
+        n
+    }
+
+    /// True if `p` is an empty point surrounded by `c` that `c` should not
+    /// fill: all neighbours `c` or border, and few enough opponent diagonals.
+    #[inline]
+    pub fn is_eye(&self, c: Color, p: Point) -> bool {
+        let own = c.cell();
+        for q in self.neighbors(p) {
+            let cell = self.cells[q as usize];
+            if cell != own && cell != Cell::Border {
+                return false;
+            }
+        }
+        let opp = c.opponent().cell();
+        let mut bad = 0;
+        let mut edge = false;
+        for q in self.diagonals(p) {
+            match self.cells[q as usize] {
+                Cell::Border => edge = true,
+                cell if cell == opp => bad += 1,
+                _ => {}
+            }
+        }
+        if edge { bad == 0 } else { bad < 2 }
+    }
+
+    /// Distinct liberties of the chain through `p`, recounted from scratch
+    /// (for checking the incremental counts).
+    pub fn recount_liberties(&self, p: Point) -> usize {
+        let mut seen = Vec::new();
+        for s in self.chain_stones(p) {
+            for q in self.neighbors(s) {
+                if self.cells[q as usize] == Cell::Empty && !seen.contains(&q) {
+                    seen.push(q);
+                }
+            }
+        }
+        seen.len()
+    }
+
+    /// One liberty of the chain through `p`, if it has any.
+    pub fn some_liberty(&self, p: Point) -> Option<Point> {
+        self.chain_stones(p).find_map(|s| {
+            self.neighbors(s)
+                .into_iter()
+                .find(|&q| self.cells[q as usize] == Cell::Empty)
+        })
+    }
+
+    /// The hash a board with exactly these stones has (for checking).
+    pub fn recompute_hash(&self) -> u64 {
+        self.points()
+            .filter_map(|p| self.color_at(p).map(|c| ZOBRIST[c.index()][p as usize]))
+            .fold(0, |a, b| a ^ b)
+    }
+
+    /// Parses a board drawn in ASCII (top row first, `X` black, `O` white,
+    /// `.` or `+` empty, spaces ignored). Used by tests.
+    pub fn from_ascii(text: &str) -> Board {
+        let rows: Vec<Vec<char>> = text
+            .lines()
+            .map(|l| l.chars().filter(|c| !c.is_whitespace()).collect::<Vec<_>>())
+            .filter(|r| !r.is_empty())
+            .collect();
+        let size = rows.len();
+        let mut b = Board::new(size);
+        for (i, row) in rows.iter().enumerate() {
+            assert_eq!(row.len(), size, "row {i} of an ASCII board");
+            for (x, ch) in row.iter().enumerate() {
+                let p = b.point(x, size - 1 - i);
+                let c = match ch {
+                    'X' | 'x' => Color::Black,
+                    'O' | 'o' => Color::White,
+                    _ => continue,
+                };
+                b.place(c, p);
+            }
+        }
+        b
+    }
+
+    /// The board as rows of `X`, `O`, `.` (top row first).
+    pub fn to_ascii(&self) -> String {
+        let mut s = String::new();
+        for y in (0..self.size).rev() {
+            for x in 0..self.size {
+                s.push(match self.cell(self.point(x, y)) {
+                    Cell::Black => 'X',
+                    Cell::White => 'O',
+                    _ => '.',
+                });
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// Iterator over the stones of one chain.
+pub struct ChainStones<'a> {
+    board: &'a Board,
+    start: Point,
+    at: Option<Point>,
+}
+
+impl Iterator for ChainStones<'_> {
+    type Item = Point;
+    fn next(&mut self) -> Option<Point> {
+        let p = self.at?;
+        if self.board.cell(p).color().is_none() {
+            self.at = None;
+            return None;
+        }
+        let n = self.board.next[p as usize];
+        self.at = if n == self.start { None } else { Some(n) };
+        Some(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(b: &Board, v: &str) -> Point {
+        crate::gtp::parse_vertex(v, b.size()).unwrap().unwrap()
+    }
+
+    #[test]
+    fn capture_in_the_corner() {
+        let mut b = Board::from_ascii(
+            "
+            . . .
+            X . .
+            O . .",
+        );
+        let a1 = at(&b, "A1");
+        assert_eq!(b.liberties(a1), 1);
+        let placed = b.play(Color::Black, at(&b, "B1"), Suicide::Forbidden).unwrap();
+        assert_eq!(placed.captured, 1);
+        assert_eq!(b.cell(a1), Cell::Empty);
+        assert_eq!(b.liberties(at(&b, "A2")), 3);
+        assert_eq!(b.liberties(at(&b, "B1")), 3);
+    }
+
+    #[test]
+    fn simple_capture_and_ko_point() {
+        let mut b = Board::from_ascii(
+            "
+            . . . . .
+            . X O . .
+            X O . O .
+            . X O . .
+            . . . . .",
+        );
+        let c3 = at(&b, "C3");
+        let placed = b.play(Color::Black, c3, Suicide::Forbidden).unwrap();
+        assert_eq!(placed.captured, 1);
+        assert_eq!(b.captures(Color::Black), 1);
+        let b3 = at(&b, "B3");
+        assert_eq!(b.cell(b3), Cell::Empty);
+        assert_eq!(b.ko(), Some((b3, Color::White)));
+        assert_eq!(b.liberties(c3), 1);
+    }
+
+    #[test]
+    fn suicide_rules() {
+        let b = Board::from_ascii(
+            "
+            . O . O
+            O . O .
+            . O . .
+            . . . .",
+        );
+        let a4 = at(&b, "A4");
+        assert_eq!(b.check(Color::Black, a4, Suicide::Forbidden), Err(Illegal::Suicide));
+        assert_eq!(b.check(Color::Black, a4, Suicide::MultiStone), Err(Illegal::Suicide));
+        assert_eq!(b.check(Color::Black, a4, Suicide::Allowed), Ok(()));
+        let mut b2 = Board::from_ascii(
+            "
+            X O . .
+            . O . .
+            O . . .
+            . . . .",
+        );
+        let a3 = at(&b2, "A3");
+        assert_eq!(b2.check(Color::Black, a3, Suicide::Forbidden), Err(Illegal::Suicide));
+        let placed = b2.play(Color::Black, a3, Suicide::MultiStone).unwrap();
+        assert_eq!(placed.suicided, 2);
+        assert_eq!(b2.captures(Color::White), 2);
+        assert_eq!(b2.cell(at(&b2, "A4")), Cell::Empty);
+        assert_eq!(b2.liberties(at(&b2, "B4")), 5);
+    }
+
+    #[test]
+    fn merging_counts_shared_liberties_once() {
+        let mut b = Board::from_ascii(
+            "
+            . . . . .
+            . X . X .
+            . . . . .
+            . . . . .
+            . . . . .",
+        );
+        let c4 = at(&b, "C4");
+        b.play(Color::Black, c4, Suicide::Forbidden).unwrap();
+        assert_eq!(b.chain_size(c4), 3);
+        assert_eq!(b.liberties(c4), 8);
+        assert_eq!(b.recount_liberties(c4), 8);
+        assert_eq!(b.hash(), b.recompute_hash());
+    }
+
+    #[test]
+    fn eyes() {
+        let b = Board::from_ascii(
+            "
+            . X . . .
+            X X . . .
+            . . . . .
+            . . . . .
+            . . . . .",
+        );
+        assert!(b.is_eye(Color::Black, at(&b, "A5")));
+        assert!(!b.is_eye(Color::White, at(&b, "A5")));
+        assert!(!b.is_eye(Color::Black, at(&b, "C5")));
+    }
+}

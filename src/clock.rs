@@ -1,0 +1,163 @@
+//! The game clock as the controller describes it (`time_settings`,
+//! `kgs-time_settings`, `time_left`) and the time the engine gives itself for
+//! one move so that it never loses on time.
+
+use std::time::Duration;
+
+/// The time system of a game.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimeSystem {
+    /// No limit.
+    None,
+    /// Main time only.
+    Absolute { main: f64 },
+    /// Main time, then `periods` periods of `period` seconds (a move made
+    /// within a period does not use it up).
+    ByoYomi { main: f64, period: f64, periods: u32 },
+    /// Main time, then `stones` moves in every `period` seconds.
+    Canadian { main: f64, period: f64, stones: u32 },
+}
+
+/// What the controller last said about one player's clock.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Left {
+    seconds: f64,
+    /// 0 in main time; else stones (Canadian) or periods (byo-yomi) left.
+    stones: u32,
+}
+
+/// Time settings plus the latest `time_left` per colour.
+#[derive(Clone, Debug)]
+pub struct Clock {
+    pub system: TimeSystem,
+    left: [Option<Left>; 2],
+}
+
+/// Seconds kept back for the controller's and the operating system's delays.
+const SAFETY: f64 = 0.3;
+
+impl Default for Clock {
+    fn default() -> Clock {
+        Clock {
+            system: TimeSystem::None,
+            left: [None; 2],
+        }
+    }
+}
+
+impl Clock {
+    /// GTP `time_settings main byo_yomi_time byo_yomi_stones`.
+    pub fn gtp_settings(main: f64, byo: f64, stones: u32) -> Clock {
+        let system = if byo > 0.0 && stones == 0 {
+            TimeSystem::None // GTP: byo-yomi time without stones means no limit
+        } else if byo == 0.0 && stones == 0 {
+            if main > 0.0 {
+                TimeSystem::Absolute { main }
+            } else {
+                TimeSystem::Absolute { main: 0.0 }
+            }
+        } else {
+            TimeSystem::Canadian {
+                main,
+                period: byo,
+                stones,
+            }
+        };
+        Clock {
+            system,
+            left: [None; 2],
+        }
+    }
+
+    pub fn with_system(system: TimeSystem) -> Clock {
+        Clock {
+            system,
+            left: [None; 2],
+        }
+    }
+
+    /// GTP `time_left color seconds stones`.
+    pub fn set_left(&mut self, color: usize, seconds: f64, stones: u32) {
+        self.left[color] = Some(Left { seconds, stones });
+    }
+
+    /// How long to think for the next move of `color`, with `empty` points
+    /// left on the board; `None` when there is no limit.
+    pub fn budget(&self, color: usize, empty: usize) -> Option<Duration> {
+        let (main, period, count, is_canadian) = match self.system {
+            TimeSystem::None => return None,
+            TimeSystem::Absolute { main } => (main, 0.0, 0, false),
+            TimeSystem::ByoYomi {
+                main,
+                period,
+                periods,
+            } => (main, period, periods, false),
+            TimeSystem::Canadian {
+                main,
+                period,
+                stones,
+            } => (main, period, stones, true),
+        };
+        let left = self.left[color].unwrap_or(Left {
+            seconds: if main > 0.0 { main } else { period },
+            stones: if main > 0.0 { 0 } else { count },
+        });
+        // Moves still to come for this player: more in the opening, with a
+        // floor so the last main time is not spent at once.
+        let moves_to_come = (empty as f64 / 3.0).max(12.0);
+        let seconds = if left.stones == 0 {
+            // Main time; byo-yomi or Canadian afterwards lets us spend a
+            // little more freely, absolute time must last to the end.
+            let share = left.seconds / moves_to_come;
+            let after = if count > 0 && period > 0.0 {
+                if is_canadian {
+                    period / count as f64
+                } else {
+                    period
+                }
+            } else {
+                0.0
+            };
+            share.max(after * 0.8).min(left.seconds * 0.5 + after * 0.8)
+        } else if is_canadian {
+            left.seconds / left.stones as f64
+        } else {
+            // Byo-yomi: `left.seconds` remain in the current period.
+            left.seconds.min(period.max(left.seconds))
+        };
+        let seconds = (seconds * 0.9 - SAFETY).max(0.05);
+        Some(Duration::from_secs_f64(seconds))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_time_is_shared_out() {
+        let mut c = Clock::gtp_settings(300.0, 0.0, 0);
+        c.set_left(0, 120.0, 0);
+        let t = c.budget(0, 81).unwrap().as_secs_f64();
+        assert!(t > 1.0 && t < 12.0, "{t}");
+        c.set_left(0, 1.0, 0);
+        assert!(c.budget(0, 81).unwrap().as_secs_f64() < 0.5);
+    }
+
+    #[test]
+    fn canadian_and_byo_yomi_periods() {
+        let mut c = Clock::gtp_settings(0.0, 60.0, 10);
+        c.set_left(1, 30.0, 5);
+        let t = c.budget(1, 100).unwrap().as_secs_f64();
+        assert!(t < 6.0 && t > 4.0, "{t}");
+        let mut b = Clock::with_system(TimeSystem::ByoYomi {
+            main: 0.0,
+            period: 10.0,
+            periods: 3,
+        });
+        b.set_left(0, 10.0, 3);
+        let t = b.budget(0, 100).unwrap().as_secs_f64();
+        assert!(t < 10.0 && t > 7.0, "{t}");
+        assert_eq!(Clock::gtp_settings(0.0, 5.0, 0).budget(0, 10), None);
+    }
+}

@@ -1,0 +1,332 @@
+//! The game: a board plus everything the board cannot know — the move
+//! history, ko and superko, passes and pass stones, handicap, the side to move,
+//! the end of the game, komi and the ruleset — with exact undo.
+//!
+//! Legality comes in layers: the board checks placement (occupied, suicide),
+//! the game checks repetition under the ruleset's ko rule. Scoring lives in
+//! `score`, move choice in `search`.
+
+use crate::board::{Board, Color, Illegal, Point};
+use crate::rules::{Ko, Rules};
+
+/// One thing that happened in the game, in order (for SGF and replay).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// A move; `None` is a pass.
+    Move(Color, Option<Point>),
+    /// Stones put on the board outside the flow of moves (handicap, setup).
+    Setup(Vec<(Color, Point)>),
+}
+
+/// Everything that undo must restore.
+#[derive(Clone)]
+struct State {
+    board: Board,
+    to_move: Color,
+    pass_stones: [u32; 2],
+    consecutive_passes: u32,
+    handicap: u32,
+    actions: usize,
+}
+
+/// A game in progress.
+#[derive(Clone)]
+pub struct Game {
+    pub rules: Rules,
+    pub komi: f64,
+    now: State,
+    earlier: Vec<State>,
+    actions: Vec<Action>,
+}
+
+impl Game {
+    pub fn new(size: usize, rules: Rules, komi: f64) -> Game {
+        Game {
+            rules,
+            komi,
+            now: State {
+                board: Board::new(size),
+                to_move: Color::Black,
+                pass_stones: [0; 2],
+                consecutive_passes: 0,
+                handicap: 0,
+                actions: 0,
+            },
+            earlier: Vec::new(),
+            actions: Vec::new(),
+        }
+    }
+
+    /// The same settings on an empty board.
+    pub fn cleared(&self) -> Game {
+        Game::new(self.size(), self.rules, self.komi)
+    }
+
+    pub fn board(&self) -> &Board {
+        &self.now.board
+    }
+
+    pub fn size(&self) -> usize {
+        self.now.board.size()
+    }
+
+    pub fn to_move(&self) -> Color {
+        self.now.to_move
+    }
+
+    pub fn set_to_move(&mut self, c: Color) {
+        self.now.to_move = c;
+    }
+
+    /// Pass stones `c` has handed to the opponent.
+    pub fn pass_stones(&self, c: Color) -> u32 {
+        self.now.pass_stones[c.index()]
+    }
+
+    pub fn handicap(&self) -> u32 {
+        self.now.handicap
+    }
+
+    pub fn consecutive_passes(&self) -> u32 {
+        self.now.consecutive_passes
+    }
+
+    /// Two passes in a row end the game (more moves resume it).
+    pub fn is_over(&self) -> bool {
+        self.now.consecutive_passes >= 2
+    }
+
+    pub fn actions(&self) -> &[Action] {
+        &self.actions
+    }
+
+    /// The moves played so far (passes included), without setup.
+    pub fn moves(&self) -> impl Iterator<Item = (Color, Option<Point>)> + '_ {
+        self.actions.iter().filter_map(|a| match a {
+            Action::Move(c, m) => Some((*c, *m)),
+            Action::Setup(_) => None,
+        })
+    }
+
+    pub fn move_count(&self) -> usize {
+        self.moves().count()
+    }
+
+    pub fn last_move(&self) -> Option<(Color, Option<Point>)> {
+        match self.actions.last() {
+            Some(Action::Move(c, m)) => Some((*c, *m)),
+            _ => None,
+        }
+    }
+
+    /// Whether the last two moves were passes and Black's was the last one
+    /// (then White's extra pass applies under the rules that have it).
+    pub fn black_passed_last(&self) -> bool {
+        matches!(self.last_move(), Some((Color::Black, None)))
+    }
+
+    /// Checks `color` playing `p` under every rule, without playing it.
+    pub fn check(&self, color: Color, p: Point) -> Result<(), Illegal> {
+        self.after(color, p).map(|_| ())
+    }
+
+    /// The board after `color` plays `p`, if legal.
+    fn after(&self, color: Color, p: Point) -> Result<Board, Illegal> {
+        let board = &self.now.board;
+        board.check(color, p, self.rules.suicide)?;
+        let mut next = board.clone();
+        next.place(color, p);
+        let hash = next.hash();
+        let repeats = match self.rules.ko {
+            Ko::Simple => self
+                .earlier
+                .last()
+                .is_some_and(|s| s.board.hash() == hash),
+            Ko::Positional => {
+                board.hash() == hash || self.earlier.iter().any(|s| s.board.hash() == hash)
+            }
+            Ko::Situational => {
+                let next_to_move = color.opponent();
+                (board.hash() == hash && self.now.to_move == next_to_move)
+                    || self
+                        .earlier
+                        .iter()
+                        .any(|s| s.board.hash() == hash && s.to_move == next_to_move)
+            }
+        };
+        if repeats {
+            return Err(if self.rules.ko == Ko::Simple {
+                Illegal::Ko
+            } else {
+                Illegal::Superko
+            });
+        }
+        Ok(next)
+    }
+
+    fn push(&mut self, action: Action) {
+        self.earlier.push(self.now.clone());
+        self.actions.truncate(self.now.actions);
+        self.actions.push(action);
+        self.now.actions = self.actions.len();
+    }
+
+    /// Plays a stone or (with `None`) a pass for `color`.
+    pub fn play(&mut self, color: Color, mv: Option<Point>) -> Result<(), Illegal> {
+        match mv {
+            Some(p) => {
+                let board = self.after(color, p)?;
+                self.push(Action::Move(color, mv));
+                self.now.board = board;
+                self.now.consecutive_passes = 0;
+            }
+            None => {
+                self.push(Action::Move(color, None));
+                self.now.board.clear_ko();
+                self.now.consecutive_passes += 1;
+                if self.rules.pass_stones {
+                    self.now.pass_stones[color.index()] += 1;
+                }
+            }
+        }
+        self.now.to_move = color.opponent();
+        Ok(())
+    }
+
+    /// Puts stones on the board as one undoable step (handicap or setup).
+    /// Fails, changing nothing, if a stone would be illegal (occupied, suicide).
+    pub fn setup(&mut self, stones: &[(Color, Point)], handicap: bool) -> Result<(), Illegal> {
+        let mut board = self.now.board.clone();
+        for &(c, p) in stones {
+            board.play(c, p, self.rules.suicide)?;
+            if board.color_at(p) != Some(c) {
+                return Err(Illegal::Suicide);
+            }
+        }
+        board.clear_ko();
+        self.push(Action::Setup(stones.to_vec()));
+        self.now.board = board;
+        if handicap {
+            self.now.handicap += stones.len() as u32;
+            self.now.to_move = Color::White;
+        }
+        Ok(())
+    }
+
+    /// Takes back the last move or setup; false if there is none.
+    pub fn undo(&mut self) -> bool {
+        match self.earlier.pop() {
+            Some(s) => {
+                self.now = s;
+                self.actions.truncate(self.now.actions);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Points where `color` may play now under every rule.
+    pub fn legal_points(&self, color: Color) -> Vec<Point> {
+        let board = &self.now.board;
+        board
+            .points()
+            .filter(|&p| self.check(color, p).is_ok())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gtp::parse_vertex;
+
+    fn pt(g: &Game, v: &str) -> Point {
+        parse_vertex(v, g.size()).unwrap().unwrap()
+    }
+
+    fn play(g: &mut Game, c: Color, v: &str) -> Result<(), Illegal> {
+        let p = parse_vertex(v, g.size()).unwrap();
+        g.play(c, p)
+    }
+
+    /// Sets up a ko on 5×5: Black captures at C3, White may not retake at B3.
+    fn ko_game(rules: &str) -> Game {
+        let mut g = Game::new(5, Rules::preset(rules).unwrap(), 0.0);
+        for (c, v) in [
+            (Color::Black, "B4"),
+            (Color::White, "C4"),
+            (Color::Black, "A3"),
+            (Color::White, "D3"),
+            (Color::Black, "B2"),
+            (Color::White, "C2"),
+            (Color::Black, "E5"),
+            (Color::White, "B3"),
+        ] {
+            play(&mut g, c, v).unwrap();
+        }
+        play(&mut g, Color::Black, "C3").unwrap();
+        g
+    }
+
+    #[test]
+    fn ko_cannot_be_retaken_at_once_under_every_rule() {
+        for rules in Rules::preset_names() {
+            let mut g = ko_game(rules);
+            let err = play(&mut g, Color::White, "B3").unwrap_err();
+            assert!(matches!(err, Illegal::Ko | Illegal::Superko), "{rules}");
+            play(&mut g, Color::White, "E1").unwrap();
+            play(&mut g, Color::Black, "A5").unwrap();
+            play(&mut g, Color::White, "B3").unwrap();
+        }
+    }
+
+    #[test]
+    fn undo_restores_everything() {
+        let mut g = ko_game("egc2011");
+        let before = g.board().to_ascii();
+        let hash = g.board().hash();
+        play(&mut g, Color::White, "pass").unwrap();
+        assert_eq!(g.pass_stones(Color::White), 1);
+        assert!(g.undo());
+        assert_eq!(g.pass_stones(Color::White), 0);
+        assert_eq!(g.board().to_ascii(), before);
+        assert_eq!(g.board().hash(), hash);
+        assert_eq!(g.board().ko(), Some((pt(&g, "B3"), Color::White)));
+        while g.undo() {}
+        assert_eq!(g.board().stone_count(), 0);
+        assert_eq!(g.board().captures(Color::Black), 0);
+        assert!(g.actions().is_empty());
+    }
+
+    #[test]
+    fn suicide_is_the_opponents_prisoners() {
+        let mut g = Game::new(5, Rules::preset("tromp-taylor").unwrap(), 0.0);
+        play(&mut g, Color::White, "B1").unwrap();
+        play(&mut g, Color::White, "A2").unwrap();
+        play(&mut g, Color::Black, "A1").unwrap_err(); // recreates the position
+        play(&mut g, Color::White, "B2").unwrap();
+        let mut h = Game::new(5, Rules::preset("new-zealand").unwrap(), 0.0);
+        for v in ["B1", "B2", "A3"] {
+            play(&mut h, Color::White, v).unwrap();
+        }
+        play(&mut h, Color::Black, "A1").unwrap();
+        assert_eq!(play(&mut h, Color::Black, "C1"), Ok(()));
+        assert_eq!(play(&mut h, Color::Black, "A2"), Ok(()));
+        assert_eq!(h.board().captures(Color::White), 2);
+    }
+
+    #[test]
+    fn positional_and_situational_superko_differ() {
+        // Black's two-stone suicide recreates the position before A1, but with
+        // White to move: a repeat for positional superko, not for situational.
+        for (rules, legal) in [("egc2011", false), ("new-zealand", true)] {
+            let mut g = Game::new(5, Rules::preset(rules).unwrap(), 0.0);
+            for v in ["B1", "B2", "A3"] {
+                play(&mut g, Color::White, v).unwrap();
+            }
+            play(&mut g, Color::Black, "A1").unwrap();
+            play(&mut g, Color::White, "pass").unwrap();
+            assert_eq!(play(&mut g, Color::Black, "A2").is_ok(), legal, "{rules}");
+        }
+    }
+}

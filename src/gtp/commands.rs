@@ -1,0 +1,561 @@
+//! The command table: every GTP command kosumi answers, one entry each.
+//! `list_commands` and `known_command` read this same table, so they always
+//! agree with what is implemented.
+
+use super::parse::{parse_color, parse_float, parse_int, parse_vertex, vertex_name};
+use super::{Engine, GtpError, Reply};
+use crate::board::{Cell, Color, Point};
+use crate::clock::{Clock, TimeSystem};
+use crate::game::Game;
+use crate::rules::Rules;
+use crate::score::Status;
+use crate::search::Decision;
+use crate::{handicap, sgf};
+
+/// One GTP command: its name and its handler.
+pub struct Command {
+    pub name: &'static str,
+    pub run: fn(&mut Engine, &[&str]) -> Reply,
+}
+
+macro_rules! table {
+    ($($name:literal => $run:expr),* $(,)?) => {
+        &[$(Command { name: $name, run: $run }),*]
+    };
+}
+
+pub static COMMANDS: &[Command] = table! {
+    // required
+    "protocol_version" => |_, a| { arity(a, 0)?; Ok("2".into()) },
+    "name" => |_, a| { arity(a, 0)?; Ok("kosumi".into()) },
+    "version" => |_, a| { arity(a, 0)?; Ok(env!("CARGO_PKG_VERSION").into()) },
+    "known_command" => known_command,
+    "list_commands" => |_, a| {
+        arity(a, 0)?;
+        Ok(COMMANDS.iter().map(|c| c.name).collect::<Vec<_>>().join("\n"))
+    },
+    "quit" => |e, a| { arity(a, 0)?; e.quit = true; Ok(String::new()) },
+    "boardsize" => boardsize,
+    "clear_board" => |e, a| { arity(a, 0)?; e.game = e.game.cleared(); Ok(String::new()) },
+    "komi" => |e, a| { arity(a, 1)?; let k = parse_float(a[0]).map_err(GtpError::syntax)?; e.set_komi(k); Ok(String::new()) },
+    "play" => play,
+    "genmove" => |e, a| genmove(e, a, true, false),
+    // tournament and regression
+    "fixed_handicap" => fixed_handicap,
+    "place_free_handicap" => place_free_handicap,
+    "set_free_handicap" => set_free_handicap,
+    "loadsgf" => loadsgf,
+    "reg_genmove" => |e, a| genmove(e, a, false, false),
+    "undo" => |e, a| { arity(a, 0)?; undo(e, 1) },
+    "final_score" => |e, a| { arity(a, 0)?; Ok(e.score().result()) },
+    "final_status_list" => final_status_list,
+    "showboard" => |e, a| { arity(a, 0)?; Ok(showboard(e)) },
+    "time_settings" => time_settings,
+    "time_left" => time_left,
+    // GNU Go compatible
+    "captures" => |e, a| { arity(a, 1)?; let c = color(a[0])?; Ok(e.game.board().captures(c).to_string()) },
+    "is_legal" => is_legal,
+    "all_legal" => all_legal,
+    "list_stones" => list_stones,
+    "color" => point_color,
+    "countlib" => countlib,
+    "printsgf" => printsgf,
+    // KGS
+    "kgs-rules" => kgs_rules,
+    "kgs-time_settings" => kgs_time_settings,
+    "kgs-genmove_cleanup" => |e, a| genmove(e, a, true, true),
+    "kgs-game_over" => |_, a| { arity(a, 0)?; log::info!("the server says the game is over"); Ok(String::new()) },
+    // GoGui
+    "gogui-analyze_commands" => |_, a| { arity(a, 0)?; Ok(ANALYZE_COMMANDS.trim().to_string()) },
+    "gogui-interrupt" => |_, a| { arity(a, 0)?; Ok(String::new()) },
+    "gogui-setup" => gogui_setup,
+    "gogui-setup_player" => |e, a| { arity(a, 1)?; let c = color(a[0])?; e.game.set_to_move(c); Ok(String::new()) },
+    "gogui-play_sequence" => play_sequence,
+    "cputime" => |e, a| { arity(a, 0)?; Ok(format!("{:.3}", e.cpu_seconds())) },
+    "gg-undo" => gg_undo,
+    // kosumi
+    "kosumi-rules" => kosumi_rules,
+    "kosumi-pass_stones" => |e, a| { arity(a, 1)?; let c = color(a[0])?; Ok(e.game.pass_stones(c).to_string()) },
+    "kosumi-score" => kosumi_score,
+    "kosumi-ownership" => |e, a| { arity(a, 0)?; Ok(ownership_board(e)) },
+    "kosumi-gfx_ownership" => |e, a| { arity(a, 0)?; Ok(ownership_gfx(e)) },
+};
+
+/// What GoGui shows in its Analyze menu (type/label/command).
+const ANALYZE_COMMANDS: &str = "
+string/Rules/kosumi-rules
+string/Pass stones: black/kosumi-pass_stones b
+string/Pass stones: white/kosumi-pass_stones w
+string/Final score/final_score
+string/Score details/kosumi-score
+plist/Dead stones/final_status_list dead
+plist/Seki stones/final_status_list seki
+plist/All legal moves/all_legal %m
+dboard/Ownership/kosumi-ownership
+gfx/Ownership (influence)/kosumi-gfx_ownership
+none/Rules: Chinese/kosumi-rules chinese
+none/Rules: EGC 2011/kosumi-rules egc2011
+none/Rules: Japanese/kosumi-rules japanese
+none/Rules: AGA/kosumi-rules aga
+none/Rules: New Zealand/kosumi-rules new-zealand
+none/Rules: Tromp-Taylor/kosumi-rules tromp-taylor
+none/Rules: simple ko/kosumi-rules simple-ko
+";
+
+fn arity(args: &[&str], n: usize) -> Result<(), GtpError> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        Err(GtpError::syntax(format!(
+            "expected {n} argument{}, got {}",
+            if n == 1 { "" } else { "s" },
+            args.len()
+        )))
+    }
+}
+
+fn color(s: &str) -> Result<Color, GtpError> {
+    parse_color(s).map_err(GtpError::syntax)
+}
+
+fn vertex(e: &Engine, s: &str) -> Result<Option<Point>, GtpError> {
+    parse_vertex(s, e.game.size()).map_err(GtpError::syntax)
+}
+
+/// A vertex that must be a point, not `pass`.
+fn point(e: &Engine, s: &str) -> Result<Point, GtpError> {
+    vertex(e, s)?.ok_or_else(|| GtpError::syntax("expected a point, not pass"))
+}
+
+fn name(e: &Engine, p: Point) -> String {
+    vertex_name(Some(p), e.game.size())
+}
+
+fn known_command(_: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    Ok(COMMANDS.iter().any(|c| c.name == a[0]).to_string())
+}
+
+fn boardsize(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    let n = parse_int(a[0]).map_err(GtpError::syntax)?;
+    if !(2..=crate::board::MAX_SIZE as u64).contains(&n) {
+        return Err(GtpError::new("unacceptable size", n));
+    }
+    e.game = Game::new(n as usize, e.game.rules, e.game.komi);
+    Ok(String::new())
+}
+
+fn play(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 2)?;
+    let c = color(a[0])?;
+    let mv = vertex(e, a[1])?;
+    e.game
+        .play(c, mv)
+        .map_err(|why| GtpError::new("illegal move", why))?;
+    Ok(String::new())
+}
+
+fn genmove(e: &mut Engine, a: &[&str], commit: bool, cleanup: bool) -> Reply {
+    arity(a, 1)?;
+    let c = color(a[0])?;
+    let to_move = e.game.to_move();
+    let decision = e.choose_move(c, cleanup);
+    let answer = match decision {
+        Decision::Resign => "resign".to_string(),
+        Decision::Pass => "pass".to_string(),
+        Decision::Play(p) => name(e, p),
+    };
+    if commit {
+        match decision {
+            Decision::Resign => {}
+            Decision::Pass => e.game.play(c, None).expect("pass is legal"),
+            Decision::Play(p) => e.game.play(c, Some(p)).expect("search plays legal moves"),
+        }
+    } else {
+        e.game.set_to_move(to_move);
+    }
+    Ok(answer)
+}
+
+fn require_empty_board(e: &Engine) -> Result<(), GtpError> {
+    if e.game.board().stone_count() > 0 {
+        Err(GtpError("board not empty".into()))
+    } else {
+        Ok(())
+    }
+}
+
+fn stones_count(s: &str) -> Result<usize, GtpError> {
+    parse_int(s)
+        .map(|n| n.min(usize::MAX as u64) as usize)
+        .map_err(GtpError::syntax)
+}
+
+fn place_handicap(e: &mut Engine, points: &[Point]) -> Reply {
+    let stones: Vec<(Color, Point)> = points.iter().map(|&p| (Color::Black, p)).collect();
+    e.game
+        .setup(&stones, true)
+        .map_err(|why| GtpError::new("illegal move", why))?;
+    Ok(points.iter().map(|&p| name(e, p)).collect::<Vec<_>>().join(" "))
+}
+
+fn fixed_handicap(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    let n = stones_count(a[0])?;
+    require_empty_board(e)?;
+    let size = e.game.size();
+    let coords = handicap::fixed(size, n).map_err(|m| GtpError(m.into()))?;
+    let points: Vec<Point> = coords
+        .into_iter()
+        .map(|(x, y)| e.game.board().point(x, y))
+        .collect();
+    place_handicap(e, &points)
+}
+
+fn place_free_handicap(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    let n = stones_count(a[0])?;
+    require_empty_board(e)?;
+    let points = handicap::free(e.game.board(), n).map_err(|m| GtpError(m.into()))?;
+    place_handicap(e, &points)
+}
+
+fn set_free_handicap(e: &mut Engine, a: &[&str]) -> Reply {
+    let mut points = Vec::new();
+    for s in a {
+        let p = point(e, s)?;
+        if points.contains(&p) {
+            return Err(GtpError::syntax(format!("repeated vertex {s}")));
+        }
+        points.push(p);
+    }
+    require_empty_board(e)?;
+    let size = e.game.size();
+    if points.len() < 2 || points.len() >= size * size {
+        return Err(GtpError::new(
+            "invalid number of stones",
+            format!("{} on a {size}x{size} board", points.len()),
+        ));
+    }
+    place_handicap(e, &points).map(|_| String::new())
+}
+
+fn loadsgf(e: &mut Engine, a: &[&str]) -> Reply {
+    if a.is_empty() || a.len() > 2 {
+        return Err(GtpError::syntax("expected a file name and an optional move number"));
+    }
+    let move_number = match a.get(1) {
+        Some(s) => Some(parse_int(s).map_err(GtpError::syntax)? as usize),
+        None => None,
+    };
+    let text = std::fs::read(a[0]).map_err(|err| GtpError::new("cannot load file", format!("{}: {err}", a[0])))?;
+    let text = String::from_utf8_lossy(&text);
+    let game = sgf::load(&text, &e.game, move_number).map_err(|err| GtpError::new("cannot load file", err))?;
+    e.game = game;
+    Ok(match e.game.to_move() {
+        Color::Black => "black".into(),
+        Color::White => "white".into(),
+    })
+}
+
+fn undo(e: &mut Engine, n: usize) -> Reply {
+    let mut copy = e.game.clone();
+    for _ in 0..n {
+        if !copy.undo() {
+            return Err(GtpError("cannot undo".into()));
+        }
+    }
+    e.game = copy;
+    Ok(String::new())
+}
+
+fn gg_undo(e: &mut Engine, a: &[&str]) -> Reply {
+    let n = match a {
+        [] => 1,
+        [n] => stones_count(n)?,
+        _ => return Err(GtpError::syntax("expected at most one argument")),
+    };
+    undo(e, n)
+}
+
+fn final_status_list(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    let wanted = match a[0].to_ascii_lowercase().as_str() {
+        "alive" => Status::Alive,
+        "dead" => Status::Dead,
+        "seki" => Status::Seki,
+        other => return Err(GtpError::syntax(format!("unknown status '{other}'"))),
+    };
+    let status = e.statuses();
+    let board = e.game.board();
+    let mut lines = Vec::new();
+    for p in board.points() {
+        if board.color_at(p).is_some() && board.chain(p) == p && status[p as usize] == wanted {
+            let mut stones: Vec<Point> = board.chain_stones(p).collect();
+            stones.sort();
+            lines.push(stones.iter().map(|&s| name(e, s)).collect::<Vec<_>>().join(" "));
+        }
+    }
+    Ok(lines.join("\n"))
+}
+
+fn showboard(e: &Engine) -> String {
+    let board = e.game.board();
+    let n = board.size();
+    let letters: String = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+        .chars()
+        .take(n)
+        .flat_map(|c| [' ', c])
+        .collect();
+    let mut out = format!("\n   {}\n", letters.trim_start());
+    let ko = board.ko().map(|(p, _)| p);
+    for y in (0..n).rev() {
+        out.push_str(&format!("{:>2}", y + 1));
+        for x in 0..n {
+            let p = board.point(x, y);
+            let ch = match board.cell(p) {
+                Cell::Black => 'X',
+                Cell::White => 'O',
+                _ if Some(p) == ko => '*',
+                _ => '.',
+            };
+            out.push(' ');
+            out.push(ch);
+        }
+        out.push_str(&format!(" {}\n", y + 1));
+    }
+    out.push_str(&format!("   {}\n", letters.trim_start()));
+    out.push_str(&format!(
+        "Black (X) captures {}, pass stones given {}\nWhite (O) captures {}, pass stones given {}\n",
+        board.captures(Color::Black),
+        e.game.pass_stones(Color::Black),
+        board.captures(Color::White),
+        e.game.pass_stones(Color::White),
+    ));
+    out.push_str(&format!(
+        "{} to move, move {}, rules {}, komi {}",
+        if e.game.to_move() == Color::Black { "Black" } else { "White" },
+        e.game.move_count() + 1,
+        e.game.rules.name,
+        e.game.komi
+    ));
+    out
+}
+
+fn seconds(s: &str) -> Result<f64, GtpError> {
+    let v = parse_float(s).map_err(GtpError::syntax)?;
+    if v < 0.0 {
+        return Err(GtpError::syntax(format!("negative time {s}")));
+    }
+    Ok(v)
+}
+
+fn count(s: &str) -> Result<u32, GtpError> {
+    let n = parse_int(s).map_err(GtpError::syntax)?;
+    u32::try_from(n).map_err(|_| GtpError::syntax(format!("{s} is too large")))
+}
+
+fn time_settings(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 3)?;
+    let (main, byo, stones) = (seconds(a[0])?, seconds(a[1])?, count(a[2])?);
+    e.clock = Clock::gtp_settings(main, byo, stones);
+    Ok(String::new())
+}
+
+fn time_left(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 3)?;
+    let c = color(a[0])?;
+    let (t, stones) = (seconds(a[1])?, count(a[2])?);
+    e.clock.set_left(c.index(), t, stones);
+    Ok(String::new())
+}
+
+fn kgs_time_settings(e: &mut Engine, a: &[&str]) -> Reply {
+    let kind = a.first().map(|s| s.to_ascii_lowercase()).unwrap_or_default();
+    let system = match (kind.as_str(), a.len()) {
+        ("none", 1) => TimeSystem::None,
+        ("absolute", 2) => TimeSystem::Absolute { main: seconds(a[1])? },
+        ("byoyomi", 4) => TimeSystem::ByoYomi {
+            main: seconds(a[1])?,
+            period: seconds(a[2])?,
+            periods: count(a[3])?,
+        },
+        ("canadian", 4) => TimeSystem::Canadian {
+            main: seconds(a[1])?,
+            period: seconds(a[2])?,
+            stones: count(a[3])?,
+        },
+        _ => {
+            return Err(GtpError::syntax(
+                "expected none | absolute MAIN | byoyomi MAIN PERIOD PERIODS | canadian MAIN PERIOD STONES",
+            ));
+        }
+    };
+    e.clock = Clock::with_system(system);
+    Ok(String::new())
+}
+
+fn is_legal(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 2)?;
+    let c = color(a[0])?;
+    let legal = match vertex(e, a[1])? {
+        None => true,
+        Some(p) => e.game.check(c, p).is_ok(),
+    };
+    Ok(if legal { "1" } else { "0" }.into())
+}
+
+fn all_legal(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    let c = color(a[0])?;
+    let pts = e.game.legal_points(c);
+    Ok(pts.iter().map(|&p| name(e, p)).collect::<Vec<_>>().join(" "))
+}
+
+fn list_stones(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    let c = color(a[0])?;
+    let board = e.game.board();
+    let pts: Vec<String> = board
+        .points()
+        .filter(|&p| board.color_at(p) == Some(c))
+        .map(|p| name(e, p))
+        .collect();
+    Ok(pts.join(" "))
+}
+
+fn point_color(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    let p = point(e, a[0])?;
+    Ok(match e.game.board().color_at(p) {
+        Some(Color::Black) => "black",
+        Some(Color::White) => "white",
+        None => "empty",
+    }
+    .into())
+}
+
+fn countlib(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    let p = point(e, a[0])?;
+    if e.game.board().color_at(p).is_none() {
+        return Err(GtpError::syntax(format!("{} is empty", a[0])));
+    }
+    Ok(e.game.board().liberties(p).to_string())
+}
+
+fn printsgf(e: &mut Engine, a: &[&str]) -> Reply {
+    if a.len() > 1 {
+        return Err(GtpError::syntax("expected at most a file name"));
+    }
+    let result = e.game.is_over().then(|| e.score().result());
+    let text = sgf::write(&e.game, result.as_deref());
+    match a.first() {
+        Some(file) if *file != "-" => {
+            std::fs::write(file, &text)
+                .map_err(|err| GtpError(format!("cannot write file {file}: {err}")))?;
+            Ok(String::new())
+        }
+        _ => Ok(text),
+    }
+}
+
+fn kgs_rules(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    let rules = Rules::preset(a[0]).ok_or_else(|| GtpError::syntax(format!("unknown rules '{}'", a[0])))?;
+    e.set_rules(rules);
+    Ok(String::new())
+}
+
+fn kosumi_rules(e: &mut Engine, a: &[&str]) -> Reply {
+    match a {
+        [] => Ok(format!("{}\nkomi {}", e.game.rules, e.game.komi)),
+        [name] => {
+            let rules = Rules::preset(name).ok_or_else(|| {
+                GtpError::syntax(format!(
+                    "unknown rules '{name}' (known: {})",
+                    Rules::preset_names().collect::<Vec<_>>().join(", ")
+                ))
+            })?;
+            e.set_rules(rules);
+            Ok(String::new())
+        }
+        _ => Err(GtpError::syntax("expected at most one preset name")),
+    }
+}
+
+fn kosumi_score(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 0)?;
+    let s = e.score();
+    let mut out = format!(
+        "result {}\nblack {}\nwhite {}\nkomi {}\nhandicap_bonus {}",
+        s.result(),
+        s.black,
+        s.white,
+        s.komi,
+        s.handicap_bonus
+    );
+    if let Some(j) = s.japanese_style_margin {
+        out.push_str(&format!("\njapanese_style {}", crate::score::format_margin(j)));
+    }
+    Ok(out)
+}
+
+fn gogui_setup(e: &mut Engine, a: &[&str]) -> Reply {
+    if a.len() % 2 != 0 {
+        return Err(GtpError::syntax("expected pairs of color and point"));
+    }
+    let mut stones = Vec::new();
+    for pair in a.chunks(2) {
+        stones.push((color(pair[0])?, point(e, pair[1])?));
+    }
+    e.game
+        .setup(&stones, false)
+        .map_err(|why| GtpError::new("illegal move", why))?;
+    Ok(String::new())
+}
+
+fn play_sequence(e: &mut Engine, a: &[&str]) -> Reply {
+    if a.len() % 2 != 0 {
+        return Err(GtpError::syntax("expected pairs of color and vertex"));
+    }
+    let mut moves = Vec::new();
+    for pair in a.chunks(2) {
+        moves.push((color(pair[0])?, vertex(e, pair[1])?));
+    }
+    let mut copy = e.game.clone();
+    for (i, &(c, mv)) in moves.iter().enumerate() {
+        copy.play(c, mv).map_err(|why| {
+            GtpError::new("illegal move", format!("{} {}: {why}", a[2 * i], a[2 * i + 1]))
+        })?;
+    }
+    e.game = copy;
+    Ok(String::new())
+}
+
+fn ownership_board(e: &Engine) -> String {
+    let own = e.ownership();
+    let board = e.game.board();
+    let n = board.size();
+    (0..n)
+        .rev()
+        .map(|y| {
+            (0..n)
+                .map(|x| format!("{:.2}", own[board.point(x, y) as usize]))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ownership_gfx(e: &Engine) -> String {
+    let own = e.ownership();
+    let board = e.game.board();
+    let mut out = String::from("INFLUENCE");
+    for p in board.points() {
+        out.push_str(&format!(" {} {:.2}", name(e, p), own[p as usize]));
+    }
+    out
+}

@@ -1,0 +1,396 @@
+//! The GTP v2 engine: reads command lines (8-bit, any junk), dispatches them
+//! through the one command table in [`commands`], and writes `=id result` or
+//! `?id message` responses. Owns the engine state a controller can change:
+//! the game, the clock, the search settings.
+//!
+//! A reader thread feeds lines to the dispatcher so that GoGui's
+//! `# interrupt` comment can stop a running `genmove`.
+
+mod commands;
+mod parse;
+
+pub use commands::COMMANDS;
+pub use parse::{parse_color, parse_float, parse_int, parse_vertex, preprocess, vertex_name};
+
+use crate::board::{Color, Point};
+use crate::clock::Clock;
+use crate::game::Game;
+use crate::rules::Rules;
+use crate::score::{self, Score, Status};
+use crate::search::{self, Budget, Decision, Search, Settings};
+use std::fmt;
+use std::io::{BufRead, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A failed command: the message after `?`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GtpError(pub String);
+
+impl fmt::Display for GtpError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl GtpError {
+    /// A standard GTP error message with a short reason after a colon.
+    pub fn new(standard: &str, reason: impl fmt::Display) -> GtpError {
+        let reason = reason.to_string();
+        if reason.is_empty() {
+            GtpError(standard.to_string())
+        } else {
+            GtpError(format!("{standard}: {reason}"))
+        }
+    }
+    pub fn syntax(reason: impl fmt::Display) -> GtpError {
+        GtpError::new("syntax error", reason)
+    }
+}
+
+pub type Reply = Result<String, GtpError>;
+
+/// Longest command line accepted; longer lines are answered with an error.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// Search and engine settings from the command line.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Playouts per move, if fixed.
+    pub playouts: Option<u64>,
+    /// Seconds per move, if fixed.
+    pub time: Option<f64>,
+    pub threads: usize,
+    pub seed: u64,
+    /// Resign when the win rate falls below this (0 never resigns).
+    pub resign: f64,
+    pub max_nodes: usize,
+    /// Playouts for the ownership estimate used in scoring.
+    pub ownership_playouts: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            playouts: None,
+            time: None,
+            threads: 1,
+            seed: 0,
+            resign: 0.1,
+            max_nodes: 4_000_000,
+            ownership_playouts: 1000,
+        }
+    }
+}
+
+/// Playouts per move when neither playouts, time nor a clock is set.
+const DEFAULT_PLAYOUTS: u64 = 10_000;
+
+/// The engine behind the protocol.
+pub struct Engine {
+    pub game: Game,
+    pub config: Config,
+    pub clock: Clock,
+    /// Whether the controller has sent `komi` (then rules changes keep it).
+    komi_from_controller: bool,
+    stop: Arc<AtomicBool>,
+    quit: bool,
+    started: Instant,
+}
+
+impl Engine {
+    pub fn new(config: Config, rules: Rules, size: usize, komi: Option<f64>) -> Engine {
+        let komi_given = komi.is_some();
+        Engine {
+            game: Game::new(size, rules, komi.unwrap_or(rules.default_komi)),
+            config,
+            clock: Clock::default(),
+            komi_from_controller: komi_given,
+            stop: Arc::new(AtomicBool::new(false)),
+            quit: false,
+            started: Instant::now(),
+        }
+    }
+
+    /// The flag that stops a running search (set by `# interrupt`).
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    pub fn wants_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// Handles one raw input line; `None` when the line holds no command.
+    pub fn execute(&mut self, raw: &[u8]) -> Option<String> {
+        let line = preprocess(raw);
+        if line.is_empty() {
+            return None;
+        }
+        let (id, reply) = match parse::command_line(&line) {
+            Err(e) => (None, Err(GtpError::syntax(e))),
+            Ok(cmd) => {
+                let reply = match COMMANDS.iter().find(|c| c.name == cmd.name) {
+                    None => Err(GtpError::new("unknown command", cmd.name)),
+                    Some(c) => {
+                        let run = c.run;
+                        let args = cmd.args.clone();
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(self, &args)))
+                            .unwrap_or_else(|_| Err(GtpError("internal error".into())))
+                    }
+                };
+                (cmd.id, reply)
+            }
+        };
+        Some(format_response(id, reply))
+    }
+
+    /// Answers a line that was too long to read.
+    pub fn too_long() -> String {
+        format_response(
+            None,
+            Err(GtpError::syntax(format!("line longer than {MAX_LINE} bytes"))),
+        )
+    }
+
+    pub fn set_rules(&mut self, rules: Rules) {
+        self.game.rules = rules;
+        if !self.komi_from_controller {
+            self.game.komi = rules.default_komi;
+        }
+    }
+
+    pub fn set_komi(&mut self, komi: f64) {
+        self.game.komi = komi;
+        self.komi_from_controller = true;
+    }
+
+    pub fn cpu_seconds(&self) -> f64 {
+        cpu_time().unwrap_or_else(|| self.started.elapsed().as_secs_f64())
+    }
+
+    /// Ownership of every point (+1 Black) from playouts of the position.
+    pub fn ownership(&self) -> Vec<f64> {
+        search::ownership(&self.game, self.config.ownership_playouts, self.config.seed)
+    }
+
+    pub fn statuses(&self) -> Vec<Status> {
+        score::statuses(self.game.board(), &self.ownership())
+    }
+
+    pub fn score(&self) -> Score {
+        score::score(&self.game, &self.statuses())
+    }
+
+    fn budget(&self, color: Color) -> Budget {
+        let fixed_time = self.config.time.map(Duration::from_secs_f64);
+        if self.config.playouts.is_some() || fixed_time.is_some() {
+            return Budget {
+                playouts: self.config.playouts,
+                time: fixed_time,
+            };
+        }
+        match self
+            .clock
+            .budget(color.index(), self.game.board().empty_points().len())
+        {
+            Some(t) => Budget {
+                playouts: None,
+                time: Some(t),
+            },
+            None => Budget {
+                playouts: Some(DEFAULT_PLAYOUTS),
+                time: None,
+            },
+        }
+    }
+
+    /// Chooses a move for `color` without playing it. In cleanup mode the
+    /// engine does not pass while opponent stones it judges dead remain.
+    pub fn choose_move(&mut self, color: Color, cleanup: bool) -> Decision {
+        self.stop.store(false, Ordering::Relaxed);
+        if self.game.to_move() != color {
+            self.game.set_to_move(color);
+        }
+        let statuses = self.statuses();
+        let board = self.game.board();
+        let dead_opponents = board
+            .points()
+            .any(|p| board.color_at(p) == Some(color.opponent()) && statuses[p as usize] == Status::Dead);
+        let sign = if color == Color::Black { 1.0 } else { -1.0 };
+        // The opponent passed and we win as things stand: end the game.
+        let opponent_passed = self.game.last_move() == Some((color.opponent(), None));
+        if opponent_passed && !(cleanup && dead_opponents) {
+            let mut ended = self.game.clone();
+            ended.play(color, None).expect("pass is legal");
+            let margin = score::score(&ended, &statuses).margin * sign;
+            if margin > 0.0 {
+                return Decision::Pass;
+            }
+        }
+        let settings = Settings {
+            budget: self.budget(color),
+            seed: self.config.seed ^ (self.game.move_count() as u64).wrapping_mul(0x9E37_79B9),
+            resign: self.config.resign,
+            cleanup: cleanup && dead_opponents,
+            max_nodes: self.config.max_nodes,
+        };
+        let (decision, win_rate, playouts) =
+            search::run_threads(&self.game, &settings, self.config.threads, &self.stop);
+        let size = self.game.size();
+        let late_enough = self.game.move_count() >= size * size / 4;
+        if self.config.resign > 0.0 && win_rate < self.config.resign && late_enough && playouts >= 500 {
+            return Decision::Resign;
+        }
+        decision
+    }
+
+    /// A short search used by free handicap placement and analysis.
+    pub fn quick_search(&self, playouts: u64) -> Vec<Point> {
+        let settings = Settings {
+            budget: Budget {
+                playouts: Some(playouts),
+                time: None,
+            },
+            seed: self.config.seed,
+            resign: 0.0,
+            cleanup: false,
+            max_nodes: self.config.max_nodes,
+        };
+        let mut s = Search::new(&self.game, settings.seed, settings.max_nodes);
+        s.run(&settings, &self.stop);
+        s.principal_variation(10)
+    }
+}
+
+fn format_response(id: Option<u64>, reply: Reply) -> String {
+    let (mark, text) = match reply {
+        Ok(t) => ('=', t),
+        Err(e) => ('?', e.0),
+    };
+    // A response ends at the first empty line: keep the text free of them.
+    let mut body = String::new();
+    for line in text.trim_end().split('\n') {
+        if line.trim().is_empty() && !body.is_empty() {
+            continue;
+        }
+        if !body.is_empty() {
+            body.push('\n');
+        }
+        body.push_str(line.trim_end_matches('\r'));
+    }
+    match id {
+        Some(id) => format!("{mark}{id} {body}\n\n"),
+        None => format!("{mark} {body}\n\n"),
+    }
+}
+
+/// CPU seconds used by this process (Linux), if the system tells.
+fn cpu_time() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+/// One line read from the controller.
+enum Input {
+    Line(Vec<u8>),
+    TooLong,
+}
+
+/// Reads lines of at most [`MAX_LINE`] bytes; sets `stop` on `# interrupt`.
+fn read_input(stop: Arc<AtomicBool>, tx: mpsc::Sender<Input>) {
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    loop {
+        let mut buf = Vec::new();
+        let n = match (&mut input).take(MAX_LINE as u64).read_until(b'\n', &mut buf) {
+            Ok(n) => n,
+            Err(e) => {
+                log::warn!("reading stdin: {e}");
+                break;
+            }
+        };
+        if n == 0 {
+            break;
+        }
+        let item = if buf.len() >= MAX_LINE && buf.last() != Some(&b'\n') {
+            // Skip the rest of the oversized line.
+            loop {
+                let mut rest = Vec::new();
+                match (&mut input).take(MAX_LINE as u64).read_until(b'\n', &mut rest) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) if rest.last() == Some(&b'\n') => break,
+                    Ok(_) => {}
+                }
+            }
+            Input::TooLong
+        } else {
+            if String::from_utf8_lossy(&buf).trim_start().starts_with("# interrupt") {
+                stop.store(true, Ordering::Relaxed);
+            }
+            Input::Line(buf)
+        };
+        if tx.send(item).is_err() {
+            break;
+        }
+    }
+}
+
+/// Speaks GTP on stdin and stdout until `quit` or end of input.
+pub fn serve(mut engine: Engine) {
+    let (tx, rx) = mpsc::channel();
+    let stop = engine.stop_flag();
+    std::thread::spawn(move || read_input(stop, tx));
+    let stdout = std::io::stdout();
+    for item in rx {
+        let response = match item {
+            Input::Line(raw) => engine.execute(&raw),
+            Input::TooLong => Some(Engine::too_long()),
+        };
+        if let Some(r) = response {
+            let mut out = stdout.lock();
+            if out.write_all(r.as_bytes()).and_then(|_| out.flush()).is_err() {
+                break;
+            }
+        }
+        if engine.wants_quit() {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine() -> Engine {
+        Engine::new(Config::default(), Rules::default(), 9, None)
+    }
+
+    fn run(e: &mut Engine, line: &str) -> String {
+        e.execute(line.as_bytes()).unwrap_or_default()
+    }
+
+    #[test]
+    fn ids_are_echoed_and_errors_marked() {
+        let mut e = engine();
+        assert_eq!(run(&mut e, "7 name"), "=7 kosumi\n\n");
+        assert_eq!(run(&mut e, "frobnicate"), "? unknown command: frobnicate\n\n");
+        assert_eq!(run(&mut e, "3 boardsize 0"), "?3 unacceptable size: 0\n\n");
+        assert!(e.execute(b"   # nothing").is_none());
+    }
+
+    #[test]
+    fn multi_line_replies_have_no_empty_line() {
+        let mut e = engine();
+        let r = run(&mut e, "showboard");
+        assert!(r.starts_with("= "));
+        assert!(!r.trim_end().contains("\n\n"));
+    }
+}

@@ -1,0 +1,87 @@
+//! The `kosumi` program: a GTP engine on stdin/stdout, or `kosumi bench`.
+
+use clap::{Parser, Subcommand};
+use kosumi::gtp::{Config, Engine, serve};
+use kosumi::rules::Rules;
+
+/// kosumi, a Go engine speaking GTP (Go Text Protocol) on stdin and stdout.
+///
+/// Attach it to a GUI (Sabaki, GoGui) or a match runner (gogui-twogtp) as the
+/// engine command. Logs go to stderr; set RUST_LOG=info to see them.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Cli {
+    /// Ruleset preset: chinese, egc2011, japanese, aga, new-zealand,
+    /// tromp-taylor or simple-ko.
+    #[arg(long, default_value = "chinese")]
+    rules: String,
+    /// Board size at start (2 to 25); the controller may change it.
+    #[arg(long, default_value_t = 19)]
+    size: usize,
+    /// Komi at start; defaults to the ruleset's komi.
+    #[arg(long, allow_negative_numbers = true)]
+    komi: Option<f64>,
+    /// Playouts per move (fixed budget, overrides the clock).
+    #[arg(long)]
+    playouts: Option<u64>,
+    /// Seconds per move (fixed budget, overrides the clock).
+    #[arg(long)]
+    time: Option<f64>,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Seed of the random generators (same seed, same playouts).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Resign below this win rate (0 never resigns).
+    #[arg(long, default_value_t = 0.1)]
+    resign: f64,
+    /// Upper bound on search tree nodes (memory).
+    #[arg(long, default_value_t = 4_000_000)]
+    max_nodes: usize,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print playouts per second on empty boards, one line per figure.
+    Bench {
+        /// Seconds per figure.
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
+    },
+}
+
+fn main() {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .target(env_logger::Target::Stderr)
+        .init();
+    let cli = Cli::parse();
+    if let Some(Command::Bench { seconds }) = cli.command {
+        kosumi::bench::run(&[9, 13, 19], &[1, 2], seconds);
+        return;
+    }
+    let Some(rules) = Rules::preset(&cli.rules) else {
+        eprintln!(
+            "kosumi: unknown rules '{}' (known: {})",
+            cli.rules,
+            Rules::preset_names().collect::<Vec<_>>().join(", ")
+        );
+        std::process::exit(2);
+    };
+    if !(2..=kosumi::board::MAX_SIZE).contains(&cli.size) {
+        eprintln!("kosumi: board size must be 2 to 25");
+        std::process::exit(2);
+    }
+    let config = Config {
+        playouts: cli.playouts,
+        time: cli.time.filter(|t| *t > 0.0),
+        threads: cli.threads.max(1),
+        seed: cli.seed,
+        resign: cli.resign,
+        max_nodes: cli.max_nodes.max(1000),
+        ..Config::default()
+    };
+    serve(Engine::new(config, rules, cli.size, cli.komi));
+}

@@ -1,0 +1,268 @@
+//! Counting a finished position: chain status (alive, dead, seki) from Monte
+//! Carlo ownership, then area or territory counting under the ruleset, with
+//! komi, pass stones, White's extra pass and the handicap bonus.
+//!
+//! The ownership itself is estimated by `search::ownership`; this module only
+//! turns it into statuses and counts.
+
+use crate::board::{Board, Cell, Color, Point};
+use crate::game::Game;
+use crate::rules::Scoring;
+
+/// What becomes of a chain at the end of the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Alive,
+    Dead,
+    Seki,
+}
+
+/// A chain is dead when its points end up the opponent's in more than this
+/// share of the playouts (ownership runs from -1, always White, to +1).
+const DEAD_OWNERSHIP: f64 = 0.4;
+
+/// The status of every point's chain (empty points: `Alive`, unused).
+pub fn statuses(board: &Board, ownership: &[f64]) -> Vec<Status> {
+    let mut status = vec![Status::Alive; ownership.len()];
+    for p in board.points() {
+        if let Some(c) = board.color_at(p) {
+            if board.chain(p) != p {
+                continue;
+            }
+            let stones: Vec<Point> = board.chain_stones(p).collect();
+            let sign = if c == Color::Black { 1.0 } else { -1.0 };
+            let own: f64 =
+                stones.iter().map(|&s| sign * ownership[s as usize]).sum::<f64>() / stones.len() as f64;
+            let st = if own < -DEAD_OWNERSHIP {
+                Status::Dead
+            } else {
+                Status::Alive
+            };
+            for s in stones {
+                status[s as usize] = st;
+            }
+        }
+    }
+    // Seki: a living chain sharing a liberty with a living opponent chain,
+    // where a stone of either colour on that liberty would be in atari.
+    let alive = |p: Point, st: &[Status]| st[p as usize] != Status::Dead;
+    let mut seki_points = Vec::new();
+    for p in board.points() {
+        if board.cell(p) != Cell::Empty {
+            continue;
+        }
+        let near: Vec<Point> = board
+            .neighbors(p)
+            .into_iter()
+            .filter(|&q| board.color_at(q).is_some() && alive(q, &status))
+            .collect();
+        let has = |c: Color| near.iter().any(|&q| board.color_at(q) == Some(c));
+        if !(has(Color::Black) && has(Color::White)) {
+            continue;
+        }
+        let self_atari = |c: Color| {
+            let mut b = board.clone();
+            if b.check(c, p, crate::rules::Suicide::Allowed).is_err() {
+                return true;
+            }
+            let placed = b.place(c, p);
+            placed.suicided > 0 || (placed.captured == 0 && b.liberties(p) <= 1)
+        };
+        if self_atari(Color::Black) && self_atari(Color::White) {
+            seki_points.extend(near);
+        }
+    }
+    for q in seki_points {
+        for s in board.chain_stones(q) {
+            status[s as usize] = Status::Seki;
+        }
+    }
+    status
+}
+
+/// The count of a finished game. `margin` is Black's lead (negative: White's).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Score {
+    /// Black's and White's points under the ruleset's scoring, before komi.
+    pub black: f64,
+    pub white: f64,
+    pub komi: f64,
+    pub handicap_bonus: f64,
+    pub margin: f64,
+    /// Under pass-stone rules: the same game counted Japanese-style
+    /// (territory + prisoners + pass stones), Black's lead after komi.
+    pub japanese_style_margin: Option<f64>,
+}
+
+impl Score {
+    /// `B+3.5`, `W+0.5` or `0`, as GTP `final_score` answers.
+    pub fn result(&self) -> String {
+        format_margin(self.margin)
+    }
+}
+
+pub fn format_margin(margin: f64) -> String {
+    if margin > 0.0 {
+        format!("B+{}", margin)
+    } else if margin < 0.0 {
+        format!("W+{}", -margin)
+    } else {
+        "0".to_string()
+    }
+}
+
+/// Empty regions: for each empty point, which colours border its region, and
+/// whether the region touches a seki chain.
+fn regions(board: &Board, status: &[Status]) -> Vec<(bool, bool, bool)> {
+    let mut out = vec![(false, false, false); ownership_len(board)];
+    let mut seen = vec![false; out.len()];
+    for start in board.points() {
+        if board.cell(start) != Cell::Empty || seen[start as usize] {
+            continue;
+        }
+        let mut region = vec![start];
+        seen[start as usize] = true;
+        let (mut black, mut white, mut seki) = (false, false, false);
+        let mut i = 0;
+        while i < region.len() {
+            let p = region[i];
+            i += 1;
+            for q in board.neighbors(p) {
+                match board.cell(q) {
+                    Cell::Empty if !seen[q as usize] => {
+                        seen[q as usize] = true;
+                        region.push(q);
+                    }
+                    Cell::Black => black = true,
+                    Cell::White => white = true,
+                    _ => {}
+                }
+                if board.color_at(q).is_some() && status[q as usize] == Status::Seki {
+                    seki = true;
+                }
+            }
+        }
+        for p in region {
+            out[p as usize] = (black, white, seki);
+        }
+    }
+    out
+}
+
+/// Length of per-point arrays (the padded board).
+pub fn ownership_len(_board: &Board) -> usize {
+    crate::board::MAX_POINTS
+}
+
+/// Counts the game with the given chain statuses (dead chains are removed and
+/// become the opponent's prisoners).
+pub fn score(game: &Game, status: &[Status]) -> Score {
+    let mut board = game.board().clone();
+    for p in game.board().points() {
+        if board.color_at(p).is_some() && status[p as usize] == Status::Dead {
+            board.remove_dead_chain(p);
+        }
+    }
+    let regions = regions(&board, status);
+    let mut stones = [0.0; 2];
+    let mut territory = [0.0; 2];
+    let mut seki_territory = [0.0; 2];
+    for p in board.points() {
+        match board.color_at(p) {
+            Some(c) => stones[c.index()] += 1.0,
+            None => {
+                let (b, w, seki) = regions[p as usize];
+                let owner = match (b, w) {
+                    (true, false) => Color::Black,
+                    (false, true) => Color::White,
+                    _ => continue,
+                };
+                territory[owner.index()] += 1.0;
+                if seki {
+                    seki_territory[owner.index()] += 1.0;
+                }
+            }
+        }
+    }
+    let rules = &game.rules;
+    let handicap_bonus = rules.handicap_bonus.points(game.handicap());
+    // Prisoners each side holds: captures (dead stones included), the
+    // opponent's pass stones, and White's extra pass if Black passed last.
+    let extra = (rules.white_extra_pass && game.is_over() && game.black_passed_last()) as u32;
+    let prisoners = |c: Color| {
+        let passes = game.pass_stones(c.opponent())
+            + if c == Color::Black { extra } else { 0 };
+        (board.captures(c) + passes) as f64
+    };
+    let japanese = |seki_counts: bool| {
+        let t = |c: Color| {
+            territory[c.index()] - if seki_counts { 0.0 } else { seki_territory[c.index()] }
+        };
+        t(Color::Black) + prisoners(Color::Black) - t(Color::White) - prisoners(Color::White)
+    };
+    let (black, white) = match rules.scoring {
+        Scoring::Area => (stones[0] + territory[0], stones[1] + territory[1]),
+        Scoring::Territory => (
+            territory[0] - seki_territory[0] + prisoners(Color::Black),
+            territory[1] - seki_territory[1] + prisoners(Color::White),
+        ),
+    };
+    let margin = black - white - game.komi - handicap_bonus;
+    let japanese_style_margin = rules
+        .pass_stones
+        .then(|| japanese(true) - game.komi - handicap_bonus);
+    Score {
+        black,
+        white,
+        komi: game.komi,
+        handicap_bonus,
+        margin,
+        japanese_style_margin,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    fn all_alive() -> Vec<Status> {
+        vec![Status::Alive; crate::board::MAX_POINTS]
+    }
+
+    #[test]
+    fn area_and_territory_on_a_split_board() {
+        // Black owns columns A-B (10 points + 5 stones... see below).
+        let mut g = Game::new(5, Rules::preset("chinese").unwrap(), 0.5);
+        for y in 1..=5 {
+            let b = crate::gtp::parse_vertex(&format!("B{y}"), 5).unwrap();
+            let w = crate::gtp::parse_vertex(&format!("C{y}"), 5).unwrap();
+            g.play(Color::Black, b).unwrap();
+            g.play(Color::White, w).unwrap();
+        }
+        let s = score(&g, &all_alive());
+        assert_eq!((s.black, s.white), (10.0, 15.0));
+        assert_eq!(s.result(), "W+5.5");
+        g.rules = Rules::preset("japanese").unwrap();
+        let s = score(&g, &all_alive());
+        assert_eq!((s.black, s.white), (5.0, 10.0));
+    }
+
+    #[test]
+    fn dead_stones_are_removed_and_counted_as_prisoners() {
+        let mut g = Game::new(5, Rules::preset("japanese").unwrap(), 0.0);
+        for y in 1..=5 {
+            let b = crate::gtp::parse_vertex(&format!("B{y}"), 5).unwrap();
+            g.play(Color::Black, b).unwrap();
+        }
+        let e1 = crate::gtp::parse_vertex("E1", 5).unwrap();
+        g.play(Color::White, e1).unwrap();
+        let mut status = all_alive();
+        status[e1.unwrap() as usize] = Status::Dead;
+        let s = score(&g, &status);
+        // Black: 15 points of territory on C-E plus 5 on A, and 1 prisoner.
+        assert_eq!((s.black, s.white), (21.0, 0.0));
+        g.rules = Rules::preset("chinese").unwrap();
+        assert_eq!(score(&g, &status).black, 25.0);
+    }
+}

@@ -1,0 +1,568 @@
+//! Move choice by Monte Carlo: light playouts that never fill their own eyes,
+//! and a UCT tree with RAVE (all-moves-as-first) statistics and simple prior
+//! knowledge on top of them. Also the ownership estimate used for dead stones.
+//!
+//! The search works on copies of the board; it never changes the game. The
+//! root's moves are checked under every rule of the game (superko included);
+//! below the root the tree and the playouts use the board's placement rules and
+//! simple ko, as Monte Carlo engines do.
+
+use crate::board::{Board, Cell, Color, Point};
+use crate::game::Game;
+use crate::rules::Suicide;
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long to search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budget {
+    pub playouts: Option<u64>,
+    pub time: Option<Duration>,
+}
+
+/// What the search decided.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decision {
+    Play(Point),
+    Pass,
+    Resign,
+}
+
+/// Pass in the tree and in playout move lists.
+const PASS: Point = 0;
+
+/// Plays random moves until both sides pass; returns the final board. Moves
+/// are uniform among legal points that are not the mover's own eye; suicide is
+/// never played. `moves` receives each move with its colour (for AMAF).
+pub fn playout(
+    board: &mut Board,
+    mut to_move: Color,
+    rng: &mut SmallRng,
+    mut record: impl FnMut(Color, Point),
+) {
+    let limit = board.size() * board.size() * 3;
+    let mut passes = 0;
+    for _ in 0..limit {
+        match random_move(board, to_move, rng) {
+            Some(p) => {
+                board.place(to_move, p);
+                record(to_move, p);
+                passes = 0;
+            }
+            None => {
+                board.clear_ko();
+                passes += 1;
+                if passes == 2 {
+                    break;
+                }
+            }
+        }
+        to_move = to_move.opponent();
+    }
+}
+
+/// A uniformly drawn playout move, or `None` (pass).
+#[inline]
+fn random_move(board: &Board, c: Color, rng: &mut SmallRng) -> Option<Point> {
+    let empty = board.empty_points();
+    let n = empty.len();
+    if n == 0 {
+        return None;
+    }
+    let start = rng.random_range(0..n);
+    let ko = board.ko();
+    for i in 0..n {
+        let p = empty[(start + i) % n];
+        if board.is_eye(c, p) || ko == Some((p, c)) || board.is_suicide(c, p) {
+            continue;
+        }
+        return Some(p);
+    }
+    None
+}
+
+/// Black's area lead on a board at the end of a playout: stones plus empty
+/// points whose neighbours are all one colour.
+pub fn playout_area(board: &Board) -> i32 {
+    let mut lead = 0;
+    for p in board.points() {
+        lead += match board.cell(p) {
+            Cell::Black => 1,
+            Cell::White => -1,
+            _ => point_owner(board, p),
+        };
+    }
+    lead
+}
+
+/// +1 Black, -1 White, 0 neither: the owner of an empty point at the end.
+fn point_owner(board: &Board, p: Point) -> i32 {
+    let (mut b, mut w) = (false, false);
+    for q in board.neighbors(p) {
+        match board.cell(q) {
+            Cell::Black => b = true,
+            Cell::White => w = true,
+            _ => {}
+        }
+    }
+    match (b, w) {
+        (true, false) => 1,
+        (false, true) => -1,
+        _ => 0,
+    }
+}
+
+/// For each point, the average final owner over `n` playouts (+1 Black).
+pub fn ownership(game: &Game, n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = SmallRng::seed_from_u64(seed ^ game.board().hash());
+    let mut total = vec![0.0; crate::board::MAX_POINTS];
+    for _ in 0..n {
+        let mut b = game.board().clone();
+        playout(&mut b, game.to_move(), &mut rng, |_, _| {});
+        for p in b.points() {
+            total[p as usize] += match b.cell(p) {
+                Cell::Black => 1.0,
+                Cell::White => -1.0,
+                _ => point_owner(&b, p) as f64,
+            };
+        }
+    }
+    for t in &mut total {
+        *t /= n.max(1) as f64;
+    }
+    total
+}
+
+/// One node of the tree: the move that leads to it and its statistics, seen
+/// by the player who made that move.
+#[derive(Clone, Debug)]
+struct Node {
+    mv: Point,
+    visits: f32,
+    wins: f32,
+    amaf_visits: f32,
+    amaf_wins: f32,
+    first_child: u32,
+    children: u16,
+    expanded: bool,
+}
+
+impl Node {
+    fn new(mv: Point, prior_visits: f32, prior_wins: f32) -> Node {
+        Node {
+            mv,
+            visits: prior_visits,
+            wins: prior_wins,
+            amaf_visits: 0.0,
+            amaf_wins: 0.0,
+            first_child: 0,
+            children: 0,
+            expanded: false,
+        }
+    }
+}
+
+/// RAVE equivalence parameter: how many real visits one AMAF visit is worth
+/// before the real ones dominate.
+const RAVE_EQUIV: f32 = 3000.0;
+/// Visits before a leaf is expanded.
+const EXPAND_AT: f32 = 2.0;
+
+/// One move at the root with its statistics.
+#[derive(Clone, Copy, Debug)]
+pub struct RootMove {
+    pub mv: Option<Point>,
+    pub visits: f64,
+    pub wins: f64,
+}
+
+/// The most visited root move (never a pass in cleanup) and its win rate.
+pub fn decide(stats: &[RootMove], cleanup: bool) -> (Decision, f64) {
+    let best = stats
+        .iter()
+        .filter(|m| !(cleanup && m.mv.is_none()))
+        .max_by(|a, b| a.visits.total_cmp(&b.visits));
+    match best {
+        None => (Decision::Pass, 0.5),
+        Some(m) => {
+            let rate = m.wins / m.visits.max(1.0);
+            (m.mv.map_or(Decision::Pass, Decision::Play), rate)
+        }
+    }
+}
+
+/// Searches with `threads` independent trees (root parallelism) and merges
+/// their root statistics. Returns the decision, its win rate and the number
+/// of playouts made.
+pub fn run_threads(
+    game: &Game,
+    settings: &Settings,
+    threads: usize,
+    stop: &AtomicBool,
+) -> (Decision, f64, u64) {
+    let start = Instant::now();
+    let threads = threads.max(1);
+    let per_thread = Settings {
+        budget: Budget {
+            playouts: settings.budget.playouts.map(|p| p.div_ceil(threads as u64)),
+            time: settings.budget.time,
+        },
+        max_nodes: settings.max_nodes / threads,
+        ..settings.clone()
+    };
+    let results: Vec<(Vec<RootMove>, u64)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let per_thread = &per_thread;
+                scope.spawn(move || {
+                    let seed = per_thread.seed.wrapping_add(i as u64 * 0x5851_F42D_4C95_7F2D);
+                    let mut s = Search::new(game, seed, per_thread.max_nodes);
+                    s.search(per_thread, stop);
+                    (s.root_stats(), s.playouts)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("search thread")).collect()
+    });
+    let mut merged: Vec<RootMove> = Vec::new();
+    let mut playouts = 0;
+    for (stats, n) in results {
+        playouts += n;
+        for m in stats {
+            match merged.iter_mut().find(|x| x.mv == m.mv) {
+                Some(x) => {
+                    x.visits += m.visits;
+                    x.wins += m.wins;
+                }
+                None => merged.push(m),
+            }
+        }
+    }
+    let (decision, rate) = decide(&merged, settings.cleanup);
+    log::info!(
+        "search: {playouts} playouts in {:.2}s with {threads} thread(s), {decision:?} win rate {rate:.3}",
+        start.elapsed().as_secs_f64()
+    );
+    (decision, rate, playouts)
+}
+
+/// Settings of one search.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub budget: Budget,
+    pub seed: u64,
+    /// Resign below this win rate (0 never).
+    pub resign: f64,
+    /// Pass is not considered unless this is false (cleanup removes dead stones).
+    pub cleanup: bool,
+    /// Upper bound on tree nodes.
+    pub max_nodes: usize,
+}
+
+/// A UCT-RAVE search from one game position.
+pub struct Search<'a> {
+    game: &'a Game,
+    suicide: Suicide,
+    komi: f64,
+    nodes: Vec<Node>,
+    rng: SmallRng,
+    /// Moves of the current descent and playout, with their colours.
+    sequence: Vec<(Color, Point)>,
+    first_mover: Vec<u8>,
+    pub playouts: u64,
+    max_nodes: usize,
+}
+
+impl<'a> Search<'a> {
+    pub fn new(game: &'a Game, seed: u64, max_nodes: usize) -> Search<'a> {
+        let komi = game.komi + game.rules.handicap_bonus.points(game.handicap());
+        Search {
+            game,
+            suicide: game.rules.suicide,
+            komi,
+            nodes: Vec::new(),
+            rng: SmallRng::seed_from_u64(seed ^ game.board().hash()),
+            sequence: Vec::with_capacity(1024),
+            first_mover: vec![0; crate::board::MAX_POINTS],
+            playouts: 0,
+            max_nodes,
+        }
+    }
+
+    /// Prior knowledge for a move: (visits, wins) added to its statistics.
+    fn prior(board: &Board, c: Color, p: Point) -> (f32, f32) {
+        if p == PASS {
+            return (10.0, 1.0);
+        }
+        let (x, y) = board.coords(p);
+        let n = board.size();
+        let line = x.min(y).min(n - 1 - x).min(n - 1 - y);
+        let mut wins: f32 = 5.0;
+        let visits = 10.0;
+        for q in board.neighbors(p) {
+            if let Some(qc) = board.color_at(q) {
+                let libs = board.liberties(q);
+                if qc != c && libs == 1 {
+                    wins += 4.0; // capture
+                } else if qc == c && libs == 1 {
+                    wins += 2.0; // escape atari
+                }
+            }
+        }
+        if line == 0 && n >= 9 {
+            wins -= 2.0;
+        }
+        if board.is_eye(c, p) {
+            wins = 0.0;
+        }
+        (visits, wins.clamp(0.0, visits))
+    }
+
+    /// Creates the children of node `i` for `c` to move on `board`.
+    fn expand(&mut self, i: usize, board: &Board, c: Color, root: bool) {
+        if self.nodes.len() + board.size() * board.size() + 1 > self.max_nodes {
+            return;
+        }
+        let first = self.nodes.len();
+        for &p in board.empty_points() {
+            let ok = if root {
+                self.game.check(c, p).is_ok()
+            } else {
+                board.check(c, p, self.suicide).is_ok()
+                    && board.ko() != Some((p, c))
+                    && !board.is_eye(c, p)
+            };
+            if ok {
+                let (v, w) = Self::prior(board, c, p);
+                self.nodes.push(Node::new(p, v, w));
+            }
+        }
+        let (v, w) = Self::prior(board, c, PASS);
+        self.nodes.push(Node::new(PASS, v, w));
+        let children = (self.nodes.len() - first) as u16;
+        let node = &mut self.nodes[i];
+        node.first_child = first as u32;
+        node.children = children;
+        node.expanded = true;
+    }
+
+    fn select(&self, i: usize) -> usize {
+        let node = &self.nodes[i];
+        let start = node.first_child as usize;
+        let end = start + node.children as usize;
+        let mut best = start;
+        let mut best_value = f32::MIN;
+        for j in start..end {
+            let ch = &self.nodes[j];
+            let q = ch.wins / ch.visits.max(1.0);
+            let value = if ch.amaf_visits > 0.0 {
+                let aq = ch.amaf_wins / ch.amaf_visits;
+                let beta = ch.amaf_visits
+                    / (ch.amaf_visits + ch.visits + ch.visits * ch.amaf_visits / RAVE_EQUIV);
+                (1.0 - beta) * q + beta * aq
+            } else {
+                q
+            };
+            if value > best_value {
+                best_value = value;
+                best = j;
+            }
+        }
+        best
+    }
+
+    /// One descent, playout and update.
+    fn iterate(&mut self) {
+        let mut board = self.game.board().clone();
+        let mut c = self.game.to_move();
+        let mut path = vec![0usize];
+        self.sequence.clear();
+        let mut passes = self.game.consecutive_passes().min(1);
+        let mut i = 0;
+        loop {
+            if !self.nodes[i].expanded {
+                if i == 0 || self.nodes[i].visits >= EXPAND_AT + 10.0 {
+                    self.expand(i, &board, c, i == 0);
+                }
+                if !self.nodes[i].expanded {
+                    break;
+                }
+            }
+            let j = self.select(i);
+            let mv = self.nodes[j].mv;
+            path.push(j);
+            self.sequence.push((c, mv));
+            if mv == PASS {
+                board.clear_ko();
+                passes += 1;
+            } else {
+                board.place(c, mv);
+                passes = 0;
+            }
+            c = c.opponent();
+            i = j;
+            if passes >= 2 {
+                break;
+            }
+        }
+        if passes < 2 {
+            let seq = &mut self.sequence;
+            playout(&mut board, c, &mut self.rng, |col, p| seq.push((col, p)));
+        }
+        self.playouts += 1;
+        let lead = playout_area(&board) as f64 - self.komi;
+        let black_wins = lead > 0.0;
+        self.update(&path, black_wins);
+    }
+
+    fn update(&mut self, path: &[usize], black_wins: bool) {
+        // first_mover[p]: colour (1 black, 2 white) of the first move at p from
+        // the current depth on; filled walking the sequence backwards.
+        for m in self.first_mover.iter_mut() {
+            *m = 0;
+        }
+        let tree_len = path.len() - 1;
+        for k in (0..self.sequence.len()).rev() {
+            let (col, p) = self.sequence[k];
+            if p != PASS {
+                self.first_mover[p as usize] = col.index() as u8 + 1;
+            }
+            if k < tree_len {
+                // node path[k] has children played by col
+                let parent = &self.nodes[path[k]];
+                let (start, n) = (parent.first_child as usize, parent.children as usize);
+                let won = (col == Color::Black) == black_wins;
+                for j in start..start + n {
+                    let mv = self.nodes[j].mv;
+                    if mv != PASS && self.first_mover[mv as usize] == col.index() as u8 + 1 {
+                        let ch = &mut self.nodes[j];
+                        ch.amaf_visits += 1.0;
+                        ch.amaf_wins += won as u8 as f32;
+                    }
+                }
+                let child = &mut self.nodes[path[k + 1]];
+                child.visits += 1.0;
+                child.wins += won as u8 as f32;
+            }
+        }
+        self.nodes[0].visits += 1.0;
+    }
+
+    /// Runs playouts until the budget is spent or `stop` is set.
+    pub fn search(&mut self, settings: &Settings, stop: &AtomicBool) {
+        let start = Instant::now();
+        self.nodes.clear();
+        self.nodes.push(Node::new(PASS, 0.0, 0.0));
+        let max = settings.budget.playouts.unwrap_or(u64::MAX);
+        while self.playouts < max {
+            self.iterate();
+            if self.playouts % 64 == 0 {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                if settings.budget.time.is_some_and(|t| start.elapsed() >= t) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The root's moves with their visits and wins.
+    pub fn root_stats(&self) -> Vec<RootMove> {
+        let root = &self.nodes[0];
+        let start = root.first_child as usize;
+        self.nodes[start..start + root.children as usize]
+            .iter()
+            .map(|n| RootMove {
+                mv: if n.mv == PASS { None } else { Some(n.mv) },
+                visits: n.visits as f64,
+                wins: n.wins as f64,
+            })
+            .collect()
+    }
+
+    /// Runs the search and returns the decision with its win rate.
+    pub fn run(&mut self, settings: &Settings, stop: &AtomicBool) -> (Decision, f64) {
+        self.search(settings, stop);
+        decide(&self.root_stats(), settings.cleanup)
+    }
+
+    /// The most visited line from the root (for analysis output).
+    pub fn principal_variation(&self, max_len: usize) -> Vec<Point> {
+        let mut pv = Vec::new();
+        let mut i = 0;
+        while pv.len() < max_len && self.nodes.get(i).is_some_and(|n| n.expanded) {
+            let n = &self.nodes[i];
+            let (s, k) = (n.first_child as usize, n.children as usize);
+            let Some(j) = (s..s + k).max_by(|&a, &b| self.nodes[a].visits.total_cmp(&self.nodes[b].visits))
+            else {
+                break;
+            };
+            pv.push(self.nodes[j].mv);
+            i = j;
+        }
+        pv
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    #[test]
+    fn playouts_end_with_only_eyes_left() {
+        let mut rng = SmallRng::seed_from_u64(3);
+        for _ in 0..20 {
+            let mut b = Board::new(9);
+            playout(&mut b, Color::Black, &mut rng, |_, _| {});
+            for &p in b.empty_points() {
+                assert!(b.is_eye(Color::Black, p) || b.is_eye(Color::White, p) || b.is_suicide(Color::Black, p) && b.is_suicide(Color::White, p));
+            }
+            assert_eq!(b.hash(), b.recompute_hash());
+        }
+    }
+
+    #[test]
+    fn search_sees_a_won_position() {
+        let board = "
+            . . . . . . .
+            . . . . . . .
+            . . . . . . .
+            O O O O . . .
+            X X X O . . .
+            X X X O . . .
+            X X X . . . .";
+        let mut g = Game::new(7, Rules::default(), 0.5);
+        let b = Board::from_ascii(board);
+        let mut stones = Vec::new();
+        for p in b.points() {
+            if let Some(c) = b.color_at(p) {
+                stones.push((c, p));
+            }
+        }
+        g.setup(&stones, false).unwrap();
+        g.set_to_move(Color::White);
+        let mut s = Search::new(&g, 1, 1 << 20);
+        let settings = Settings {
+            budget: Budget { playouts: Some(3000), time: None },
+            seed: 1,
+            resign: 0.0,
+            cleanup: false,
+            max_nodes: 1 << 20,
+        };
+        let (d, rate) = s.run(&settings, &AtomicBool::new(false));
+        // The black group cannot live: White wins whatever it plays next.
+        assert!(rate > 0.85, "{rate}");
+        let Decision::Play(p) = d else {
+            panic!("{d:?}")
+        };
+        assert!(g.check(Color::White, p).is_ok());
+        // The capture is seen by the prior and the search.
+        let d1 = g.board().point(3, 0);
+        let capture = s.root_stats().into_iter().find(|m| m.mv == Some(d1)).unwrap();
+        assert!(capture.wins / capture.visits > 0.85);
+    }
+}

@@ -1,0 +1,277 @@
+//! SGF in and out, through the sgf-parse crate: a game record's main line
+//! (SZ, KM, HA, RU, AB/AW/AE, B/W, PL) becomes a [`Game`]; a game becomes an
+//! FF[4] record with its setup stones, moves and result.
+
+use crate::board::{Color, Point};
+use crate::game::{Action, Game};
+use crate::rules::Rules;
+use sgf_parse::go::{Move, Point as SgfPoint, Prop};
+use sgf_parse::{SgfNode, SimpleText};
+use std::collections::HashSet;
+
+fn to_point(game: &Game, p: &SgfPoint) -> Result<Option<Point>, String> {
+    let n = game.size();
+    let (x, y) = (p.x as usize, p.y as usize);
+    if x < n && y < n {
+        Ok(Some(game.board().point(x, n - 1 - y)))
+    } else if x == 19 && y == 19 && n <= 19 {
+        Ok(None) // `tt`, the old pass
+    } else {
+        Err(format!("point {x},{y} is off the {n}x{n} board"))
+    }
+}
+
+fn from_point(game: &Game, p: Point) -> SgfPoint {
+    let (x, y) = game.board().coords(p);
+    SgfPoint {
+        x: x as u8,
+        y: (game.size() - 1 - y) as u8,
+    }
+}
+
+fn color_of(c: &sgf_parse::Color) -> Color {
+    match c {
+        sgf_parse::Color::Black => Color::Black,
+        sgf_parse::Color::White => Color::White,
+    }
+}
+
+/// Reads an SGF record into a new game. `template` gives the rules, komi and
+/// size that the record does not set. With `move_number`, stops just before
+/// that move (moves are numbered from 1). Never touches `template`.
+pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<Game, String> {
+    let roots = sgf_parse::go::parse(text).map_err(|e| format!("not an SGF game record: {e}"))?;
+    let root = roots.into_iter().next().ok_or("no game in the file")?;
+    let mut size = template.size();
+    let mut rules = template.rules;
+    let mut komi = template.komi;
+    let mut komi_given = false;
+    for prop in root.properties() {
+        match prop {
+            Prop::SZ((w, h)) => {
+                if w != h || !(2..=crate::board::MAX_SIZE as u8).contains(w) {
+                    return Err(format!("unsupported board size {w}x{h}"));
+                }
+                size = *w as usize;
+            }
+            Prop::KM(k) if k.is_finite() => {
+                komi = *k;
+                komi_given = true;
+            }
+            Prop::RU(r) => {
+                if let Some(r) = Rules::from_sgf(&r.text) {
+                    rules = r;
+                }
+            }
+            _ => {}
+        }
+    }
+    if !komi_given && rules != template.rules {
+        komi = rules.default_komi;
+    }
+    let mut game = Game::new(size, rules, komi);
+    let handicap = root.properties().find_map(|p| match p {
+        Prop::HA(n) => Some(*n),
+        _ => None,
+    });
+    let mut moves_played = 0;
+    for node in root.main_variation() {
+        let mut setup = Vec::new();
+        let mut erased = Vec::new();
+        let mut next_player = None;
+        let mut node_move = None;
+        for prop in node.properties() {
+            match prop {
+                Prop::AB(pts) | Prop::AW(pts) => {
+                    let c = if matches!(prop, Prop::AB(_)) {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    for p in pts {
+                        let q = to_point(&game, p)?.ok_or("setup stone on `tt`")?;
+                        setup.push((c, q));
+                    }
+                }
+                Prop::AE(pts) => {
+                    for p in pts {
+                        erased.push(to_point(&game, p)?.ok_or("AE on `tt`")?);
+                    }
+                }
+                Prop::PL(c) => next_player = Some(color_of(c)),
+                Prop::B(m) | Prop::W(m) => {
+                    let c = if matches!(prop, Prop::B(_)) {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    let mv = match m {
+                        Move::Pass => None,
+                        Move::Move(p) => to_point(&game, p)?,
+                    };
+                    node_move = Some((c, mv));
+                }
+                Prop::Invalid(id, v) if ["B", "W", "AB", "AW", "AE", "SZ"].contains(&id.as_str()) => {
+                    return Err(format!("invalid property {id}{v:?}"));
+                }
+                _ => {}
+            }
+        }
+        if !erased.is_empty() {
+            if game.move_count() > 0 {
+                return Err("AE after the first move is not supported".into());
+            }
+            let mut stones: Vec<(Color, Point)> = game
+                .board()
+                .points()
+                .filter(|p| !erased.contains(p))
+                .filter_map(|p| game.board().color_at(p).map(|c| (c, p)))
+                .collect();
+            stones.extend(setup.drain(..));
+            let mut fresh = game.cleared();
+            fresh.setup(&stones, false).map_err(|e| format!("setup stones: {e}"))?;
+            game = fresh;
+        }
+        if !setup.is_empty() {
+            let is_handicap = game.move_count() == 0
+                && handicap.is_some()
+                && setup.iter().all(|(c, _)| *c == Color::Black);
+            game.setup(&setup, is_handicap)
+                .map_err(|e| format!("setup stones: {e}"))?;
+            if !is_handicap && setup.iter().all(|(c, _)| *c == Color::Black) && game.move_count() == 0 {
+                game.set_to_move(Color::White);
+            }
+        }
+        if let Some(c) = next_player {
+            game.set_to_move(c);
+        }
+        if let Some((c, mv)) = node_move {
+            if move_number.is_some_and(|n| moves_played + 1 >= n) {
+                game.set_to_move(c);
+                break;
+            }
+            game.play(c, mv).map_err(|e| {
+                format!(
+                    "move {} ({} {}) is illegal: {e}",
+                    moves_played + 1,
+                    c.letter(),
+                    crate::gtp::vertex_name(mv, size)
+                )
+            })?;
+            moves_played += 1;
+        }
+    }
+    Ok(game)
+}
+
+fn text(s: &str) -> SimpleText {
+    SimpleText { text: s.to_string() }
+}
+
+/// The game as an SGF record; `result` goes into RE.
+pub fn write(game: &Game, result: Option<&str>) -> String {
+    let n = game.size() as u8;
+    let mut root = vec![
+        Prop::FF(4),
+        Prop::GM(1),
+        Prop::CA(text("UTF-8")),
+        Prop::AP((text("kosumi"), text(env!("CARGO_PKG_VERSION")))),
+        // SZ[19] rather than the crate's SZ[19:19], for older readers.
+        Prop::Unknown("SZ".into(), vec![n.to_string()]),
+        Prop::KM(game.komi),
+        Prop::RU(text(game.rules.name)),
+    ];
+    if game.handicap() >= 2 {
+        root.push(Prop::HA(game.handicap() as i64));
+    }
+    if let Some(r) = result {
+        root.push(Prop::RE(text(r)));
+    }
+    // Nodes after the root, each a list of properties.
+    let mut nodes: Vec<Vec<Prop>> = Vec::new();
+    for action in game.actions() {
+        let props = match action {
+            Action::Setup(stones) => {
+                let pick = |c: Color| -> HashSet<SgfPoint> {
+                    stones
+                        .iter()
+                        .filter(|(sc, _)| *sc == c)
+                        .map(|&(_, p)| from_point(game, p))
+                        .collect()
+                };
+                let (b, w) = (pick(Color::Black), pick(Color::White));
+                let mut props = Vec::new();
+                if !b.is_empty() {
+                    props.push(Prop::AB(b));
+                }
+                if !w.is_empty() {
+                    props.push(Prop::AW(w));
+                }
+                props
+            }
+            Action::Move(c, mv) => {
+                let m = match mv {
+                    None => Move::Pass,
+                    Some(p) => Move::Move(from_point(game, *p)),
+                };
+                vec![match c {
+                    Color::Black => Prop::B(m),
+                    Color::White => Prop::W(m),
+                }]
+            }
+        };
+        // Setup before any move belongs in the root.
+        if nodes.is_empty() && matches!(action, Action::Setup(_)) {
+            root.extend(props);
+        } else {
+            nodes.push(props);
+        }
+    }
+    let mut tail: Vec<SgfNode<Prop>> = Vec::new();
+    for props in nodes.into_iter().rev() {
+        tail = vec![SgfNode::new(props, tail, false)];
+    }
+    let root = SgfNode::new(root, tail, true);
+    let mut out = root.serialize();
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gtp::parse_vertex;
+
+    #[test]
+    fn write_then_load_gives_the_same_game() {
+        let mut g = Game::new(9, Rules::preset("japanese").unwrap(), 6.5);
+        let stones: Vec<(Color, Point)> = ["C3", "G7"]
+            .iter()
+            .map(|v| (Color::Black, parse_vertex(v, 9).unwrap().unwrap()))
+            .collect();
+        g.setup(&stones, true).unwrap();
+        for (c, v) in [(Color::White, "E5"), (Color::Black, "pass"), (Color::White, "D4")] {
+            g.play(c, parse_vertex(v, 9).unwrap()).unwrap();
+        }
+        let text = write(&g, None);
+        assert!(text.contains("SZ[9]") && text.contains("HA[2]") && text.contains("RU[japanese]"));
+        let back = load(&text, &Game::new(19, Rules::default(), 7.5), None).unwrap();
+        assert_eq!(back.board().to_ascii(), g.board().to_ascii());
+        assert_eq!(back.komi, 6.5);
+        assert_eq!(back.rules.name, "japanese");
+        assert_eq!(back.handicap(), 2);
+        assert_eq!(back.to_move(), Color::Black);
+        let early = load(&text, &back, Some(2)).unwrap();
+        assert_eq!(early.board().stone_count(), 3);
+        assert_eq!(early.to_move(), Color::Black);
+    }
+
+    #[test]
+    fn nonsense_is_refused() {
+        let g = Game::new(9, Rules::default(), 7.5);
+        assert!(load("(;SZ[9];B[ee", &g, None).is_err());
+        assert!(load("hello", &g, None).is_err());
+        assert!(load("(;SZ[9];B[ee];W[ee])", &g, None).is_err());
+        assert!(load("(;SZ[99])", &g, None).is_err());
+    }
+}
