@@ -3,14 +3,14 @@
 //! `bench board=9 policy=light threads=1 playouts_per_s=123456`.
 
 use crate::board::{Board, Color};
-use crate::search::playout;
+use crate::search::{Policy, playout};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::time::{Duration, Instant};
 
-/// Light playouts per second from an empty `size` board on `threads` threads,
+/// Playouts per second from an empty `size` board on `threads` threads,
 /// each running for `duration`.
-pub fn light_playouts_per_second(size: usize, threads: usize, duration: Duration) -> f64 {
+pub fn playouts_per_second(size: usize, policy: Policy, threads: usize, duration: Duration) -> f64 {
     let counts: Vec<u64> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|i| {
@@ -22,7 +22,7 @@ pub fn light_playouts_per_second(size: usize, threads: usize, duration: Duration
                     while start.elapsed() < duration {
                         for _ in 0..16 {
                             let mut b = empty.clone();
-                            playout(&mut b, Color::Black, &mut rng, |_, _| {});
+                            playout(&mut b, Color::Black, policy, &mut rng, |_, _| {});
                         }
                         n += 16;
                     }
@@ -38,9 +38,11 @@ pub fn light_playouts_per_second(size: usize, threads: usize, duration: Duration
 /// Prints the benchmark lines for the given sizes and thread counts.
 pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
     for &size in sizes {
-        for &t in threads {
-            let rate = light_playouts_per_second(size, t, Duration::from_secs_f64(seconds));
-            println!("bench board={size} policy=light threads={t} playouts_per_s={rate:.0}");
+        for (policy, label) in [(Policy::Light, "light"), (Policy::Full, "full")] {
+            for &t in threads {
+                let rate = playouts_per_second(size, policy, t, Duration::from_secs_f64(seconds));
+                println!("bench board={size} policy={label} threads={t} playouts_per_s={rate:.0}");
+            }
         }
     }
 }

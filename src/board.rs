@@ -342,6 +342,60 @@ impl Board {
         true
     }
 
+    /// True if `c` at empty `p` captures nothing and leaves its chain with
+    /// exactly one liberty (a self-atari). Suicide counts as no.
+    pub fn is_self_atari(&self, c: Color, p: Point) -> bool {
+        let own = c.cell();
+        let opp = c.opponent().cell();
+        // Up to two distinct liberties found so far.
+        let mut libs = [0 as Point; 2];
+        let mut n = 0;
+        let add = |q: Point, libs: &mut [Point; 2], n: &mut usize| -> bool {
+            if q != p && !libs[..*n].contains(&q) {
+                if *n == 1 {
+                    return true; // a second liberty: not self-atari
+                }
+                libs[*n] = q;
+                *n += 1;
+            }
+            false
+        };
+        for q in self.neighbors(p) {
+            match self.cells[q as usize] {
+                Cell::Empty => {
+                    if add(q, &mut libs, &mut n) {
+                        return false;
+                    }
+                }
+                cell if cell == opp => {
+                    if self.libs[self.head[q as usize] as usize] == 1 {
+                        return false; // captures
+                    }
+                }
+                cell if cell == own => {
+                    let h = self.head[q as usize];
+                    if self.libs[h as usize] > 2 {
+                        return false;
+                    }
+                    let mut s = h;
+                    loop {
+                        for r in self.neighbors(s) {
+                            if self.cells[r as usize] == Cell::Empty && add(r, &mut libs, &mut n) {
+                                return false;
+                            }
+                        }
+                        s = self.next[s as usize];
+                        if s == h {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        n == 1
+    }
+
     /// Whether the suicide rule lets `c` play at empty `p`.
     #[inline]
     fn suicide_permitted(&self, c: Color, p: Point, rule: Suicide) -> bool {
@@ -716,6 +770,22 @@ mod tests {
         assert_eq!(b.liberties(c4), 8);
         assert_eq!(b.recount_liberties(c4), 8);
         assert_eq!(b.hash(), b.recompute_hash());
+    }
+
+    #[test]
+    fn self_atari() {
+        let b = Board::from_ascii(
+            "
+            . O . . .
+            X O . . .
+            . X . . .
+            . . . . .
+            . . . . .",
+        );
+        assert!(b.is_self_atari(Color::White, at(&b, "A5")) == false);
+        assert!(b.is_self_atari(Color::Black, at(&b, "A5")));
+        assert!(b.is_self_atari(Color::White, at(&b, "A3")));
+        assert!(!b.is_self_atari(Color::Black, at(&b, "C4")));
     }
 
     #[test]

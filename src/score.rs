@@ -19,7 +19,7 @@ pub enum Status {
 
 /// A chain is dead when its points end up the opponent's in more than this
 /// share of the playouts (ownership runs from -1, always White, to +1).
-const DEAD_OWNERSHIP: f64 = 0.4;
+const DEAD_OWNERSHIP: f64 = 0.1;
 
 /// The status of every point's chain (empty points: `Alive`, unused).
 pub fn statuses(board: &Board, ownership: &[f64]) -> Vec<Status> {

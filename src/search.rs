@@ -33,19 +33,37 @@ pub enum Decision {
 /// Pass in the tree and in playout move lists.
 const PASS: Point = 0;
 
-/// Plays random moves until both sides pass; returns the final board. Moves
-/// are uniform among legal points that are not the mover's own eye; suicide is
-/// never played. `moves` receives each move with its colour (for AMAF).
+/// How playouts choose their moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Uniform among legal points that are not the mover's own eye.
+    Light,
+    /// Captures a chain the last move left in atari, else uniform as light
+    /// but never a self-atari.
+    Full,
+}
+
+/// Plays moves by `policy` until both sides pass. Suicide is never played.
+/// `record` receives each move with its colour (for AMAF).
 pub fn playout(
     board: &mut Board,
     mut to_move: Color,
+    policy: Policy,
     rng: &mut SmallRng,
     mut record: impl FnMut(Color, Point),
 ) {
     let limit = board.size() * board.size() * 3;
     let mut passes = 0;
+    let mut last: Option<Point> = None;
     for _ in 0..limit {
-        match random_move(board, to_move, rng) {
+        let mv = match policy {
+            Policy::Light => random_move(board, to_move, rng, false),
+            Policy::Full => last
+                .and_then(|l| capture_move(board, to_move, l))
+                .or_else(|| random_move(board, to_move, rng, true)),
+        };
+        last = mv;
+        match mv {
             Some(p) => {
                 board.place(to_move, p);
                 record(to_move, p);
@@ -63,9 +81,28 @@ pub fn playout(
     }
 }
 
+/// A move of `c` capturing a chain next to `last` that is in atari.
+#[inline]
+fn capture_move(board: &Board, c: Color, last: Point) -> Option<Point> {
+    let opp = c.opponent();
+    if board.color_at(last) != Some(opp) {
+        return None;
+    }
+    let ko = board.ko();
+    for q in std::iter::once(last).chain(board.neighbors(last)) {
+        if board.color_at(q) == Some(opp) && board.liberties(q) == 1 {
+            let lib = board.some_liberty(q)?;
+            if ko != Some((lib, c)) {
+                return Some(lib);
+            }
+        }
+    }
+    None
+}
+
 /// A uniformly drawn playout move, or `None` (pass).
 #[inline]
-fn random_move(board: &Board, c: Color, rng: &mut SmallRng) -> Option<Point> {
+fn random_move(board: &Board, c: Color, rng: &mut SmallRng, no_self_atari: bool) -> Option<Point> {
     let empty = board.empty_points();
     let n = empty.len();
     if n == 0 {
@@ -76,6 +113,9 @@ fn random_move(board: &Board, c: Color, rng: &mut SmallRng) -> Option<Point> {
     for i in 0..n {
         let p = empty[(start + i) % n];
         if board.is_eye(c, p) || ko == Some((p, c)) || board.is_suicide(c, p) {
+            continue;
+        }
+        if no_self_atari && board.is_self_atari(c, p) {
             continue;
         }
         return Some(p);
@@ -120,7 +160,7 @@ pub fn ownership(game: &Game, n: usize, seed: u64) -> Vec<f64> {
     let mut total = vec![0.0; crate::board::MAX_POINTS];
     for _ in 0..n {
         let mut b = game.board().clone();
-        playout(&mut b, game.to_move(), &mut rng, |_, _| {});
+        playout(&mut b, game.to_move(), Policy::Full, &mut rng, |_, _| {});
         for p in b.points() {
             total[p as usize] += match b.cell(p) {
                 Cell::Black => 1.0,
@@ -273,6 +313,7 @@ pub struct Search<'a> {
     first_mover: Vec<u8>,
     pub playouts: u64,
     max_nodes: usize,
+    policy: Policy,
 }
 
 impl<'a> Search<'a> {
@@ -288,6 +329,7 @@ impl<'a> Search<'a> {
             first_mover: vec![0; crate::board::MAX_POINTS],
             playouts: 0,
             max_nodes,
+            policy: Policy::Full,
         }
     }
 
@@ -409,7 +451,9 @@ impl<'a> Search<'a> {
         }
         if passes < 2 {
             let seq = &mut self.sequence;
-            playout(&mut board, c, &mut self.rng, |col, p| seq.push((col, p)));
+            playout(&mut board, c, self.policy, &mut self.rng, |col, p| {
+                seq.push((col, p))
+            });
         }
         self.playouts += 1;
         let lead = playout_area(&board) as f64 - self.komi;
@@ -517,7 +561,7 @@ mod tests {
         let mut rng = SmallRng::seed_from_u64(3);
         for _ in 0..20 {
             let mut b = Board::new(9);
-            playout(&mut b, Color::Black, &mut rng, |_, _| {});
+            playout(&mut b, Color::Black, Policy::Light, &mut rng, |_, _| {});
             for &p in b.empty_points() {
                 assert!(b.is_eye(Color::Black, p) || b.is_eye(Color::White, p) || b.is_suicide(Color::Black, p) && b.is_suicide(Color::White, p));
             }

@@ -270,16 +270,18 @@ fn format_response(id: Option<u64>, reply: Reply) -> String {
         Ok(t) => ('=', t),
         Err(e) => ('?', e.0),
     };
-    // A response ends at the first empty line: keep the text free of them.
+    // A response ends at the first empty line: keep the text free of them
+    // (a leading newline, as in `showboard`, stays).
+    let lines: Vec<&str> = text.trim_end().lines().collect();
     let mut body = String::new();
-    for line in text.trim_end().split('\n') {
-        if line.trim().is_empty() && !body.is_empty() {
-            continue;
-        }
-        if !body.is_empty() {
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            if line.trim().is_empty() {
+                continue;
+            }
             body.push('\n');
         }
-        body.push_str(line.trim_end_matches('\r'));
+        body.push_str(line);
     }
     match id {
         Some(id) => format!("{mark}{id} {body}\n\n"),

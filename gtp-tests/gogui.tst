@@ -1,0 +1,43 @@
+# GoGui's conventions.
+10 gogui-analyze_commands
+#? [.*dboard/Ownership/kosumi-ownership.*]
+20 gogui-analyze_commands
+#? [.*gfx/.*/kosumi-gfx_ownership.*]
+30 gogui-interrupt
+#? []
+boardsize 9
+clear_board
+gogui-setup B C7 B G3 W C3
+40 list_stones b
+#? [G3 C7]
+gogui-setup_player W
+50 genmove w
+#? [[A-HJ][1-9]]
+60 gogui-play_sequence b E5 w D6 b E6
+#? []
+70 color D6
+#? [white]
+80 gg-undo 2
+#? []
+90 color D6
+#? [empty]
+100 color E5
+#? [black]
+110 cputime
+#? [\d+\.\d+]
+120 kosumi-ownership
+#? [(-?\d\.\d\d ){8}-?\d\.\d\d\n.*]
+130 kosumi-gfx_ownership
+#? [INFLUENCE A1 -?\d\.\d\d .*]
+140 kgs-rules japanese
+#? []
+150 kosumi-rules
+#? [name japanese\n.*]
+160 kgs-rules new_zealand
+#? []
+170 kosumi-rules
+#? [name new-zealand\n.*]
+180 kgs-rules aga
+#? []
+190 kosumi-rules
+#? [.*ko situational.*]

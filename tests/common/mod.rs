@@ -1,0 +1,85 @@
+//! A GTP client for tests: starts the built `kosumi` binary and talks to it.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+pub struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Engine {
+    /// Starts kosumi with `args`, working in `dir`.
+    pub fn start(args: &[&str], dir: &Path) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start kosumi");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Engine { child, stdin, stdout }
+    }
+
+    /// Sends raw bytes (one or more lines).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Reads one response: (success, text without the `=`/`?` and id).
+    pub fn read_response(&mut self) -> (bool, String) {
+        let mut lines = Vec::new();
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).unwrap();
+            assert!(n > 0, "engine closed its output; got so far {lines:?}");
+            let line = line.trim_end_matches('\n').to_string();
+            if line.is_empty() {
+                if lines.is_empty() {
+                    continue;
+                }
+                break;
+            }
+            lines.push(line);
+        }
+        let first = lines[0].clone();
+        let ok = first.starts_with('=');
+        assert!(ok || first.starts_with('?'), "bad response {first:?}");
+        let rest = first[1..].trim_start_matches(|c: char| c.is_ascii_digit());
+        lines[0] = rest.strip_prefix(' ').unwrap_or(rest).to_string();
+        (ok, lines.join("\n"))
+    }
+
+    /// Sends one command and returns its response.
+    pub fn command(&mut self, cmd: &str) -> (bool, String) {
+        self.send_raw(format!("{cmd}\n").as_bytes());
+        self.read_response()
+    }
+
+    /// Sends a command that must succeed; returns its text.
+    pub fn ok(&mut self, cmd: &str) -> String {
+        let (ok, text) = self.command(cmd);
+        assert!(ok, "{cmd} failed: {text}");
+        text
+    }
+
+    /// Sends a command that must fail; returns its message.
+    pub fn err(&mut self, cmd: &str) -> String {
+        let (ok, text) = self.command(cmd);
+        assert!(!ok, "{cmd} should fail but answered {text}");
+        text
+    }
+
+    /// Closes stdin and waits for the exit status.
+    pub fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin);
+        self.child.wait().unwrap()
+    }
+}
