@@ -16,7 +16,7 @@ pub fn fixed(size: usize, n: usize) -> Result<Vec<(usize, usize)>, &'static str>
     if n > max {
         return Err("invalid number of stones: too many for this board");
     }
-    let edge = if size >= 13 { 3 } else { 2 };
+    let edge = if size >= 12 { 3 } else { 2 };
     let (lo, hi, mid) = (edge, size - 1 - edge, size / 2);
     // D4, Q16, D16, Q4, then the sides and centre as the specification adds them.
     let corners = [(lo, lo), (hi, hi), (lo, hi), (hi, lo)];

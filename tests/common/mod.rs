@@ -14,14 +14,19 @@ pub struct Engine {
 impl Engine {
     /// Starts kosumi with `args`, working in `dir`.
     pub fn start(args: &[&str], dir: &Path) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        Engine::spawn(Path::new(env!("CARGO_BIN_EXE_kosumi")), args, dir)
+    }
+
+    /// Starts any GTP engine.
+    pub fn spawn(program: &Path, args: &[&str], dir: &Path) -> Engine {
+        let mut child = Command::new(program)
             .args(args)
             .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .expect("start kosumi");
+            .unwrap_or_else(|e| panic!("start {}: {e}", program.display()));
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Engine { child, stdin, stdout }

@@ -1,0 +1,146 @@
+//! Error replies and protocol framing, checked against the built binary (a
+//! GTP error counts as a failure in gogui-regress, so they are tested here).
+
+mod common;
+
+use common::Engine;
+use std::path::Path;
+
+fn engine() -> Engine {
+    Engine::start(&["--size", "9"], Path::new(env!("CARGO_MANIFEST_DIR")))
+}
+
+#[test]
+fn bad_arguments_get_standard_errors_and_change_nothing() {
+    let mut e = engine();
+    e.ok("play b E5");
+    let board = e.ok("showboard");
+    for (cmd, expected) in [
+        ("boardsize 0", "unacceptable size"),
+        ("boardsize 26", "unacceptable size"),
+        ("boardsize x", "syntax error"),
+        ("boardsize", "syntax error"),
+        ("komi abc", "syntax error"),
+        ("komi", "syntax error"),
+        ("play b E5", "illegal move"),
+        ("play b J10", "syntax error"),
+        ("play b Z1", "syntax error"),
+        ("play x E4", "syntax error"),
+        ("play b", "syntax error"),
+        ("play b E4 E6", "syntax error"),
+        ("genmove", "syntax error"),
+        ("genmove purple", "syntax error"),
+        ("fixed_handicap 2", "board not empty"),
+        ("set_free_handicap A1 B1", "board not empty"),
+        ("final_status_list sideways", "syntax error"),
+        ("countlib A1", "syntax error"),
+        ("captures x", "syntax error"),
+        ("time_settings 1 2", "syntax error"),
+        ("time_left b x 0", "syntax error"),
+        ("kgs-time_settings weird 1", "syntax error"),
+        ("kgs-rules klingon", "syntax error"),
+        ("kosumi-rules klingon", "syntax error"),
+        ("loadsgf /nonexistent/file.sgf", "cannot load file"),
+        ("loadsgf gtp-tests/games/truncated.sgf", "cannot load file"),
+        ("loadsgf Cargo.toml", "cannot load file"),
+        ("gogui-setup B", "syntax error"),
+        ("gogui-setup B E5", "illegal move"),
+        ("gogui-play_sequence b D4 w D4", "illegal move"),
+        ("gg-undo 5", "cannot undo"),
+        ("frobnicate", "unknown command"),
+    ] {
+        let msg = e.err(cmd);
+        assert!(msg.starts_with(expected), "{cmd}: {msg}");
+    }
+    assert_eq!(e.ok("showboard"), board, "state changed by bad input");
+    assert_eq!(e.ok("color D4"), "empty");
+    assert!(e.finish().success());
+}
+
+#[test]
+fn handicap_errors() {
+    let mut e = engine();
+    assert!(e.err("fixed_handicap 1").starts_with("invalid number of stones"));
+    assert!(e.err("fixed_handicap 10").starts_with("invalid number of stones"));
+    assert!(e.err("set_free_handicap A1").starts_with("invalid number of stones"));
+    assert!(e.err("set_free_handicap A1 A1").starts_with("syntax error"));
+    assert!(e.err("place_free_handicap 81").starts_with("invalid number of stones"));
+    e.ok("boardsize 5");
+    assert!(e.err("fixed_handicap 2").starts_with("invalid number of stones"));
+    assert_eq!(e.ok("list_stones b"), "");
+}
+
+#[test]
+fn undo_to_the_start_and_no_further() {
+    let mut e = engine();
+    assert_eq!(e.err("undo"), "cannot undo");
+    e.ok("play b C3");
+    e.ok("play w pass");
+    e.ok("undo");
+    e.ok("undo");
+    assert_eq!(e.err("undo"), "cannot undo");
+    assert_eq!(e.ok("list_stones b"), "");
+}
+
+#[test]
+fn framing_ids_comments_junk_and_long_lines() {
+    let mut e = engine();
+    e.send_raw(b"\n   \n# just a comment\n42 name # trailing comment\n");
+    assert_eq!(e.read_response(), (true, "kosumi".into()));
+    e.send_raw(b"\tprotocol_version\t\r\n");
+    assert_eq!(e.read_response(), (true, "2".into()));
+    e.send_raw(b"\xff\xfe\x00\x01 garbage \xc3\x28\n");
+    assert!(!e.read_response().0);
+    e.send_raw(&vec![b'x'; 200_000]);
+    e.send_raw(b"\n");
+    let (ok, msg) = e.read_response();
+    assert!(!ok && msg.starts_with("syntax error"), "{msg}");
+    e.send_raw(b"7 known_command play\n");
+    assert_eq!(e.read_response(), (true, "true".into()));
+    e.send_raw(b"9\n");
+    assert!(!e.read_response().0);
+    assert!(e.finish().success(), "end of input exits with status 0");
+}
+
+#[test]
+fn quit_answers_then_exits_zero() {
+    let mut e = engine();
+    e.send_raw(b"5 quit\nname\n");
+    assert_eq!(e.read_response(), (true, String::new()));
+    assert!(e.finish().success());
+}
+
+#[test]
+fn interrupt_stops_a_long_genmove() {
+    let mut e = Engine::start(
+        &["--size", "19", "--time", "60"],
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    );
+    let start = std::time::Instant::now();
+    e.send_raw(b"genmove b\n");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    e.send_raw(b"# interrupt\n");
+    let (ok, mv) = e.read_response();
+    assert!(ok && mv.len() >= 2, "{mv}");
+    assert!(start.elapsed().as_secs() < 30, "genmove was not interrupted");
+    assert_eq!(e.ok("name"), "kosumi");
+}
+
+#[test]
+fn list_commands_and_known_command_agree() {
+    let mut e = engine();
+    let listed = e.ok("list_commands");
+    for name in listed.lines() {
+        assert_eq!(e.ok(&format!("known_command {name}")), "true", "{name}");
+    }
+    for name in ["protocol_version", "name", "version", "known_command", "list_commands", "quit",
+        "boardsize", "clear_board", "komi", "play", "genmove", "fixed_handicap",
+        "place_free_handicap", "set_free_handicap", "loadsgf", "reg_genmove", "undo",
+        "final_score", "final_status_list", "showboard", "time_settings", "time_left", "captures",
+        "is_legal", "all_legal", "list_stones", "color", "countlib", "printsgf", "kgs-rules",
+        "kgs-time_settings", "kgs-genmove_cleanup", "kgs-game_over", "gogui-analyze_commands",
+        "gogui-interrupt", "gogui-setup", "gogui-setup_player", "gogui-play_sequence", "cputime",
+        "gg-undo", "kosumi-rules", "kosumi-pass_stones"] {
+        assert!(listed.lines().any(|l| l == name), "{name} not listed");
+    }
+}

@@ -1,0 +1,131 @@
+//! Property tests of the rules engine: random games never panic, incremental
+//! liberties equal a recount, the hash equals a recomputation, play then undo
+//! restores board and hash, and SGF survives write then load.
+
+use kosumi::board::{Board, Color, Point};
+use kosumi::game::Game;
+use kosumi::rules::Rules;
+use proptest::prelude::*;
+
+/// Plays the drawn moves where legal (index into the board's points; values
+/// beyond the board are passes) and returns the game.
+fn play_random(size: usize, rules: &str, moves: &[u16]) -> Game {
+    let mut g = Game::new(size, Rules::preset(rules).unwrap(), 7.5);
+    let points: Vec<Point> = g.board().points().collect();
+    for &m in moves {
+        let c = g.to_move();
+        let mv = points.get(m as usize).copied();
+        if g.play(c, mv).is_err() {
+            g.play(c, None).unwrap();
+        }
+    }
+    g
+}
+
+fn check_board(b: &Board) {
+    assert_eq!(b.hash(), b.recompute_hash());
+    for p in b.points() {
+        if b.color_at(p).is_some() {
+            assert_eq!(b.liberties(p), b.recount_liberties(p), "at {p}\n{}", b.to_ascii());
+            assert!(b.liberties(p) > 0);
+        }
+    }
+}
+
+const PRESETS: [&str; 7] = ["chinese", "egc2011", "japanese", "aga", "new-zealand", "tromp-taylor", "simple-ko"];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn liberties_and_hash_stay_exact(size in 2usize..10, rules in 0usize..7, moves in prop::collection::vec(0u16..110, 0..250)) {
+        let g = play_random(size, PRESETS[rules], &moves);
+        check_board(g.board());
+    }
+
+    #[test]
+    fn play_then_undo_restores_everything(size in 2usize..8, rules in 0usize..7, moves in prop::collection::vec(0u16..70, 1..120)) {
+        let mut g = play_random(size, PRESETS[rules], &moves);
+        let mut snapshots = Vec::new();
+        let mut replay = g.clone();
+        while replay.undo() {
+            snapshots.push((replay.board().to_ascii(), replay.board().hash()));
+        }
+        for (ascii, hash) in snapshots {
+            prop_assert!(g.undo());
+            prop_assert_eq!(g.board().to_ascii(), ascii);
+            prop_assert_eq!(g.board().hash(), hash);
+            check_board(g.board());
+        }
+        prop_assert!(!g.undo());
+        prop_assert_eq!(g.board().stone_count(), 0);
+        prop_assert_eq!(g.board().captures(Color::Black) + g.board().captures(Color::White), 0);
+        prop_assert_eq!(g.pass_stones(Color::Black) + g.pass_stones(Color::White), 0);
+    }
+
+    #[test]
+    fn sgf_survives_write_then_load(size in 2usize..10, moves in prop::collection::vec(0u16..110, 0..120)) {
+        let g = play_random(size, "tromp-taylor", &moves);
+        let text = kosumi::sgf::write(&g, None);
+        let back = kosumi::sgf::load(&text, &Game::new(19, Rules::default(), 0.0), None).unwrap();
+        prop_assert_eq!(back.board().to_ascii(), g.board().to_ascii());
+        prop_assert_eq!(back.move_count(), g.move_count());
+        prop_assert_eq!(back.to_move(), g.to_move());
+    }
+
+    #[test]
+    fn gtp_never_panics_on_junk(lines in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..30)) {
+        let mut e = kosumi::gtp::Engine::new(kosumi::gtp::Config { playouts: Some(50), ..Default::default() }, Rules::default(), 5, None);
+        for l in lines {
+            if let Some(r) = e.execute(&l) {
+                prop_assert!(r.starts_with('=') || r.starts_with('?'));
+                prop_assert!(r.ends_with("\n\n"));
+            }
+        }
+    }
+
+    #[test]
+    fn gtp_never_panics_on_command_like_input(cmds in prop::collection::vec((0usize..kosumi::gtp::COMMANDS.len(), prop::collection::vec("[a-zA-Z0-9.-]{0,4}", 0..4)), 0..30)) {
+        let mut e = kosumi::gtp::Engine::new(kosumi::gtp::Config { playouts: Some(30), ownership_playouts: 20, ..Default::default() }, Rules::default(), 5, None);
+        for (i, args) in cmds {
+            let name = kosumi::gtp::COMMANDS[i].name;
+            if ["quit", "printsgf", "loadsgf"].contains(&name) { continue; }
+            let line = format!("{name} {}", args.join(" "));
+            let r = e.execute(line.as_bytes()).unwrap();
+            prop_assert!(!r.contains("internal error"), "{}: {}", line, r);
+        }
+    }
+}
+
+/// In alternating games under EGC 2011, the area count and the
+/// Japanese-style count (territory + prisoners + pass stones) agree.
+#[test]
+fn egc_area_and_japanese_style_counts_agree_in_alternating_games() {
+    use kosumi::score::{Status, score};
+    let mut rng_state = 12345u64;
+    let mut next = || {
+        rng_state ^= rng_state << 13;
+        rng_state ^= rng_state >> 7;
+        rng_state ^= rng_state << 17;
+        rng_state
+    };
+    for game_no in 0..200 {
+        let size = 3 + game_no % 5;
+        let mut g = Game::new(size, Rules::preset("egc2011").unwrap(), 7.5);
+        let points: Vec<Point> = g.board().points().collect();
+        for _ in 0..(next() % 80) {
+            let c = g.to_move();
+            let mv = if next() % 6 == 0 { None } else { Some(points[(next() as usize) % points.len()]) };
+            if g.play(c, mv).is_err() {
+                g.play(c, None).unwrap();
+            }
+        }
+        // End the game with two passes (Black may pass last).
+        let c = g.to_move();
+        g.play(c, None).unwrap();
+        g.play(c.opponent(), None).unwrap();
+        let status = vec![Status::Alive; kosumi::board::MAX_POINTS];
+        let s = score(&g, &status);
+        assert_eq!(Some(s.margin), s.japanese_style_margin, "game {game_no}\n{}", g.board().to_ascii());
+    }
+}
