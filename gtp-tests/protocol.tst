@@ -19,7 +19,7 @@ boardsize 7
 clear_board
 komi 0.5
 90 showboard
-#? [\n   A B C D E F G\n 7 \. \. .*]
+#? [A B C D E F G\n 7 \. \. .*]
 play b D4
 100 showboard
 #? [.* 4 \. \. \. X \. \. \. 4.*White to move.*]

@@ -30,7 +30,10 @@ pub fn playouts_per_second(size: usize, policy: Policy, threads: usize, duration
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("bench thread")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("bench thread"))
+            .collect()
     });
     counts.iter().sum::<u64>() as f64 / duration.as_secs_f64()
 }

@@ -362,15 +362,10 @@ impl Board {
         };
         for q in self.neighbors(p) {
             match self.cells[q as usize] {
-                Cell::Empty => {
-                    if add(q, &mut libs, &mut n) {
-                        return false;
-                    }
-                }
-                cell if cell == opp => {
-                    if self.libs[self.head[q as usize] as usize] == 1 {
-                        return false; // captures
-                    }
+                Cell::Empty if add(q, &mut libs, &mut n) => return false,
+                // Capturing is never a self-atari.
+                cell if cell == opp && self.libs[self.head[q as usize] as usize] == 1 => {
+                    return false;
                 }
                 cell if cell == own => {
                     let h = self.head[q as usize];
@@ -698,7 +693,9 @@ mod tests {
         );
         let a1 = at(&b, "A1");
         assert_eq!(b.liberties(a1), 1);
-        let placed = b.play(Color::Black, at(&b, "B1"), Suicide::Forbidden).unwrap();
+        let placed = b
+            .play(Color::Black, at(&b, "B1"), Suicide::Forbidden)
+            .unwrap();
         assert_eq!(placed.captured, 1);
         assert_eq!(b.cell(a1), Cell::Empty);
         assert_eq!(b.liberties(at(&b, "A2")), 3);
@@ -735,8 +732,14 @@ mod tests {
             . . . .",
         );
         let a4 = at(&b, "A4");
-        assert_eq!(b.check(Color::Black, a4, Suicide::Forbidden), Err(Illegal::Suicide));
-        assert_eq!(b.check(Color::Black, a4, Suicide::MultiStone), Err(Illegal::Suicide));
+        assert_eq!(
+            b.check(Color::Black, a4, Suicide::Forbidden),
+            Err(Illegal::Suicide)
+        );
+        assert_eq!(
+            b.check(Color::Black, a4, Suicide::MultiStone),
+            Err(Illegal::Suicide)
+        );
         assert_eq!(b.check(Color::Black, a4, Suicide::Allowed), Ok(()));
         let mut b2 = Board::from_ascii(
             "
@@ -746,7 +749,10 @@ mod tests {
             . . . .",
         );
         let a3 = at(&b2, "A3");
-        assert_eq!(b2.check(Color::Black, a3, Suicide::Forbidden), Err(Illegal::Suicide));
+        assert_eq!(
+            b2.check(Color::Black, a3, Suicide::Forbidden),
+            Err(Illegal::Suicide)
+        );
         let placed = b2.play(Color::Black, a3, Suicide::MultiStone).unwrap();
         assert_eq!(placed.suicided, 2);
         assert_eq!(b2.captures(Color::White), 2);
@@ -782,7 +788,7 @@ mod tests {
             . . . . .
             . . . . .",
         );
-        assert!(b.is_self_atari(Color::White, at(&b, "A5")) == false);
+        assert!(!b.is_self_atari(Color::White, at(&b, "A5")));
         assert!(b.is_self_atari(Color::Black, at(&b, "A5")));
         assert!(b.is_self_atari(Color::White, at(&b, "A3")));
         assert!(!b.is_self_atari(Color::Black, at(&b, "C4")));

@@ -13,7 +13,11 @@ pub enum TimeSystem {
     Absolute { main: f64 },
     /// Main time, then `periods` periods of `period` seconds (a move made
     /// within a period does not use it up).
-    ByoYomi { main: f64, period: f64, periods: u32 },
+    ByoYomi {
+        main: f64,
+        period: f64,
+        periods: u32,
+    },
     /// Main time, then `stones` moves in every `period` seconds.
     Canadian { main: f64, period: f64, stones: u32 },
 }

@@ -138,10 +138,7 @@ impl Game {
         next.place(color, p);
         let hash = next.hash();
         let repeats = match self.rules.ko {
-            Ko::Simple => self
-                .earlier
-                .last()
-                .is_some_and(|s| s.board.hash() == hash),
+            Ko::Simple => self.earlier.last().is_some_and(|s| s.board.hash() == hash),
             Ko::Positional => {
                 board.hash() == hash || self.earlier.iter().any(|s| s.board.hash() == hash)
             }

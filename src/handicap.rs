@@ -12,7 +12,11 @@ pub fn fixed(size: usize, n: usize) -> Result<Vec<(usize, usize)>, &'static str>
     if size < 7 {
         return Err("invalid number of stones: no fixed handicap below 7x7");
     }
-    let max = if size % 2 == 0 || size == 7 { 4 } else { 9 };
+    let max = if size.is_multiple_of(2) || size == 7 {
+        4
+    } else {
+        9
+    };
     if n > max {
         return Err("invalid number of stones: too many for this board");
     }
@@ -43,7 +47,7 @@ pub fn free(board: &Board, n: usize) -> Result<Vec<Point>, &'static str> {
     }
     let fixed_count = if size < 7 {
         0
-    } else if size % 2 == 0 || size == 7 {
+    } else if size.is_multiple_of(2) || size == 7 {
         n.min(4)
     } else {
         n.min(9)

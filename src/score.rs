@@ -31,8 +31,11 @@ pub fn statuses(board: &Board, ownership: &[f64]) -> Vec<Status> {
             }
             let stones: Vec<Point> = board.chain_stones(p).collect();
             let sign = if c == Color::Black { 1.0 } else { -1.0 };
-            let own: f64 =
-                stones.iter().map(|&s| sign * ownership[s as usize]).sum::<f64>() / stones.len() as f64;
+            let own: f64 = stones
+                .iter()
+                .map(|&s| sign * ownership[s as usize])
+                .sum::<f64>()
+                / stones.len() as f64;
             let st = if own < -DEAD_OWNERSHIP {
                 Status::Dead
             } else {
@@ -190,13 +193,17 @@ pub fn score(game: &Game, status: &[Status]) -> Score {
     // opponent's pass stones, and White's extra pass if Black passed last.
     let extra = (rules.white_extra_pass && game.is_over() && game.black_passed_last()) as u32;
     let prisoners = |c: Color| {
-        let passes = game.pass_stones(c.opponent())
-            + if c == Color::Black { extra } else { 0 };
+        let passes = game.pass_stones(c.opponent()) + if c == Color::Black { extra } else { 0 };
         (board.captures(c) + passes) as f64
     };
     let japanese = |seki_counts: bool| {
         let t = |c: Color| {
-            territory[c.index()] - if seki_counts { 0.0 } else { seki_territory[c.index()] }
+            territory[c.index()]
+                - if seki_counts {
+                    0.0
+                } else {
+                    seki_territory[c.index()]
+                }
         };
         t(Color::Black) + prisoners(Color::Black) - t(Color::White) - prisoners(Color::White)
     };

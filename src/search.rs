@@ -257,14 +257,19 @@ pub fn run_threads(
             .map(|i| {
                 let per_thread = &per_thread;
                 scope.spawn(move || {
-                    let seed = per_thread.seed.wrapping_add(i as u64 * 0x5851_F42D_4C95_7F2D);
+                    let seed = per_thread
+                        .seed
+                        .wrapping_add(i as u64 * 0x5851_F42D_4C95_7F2D);
                     let mut s = Search::new(game, seed, per_thread.max_nodes);
                     s.search(per_thread, stop);
                     (s.root_stats(), s.playouts)
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("search thread")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("search thread"))
+            .collect()
     });
     let mut merged: Vec<RootMove> = Vec::new();
     let mut playouts = 0;
@@ -502,7 +507,7 @@ impl<'a> Search<'a> {
         let max = settings.budget.playouts.unwrap_or(u64::MAX);
         while self.playouts < max {
             self.iterate();
-            if self.playouts % 64 == 0 {
+            if self.playouts.is_multiple_of(64) {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
@@ -540,7 +545,8 @@ impl<'a> Search<'a> {
         while pv.len() < max_len && self.nodes.get(i).is_some_and(|n| n.expanded) {
             let n = &self.nodes[i];
             let (s, k) = (n.first_child as usize, n.children as usize);
-            let Some(j) = (s..s + k).max_by(|&a, &b| self.nodes[a].visits.total_cmp(&self.nodes[b].visits))
+            let Some(j) =
+                (s..s + k).max_by(|&a, &b| self.nodes[a].visits.total_cmp(&self.nodes[b].visits))
             else {
                 break;
             };
@@ -563,7 +569,11 @@ mod tests {
             let mut b = Board::new(9);
             playout(&mut b, Color::Black, Policy::Light, &mut rng, |_, _| {});
             for &p in b.empty_points() {
-                assert!(b.is_eye(Color::Black, p) || b.is_eye(Color::White, p) || b.is_suicide(Color::Black, p) && b.is_suicide(Color::White, p));
+                assert!(
+                    b.is_eye(Color::Black, p)
+                        || b.is_eye(Color::White, p)
+                        || b.is_suicide(Color::Black, p) && b.is_suicide(Color::White, p)
+                );
             }
             assert_eq!(b.hash(), b.recompute_hash());
         }
@@ -591,7 +601,10 @@ mod tests {
         g.set_to_move(Color::White);
         let mut s = Search::new(&g, 1, 1 << 20);
         let settings = Settings {
-            budget: Budget { playouts: Some(3000), time: None },
+            budget: Budget {
+                playouts: Some(3000),
+                time: None,
+            },
             seed: 1,
             resign: 0.0,
             cleanup: false,
@@ -606,7 +619,11 @@ mod tests {
         assert!(g.check(Color::White, p).is_ok());
         // The capture is seen by the prior and the search.
         let d1 = g.board().point(3, 0);
-        let capture = s.root_stats().into_iter().find(|m| m.mv == Some(d1)).unwrap();
+        let capture = s
+            .root_stats()
+            .into_iter()
+            .find(|m| m.mv == Some(d1))
+            .unwrap();
         assert!(capture.wins / capture.visits > 0.85);
     }
 }

@@ -111,7 +111,9 @@ pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<G
                     };
                     node_move = Some((c, mv));
                 }
-                Prop::Invalid(id, v) if ["B", "W", "AB", "AW", "AE", "SZ"].contains(&id.as_str()) => {
+                Prop::Invalid(id, v)
+                    if ["B", "W", "AB", "AW", "AE", "SZ"].contains(&id.as_str()) =>
+                {
                     return Err(format!("invalid property {id}{v:?}"));
                 }
                 _ => {}
@@ -127,9 +129,11 @@ pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<G
                 .filter(|p| !erased.contains(p))
                 .filter_map(|p| game.board().color_at(p).map(|c| (c, p)))
                 .collect();
-            stones.extend(setup.drain(..));
+            stones.append(&mut setup);
             let mut fresh = game.cleared();
-            fresh.setup(&stones, false).map_err(|e| format!("setup stones: {e}"))?;
+            fresh
+                .setup(&stones, false)
+                .map_err(|e| format!("setup stones: {e}"))?;
             game = fresh;
         }
         if !setup.is_empty() {
@@ -138,7 +142,10 @@ pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<G
                 && setup.iter().all(|(c, _)| *c == Color::Black);
             game.setup(&setup, is_handicap)
                 .map_err(|e| format!("setup stones: {e}"))?;
-            if !is_handicap && setup.iter().all(|(c, _)| *c == Color::Black) && game.move_count() == 0 {
+            if !is_handicap
+                && setup.iter().all(|(c, _)| *c == Color::Black)
+                && game.move_count() == 0
+            {
                 game.set_to_move(Color::White);
             }
         }
@@ -165,7 +172,9 @@ pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<G
 }
 
 fn text(s: &str) -> SimpleText {
-    SimpleText { text: s.to_string() }
+    SimpleText {
+        text: s.to_string(),
+    }
 }
 
 /// The game as an SGF record; `result` goes into RE.
@@ -250,7 +259,11 @@ mod tests {
             .map(|v| (Color::Black, parse_vertex(v, 9).unwrap().unwrap()))
             .collect();
         g.setup(&stones, true).unwrap();
-        for (c, v) in [(Color::White, "E5"), (Color::Black, "pass"), (Color::White, "D4")] {
+        for (c, v) in [
+            (Color::White, "E5"),
+            (Color::Black, "pass"),
+            (Color::White, "D4"),
+        ] {
             g.play(c, parse_vertex(v, 9).unwrap()).unwrap();
         }
         let text = write(&g, None);

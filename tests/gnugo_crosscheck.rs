@@ -67,7 +67,11 @@ fn random_games_agree_with_gnugo() {
                 for &l in &letters {
                     for n in 1..=size {
                         let cmd = format!("is_legal {color} {l}{n}");
-                        assert_eq!(ours.ok(&cmd), theirs.ok(&cmd), "game {game} turn {turn}: {cmd}");
+                        assert_eq!(
+                            ours.ok(&cmd),
+                            theirs.ok(&cmd),
+                            "game {game} turn {turn}: {cmd}"
+                        );
                         checked_points += 1;
                     }
                 }
@@ -84,12 +88,19 @@ fn random_games_agree_with_gnugo() {
             };
             let cmd = format!("play {color} {mv}");
             let (a, b) = (ours.command(&cmd), theirs.command(&cmd));
-            assert_eq!(a.0, b.0, "game {game} turn {turn}: {cmd}: ours {a:?}, GNU Go {b:?}");
+            assert_eq!(
+                a.0, b.0,
+                "game {game} turn {turn}: {cmd}: ours {a:?}, GNU Go {b:?}"
+            );
             if !a.0 {
                 continue;
             }
             for q in ["list_stones black", "list_stones white"] {
-                assert_eq!(sorted(&ours.ok(q)), sorted(&theirs.ok(q)), "game {game} turn {turn}: {q}");
+                assert_eq!(
+                    sorted(&ours.ok(q)),
+                    sorted(&theirs.ok(q)),
+                    "game {game} turn {turn}: {q}"
+                );
             }
             for q in ["captures black", "captures white"] {
                 assert_eq!(ours.ok(q), theirs.ok(q), "game {game} turn {turn}: {q}");
@@ -114,7 +125,10 @@ fn fixed_handicap_agrees_with_gnugo() {
                 let (ok, text) = e.command(&format!("fixed_handicap {n}"));
                 replies.push((ok, if ok { sorted(&text) } else { Vec::new() }));
             }
-            assert_eq!(replies[0], replies[1], "fixed_handicap {n} on {size}x{size}: ours, GNU Go");
+            assert_eq!(
+                replies[0], replies[1],
+                "fixed_handicap {n} on {size}x{size}: ours, GNU Go"
+            );
         }
     }
 }

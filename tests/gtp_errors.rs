@@ -60,13 +60,28 @@ fn bad_arguments_get_standard_errors_and_change_nothing() {
 #[test]
 fn handicap_errors() {
     let mut e = engine();
-    assert!(e.err("fixed_handicap 1").starts_with("invalid number of stones"));
-    assert!(e.err("fixed_handicap 10").starts_with("invalid number of stones"));
-    assert!(e.err("set_free_handicap A1").starts_with("invalid number of stones"));
+    assert!(
+        e.err("fixed_handicap 1")
+            .starts_with("invalid number of stones")
+    );
+    assert!(
+        e.err("fixed_handicap 10")
+            .starts_with("invalid number of stones")
+    );
+    assert!(
+        e.err("set_free_handicap A1")
+            .starts_with("invalid number of stones")
+    );
     assert!(e.err("set_free_handicap A1 A1").starts_with("syntax error"));
-    assert!(e.err("place_free_handicap 81").starts_with("invalid number of stones"));
+    assert!(
+        e.err("place_free_handicap 81")
+            .starts_with("invalid number of stones")
+    );
     e.ok("boardsize 5");
-    assert!(e.err("fixed_handicap 2").starts_with("invalid number of stones"));
+    assert!(
+        e.err("fixed_handicap 2")
+            .starts_with("invalid number of stones")
+    );
     assert_eq!(e.ok("list_stones b"), "");
 }
 
@@ -122,7 +137,10 @@ fn interrupt_stops_a_long_genmove() {
     e.send_raw(b"# interrupt\n");
     let (ok, mv) = e.read_response();
     assert!(ok && mv.len() >= 2, "{mv}");
-    assert!(start.elapsed().as_secs() < 30, "genmove was not interrupted");
+    assert!(
+        start.elapsed().as_secs() < 30,
+        "genmove was not interrupted"
+    );
     assert_eq!(e.ok("name"), "kosumi");
 }
 
@@ -133,14 +151,50 @@ fn list_commands_and_known_command_agree() {
     for name in listed.lines() {
         assert_eq!(e.ok(&format!("known_command {name}")), "true", "{name}");
     }
-    for name in ["protocol_version", "name", "version", "known_command", "list_commands", "quit",
-        "boardsize", "clear_board", "komi", "play", "genmove", "fixed_handicap",
-        "place_free_handicap", "set_free_handicap", "loadsgf", "reg_genmove", "undo",
-        "final_score", "final_status_list", "showboard", "time_settings", "time_left", "captures",
-        "is_legal", "all_legal", "list_stones", "color", "countlib", "printsgf", "kgs-rules",
-        "kgs-time_settings", "kgs-genmove_cleanup", "kgs-game_over", "gogui-analyze_commands",
-        "gogui-interrupt", "gogui-setup", "gogui-setup_player", "gogui-play_sequence", "cputime",
-        "gg-undo", "kosumi-rules", "kosumi-pass_stones"] {
+    for name in [
+        "protocol_version",
+        "name",
+        "version",
+        "known_command",
+        "list_commands",
+        "quit",
+        "boardsize",
+        "clear_board",
+        "komi",
+        "play",
+        "genmove",
+        "fixed_handicap",
+        "place_free_handicap",
+        "set_free_handicap",
+        "loadsgf",
+        "reg_genmove",
+        "undo",
+        "final_score",
+        "final_status_list",
+        "showboard",
+        "time_settings",
+        "time_left",
+        "captures",
+        "is_legal",
+        "all_legal",
+        "list_stones",
+        "color",
+        "countlib",
+        "printsgf",
+        "kgs-rules",
+        "kgs-time_settings",
+        "kgs-genmove_cleanup",
+        "kgs-game_over",
+        "gogui-analyze_commands",
+        "gogui-interrupt",
+        "gogui-setup",
+        "gogui-setup_player",
+        "gogui-play_sequence",
+        "cputime",
+        "gg-undo",
+        "kosumi-rules",
+        "kosumi-pass_stones",
+    ] {
         assert!(listed.lines().any(|l| l == name), "{name} not listed");
     }
 }

@@ -36,11 +36,17 @@ fn parse_file(text: &str) -> Vec<Case> {
             continue;
         } else {
             let (id, command) = match line.split_once(' ') {
-                Some((n, c)) if n.chars().all(|c| c.is_ascii_digit()) => (n.to_string(), c.to_string()),
+                Some((n, c)) if n.chars().all(|c| c.is_ascii_digit()) => {
+                    (n.to_string(), c.to_string())
+                }
                 _ if line.chars().all(|c| c.is_ascii_digit()) => (line.to_string(), String::new()),
                 _ => (String::new(), line.to_string()),
             };
-            cases.push(Case { id, command, expect: None });
+            cases.push(Case {
+                id,
+                command,
+                expect: None,
+            });
         }
     }
     cases
@@ -62,14 +68,21 @@ fn gtp_regression_files() {
         let mut engine = common::Engine::start(&[], &dir);
         for case in parse_file(&text) {
             let (ok, reply) = engine.command(&case.command);
-            let name = format!("{}:{} {}", file.file_name().unwrap().to_string_lossy(), case.id, case.command);
+            // gogui-regress matches the reply with surrounding white space cut.
+            let reply = reply.trim();
+            let name = format!(
+                "{}:{} {}",
+                file.file_name().unwrap().to_string_lossy(),
+                case.id,
+                case.command
+            );
             let Some((re, negated, known)) = &case.expect else {
                 continue;
             };
             let matched = ok
                 && Regex::new(&format!("^(?s:{re})$"))
                     .unwrap_or_else(|e| panic!("{name}: bad regex {re}: {e}"))
-                    .is_match(&reply)
+                    .is_match(reply)
                     != *negated;
             match (matched, known) {
                 (true, false) => passed += 1,
@@ -84,6 +97,9 @@ fn gtp_regression_files() {
         }
         assert!(engine.finish().success());
     }
-    println!("gtp-tests: {passed} passed, {} failed, {expected_failures} known failures", failed.len());
+    println!(
+        "gtp-tests: {passed} passed, {} failed, {expected_failures} known failures",
+        failed.len()
+    );
     assert!(failed.is_empty(), "failures:\n{}", failed.join("\n"));
 }

@@ -26,13 +26,26 @@ fn check_board(b: &Board) {
     assert_eq!(b.hash(), b.recompute_hash());
     for p in b.points() {
         if b.color_at(p).is_some() {
-            assert_eq!(b.liberties(p), b.recount_liberties(p), "at {p}\n{}", b.to_ascii());
+            assert_eq!(
+                b.liberties(p),
+                b.recount_liberties(p),
+                "at {p}\n{}",
+                b.to_ascii()
+            );
             assert!(b.liberties(p) > 0);
         }
     }
 }
 
-const PRESETS: [&str; 7] = ["chinese", "egc2011", "japanese", "aga", "new-zealand", "tromp-taylor", "simple-ko"];
+const PRESETS: [&str; 7] = [
+    "chinese",
+    "egc2011",
+    "japanese",
+    "aga",
+    "new-zealand",
+    "tromp-taylor",
+    "simple-ko",
+];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
@@ -115,7 +128,11 @@ fn egc_area_and_japanese_style_counts_agree_in_alternating_games() {
         let points: Vec<Point> = g.board().points().collect();
         for _ in 0..(next() % 80) {
             let c = g.to_move();
-            let mv = if next() % 6 == 0 { None } else { Some(points[(next() as usize) % points.len()]) };
+            let mv = if next() % 6 == 0 {
+                None
+            } else {
+                Some(points[(next() as usize) % points.len()])
+            };
             if g.play(c, mv).is_err() {
                 g.play(c, None).unwrap();
             }
@@ -126,6 +143,11 @@ fn egc_area_and_japanese_style_counts_agree_in_alternating_games() {
         g.play(c.opponent(), None).unwrap();
         let status = vec![Status::Alive; kosumi::board::MAX_POINTS];
         let s = score(&g, &status);
-        assert_eq!(Some(s.margin), s.japanese_style_margin, "game {game_no}\n{}", g.board().to_ascii());
+        assert_eq!(
+            Some(s.margin),
+            s.japanese_style_margin,
+            "game {game_no}\n{}",
+            g.board().to_ascii()
+        );
     }
 }

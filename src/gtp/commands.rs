@@ -197,7 +197,11 @@ fn place_handicap(e: &mut Engine, points: &[Point]) -> Reply {
     e.game
         .setup(&stones, true)
         .map_err(|why| GtpError::new("illegal move", why))?;
-    Ok(points.iter().map(|&p| name(e, p)).collect::<Vec<_>>().join(" "))
+    Ok(points
+        .iter()
+        .map(|&p| name(e, p))
+        .collect::<Vec<_>>()
+        .join(" "))
 }
 
 fn fixed_handicap(e: &mut Engine, a: &[&str]) -> Reply {
@@ -243,15 +247,19 @@ fn set_free_handicap(e: &mut Engine, a: &[&str]) -> Reply {
 
 fn loadsgf(e: &mut Engine, a: &[&str]) -> Reply {
     if a.is_empty() || a.len() > 2 {
-        return Err(GtpError::syntax("expected a file name and an optional move number"));
+        return Err(GtpError::syntax(
+            "expected a file name and an optional move number",
+        ));
     }
     let move_number = match a.get(1) {
         Some(s) => Some(parse_int(s).map_err(GtpError::syntax)? as usize),
         None => None,
     };
-    let text = std::fs::read(a[0]).map_err(|err| GtpError::new("cannot load file", format!("{}: {err}", a[0])))?;
+    let text = std::fs::read(a[0])
+        .map_err(|err| GtpError::new("cannot load file", format!("{}: {err}", a[0])))?;
     let text = String::from_utf8_lossy(&text);
-    let game = sgf::load(&text, &e.game, move_number).map_err(|err| GtpError::new("cannot load file", err))?;
+    let game = sgf::load(&text, &e.game, move_number)
+        .map_err(|err| GtpError::new("cannot load file", err))?;
     e.game = game;
     Ok(match e.game.to_move() {
         Color::Black => "black".into(),
@@ -294,7 +302,13 @@ fn final_status_list(e: &mut Engine, a: &[&str]) -> Reply {
         if board.color_at(p).is_some() && board.chain(p) == p && status[p as usize] == wanted {
             let mut stones: Vec<Point> = board.chain_stones(p).collect();
             stones.sort();
-            lines.push(stones.iter().map(|&s| name(e, s)).collect::<Vec<_>>().join(" "));
+            lines.push(
+                stones
+                    .iter()
+                    .map(|&s| name(e, s))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
         }
     }
     Ok(lines.join("\n"))
@@ -335,7 +349,11 @@ fn showboard(e: &Engine) -> String {
     ));
     out.push_str(&format!(
         "{} to move, move {}, rules {}, komi {}",
-        if e.game.to_move() == Color::Black { "Black" } else { "White" },
+        if e.game.to_move() == Color::Black {
+            "Black"
+        } else {
+            "White"
+        },
         e.game.move_count() + 1,
         e.game.rules.name,
         e.game.komi
@@ -372,10 +390,15 @@ fn time_left(e: &mut Engine, a: &[&str]) -> Reply {
 }
 
 fn kgs_time_settings(e: &mut Engine, a: &[&str]) -> Reply {
-    let kind = a.first().map(|s| s.to_ascii_lowercase()).unwrap_or_default();
+    let kind = a
+        .first()
+        .map(|s| s.to_ascii_lowercase())
+        .unwrap_or_default();
     let system = match (kind.as_str(), a.len()) {
         ("none", 1) => TimeSystem::None,
-        ("absolute", 2) => TimeSystem::Absolute { main: seconds(a[1])? },
+        ("absolute", 2) => TimeSystem::Absolute {
+            main: seconds(a[1])?,
+        },
         ("byoyomi", 4) => TimeSystem::ByoYomi {
             main: seconds(a[1])?,
             period: seconds(a[2])?,
@@ -410,7 +433,11 @@ fn all_legal(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     let c = color(a[0])?;
     let pts = e.game.legal_points(c);
-    Ok(pts.iter().map(|&p| name(e, p)).collect::<Vec<_>>().join(" "))
+    Ok(pts
+        .iter()
+        .map(|&p| name(e, p))
+        .collect::<Vec<_>>()
+        .join(" "))
 }
 
 fn list_stones(e: &mut Engine, a: &[&str]) -> Reply {
@@ -463,7 +490,8 @@ fn printsgf(e: &mut Engine, a: &[&str]) -> Reply {
 
 fn kgs_rules(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
-    let rules = Rules::preset(a[0]).ok_or_else(|| GtpError::syntax(format!("unknown rules '{}'", a[0])))?;
+    let rules =
+        Rules::preset(a[0]).ok_or_else(|| GtpError::syntax(format!("unknown rules '{}'", a[0])))?;
     e.set_rules(rules);
     Ok(String::new())
 }
@@ -497,13 +525,16 @@ fn kosumi_score(e: &mut Engine, a: &[&str]) -> Reply {
         s.handicap_bonus
     );
     if let Some(j) = s.japanese_style_margin {
-        out.push_str(&format!("\njapanese_style {}", crate::score::format_margin(j)));
+        out.push_str(&format!(
+            "\njapanese_style {}",
+            crate::score::format_margin(j)
+        ));
     }
     Ok(out)
 }
 
 fn gogui_setup(e: &mut Engine, a: &[&str]) -> Reply {
-    if a.len() % 2 != 0 {
+    if !a.len().is_multiple_of(2) {
         return Err(GtpError::syntax("expected pairs of color and point"));
     }
     let mut stones = Vec::new();
@@ -517,7 +548,7 @@ fn gogui_setup(e: &mut Engine, a: &[&str]) -> Reply {
 }
 
 fn play_sequence(e: &mut Engine, a: &[&str]) -> Reply {
-    if a.len() % 2 != 0 {
+    if !a.len().is_multiple_of(2) {
         return Err(GtpError::syntax("expected pairs of color and vertex"));
     }
     let mut moves = Vec::new();
@@ -527,7 +558,10 @@ fn play_sequence(e: &mut Engine, a: &[&str]) -> Reply {
     let mut copy = e.game.clone();
     for (i, &(c, mv)) in moves.iter().enumerate() {
         copy.play(c, mv).map_err(|why| {
-            GtpError::new("illegal move", format!("{} {}: {why}", a[2 * i], a[2 * i + 1]))
+            GtpError::new(
+                "illegal move",
+                format!("{} {}: {why}", a[2 * i], a[2 * i + 1]),
+            )
         })?;
     }
     e.game = copy;

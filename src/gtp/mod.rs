@@ -151,7 +151,9 @@ impl Engine {
     pub fn too_long() -> String {
         format_response(
             None,
-            Err(GtpError::syntax(format!("line longer than {MAX_LINE} bytes"))),
+            Err(GtpError::syntax(format!(
+                "line longer than {MAX_LINE} bytes"
+            ))),
         )
     }
 
@@ -216,9 +218,9 @@ impl Engine {
         }
         let statuses = self.statuses();
         let board = self.game.board();
-        let dead_opponents = board
-            .points()
-            .any(|p| board.color_at(p) == Some(color.opponent()) && statuses[p as usize] == Status::Dead);
+        let dead_opponents = board.points().any(|p| {
+            board.color_at(p) == Some(color.opponent()) && statuses[p as usize] == Status::Dead
+        });
         let sign = if color == Color::Black { 1.0 } else { -1.0 };
         // The opponent passed and we win as things stand: end the game.
         let opponent_passed = self.game.last_move() == Some((color.opponent(), None));
@@ -241,7 +243,11 @@ impl Engine {
             search::run_threads(&self.game, &settings, self.config.threads, &self.stop);
         let size = self.game.size();
         let late_enough = self.game.move_count() >= size * size / 4;
-        if self.config.resign > 0.0 && win_rate < self.config.resign && late_enough && playouts >= 500 {
+        if self.config.resign > 0.0
+            && win_rate < self.config.resign
+            && late_enough
+            && playouts >= 500
+        {
             return Decision::Resign;
         }
         decision
@@ -311,7 +317,10 @@ fn read_input(stop: Arc<AtomicBool>, tx: mpsc::Sender<Input>) {
     let mut input = stdin.lock();
     loop {
         let mut buf = Vec::new();
-        let n = match (&mut input).take(MAX_LINE as u64).read_until(b'\n', &mut buf) {
+        let n = match (&mut input)
+            .take(MAX_LINE as u64)
+            .read_until(b'\n', &mut buf)
+        {
             Ok(n) => n,
             Err(e) => {
                 log::warn!("reading stdin: {e}");
@@ -325,7 +334,10 @@ fn read_input(stop: Arc<AtomicBool>, tx: mpsc::Sender<Input>) {
             // Skip the rest of the oversized line.
             loop {
                 let mut rest = Vec::new();
-                match (&mut input).take(MAX_LINE as u64).read_until(b'\n', &mut rest) {
+                match (&mut input)
+                    .take(MAX_LINE as u64)
+                    .read_until(b'\n', &mut rest)
+                {
                     Ok(0) | Err(_) => break,
                     Ok(_) if rest.last() == Some(&b'\n') => break,
                     Ok(_) => {}
@@ -333,7 +345,10 @@ fn read_input(stop: Arc<AtomicBool>, tx: mpsc::Sender<Input>) {
             }
             Input::TooLong
         } else {
-            if String::from_utf8_lossy(&buf).trim_start().starts_with("# interrupt") {
+            if String::from_utf8_lossy(&buf)
+                .trim_start()
+                .starts_with("# interrupt")
+            {
                 stop.store(true, Ordering::Relaxed);
             }
             Input::Line(buf)
@@ -357,7 +372,11 @@ pub fn serve(mut engine: Engine) {
         };
         if let Some(r) = response {
             let mut out = stdout.lock();
-            if out.write_all(r.as_bytes()).and_then(|_| out.flush()).is_err() {
+            if out
+                .write_all(r.as_bytes())
+                .and_then(|_| out.flush())
+                .is_err()
+            {
                 break;
             }
         }
@@ -383,7 +402,10 @@ mod tests {
     fn ids_are_echoed_and_errors_marked() {
         let mut e = engine();
         assert_eq!(run(&mut e, "7 name"), "=7 kosumi\n\n");
-        assert_eq!(run(&mut e, "frobnicate"), "? unknown command: frobnicate\n\n");
+        assert_eq!(
+            run(&mut e, "frobnicate"),
+            "? unknown command: frobnicate\n\n"
+        );
         assert_eq!(run(&mut e, "3 boardsize 0"), "?3 unacceptable size: 0\n\n");
         assert!(e.execute(b"   # nothing").is_none());
     }

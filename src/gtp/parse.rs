@@ -92,7 +92,9 @@ pub fn parse_vertex(s: &str, size: usize) -> Result<Option<Point>, String> {
     }
     let x = (letter as u8 - b'a') as usize - usize::from(letter > 'i');
     let y: usize = if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
-        digits.parse().map_err(|_| format!("invalid vertex '{s}'"))?
+        digits
+            .parse()
+            .map_err(|_| format!("invalid vertex '{s}'"))?
     } else {
         return Err(format!("invalid vertex '{s}'"));
     };

@@ -29,7 +29,11 @@ impl Engine {
             .unwrap_or_else(|e| panic!("start {}: {e}", program.display()));
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        Engine { child, stdin, stdout }
+        Engine {
+            child,
+            stdin,
+            stdout,
+        }
     }
 
     /// Sends raw bytes (one or more lines).
