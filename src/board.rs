@@ -307,6 +307,7 @@ impl Board {
     }
 
     /// Distinct chain heads among the neighbours of `p` holding colour `cell`.
+    /// (Only stones carry a meaningful head, so the colour check comes first.)
     #[inline]
     fn neighbor_chains(&self, p: Point, cell: Cell) -> ([Point; 4], usize) {
         let mut out = [0; 4];
@@ -448,6 +449,23 @@ impl Board {
                 .iter()
                 .filter(|&&q| self.cells[q as usize] == Cell::Empty)
                 .count() as u16;
+        } else if n_own == 1 {
+            // Extending one chain: its liberties (p already taken off) plus
+            // the empty neighbours of p that were not liberties of it.
+            let g = own_chains[0];
+            let mut libs = self.libs[g as usize];
+            for q in self.neighbors(p) {
+                if self.cells[q as usize] == Cell::Empty
+                    && !self
+                        .neighbors(q)
+                        .iter()
+                        .any(|&r| r != p && self.cells[r as usize] == own && self.head[r as usize] == g)
+                {
+                    libs += 1;
+                }
+            }
+            h = self.merge(h, g);
+            self.libs[h as usize] = libs;
         } else {
             for &g in &own_chains[..n_own] {
                 h = self.merge(h, g);

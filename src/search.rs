@@ -108,10 +108,14 @@ fn random_move(board: &Board, c: Color, rng: &mut SmallRng, no_self_atari: bool)
     if n == 0 {
         return None;
     }
-    let start = rng.random_range(0..n);
+    let mut i = rng.random_range(0..n);
     let ko = board.ko();
-    for i in 0..n {
-        let p = empty[(start + i) % n];
+    for _ in 0..n {
+        let p = empty[i];
+        i += 1;
+        if i == n {
+            i = 0;
+        }
         if board.is_eye(c, p) || ko == Some((p, c)) || board.is_suicide(c, p) {
             continue;
         }
