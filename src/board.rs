@@ -309,13 +309,16 @@ impl Board {
     /// Distinct chain heads among the neighbours of `p` holding colour `cell`.
     /// (Only stones carry a meaningful head, so the colour check comes first.)
     #[inline]
+    #[inline(always)]
     fn neighbor_chains(&self, p: Point, cell: Cell) -> ([Point; 4], usize) {
         let mut out = [0; 4];
         let mut n = 0;
         for q in self.neighbors(p) {
             if self.cells[q as usize] == cell {
                 let h = self.head[q as usize];
-                if !out[..n].contains(&h) {
+                // At most three earlier entries: compare them directly.
+                let seen = (n > 0 && out[0] == h) || (n > 1 && out[1] == h) || (n > 2 && out[2] == h);
+                if !seen {
                     out[n] = h;
                     n += 1;
                 }
