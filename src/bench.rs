@@ -22,7 +22,7 @@ pub fn playouts_per_second(size: usize, policy: Policy, threads: usize, duration
                     while start.elapsed() < duration {
                         for _ in 0..16 {
                             let mut b = empty.clone();
-                            playout(&mut b, Color::Black, policy, &mut rng, |_, _| {});
+                            playout(&mut b, Color::Black, policy, &mut rng, None, |_, _| {});
                         }
                         n += 16;
                     }

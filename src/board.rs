@@ -308,7 +308,6 @@ impl Board {
 
     /// Distinct chain heads among the neighbours of `p` holding colour `cell`.
     /// (Only stones carry a meaningful head, so the colour check comes first.)
-    #[inline]
     #[inline(always)]
     fn neighbor_chains(&self, p: Point, cell: Cell) -> ([Point; 4], usize) {
         let mut out = [0; 4];
@@ -317,7 +316,8 @@ impl Board {
             if self.cells[q as usize] == cell {
                 let h = self.head[q as usize];
                 // At most three earlier entries: compare them directly.
-                let seen = (n > 0 && out[0] == h) || (n > 1 && out[1] == h) || (n > 2 && out[2] == h);
+                let seen =
+                    (n > 0 && out[0] == h) || (n > 1 && out[1] == h) || (n > 2 && out[2] == h);
                 if !seen {
                     out[n] = h;
                     n += 1;
@@ -459,10 +459,9 @@ impl Board {
             let mut libs = self.libs[g as usize];
             for q in self.neighbors(p) {
                 if self.cells[q as usize] == Cell::Empty
-                    && !self
-                        .neighbors(q)
-                        .iter()
-                        .any(|&r| r != p && self.cells[r as usize] == own && self.head[r as usize] == g)
+                    && !self.neighbors(q).iter().any(|&r| {
+                        r != p && self.cells[r as usize] == own && self.head[r as usize] == g
+                    })
                 {
                     libs += 1;
                 }

@@ -7,13 +7,16 @@
 //! `score`, move choice in `search`.
 
 use crate::board::{Board, Color, Illegal, Point};
+use crate::dice::{self, Dice};
 use crate::rules::{Ko, Rules};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 /// One thing that happened in the game, in order (for SGF and replay).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    /// A move; `None` is a pass.
-    Move(Color, Option<Point>),
+    /// A move; `None` is a pass. The roll it was made under, if any.
+    Move(Color, Option<Point>, Option<u32>),
     /// Stones put on the board outside the flow of moves (handicap, setup).
     Setup(Vec<(Color, Point)>),
 }
@@ -27,6 +30,10 @@ struct State {
     consecutive_passes: u32,
     handicap: u32,
     actions: usize,
+    /// Aléago: each player's roll waiting for its move.
+    pending: [Option<u32>; 2],
+    /// Aléago: the generator of the rolls (restored by undo).
+    rolls: ChaCha8Rng,
 }
 
 /// A game in progress.
@@ -37,6 +44,8 @@ pub struct Game {
     now: State,
     earlier: Vec<State>,
     actions: Vec<Action>,
+    /// Aléago dice, when the variant is on.
+    dice: Option<Dice>,
 }
 
 impl Game {
@@ -51,15 +60,27 @@ impl Game {
                 consecutive_passes: 0,
                 handicap: 0,
                 actions: 0,
+                pending: [None; 2],
+                rolls: ChaCha8Rng::seed_from_u64(0),
             },
             earlier: Vec::new(),
             actions: Vec::new(),
+            dice: None,
         }
+    }
+
+    /// The same settings (rules, komi, dice and their generator) on an empty
+    /// board of side `size`.
+    pub fn resized(&self, size: usize) -> Game {
+        let mut g = Game::new(size, self.rules, self.komi);
+        g.dice = self.dice;
+        g.now.rolls = self.now.rolls.clone();
+        g
     }
 
     /// The same settings on an empty board.
     pub fn cleared(&self) -> Game {
-        Game::new(self.size(), self.rules, self.komi)
+        self.resized(self.size())
     }
 
     pub fn board(&self) -> &Board {
@@ -103,7 +124,7 @@ impl Game {
     /// The moves played so far (passes included), without setup.
     pub fn moves(&self) -> impl Iterator<Item = (Color, Option<Point>)> + '_ {
         self.actions.iter().filter_map(|a| match a {
-            Action::Move(c, m) => Some((*c, *m)),
+            Action::Move(c, m, _) => Some((*c, *m)),
             Action::Setup(_) => None,
         })
     }
@@ -114,7 +135,7 @@ impl Game {
 
     pub fn last_move(&self) -> Option<(Color, Option<Point>)> {
         match self.actions.last() {
-            Some(Action::Move(c, m)) => Some((*c, *m)),
+            Some(Action::Move(c, m, _)) => Some((*c, *m)),
             _ => None,
         }
     }
@@ -168,17 +189,24 @@ impl Game {
         self.now.actions = self.actions.len();
     }
 
-    /// Plays a stone or (with `None`) a pass for `color`.
+    /// Plays a stone or (with `None`) a pass for `color`. Under Aléago a
+    /// pending roll of `color` must allow the point.
     pub fn play(&mut self, color: Color, mv: Option<Point>) -> Result<(), Illegal> {
+        let roll = self.pending_roll(color);
         match mv {
             Some(p) => {
                 let board = self.after(color, p)?;
-                self.push(Action::Move(color, mv));
+                if let Some(allowed) = self.allowed_points(color)
+                    && !allowed.contains(&p)
+                {
+                    return Err(Illegal::NotOnRolledLine);
+                }
+                self.push(Action::Move(color, mv, roll));
                 self.now.board = board;
                 self.now.consecutive_passes = 0;
             }
             None => {
-                self.push(Action::Move(color, None));
+                self.push(Action::Move(color, None, roll));
                 self.now.board.clear_ko();
                 self.now.consecutive_passes += 1;
                 if self.rules.pass_stones {
@@ -186,8 +214,72 @@ impl Game {
                 }
             }
         }
+        self.now.pending[color.index()] = None;
         self.now.to_move = color.opponent();
         Ok(())
+    }
+
+    /// The Aléago dice, if the variant is on.
+    pub fn dice(&self) -> Option<Dice> {
+        self.dice
+    }
+
+    /// Turns the variant on (or off with `None`) or changes its options;
+    /// clears the pending rolls.
+    pub fn set_dice(&mut self, dice: Option<Dice>) {
+        self.dice = dice;
+        self.now.pending = [None; 2];
+    }
+
+    /// Reseeds the generator of the rolls.
+    pub fn seed_rolls(&mut self, seed: u64) {
+        self.now.rolls = ChaCha8Rng::seed_from_u64(seed);
+    }
+
+    /// The roll waiting for `color`'s next move.
+    pub fn pending_roll(&self, color: Color) -> Option<u32> {
+        self.now.pending[color.index()]
+    }
+
+    /// Rolls for `color`'s next move (a pending roll is answered again).
+    /// `None` if the variant is off or `color` is exempt.
+    pub fn roll(&mut self, color: Color) -> Option<u32> {
+        let dice = self.dice.filter(|d| d.rolls_for(color))?;
+        if let Some(t) = self.now.pending[color.index()] {
+            return Some(t);
+        }
+        let total = dice.roll(&mut self.now.rolls);
+        self.now.pending[color.index()] = Some(total);
+        Some(total)
+    }
+
+    /// Sets `color`'s pending roll to a roll made elsewhere (`None` clears it).
+    pub fn set_roll(&mut self, color: Color, total: Option<u32>) {
+        self.now.pending[color.index()] = total;
+    }
+
+    /// The points `color` may play under its pending roll (empty: only pass),
+    /// or `None` when no roll constrains it.
+    pub fn allowed_points(&self, color: Color) -> Option<Vec<Point>> {
+        let dice = self.dice.filter(|d| d.rolls_for(color))?;
+        let total = self.now.pending[color.index()]?;
+        let board = &self.now.board;
+        let (sets, n) = dice.line_sets(total, dice::top_line(self.size()));
+        let table = dice::line_table(board);
+        for &lines in &sets[..n] {
+            let points: Vec<Point> = board
+                .empty_points()
+                .iter()
+                .copied()
+                .filter(|&p| dice::on_lines(&table, p, lines) && self.check(color, p).is_ok())
+                .collect();
+            if !points.is_empty() {
+                let mut points = points;
+                points.sort_unstable();
+                return Some(points);
+            }
+        }
+        Some(Vec::new())
     }
 
     /// Puts stones on the board as one undoable step (handicap or setup).

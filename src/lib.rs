@@ -3,13 +3,14 @@
 //!
 //! Modules, each owning one concept: [`board`] (stones, chains, liberties,
 //! captures, hash), [`rules`] (the ruleset value and its presets), [`game`]
-//! (history, ko and superko, passes, undo), [`score`] (counting), [`search`]
+//! (history, ko and superko, passes, undo), [`score`] (counting), [`dice`] (Aléago), [`search`]
 //! (playouts and UCT-RAVE), [`clock`] (time controls), [`handicap`],
 //! [`sgf`], [`gtp`] (the protocol) and [`bench`] (speed figures).
 
 pub mod bench;
 pub mod board;
 pub mod clock;
+pub mod dice;
 pub mod game;
 pub mod gtp;
 pub mod handicap;

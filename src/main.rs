@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use kosumi::gtp::{Config, Engine, serve};
 use kosumi::rules::Rules;
+use kosumi::search::Planning;
 
 /// kosumi, a Go engine speaking GTP (Go Text Protocol) on stdin and stdout.
 ///
@@ -39,6 +40,13 @@ struct Cli {
     /// Upper bound on search tree nodes (memory).
     #[arg(long, default_value_t = 4_000_000)]
     max_nodes: usize,
+    /// Aléago: play with these dice (NdM, e.g. 1d6); rolls are seeded by --seed.
+    #[arg(long)]
+    dice: Option<String>,
+    /// Aléago: how the search plans for rolls below the root: chance (every
+    /// move under a drawn roll) or root-only (only the root obeys the roll).
+    #[arg(long, default_value = "chance", value_parser = ["chance", "root-only"])]
+    dice_planning: String,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -74,6 +82,18 @@ fn main() {
         eprintln!("kosumi: board size must be 2 to 25");
         std::process::exit(2);
     }
+    let dice = match cli
+        .dice
+        .as_deref()
+        .map(kosumi::dice::Dice::parse)
+        .transpose()
+    {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("kosumi: --dice: {e}");
+            std::process::exit(2);
+        }
+    };
     let config = Config {
         playouts: cli.playouts,
         time: cli.time.filter(|t| *t > 0.0),
@@ -81,7 +101,15 @@ fn main() {
         seed: cli.seed,
         resign: cli.resign,
         max_nodes: cli.max_nodes.max(1000),
+        dice_planning: if cli.dice_planning == "root-only" {
+            Planning::RootOnly
+        } else {
+            Planning::Chance
+        },
         ..Config::default()
     };
-    serve(Engine::new(config, rules, cli.size, cli.komi));
+    let mut engine = Engine::new(config, rules, cli.size, cli.komi);
+    engine.game.set_dice(dice);
+    engine.game.seed_rolls(cli.seed);
+    serve(engine);
 }

@@ -8,6 +8,7 @@
 //! simple ko, as Monte Carlo engines do.
 
 use crate::board::{Board, Cell, Color, Point};
+use crate::dice::{self, ALL_LINES, Dice, Lines, on_lines};
 use crate::game::Game;
 use crate::rules::Suicide;
 use rand::rngs::SmallRng;
@@ -33,6 +34,32 @@ pub enum Decision {
 /// Pass in the tree and in playout move lists.
 const PASS: Point = 0;
 
+/// Aléago in playouts and the tree: the dice and the line of every point.
+pub struct Rolls {
+    pub dice: Dice,
+    pub lines: Vec<u8>,
+    pub top: u32,
+}
+
+impl Rolls {
+    pub fn new(dice: Dice, board: &Board) -> Rolls {
+        Rolls {
+            dice,
+            lines: dice::line_table(board),
+            top: dice::top_line(board.size()),
+        }
+    }
+}
+
+/// How the search plans for dice below the root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Planning {
+    /// Every move below the root is made under a roll drawn from the dice.
+    Chance,
+    /// Only the root obeys the roll; the rest of the search ignores the dice.
+    RootOnly,
+}
+
 /// How playouts choose their moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
@@ -50,17 +77,30 @@ pub fn playout(
     mut to_move: Color,
     policy: Policy,
     rng: &mut SmallRng,
+    rolls: Option<&Rolls>,
     mut record: impl FnMut(Color, Point),
 ) {
     let limit = board.size() * board.size() * 3;
     let mut passes = 0;
     let mut last: Option<Point> = None;
     for _ in 0..limit {
-        let mv = match policy {
-            Policy::Light => random_move(board, to_move, rng, false),
+        let choose = |board: &Board, rng: &mut SmallRng, lines: Lines| match policy {
+            Policy::Light => random_move(board, to_move, rng, false, lines, rolls),
             Policy::Full => last
                 .and_then(|l| capture_move(board, to_move, l))
-                .or_else(|| random_move(board, to_move, rng, true)),
+                .filter(|&p| rolls.is_none_or(|r| on_lines(&r.lines, p, lines)))
+                .or_else(|| random_move(board, to_move, rng, true, lines, rolls)),
+        };
+        let mv = match rolls.filter(|r| r.dice.rolls_for(to_move)) {
+            None => choose(board, rng, ALL_LINES),
+            Some(r) => {
+                // Roll, then try the rolled lines and the lines below.
+                let total = r.dice.roll(rng);
+                let (sets, n) = r.dice.line_sets(total, r.top);
+                sets[..n]
+                    .iter()
+                    .find_map(|&lines| choose(board, rng, lines))
+            }
         };
         last = mv;
         match mv {
@@ -102,7 +142,14 @@ fn capture_move(board: &Board, c: Color, last: Point) -> Option<Point> {
 
 /// A uniformly drawn playout move, or `None` (pass).
 #[inline]
-fn random_move(board: &Board, c: Color, rng: &mut SmallRng, no_self_atari: bool) -> Option<Point> {
+fn random_move(
+    board: &Board,
+    c: Color,
+    rng: &mut SmallRng,
+    no_self_atari: bool,
+    lines: Lines,
+    rolls: Option<&Rolls>,
+) -> Option<Point> {
     let empty = board.empty_points();
     let n = empty.len();
     if n == 0 {
@@ -115,6 +162,9 @@ fn random_move(board: &Board, c: Color, rng: &mut SmallRng, no_self_atari: bool)
         i += 1;
         if i == n {
             i = 0;
+        }
+        if lines != ALL_LINES && rolls.is_some_and(|r| !on_lines(&r.lines, p, lines)) {
+            continue;
         }
         if board.is_eye(c, p) || ko == Some((p, c)) || board.is_suicide(c, p) {
             continue;
@@ -164,7 +214,14 @@ pub fn ownership(game: &Game, n: usize, seed: u64) -> Vec<f64> {
     let mut total = vec![0.0; crate::board::MAX_POINTS];
     for _ in 0..n {
         let mut b = game.board().clone();
-        playout(&mut b, game.to_move(), Policy::Full, &mut rng, |_, _| {});
+        playout(
+            &mut b,
+            game.to_move(),
+            Policy::Full,
+            &mut rng,
+            None,
+            |_, _| {},
+        );
         for p in b.points() {
             total[p as usize] += match b.cell(p) {
                 Cell::Black => 1.0,
@@ -244,6 +301,7 @@ pub fn run_threads(
     game: &Game,
     settings: &Settings,
     threads: usize,
+    planning: Planning,
     stop: &AtomicBool,
 ) -> (Decision, f64, u64) {
     let start = Instant::now();
@@ -264,7 +322,8 @@ pub fn run_threads(
                     let seed = per_thread
                         .seed
                         .wrapping_add(i as u64 * 0x5851_F42D_4C95_7F2D);
-                    let mut s = Search::new(game, seed, per_thread.max_nodes);
+                    let mut s =
+                        Search::new(game, seed, per_thread.max_nodes).with_planning(planning);
                     s.search(per_thread, stop);
                     (s.root_stats(), s.playouts)
                 })
@@ -323,6 +382,11 @@ pub struct Search<'a> {
     pub playouts: u64,
     max_nodes: usize,
     policy: Policy,
+    /// Aléago: the dice, how to plan for them, and the opponent's roll
+    /// already drawn (crystal ball).
+    rolls: Option<Rolls>,
+    planning: Planning,
+    opponent_roll: Option<u32>,
 }
 
 impl<'a> Search<'a> {
@@ -339,7 +403,16 @@ impl<'a> Search<'a> {
             playouts: 0,
             max_nodes,
             policy: Policy::Full,
+            rolls: game.dice().map(|d| Rolls::new(d, game.board())),
+            planning: Planning::Chance,
+            opponent_roll: game.pending_roll(game.to_move().opponent()),
         }
+    }
+
+    /// Sets how the search plans for dice below the root.
+    pub fn with_planning(mut self, planning: Planning) -> Search<'a> {
+        self.planning = planning;
+        self
     }
 
     /// Prior knowledge for a move: (visits, wins) added to its statistics.
@@ -377,9 +450,16 @@ impl<'a> Search<'a> {
             return;
         }
         let first = self.nodes.len();
+        let allowed = if root {
+            self.game.allowed_points(c)
+        } else {
+            None
+        };
         for &p in board.empty_points() {
-            let ok = if root {
-                self.game.check(c, p).is_ok()
+            let ok = if let Some(allowed) = &allowed {
+                allowed.contains(&p)
+            } else if root {
+                self.game.check(c, p).is_ok() && !board.is_eye(c, p)
             } else {
                 board.check(c, p, self.suicide).is_ok()
                     && board.ko() != Some((p, c))
@@ -399,14 +479,25 @@ impl<'a> Search<'a> {
         node.expanded = true;
     }
 
-    fn select(&self, i: usize) -> usize {
+    /// The child of `i` to descend to; with `lines`, only children on those
+    /// lines (and pass) are eligible.
+    fn select(&self, i: usize, lines: Lines) -> usize {
         let node = &self.nodes[i];
         let start = node.first_child as usize;
         let end = start + node.children as usize;
-        let mut best = start;
+        let mut best = end - 1; // pass, always last
         let mut best_value = f32::MIN;
         for j in start..end {
             let ch = &self.nodes[j];
+            if lines != ALL_LINES
+                && ch.mv != PASS
+                && self
+                    .rolls
+                    .as_ref()
+                    .is_some_and(|r| !on_lines(&r.lines, ch.mv, lines))
+            {
+                continue;
+            }
             let q = ch.wins / ch.visits.max(1.0);
             let value = if ch.amaf_visits > 0.0 {
                 let aq = ch.amaf_wins / ch.amaf_visits;
@@ -422,6 +513,34 @@ impl<'a> Search<'a> {
             }
         }
         best
+    }
+
+    /// The lines a move of `c` below the root may use: a roll drawn from the
+    /// dice (the opponent's known roll at the first reply), then the first of
+    /// the descent's line sets on which node `i` has a child.
+    fn roll_lines(&mut self, i: usize, depth: usize, c: Color) -> Lines {
+        let Some(r) = self.rolls.as_ref() else {
+            return ALL_LINES;
+        };
+        if depth == 1 || self.planning == Planning::RootOnly || !r.dice.rolls_for(c) {
+            return ALL_LINES; // the root's children already obey the roll
+        }
+        let total = match self.opponent_roll {
+            Some(t) if depth == 2 => t,
+            _ => r.dice.roll(&mut self.rng),
+        };
+        let (sets, n) = r.dice.line_sets(total, r.top);
+        let node = &self.nodes[i];
+        let children = &self.nodes[node.first_child as usize..][..node.children as usize];
+        sets[..n]
+            .iter()
+            .copied()
+            .find(|&lines| {
+                children
+                    .iter()
+                    .any(|ch| ch.mv != PASS && on_lines(&r.lines, ch.mv, lines))
+            })
+            .unwrap_or(0)
     }
 
     /// One descent, playout and update.
@@ -441,7 +560,8 @@ impl<'a> Search<'a> {
                     break;
                 }
             }
-            let j = self.select(i);
+            let lines = self.roll_lines(i, path.len(), c);
+            let j = self.select(i, lines);
             let mv = self.nodes[j].mv;
             path.push(j);
             self.sequence.push((c, mv));
@@ -460,9 +580,18 @@ impl<'a> Search<'a> {
         }
         if passes < 2 {
             let seq = &mut self.sequence;
-            playout(&mut board, c, self.policy, &mut self.rng, |col, p| {
-                seq.push((col, p))
-            });
+            let rolls = self
+                .rolls
+                .as_ref()
+                .filter(|_| self.planning == Planning::Chance);
+            playout(
+                &mut board,
+                c,
+                self.policy,
+                &mut self.rng,
+                rolls,
+                |col, p| seq.push((col, p)),
+            );
         }
         self.playouts += 1;
         let lead = playout_area(&board) as f64 - self.komi;
@@ -571,7 +700,14 @@ mod tests {
         let mut rng = SmallRng::seed_from_u64(3);
         for _ in 0..20 {
             let mut b = Board::new(9);
-            playout(&mut b, Color::Black, Policy::Light, &mut rng, |_, _| {});
+            playout(
+                &mut b,
+                Color::Black,
+                Policy::Light,
+                &mut rng,
+                None,
+                |_, _| {},
+            );
             for &p in b.empty_points() {
                 assert!(
                     b.is_eye(Color::Black, p)

@@ -1,8 +1,12 @@
 //! SGF in and out, through the sgf-parse crate: a game record's main line
 //! (SZ, KM, HA, RU, AB/AW/AE, B/W, PL) becomes a [`Game`]; a game becomes an
-//! FF[4] record with its setup stones, moves and result.
+//! FF[4] record with its setup stones, moves and result. Aléago games keep
+//! their dice in private properties: `DI[1d6]` and `DX[name:value]...` (the
+//! options) in the root, `DR[total]` on each move made under a roll, and
+//! `DP[B:total]` for a roll still waiting for its move.
 
 use crate::board::{Color, Point};
+use crate::dice::Dice;
 use crate::game::{Action, Game};
 use crate::rules::Rules;
 use sgf_parse::go::{Move, Point as SgfPoint, Prop};
@@ -46,6 +50,7 @@ pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<G
     let mut rules = template.rules;
     let mut komi = template.komi;
     let mut komi_given = false;
+    let mut dice: Option<Dice> = None;
     for prop in root.properties() {
         match prop {
             Prop::SZ((w, h)) => {
@@ -63,13 +68,26 @@ pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<G
                     rules = r;
                 }
             }
+            Prop::Unknown(id, values) if id == "DI" => {
+                let spec = values.first().map(String::as_str).unwrap_or("");
+                dice = Some(Dice::parse(spec).map_err(|e| format!("DI: {e}"))?);
+            }
             _ => {}
+        }
+    }
+    if let (Some(d), Some(Prop::Unknown(_, values))) = (dice.as_mut(), root.get_property("DX")) {
+        for v in values {
+            let (name, value) = v
+                .split_once(':')
+                .ok_or_else(|| format!("DX[{v}]: expected name:value"))?;
+            d.set_option(name, value).map_err(|e| format!("DX: {e}"))?;
         }
     }
     if !komi_given && rules != template.rules {
         komi = rules.default_komi;
     }
     let mut game = Game::new(size, rules, komi);
+    game.set_dice(dice);
     let handicap = root.properties().find_map(|p| match p {
         Prop::HA(n) => Some(*n),
         _ => None,
@@ -152,11 +170,17 @@ pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<G
         if let Some(c) = next_player {
             game.set_to_move(c);
         }
+        let roll = match node.get_property("DR") {
+            Some(Prop::Unknown(_, v)) => Some(parse_total(v.first(), &game)?),
+            _ => None,
+        };
         if let Some((c, mv)) = node_move {
             if move_number.is_some_and(|n| moves_played + 1 >= n) {
                 game.set_to_move(c);
+                game.set_roll(c, roll);
                 break;
             }
+            game.set_roll(c, roll);
             game.play(c, mv).map_err(|e| {
                 format!(
                     "move {} ({} {}) is illegal: {e}",
@@ -167,8 +191,34 @@ pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<G
             })?;
             moves_played += 1;
         }
+        if let Some(Prop::Unknown(_, values)) = node.get_property("DP") {
+            for v in values {
+                let (c, t) = v
+                    .split_once(':')
+                    .ok_or_else(|| format!("DP[{v}]: expected colour:total"))?;
+                let c = match c {
+                    "B" | "b" => Color::Black,
+                    "W" | "w" => Color::White,
+                    _ => return Err(format!("DP[{v}]: bad colour")),
+                };
+                game.set_roll(c, Some(parse_total(Some(&t.to_string()), &game)?));
+            }
+        }
     }
     Ok(game)
+}
+
+/// A roll total read from SGF, checked against the game's dice.
+fn parse_total(v: Option<&String>, game: &Game) -> Result<u32, String> {
+    let dice = game.dice().ok_or("a roll without DI dice")?;
+    let t: u32 = v
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("bad roll {v:?}"))?;
+    let (lo, hi) = dice.range();
+    if !(lo..=hi).contains(&t) {
+        return Err(format!("roll {t} out of range {lo}..{hi}"));
+    }
+    Ok(t)
 }
 
 fn text(s: &str) -> SimpleText {
@@ -196,6 +246,15 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
     if let Some(r) = result {
         root.push(Prop::RE(text(r)));
     }
+    if let Some(d) = game.dice() {
+        root.push(Prop::Unknown("DI".into(), vec![d.spec()]));
+        let options = d
+            .options()
+            .iter()
+            .map(|(n, v)| format!("{n}:{v}"))
+            .collect();
+        root.push(Prop::Unknown("DX".into(), options));
+    }
     // Nodes after the root, each a list of properties.
     let mut nodes: Vec<Vec<Prop>> = Vec::new();
     for action in game.actions() {
@@ -218,15 +277,19 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
                 }
                 props
             }
-            Action::Move(c, mv) => {
+            Action::Move(c, mv, roll) => {
                 let m = match mv {
                     None => Move::Pass,
                     Some(p) => Move::Move(from_point(game, *p)),
                 };
-                vec![match c {
+                let mut props = vec![match c {
                     Color::Black => Prop::B(m),
                     Color::White => Prop::W(m),
-                }]
+                }];
+                if let Some(t) = roll {
+                    props.push(Prop::Unknown("DR".into(), vec![t.to_string()]));
+                }
+                props
             }
         };
         // Setup before any move belongs in the root.
@@ -234,6 +297,18 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
             root.extend(props);
         } else {
             nodes.push(props);
+        }
+    }
+    // Rolls waiting for a move, so a reloaded game continues with them.
+    let pending: Vec<String> = [Color::Black, Color::White]
+        .iter()
+        .filter_map(|&c| game.pending_roll(c).map(|t| format!("{}:{t}", c.letter())))
+        .collect();
+    if !pending.is_empty() {
+        let prop = Prop::Unknown("DP".into(), pending);
+        match nodes.last_mut() {
+            Some(last) => last.push(prop),
+            None => root.push(prop),
         }
     }
     let mut tail: Vec<SgfNode<Prop>> = Vec::new();

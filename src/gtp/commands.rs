@@ -6,7 +6,6 @@ use super::parse::{parse_color, parse_float, parse_int, parse_vertex, vertex_nam
 use super::{Engine, GtpError, Reply};
 use crate::board::{Cell, Color, Point};
 use crate::clock::{Clock, TimeSystem};
-use crate::game::Game;
 use crate::rules::Rules;
 use crate::score::Status;
 use crate::search::Decision;
@@ -79,6 +78,15 @@ pub static COMMANDS: &[Command] = table! {
     "kosumi-score" => kosumi_score,
     "kosumi-ownership" => |e, a| { arity(a, 0)?; Ok(ownership_board(e)) },
     "kosumi-gfx_ownership" => |e, a| { arity(a, 0)?; Ok(ownership_gfx(e)) },
+    // Aléago
+    "aleago-dice" => aleago_dice,
+    "aleago-option" => aleago_option,
+    "aleago-seed" => |e, a| { arity(a, 1)?; let n = parse_int(a[0]).map_err(GtpError::syntax)?; e.game.seed_rolls(n); Ok(String::new()) },
+    "aleago-roll" => |e, a| { arity(a, 1)?; let c = color(a[0])?; roll(e, c) },
+    "aleago-set_roll" => aleago_set_roll,
+    "aleago-allowed" => aleago_allowed,
+    "aleago-next_roll" => aleago_next_roll,
+    "aleago-gfx" => aleago_gfx,
 };
 
 /// What GoGui shows in its Analyze menu (type/label/command).
@@ -100,6 +108,10 @@ none/Rules: AGA/kosumi-rules aga
 none/Rules: New Zealand/kosumi-rules new-zealand
 none/Rules: Tromp-Taylor/kosumi-rules tromp-taylor
 none/Rules: simple ko/kosumi-rules simple-ko
+plist/Dice: allowed moves/aleago-allowed %m
+gfx/Dice: rolled line/aleago-gfx %m
+string/Dice: roll for the side to move/aleago-roll %m
+string/Dice: spec/aleago-dice
 ";
 
 fn arity(args: &[&str], n: usize) -> Result<(), GtpError> {
@@ -142,7 +154,7 @@ fn boardsize(e: &mut Engine, a: &[&str]) -> Reply {
     if !(2..=crate::board::MAX_SIZE as u64).contains(&n) {
         return Err(GtpError::new("unacceptable size", n));
     }
-    e.game = Game::new(n as usize, e.game.rules, e.game.komi);
+    e.game = e.game.resized(n as usize);
     Ok(String::new())
 }
 
@@ -159,7 +171,8 @@ fn play(e: &mut Engine, a: &[&str]) -> Reply {
 fn genmove(e: &mut Engine, a: &[&str], commit: bool, cleanup: bool) -> Reply {
     arity(a, 1)?;
     let c = color(a[0])?;
-    let to_move = e.game.to_move();
+    // reg_genmove leaves the game exactly as it was (rolls included).
+    let saved = (!commit).then(|| e.game.clone());
     let decision = e.choose_move(c, cleanup);
     let answer = match decision {
         Decision::Resign => "resign".to_string(),
@@ -172,8 +185,8 @@ fn genmove(e: &mut Engine, a: &[&str], commit: bool, cleanup: bool) -> Reply {
             Decision::Pass => e.game.play(c, None).expect("pass is legal"),
             Decision::Play(p) => e.game.play(c, Some(p)).expect("search plays legal moves"),
         }
-    } else {
-        e.game.set_to_move(to_move);
+    } else if let Some(saved) = saved {
+        e.game = saved;
     }
     Ok(answer)
 }
@@ -347,6 +360,19 @@ fn showboard(e: &Engine) -> String {
         board.captures(Color::White),
         e.game.pass_stones(Color::White),
     ));
+    if let Some(d) = e.game.dice() {
+        let pending = |c: Color| {
+            e.game
+                .pending_roll(c)
+                .map_or("none".to_string(), |t| t.to_string())
+        };
+        out.push_str(&format!(
+            "Dice {}: Black's roll {}, White's roll {}\n",
+            d.spec(),
+            pending(Color::Black),
+            pending(Color::White)
+        ));
+    }
     out.push_str(&format!(
         "{} to move, move {}, rules {}, komi {}",
         if e.game.to_move() == Color::Black {
@@ -566,6 +592,149 @@ fn play_sequence(e: &mut Engine, a: &[&str]) -> Reply {
     }
     e.game = copy;
     Ok(String::new())
+}
+
+fn dice_of(e: &Engine) -> Result<crate::dice::Dice, GtpError> {
+    e.game
+        .dice()
+        .ok_or_else(|| GtpError("dice are off (aleago-dice SPEC turns them on)".into()))
+}
+
+fn aleago_dice(e: &mut Engine, a: &[&str]) -> Reply {
+    match a {
+        [] => Ok(e.game.dice().map_or("off".to_string(), |d| d.spec())),
+        [spec] if spec.eq_ignore_ascii_case("off") => {
+            e.game.set_dice(None);
+            Ok(String::new())
+        }
+        [spec] => {
+            let d = crate::dice::Dice::parse(spec).map_err(GtpError::syntax)?;
+            e.game.set_dice(Some(d));
+            Ok(String::new())
+        }
+        _ => Err(GtpError::syntax("expected a dice spec like 1d6, or off")),
+    }
+}
+
+fn aleago_option(e: &mut Engine, a: &[&str]) -> Reply {
+    let mut d = dice_of(e)?;
+    match a {
+        [] => Ok(d
+            .options()
+            .iter()
+            .map(|(n, v)| format!("{n} {v}"))
+            .collect::<Vec<_>>()
+            .join("\n")),
+        [name, value] => {
+            d.set_option(name, value).map_err(GtpError::syntax)?;
+            e.game.set_dice(Some(d));
+            Ok(String::new())
+        }
+        _ => Err(GtpError::syntax("expected an option name and a value")),
+    }
+}
+
+fn roll(e: &mut Engine, c: Color) -> Reply {
+    let d = dice_of(e)?;
+    if !d.rolls_for(c) {
+        return Err(GtpError(format!(
+            "{} is exempt from rolling",
+            color_name(c)
+        )));
+    }
+    Ok(e.game.roll(c).expect("dice on, not exempt").to_string())
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+fn aleago_set_roll(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 2)?;
+    let c = color(a[0])?;
+    let d = dice_of(e)?;
+    let total = parse_int(a[1]).map_err(GtpError::syntax)?;
+    let (lo, hi) = d.range();
+    if !(lo as u64..=hi as u64).contains(&total) {
+        return Err(GtpError::syntax(format!(
+            "roll {total} is out of range {lo}..{hi} for {}",
+            d.spec()
+        )));
+    }
+    if !d.rolls_for(c) {
+        return Err(GtpError(format!(
+            "{} is exempt from rolling",
+            color_name(c)
+        )));
+    }
+    e.game.set_roll(c, Some(total as u32));
+    Ok(String::new())
+}
+
+fn aleago_allowed(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    let c = color(a[0])?;
+    dice_of(e)?;
+    let points = e
+        .game
+        .allowed_points(c)
+        .ok_or_else(|| GtpError(format!("no roll pending for {}", color_name(c))))?;
+    Ok(points
+        .iter()
+        .map(|&p| name(e, p))
+        .collect::<Vec<_>>()
+        .join(" "))
+}
+
+fn aleago_next_roll(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    let c = color(a[0])?;
+    let d = dice_of(e)?;
+    if !d.crystal_ball {
+        return Err(GtpError(
+            "crystal ball is off (aleago-option crystal-ball on)".into(),
+        ));
+    }
+    roll(e, c)
+}
+
+fn aleago_gfx(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 1)?;
+    let c = color(a[0])?;
+    let d = dice_of(e)?;
+    let Some(total) = e.game.pending_roll(c) else {
+        return Ok(format!("TEXT no roll pending for {}", color_name(c)));
+    };
+    let allowed = e.game.allowed_points(c).unwrap_or_default();
+    let mut out = String::new();
+    if !allowed.is_empty() {
+        out.push_str("COLOR green");
+        for &p in &allowed {
+            out.push(' ');
+            out.push_str(&name(e, p));
+        }
+        out.push('\n');
+    }
+    let lines = d.line_sets(total, crate::dice::top_line(e.game.size())).0[0];
+    let rolled: Vec<String> = (1..=13)
+        .filter(|l| lines & (1 << l) != 0)
+        .map(|l| l.to_string())
+        .collect();
+    out.push_str(&format!(
+        "TEXT {} rolled {total} ({}): line {}{}",
+        color_name(c),
+        d.spec(),
+        rolled.join(", "),
+        if allowed.is_empty() {
+            ", no room: pass"
+        } else {
+            ""
+        }
+    ));
+    Ok(out)
 }
 
 fn ownership_board(e: &Engine) -> String {

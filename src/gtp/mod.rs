@@ -17,7 +17,7 @@ use crate::clock::Clock;
 use crate::game::Game;
 use crate::rules::Rules;
 use crate::score::{self, Score, Status};
-use crate::search::{self, Budget, Decision, Search, Settings};
+use crate::search::{self, Budget, Decision, Planning, Search, Settings};
 use std::fmt;
 use std::io::{BufRead, Read, Write};
 use std::sync::Arc;
@@ -69,6 +69,8 @@ pub struct Config {
     pub max_nodes: usize,
     /// Playouts for the ownership estimate used in scoring.
     pub ownership_playouts: usize,
+    /// Aléago: how the search plans for the rolls below the root.
+    pub dice_planning: Planning,
 }
 
 impl Default for Config {
@@ -81,6 +83,7 @@ impl Default for Config {
             resign: 0.1,
             max_nodes: 4_000_000,
             ownership_playouts: 1000,
+            dice_planning: Planning::Chance,
         }
     }
 }
@@ -216,14 +219,27 @@ impl Engine {
         if self.game.to_move() != color {
             self.game.set_to_move(color);
         }
-        let statuses = self.statuses();
+        // Aléago: roll for this move unless a roll is pending; with the
+        // crystal ball, the opponent's next roll is drawn now too.
+        self.game.roll(color);
+        if self.game.dice().is_some_and(|d| d.crystal_ball) {
+            self.game.roll(color.opponent());
+        }
+        // Dead stones matter only for passing now or for cleanup: estimate
+        // them only then (it costs a thousand playouts).
+        let opponent_passed = self.game.last_move() == Some((color.opponent(), None));
+        let statuses = if opponent_passed || cleanup {
+            self.statuses()
+        } else {
+            Vec::new()
+        };
         let board = self.game.board();
-        let dead_opponents = board.points().any(|p| {
-            board.color_at(p) == Some(color.opponent()) && statuses[p as usize] == Status::Dead
-        });
+        let dead_opponents = !statuses.is_empty()
+            && board.points().any(|p| {
+                board.color_at(p) == Some(color.opponent()) && statuses[p as usize] == Status::Dead
+            });
         let sign = if color == Color::Black { 1.0 } else { -1.0 };
         // The opponent passed and we win as things stand: end the game.
-        let opponent_passed = self.game.last_move() == Some((color.opponent(), None));
         if opponent_passed && !(cleanup && dead_opponents) {
             let mut ended = self.game.clone();
             ended.play(color, None).expect("pass is legal");
@@ -239,8 +255,13 @@ impl Engine {
             cleanup: cleanup && dead_opponents,
             max_nodes: self.config.max_nodes,
         };
-        let (decision, win_rate, playouts) =
-            search::run_threads(&self.game, &settings, self.config.threads, &self.stop);
+        let (decision, win_rate, playouts) = search::run_threads(
+            &self.game,
+            &settings,
+            self.config.threads,
+            self.config.dice_planning,
+            &self.stop,
+        );
         let size = self.game.size();
         let late_enough = self.game.move_count() >= size * size / 4;
         if self.config.resign > 0.0
