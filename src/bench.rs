@@ -1,28 +1,44 @@
 //! `kosumi bench`: playout speed on empty boards, printed one figure per
 //! line in the form scripts read:
-//! `bench board=9 policy=light threads=1 playouts_per_s=123456`.
+//! `bench board=9 policy=light threads=1 playouts_per_s=123456`, and the
+//! Aléago lines `bench board=13 policy=full dice=1d6 ... ratio_to_no_dice=R`.
 
 use crate::board::{Board, Color};
-use crate::search::{Policy, playout};
+use crate::dice::Dice;
+use crate::search::{Policy, Rolls, playout};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::time::{Duration, Instant};
 
 /// Playouts per second from an empty `size` board on `threads` threads,
 /// each running for `duration`.
-pub fn playouts_per_second(size: usize, policy: Policy, threads: usize, duration: Duration) -> f64 {
+pub fn playouts_per_second(
+    size: usize,
+    policy: Policy,
+    dice: Option<Dice>,
+    threads: usize,
+    duration: Duration,
+) -> f64 {
     let counts: Vec<u64> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|i| {
                 scope.spawn(move || {
                     let empty = Board::new(size);
+                    let rolls = dice.map(|d| Rolls::new(d, &empty));
                     let mut rng = SmallRng::seed_from_u64(i as u64 + 1);
                     let start = Instant::now();
                     let mut n = 0u64;
                     while start.elapsed() < duration {
                         for _ in 0..16 {
                             let mut b = empty.clone();
-                            playout(&mut b, Color::Black, policy, &mut rng, None, |_, _| {});
+                            playout(
+                                &mut b,
+                                Color::Black,
+                                policy,
+                                &mut rng,
+                                rolls.as_ref(),
+                                |_, _| {},
+                            );
                         }
                         n += 16;
                     }
@@ -43,9 +59,22 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
     for &size in sizes {
         for (policy, label) in [(Policy::Light, "light"), (Policy::Full, "full")] {
             for &t in threads {
-                let rate = playouts_per_second(size, policy, t, Duration::from_secs_f64(seconds));
+                let rate =
+                    playouts_per_second(size, policy, None, t, Duration::from_secs_f64(seconds));
                 println!("bench board={size} policy={label} threads={t} playouts_per_s={rate:.0}");
             }
         }
+    }
+    // Aléago: the same playouts under 1d6 on 13x13, and without dice for the
+    // ratio, measured side by side.
+    let d = Dice::parse("1d6").expect("a valid spec");
+    for (policy, label) in [(Policy::Light, "light"), (Policy::Full, "full")] {
+        let time = Duration::from_secs_f64(seconds);
+        let plain = playouts_per_second(13, policy, None, 1, time);
+        let rolled = playouts_per_second(13, policy, Some(d), 1, time);
+        println!(
+            "bench board=13 policy={label} dice=1d6 threads=1 playouts_per_s={rolled:.0} ratio_to_no_dice={:.2}",
+            rolled / plain
+        );
     }
 }

@@ -16,6 +16,11 @@ const MAX_STRIDE: usize = MAX_SIZE + 2;
 /// Number of cells in the padded array.
 pub const MAX_POINTS: usize = MAX_STRIDE * MAX_STRIDE;
 
+/// Highest concentric line of the largest board.
+pub const MAX_LINES: usize = MAX_SIZE.div_ceil(2);
+/// Most points on one line (the edge of the largest board).
+const LINE_POINTS: usize = 4 * (MAX_SIZE - 1);
+
 /// Index of a cell in the padded array.
 pub type Point = u16;
 
@@ -145,6 +150,12 @@ pub struct Board {
     empty: [Point; MAX_POINTS],
     empty_index: [u16; MAX_POINTS],
     empty_count: usize,
+    /// The concentric line of each point (1 at the edge) and the empty points
+    /// of each line, for Aléago's rolled lines.
+    line: [u8; MAX_POINTS],
+    line_empty: [[Point; LINE_POINTS]; MAX_LINES + 1],
+    line_empty_count: [u8; MAX_LINES + 1],
+    line_empty_index: [u8; MAX_POINTS],
     /// Marks for counting distinct liberties.
     mark: [u32; MAX_POINTS],
     mark_gen: u32,
@@ -171,6 +182,10 @@ impl Board {
             empty: [0; MAX_POINTS],
             empty_index: [0; MAX_POINTS],
             empty_count: 0,
+            line: [0; MAX_POINTS],
+            line_empty: [[0; LINE_POINTS]; MAX_LINES + 1],
+            line_empty_count: [0; MAX_LINES + 1],
+            line_empty_index: [0; MAX_POINTS],
             mark: [0; MAX_POINTS],
             mark_gen: 0,
             hash: 0,
@@ -181,6 +196,7 @@ impl Board {
             for x in 0..size {
                 let p = b.point(x, y);
                 b.cells[p as usize] = Cell::Empty;
+                b.line[p as usize] = (x.min(y).min(size - 1 - x).min(size - 1 - y) + 1) as u8;
                 b.add_empty(p);
             }
         }
@@ -292,10 +308,27 @@ impl Board {
         self.size * self.size - self.empty_count
     }
 
+    /// The concentric line of an on-board point (1 at the edge).
+    #[inline]
+    pub fn line(&self, p: Point) -> u32 {
+        self.line[p as usize] as u32
+    }
+
+    /// The empty points of one line, in no particular order.
+    #[inline]
+    pub fn empty_points_on_line(&self, line: usize) -> &[Point] {
+        &self.line_empty[line][..self.line_empty_count[line] as usize]
+    }
+
     fn add_empty(&mut self, p: Point) {
         self.empty_index[p as usize] = self.empty_count as u16;
         self.empty[self.empty_count] = p;
         self.empty_count += 1;
+        let l = self.line[p as usize] as usize;
+        let n = self.line_empty_count[l];
+        self.line_empty_index[p as usize] = n;
+        self.line_empty[l][n as usize] = p;
+        self.line_empty_count[l] = n + 1;
     }
 
     fn remove_empty(&mut self, p: Point) {
@@ -304,6 +337,13 @@ impl Board {
         let last = self.empty[self.empty_count];
         self.empty[i] = last;
         self.empty_index[last as usize] = i as u16;
+        let l = self.line[p as usize] as usize;
+        let i = self.line_empty_index[p as usize] as usize;
+        let n = self.line_empty_count[l] - 1;
+        let last = self.line_empty[l][n as usize];
+        self.line_empty[l][i] = last;
+        self.line_empty_index[last as usize] = i as u8;
+        self.line_empty_count[l] = n;
     }
 
     /// Distinct chain heads among the neighbours of `p` holding colour `cell`.

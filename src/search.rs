@@ -39,15 +39,32 @@ pub struct Rolls {
     pub dice: Dice,
     pub lines: Vec<u8>,
     pub top: u32,
+    /// The descent's line sets for each total (index: total).
+    line_sets: Vec<([Lines; 14], usize)>,
 }
 
 impl Rolls {
     pub fn new(dice: Dice, board: &Board) -> Rolls {
+        let top = dice::top_line(board.size());
+        let (_, high) = dice.range();
         Rolls {
             dice,
             lines: dice::line_table(board),
-            top: dice::top_line(board.size()),
+            top,
+            line_sets: (0..=high).map(|t| dice.line_sets(t, top)).collect(),
         }
+    }
+
+    /// Rolls the dice: the line sets to try, in order.
+    #[inline]
+    pub fn roll(&self, rng: &mut SmallRng) -> &([Lines; 14], usize) {
+        &self.line_sets[self.dice.roll(rng) as usize]
+    }
+
+    /// The line sets to try for a known total.
+    #[inline]
+    pub fn sets_for(&self, total: u32) -> &([Lines; 14], usize) {
+        &self.line_sets[total as usize]
     }
 }
 
@@ -140,7 +157,7 @@ fn capture_move(board: &Board, c: Color, last: Point) -> Option<Point> {
     None
 }
 
-/// A uniformly drawn playout move, or `None` (pass).
+/// A uniformly drawn playout move on `lines`, or `None` (pass).
 #[inline]
 fn random_move(
     board: &Board,
@@ -148,31 +165,85 @@ fn random_move(
     rng: &mut SmallRng,
     no_self_atari: bool,
     lines: Lines,
-    rolls: Option<&Rolls>,
+    _rolls: Option<&Rolls>,
 ) -> Option<Point> {
-    let empty = board.empty_points();
-    let n = empty.len();
+    let acceptable = |p: Point| {
+        !(board.is_eye(c, p)
+            || board.ko() == Some((p, c))
+            || board.is_suicide(c, p)
+            || (no_self_atari && board.is_self_atari(c, p)))
+    };
+    if lines == ALL_LINES {
+        return scan_from_random(board.empty_points(), rng, acceptable);
+    }
+    // Aléago: only the empty points of the allowed lines.
+    if lines.count_ones() == 1 {
+        let line = lines.trailing_zeros() as usize;
+        if line > crate::board::MAX_LINES {
+            return None;
+        }
+        return scan_from_random(board.empty_points_on_line(line), rng, acceptable);
+    }
+    // Several lines (the bonus): scan their lists as one, from a uniformly
+    // drawn start, so the choice stays uniform.
+    let on = |line: usize| lines & (1 << line) != 0;
+    let total: usize = (1..=crate::board::MAX_LINES)
+        .filter(|&l| on(l))
+        .map(|l| board.empty_points_on_line(l).len())
+        .sum();
+    if total == 0 {
+        return None;
+    }
+    let mut k = rng.random_range(0..total);
+    let mut line = 1;
+    while !on(line) || k >= board.empty_points_on_line(line).len() {
+        if on(line) {
+            k -= board.empty_points_on_line(line).len();
+        }
+        line += 1;
+    }
+    for _ in 0..total {
+        let p = board.empty_points_on_line(line)[k];
+        if acceptable(p) {
+            return Some(p);
+        }
+        k += 1;
+        while k >= board.empty_points_on_line(line).len() || !on(line) {
+            k = 0;
+            line = if line >= crate::board::MAX_LINES {
+                1
+            } else {
+                line + 1
+            };
+            if on(line) && !board.empty_points_on_line(line).is_empty() {
+                break;
+            }
+        }
+    }
+    None
+}
+
+/// The first point accepted by `ok`, scanning `points` from a random start.
+#[inline]
+fn scan_from_random(
+    points: &[Point],
+    rng: &mut SmallRng,
+    ok: impl Fn(Point) -> bool,
+) -> Option<Point> {
+    let n = points.len();
     if n == 0 {
         return None;
     }
     let mut i = rng.random_range(0..n);
-    let ko = board.ko();
     for _ in 0..n {
-        let p = empty[i];
+        let p = points[i];
+        if ok(p) {
+            return Some(p);
+        }
         i += 1;
         if i == n {
             i = 0;
         }
-        if lines != ALL_LINES && rolls.is_some_and(|r| !on_lines(&r.lines, p, lines)) {
-            continue;
-        }
-        if board.is_eye(c, p) || ko == Some((p, c)) || board.is_suicide(c, p) {
-            continue;
-        }
-        if no_self_atari && board.is_self_atari(c, p) {
-            continue;
-        }
-        return Some(p);
     }
     None
 }
@@ -525,11 +596,10 @@ impl<'a> Search<'a> {
         if depth == 1 || self.planning == Planning::RootOnly || !r.dice.rolls_for(c) {
             return ALL_LINES; // the root's children already obey the roll
         }
-        let total = match self.opponent_roll {
-            Some(t) if depth == 2 => t,
-            _ => r.dice.roll(&mut self.rng),
+        let (sets, n) = match self.opponent_roll {
+            Some(t) if depth == 2 => *r.sets_for(t),
+            _ => *r.roll(&mut self.rng),
         };
-        let (sets, n) = r.dice.line_sets(total, r.top);
         let node = &self.nodes[i];
         let children = &self.nodes[node.first_child as usize..][..node.children as usize];
         sets[..n]

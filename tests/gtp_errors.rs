@@ -198,3 +198,43 @@ fn list_commands_and_known_command_agree() {
         assert!(listed.lines().any(|l| l == name), "{name} not listed");
     }
 }
+
+#[test]
+fn dice_errors() {
+    let mut e = engine();
+    assert!(e.err("aleago-roll b").starts_with("dice are off"));
+    for (cmd, expected) in [
+        ("aleago-dice 0d6", "syntax error"),
+        ("aleago-dice 1d21", "syntax error"),
+        ("aleago-dice 5d6", "syntax error"),
+        ("aleago-dice six", "syntax error"),
+    ] {
+        assert!(e.err(cmd).starts_with(expected), "{cmd}");
+    }
+    e.ok("aleago-dice 1d4");
+    for (cmd, expected) in [
+        ("aleago-set_roll b 5", "syntax error"),
+        ("aleago-set_roll b 0", "syntax error"),
+        ("aleago-set_roll x 2", "syntax error"),
+        ("aleago-option colour blue", "syntax error"),
+        ("aleago-option bonus maybe", "syntax error"),
+        ("aleago-option exempt grey", "syntax error"),
+        ("aleago-allowed b", "no roll pending"),
+        ("aleago-next_roll w", "crystal ball is off"),
+        ("aleago-seed -3", "syntax error"),
+    ] {
+        assert!(e.err(cmd).starts_with(expected), "{cmd}");
+    }
+    e.ok("aleago-set_roll b 1");
+    let before = e.ok("showboard");
+    let msg = e.err("play b E5");
+    assert!(
+        msg.starts_with("illegal move: not on the rolled line"),
+        "{msg}"
+    );
+    assert_eq!(e.ok("showboard"), before);
+    e.ok("play b A1");
+    assert_eq!(e.ok("aleago-dice"), "1d4");
+    e.ok("aleago-option exempt black");
+    assert!(e.err("aleago-roll b").contains("exempt"));
+}
