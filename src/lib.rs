@@ -4,7 +4,7 @@
 //! Modules, each owning one concept: [`board`] (stones, chains, liberties,
 //! captures, hash), [`rules`] (the ruleset value and its presets), [`game`]
 //! (history, ko and superko, passes, undo), [`score`] (counting), [`dice`] (Aléago), [`search`]
-//! (playouts and UCT-RAVE), [`clock`] (time controls), [`handicap`],
+//! (playouts and UCT-RAVE), [`clock`] (time controls), [`handicap`], [`patterns`] (3×3 shapes),
 //! [`sgf`], [`gtp`] (the protocol) and [`bench`] (speed figures).
 
 pub mod bench;
@@ -14,6 +14,7 @@ pub mod dice;
 pub mod game;
 pub mod gtp;
 pub mod handicap;
+pub mod patterns;
 pub mod rules;
 pub mod score;
 pub mod search;

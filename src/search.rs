@@ -10,6 +10,7 @@
 use crate::board::{Board, Cell, Color, Point};
 use crate::dice::{self, ALL_LINES, Dice, Lines, on_lines};
 use crate::game::Game;
+use crate::patterns;
 use crate::rules::Suicide;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -83,7 +84,12 @@ pub enum Policy {
     /// Uniform among legal points that are not the mover's own eye.
     Light,
     /// Captures a chain the last move left in atari, else uniform as light
-    /// but never a self-atari.
+    /// but never a self-atari: the policy of the ownership estimate (final
+    /// status), where local fights should be settled bluntly.
+    Settle,
+    /// Around the last move: capture a chain in atari, save an own chain
+    /// from atari, play a 3×3 pattern move; else uniform as light but never
+    /// a self-atari.
     Full,
 }
 
@@ -103,8 +109,12 @@ pub fn playout(
     for _ in 0..limit {
         let choose = |board: &Board, rng: &mut SmallRng, lines: Lines| match policy {
             Policy::Light => random_move(board, to_move, rng, false, lines, rolls),
-            Policy::Full => last
+            Policy::Settle => last
                 .and_then(|l| capture_move(board, to_move, l))
+                .filter(|&p| rolls.is_none_or(|r| on_lines(&r.lines, p, lines)))
+                .or_else(|| random_move(board, to_move, rng, true, lines, rolls)),
+            Policy::Full => last
+                .and_then(|l| local_move(board, to_move, l, rng))
                 .filter(|&p| rolls.is_none_or(|r| on_lines(&r.lines, p, lines)))
                 .or_else(|| random_move(board, to_move, rng, true, lines, rolls)),
         };
@@ -136,6 +146,62 @@ pub fn playout(
         }
         to_move = to_move.opponent();
     }
+}
+
+/// The full policy's move near the opponent's last move `last`: a capture,
+/// an escape from atari, or a 3×3 pattern move (a random one of those).
+#[inline]
+fn local_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Option<Point> {
+    if let Some(p) = capture_move(board, c, last) {
+        return Some(p);
+    }
+    if let Some(p) = escape_move(board, c, last) {
+        return Some(p);
+    }
+    let s = board.size() as Point + 2;
+    let around = [
+        last - s - 1,
+        last - s,
+        last - s + 1,
+        last - 1,
+        last + 1,
+        last + s - 1,
+        last + s,
+        last + s + 1,
+    ];
+    let mut found = [0 as Point; 8];
+    let mut n = 0;
+    let ko = board.ko();
+    for q in around {
+        if board.cell(q) == Cell::Empty
+            && ko != Some((q, c))
+            && patterns::matches(board, q)
+            && !board.is_suicide(c, q)
+            && !board.is_self_atari(c, q)
+        {
+            found[n] = q;
+            n += 1;
+        }
+    }
+    (n > 0).then(|| found[rng.random_range(0..n)])
+}
+
+/// A move of `c` saving one of its chains next to `last` from atari by
+/// extending at its liberty (when that gives it two liberties or more).
+#[inline]
+fn escape_move(board: &Board, c: Color, last: Point) -> Option<Point> {
+    for q in board.neighbors(last) {
+        if board.color_at(q) == Some(c) && board.liberties(q) == 1 {
+            let lib = board.some_liberty(q)?;
+            if board.ko() != Some((lib, c))
+                && !board.is_suicide(c, lib)
+                && !board.is_self_atari(c, lib)
+            {
+                return Some(lib);
+            }
+        }
+    }
+    None
 }
 
 /// A move of `c` capturing a chain next to `last` that is in atari.
@@ -288,7 +354,7 @@ pub fn ownership(game: &Game, n: usize, seed: u64) -> Vec<f64> {
         playout(
             &mut b,
             game.to_move(),
-            Policy::Full,
+            Policy::Settle,
             &mut rng,
             None,
             |_, _| {},
@@ -508,6 +574,12 @@ impl<'a> Search<'a> {
         }
         if line == 0 && n >= 9 {
             wins -= 2.0;
+        }
+        if patterns::matches(board, p) {
+            wins += 2.0;
+        }
+        if board.is_self_atari(c, p) {
+            wins -= 3.0;
         }
         if board.is_eye(c, p) {
             wins = 0.0;
