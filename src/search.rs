@@ -789,8 +789,44 @@ impl<'a> Search<'a> {
                 if settings.budget.time.is_some_and(|t| start.elapsed() >= t) {
                     break;
                 }
+                if self.playouts.is_multiple_of(256) && self.decided(settings, start) {
+                    log::debug!("search: the best move cannot change, stopping early");
+                    break;
+                }
             }
         }
+    }
+
+    /// Whether the most visited root move stays first whatever the rest of
+    /// the budget brings (every remaining playout going to the runner-up).
+    fn decided(&self, settings: &Settings, start: Instant) -> bool {
+        let by_playouts = settings
+            .budget
+            .playouts
+            .map(|max| max.saturating_sub(self.playouts) as f64);
+        let by_time = settings.budget.time.map(|t| {
+            let elapsed = start.elapsed().as_secs_f64().max(1e-6);
+            let rate = self.playouts as f64 / elapsed;
+            (t.as_secs_f64() - elapsed).max(0.0) * rate
+        });
+        let remaining = match (by_playouts, by_time) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => return false,
+        };
+        let root = &self.nodes[0];
+        let children = &self.nodes[root.first_child as usize..][..root.children as usize];
+        let (mut first, mut second) = (0.0f64, 0.0f64);
+        for ch in children {
+            let v = ch.visits as f64;
+            if v > first {
+                second = first;
+                first = v;
+            } else if v > second {
+                second = v;
+            }
+        }
+        first - second > remaining
     }
 
     /// The root's moves with their visits and wins.
