@@ -138,9 +138,16 @@ pub fn playout(
             }
             None => {
                 board.clear_ko();
-                passes += 1;
-                if passes == 2 {
-                    break;
+                // A pass forced by a bad roll while the board still has
+                // room does not count towards the end of the playout: the
+                // playout is there to settle the board.
+                let dice_pass = rolls.is_some_and(|r| r.dice.rolls_for(to_move))
+                    && random_move(board, to_move, rng, true, ALL_LINES, None).is_some();
+                if !dice_pass {
+                    passes += 1;
+                    if passes == 2 {
+                        break;
+                    }
                 }
             }
         }
@@ -720,7 +727,9 @@ impl<'a> Search<'a> {
                 break;
             }
         }
-        if passes < 2 {
+        // Two passes in the tree: the playout still runs, to settle dead
+        // stones before counting (and, under dice, passes forced by rolls).
+        {
             let seq = &mut self.sequence;
             let rolls = self
                 .rolls
