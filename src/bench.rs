@@ -5,9 +5,12 @@
 
 use crate::board::{Board, Color};
 use crate::dice::Dice;
-use crate::search::{Policy, Rolls, playout};
+use crate::game::Game;
+use crate::rules::Rules;
+use crate::search::{Budget, Planning, Policy, Rolls, Settings, playout, run_threads};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// Playouts per second from an empty `size` board on `threads` threads,
@@ -65,6 +68,14 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
             }
         }
     }
+    // Tree search from a middle-game position (the same position each run).
+    for &size in sizes {
+        let game = middle_game(size);
+        for &t in threads {
+            let rate = tree_playouts_per_second(&game, t, Duration::from_secs_f64(seconds));
+            println!("bench board={size} policy=tree threads={t} playouts_per_s={rate:.0}");
+        }
+    }
     // Aléago: the same playouts under 1d6 on 13x13, and without dice for the
     // ratio, measured side by side.
     let d = Dice::parse("1d6").expect("a valid spec");
@@ -77,4 +88,50 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
             rolled / plain
         );
     }
+}
+
+/// A reproducible middle-game position: a quarter of the board filled by
+/// seeded playout-policy moves.
+pub fn middle_game(size: usize) -> Game {
+    let mut game = Game::new(size, Rules::default(), 7.5);
+    let mut rng = SmallRng::seed_from_u64(2026);
+    let mut moves = Vec::new();
+    let mut b = game.board().clone();
+    playout(
+        &mut b,
+        Color::Black,
+        Policy::Full,
+        &mut rng,
+        None,
+        |c, p| moves.push((c, p)),
+    );
+    for (c, p) in moves.into_iter().take(size * size / 4) {
+        if game.play(c, Some(p)).is_err() {
+            break;
+        }
+    }
+    game
+}
+
+/// Tree-search playouts per second from `game` on `threads` threads.
+pub fn tree_playouts_per_second(game: &Game, threads: usize, duration: Duration) -> f64 {
+    let settings = Settings {
+        budget: Budget {
+            playouts: None,
+            time: Some(duration),
+        },
+        seed: 1,
+        resign: 0.0,
+        cleanup: false,
+        max_nodes: 4_000_000,
+    };
+    let start = Instant::now();
+    let (_, _, playouts) = run_threads(
+        game,
+        &settings,
+        threads,
+        Planning::Chance,
+        &AtomicBool::new(false),
+    );
+    playouts as f64 / start.elapsed().as_secs_f64()
 }

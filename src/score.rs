@@ -83,6 +83,26 @@ pub fn statuses(board: &Board, ownership: &[f64]) -> Vec<Status> {
     status
 }
 
+/// Whether every empty point's owner is clear (or it is a liberty shared in
+/// seki or a neutral point between living chains of both colours), so that
+/// counting now gives the result that playing on would.
+pub fn is_settled(board: &Board, ownership: &[f64], status: &[Status]) -> bool {
+    const CLEAR: f64 = 0.6;
+    board.points().all(|p| {
+        if board.cell(p) != Cell::Empty || ownership[p as usize].abs() >= CLEAR {
+            return true;
+        }
+        // A neutral point: next to living stones of both colours.
+        let living = |c: Color| {
+            board
+                .neighbors(p)
+                .iter()
+                .any(|&q| board.color_at(q) == Some(c) && status[q as usize] != Status::Dead)
+        };
+        living(Color::Black) && living(Color::White)
+    })
+}
+
 /// The count of a finished game. `margin` is Black's lead (negative: White's).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Score {

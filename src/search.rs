@@ -110,12 +110,10 @@ pub fn playout(
         let choose = |board: &Board, rng: &mut SmallRng, lines: Lines| match policy {
             Policy::Light => random_move(board, to_move, rng, false, lines, rolls),
             Policy::Settle => last
-                .and_then(|l| capture_move(board, to_move, l))
-                .filter(|&p| rolls.is_none_or(|r| on_lines(&r.lines, p, lines)))
+                .and_then(|l| capture_move(board, to_move, l, |p| on_line_set(board, p, lines)))
                 .or_else(|| random_move(board, to_move, rng, true, lines, rolls)),
             Policy::Full => last
-                .and_then(|l| local_move(board, to_move, l, rng))
-                .filter(|&p| rolls.is_none_or(|r| on_lines(&r.lines, p, lines)))
+                .and_then(|l| local_move(board, to_move, l, rng, lines))
                 .or_else(|| random_move(board, to_move, rng, true, lines, rolls)),
         };
         let mv = match rolls.filter(|r| r.dice.rolls_for(to_move)) {
@@ -158,11 +156,18 @@ pub fn playout(
 /// The full policy's move near the opponent's last move `last`: a capture,
 /// an escape from atari, or a 3×3 pattern move (a random one of those).
 #[inline]
-fn local_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Option<Point> {
-    if let Some(p) = capture_move(board, c, last) {
+fn local_move(
+    board: &Board,
+    c: Color,
+    last: Point,
+    rng: &mut SmallRng,
+    lines: Lines,
+) -> Option<Point> {
+    let on = |p: Point| on_line_set(board, p, lines);
+    if let Some(p) = capture_move(board, c, last, on) {
         return Some(p);
     }
-    if let Some(p) = escape_move(board, c, last) {
+    if let Some(p) = escape_move(board, c, last, on) {
         return Some(p);
     }
     let s = board.size() as Point + 2;
@@ -181,6 +186,7 @@ fn local_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Optio
     let ko = board.ko();
     for q in around {
         if board.cell(q) == Cell::Empty
+            && on(q)
             && ko != Some((q, c))
             && patterns::matches(board, q)
             && !board.is_suicide(c, q)
@@ -196,11 +202,12 @@ fn local_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Optio
 /// A move of `c` saving one of its chains next to `last` from atari by
 /// extending at its liberty (when that gives it two liberties or more).
 #[inline]
-fn escape_move(board: &Board, c: Color, last: Point) -> Option<Point> {
+fn escape_move(board: &Board, c: Color, last: Point, on: impl Fn(Point) -> bool) -> Option<Point> {
     for q in board.neighbors(last) {
         if board.color_at(q) == Some(c) && board.liberties(q) == 1 {
             let lib = board.some_liberty(q)?;
-            if board.ko() != Some((lib, c))
+            if on(lib)
+                && board.ko() != Some((lib, c))
                 && !board.is_suicide(c, lib)
                 && !board.is_self_atari(c, lib)
             {
@@ -213,7 +220,7 @@ fn escape_move(board: &Board, c: Color, last: Point) -> Option<Point> {
 
 /// A move of `c` capturing a chain next to `last` that is in atari.
 #[inline]
-fn capture_move(board: &Board, c: Color, last: Point) -> Option<Point> {
+fn capture_move(board: &Board, c: Color, last: Point, on: impl Fn(Point) -> bool) -> Option<Point> {
     let opp = c.opponent();
     if board.color_at(last) != Some(opp) {
         return None;
@@ -222,12 +229,18 @@ fn capture_move(board: &Board, c: Color, last: Point) -> Option<Point> {
     for q in std::iter::once(last).chain(board.neighbors(last)) {
         if board.color_at(q) == Some(opp) && board.liberties(q) == 1 {
             let lib = board.some_liberty(q)?;
-            if ko != Some((lib, c)) {
+            if on(lib) && ko != Some((lib, c)) {
                 return Some(lib);
             }
         }
     }
     None
+}
+
+/// Whether `p` is on one of `lines`.
+#[inline]
+fn on_line_set(board: &Board, p: Point, lines: Lines) -> bool {
+    lines == ALL_LINES || lines & (1 << board.line(p)) != 0
 }
 
 /// A uniformly drawn playout move on `lines`, or `None` (pass).
@@ -400,8 +413,8 @@ impl Node {
             mv,
             visits: prior_visits,
             wins: prior_wins,
-            amaf_visits: 0.0,
-            amaf_wins: 0.0,
+            amaf_visits: prior_visits * tune("PRIOR_AMAF", 0.0),
+            amaf_wins: prior_wins * tune("PRIOR_AMAF", 0.0),
             first_child: 0,
             children: 0,
             expanded: false,
@@ -412,6 +425,18 @@ impl Node {
 /// RAVE equivalence parameter: how many real visits one AMAF visit is worth
 /// before the real ones dominate.
 const RAVE_EQUIV: f32 = 3000.0;
+/// TEMPORARY tuning knob read from the environment.
+fn tune(name: &str, default: f32) -> f32 {
+    use std::sync::OnceLock;
+    static VALUES: OnceLock<std::collections::HashMap<String, f32>> = OnceLock::new();
+    let values = VALUES.get_or_init(|| {
+        std::env::vars()
+            .filter_map(|(k, v)| Some((k.strip_prefix("KOSUMI_")?.to_string(), v.parse().ok()?)))
+            .collect()
+    });
+    *values.get(name).unwrap_or(&default)
+}
+
 /// Visits before a leaf is expanded.
 const EXPAND_AT: f32 = 2.0;
 
@@ -636,6 +661,7 @@ impl<'a> Search<'a> {
         let start = node.first_child as usize;
         let end = start + node.children as usize;
         let mut best = end - 1; // pass, always last
+        let parent_log = node.visits.max(1.0).ln();
         let mut best_value = f32::MIN;
         for j in start..end {
             let ch = &self.nodes[j];
@@ -652,11 +678,14 @@ impl<'a> Search<'a> {
             let value = if ch.amaf_visits > 0.0 {
                 let aq = ch.amaf_wins / ch.amaf_visits;
                 let beta = ch.amaf_visits
-                    / (ch.amaf_visits + ch.visits + ch.visits * ch.amaf_visits / RAVE_EQUIV);
+                    / (ch.amaf_visits
+                        + ch.visits
+                        + ch.visits * ch.amaf_visits / tune("RAVE", RAVE_EQUIV));
                 (1.0 - beta) * q + beta * aq
             } else {
                 q
             };
+            let value = value + tune("EXPLORE", 0.0) * (parent_log / ch.visits.max(1.0)).sqrt();
             if value > best_value {
                 best_value = value;
                 best = j;
@@ -731,10 +760,9 @@ impl<'a> Search<'a> {
         // stones before counting (and, under dice, passes forced by rolls).
         {
             let seq = &mut self.sequence;
-            let rolls = self
-                .rolls
-                .as_ref()
-                .filter(|_| self.planning == Planning::Chance);
+            let rolls = self.rolls.as_ref().filter(|_| {
+                self.planning == Planning::Chance && tune("PLAIN_PLAYOUTS", 0.0) == 0.0
+            });
             playout(
                 &mut board,
                 c,

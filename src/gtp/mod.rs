@@ -228,10 +228,13 @@ impl Engine {
         // Dead stones matter only for passing now or for cleanup: estimate
         // them only then (it costs a thousand playouts).
         let opponent_passed = self.game.last_move() == Some((color.opponent(), None));
-        let statuses = if opponent_passed || cleanup {
-            self.statuses()
+        let (statuses, settled) = if opponent_passed || cleanup {
+            let ownership = self.ownership();
+            let statuses = score::statuses(self.game.board(), &ownership);
+            let settled = score::is_settled(self.game.board(), &ownership, &statuses);
+            (statuses, settled)
         } else {
-            Vec::new()
+            (Vec::new(), false)
         };
         let board = self.game.board();
         let dead_opponents = !statuses.is_empty()
@@ -239,8 +242,10 @@ impl Engine {
                 board.color_at(p) == Some(color.opponent()) && statuses[p as usize] == Status::Dead
             });
         let sign = if color == Color::Black { 1.0 } else { -1.0 };
-        // The opponent passed and we win as things stand: end the game.
-        if opponent_passed && !(cleanup && dead_opponents) {
+        // The opponent passed, the board is settled and we win as things
+        // stand: end the game. (Under dice a pass often means a bad roll,
+        // not a finished game: an unsettled board is played on.)
+        if opponent_passed && settled && !(cleanup && dead_opponents) {
             let mut ended = self.game.clone();
             ended.play(color, None).expect("pass is legal");
             let margin = score::score(&ended, &statuses).margin * sign;
