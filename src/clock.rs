@@ -58,7 +58,7 @@ impl Clock {
             if main > 0.0 {
                 TimeSystem::Absolute { main }
             } else {
-                TimeSystem::Absolute { main: 0.0 }
+                TimeSystem::None // 0 0 0: no time at all makes no game; GNU Go reads it as no limit
             }
         } else {
             TimeSystem::Canadian {

@@ -237,6 +237,20 @@ fn capture_move(board: &Board, c: Color, last: Point, on: impl Fn(Point) -> bool
     None
 }
 
+/// Whether no stone lies within Manhattan distance `d` of `p`.
+fn empty_area(board: &Board, p: Point, d: usize) -> bool {
+    let (x, y) = board.coords(p);
+    let n = board.size();
+    for qy in y.saturating_sub(d)..(y + d + 1).min(n) {
+        for qx in x.saturating_sub(d)..(x + d + 1).min(n) {
+            if qx.abs_diff(x) + qy.abs_diff(y) <= d && board.color_at(board.point(qx, qy)).is_some() {
+                return false;
+            }
+        }
+    }
+    true
+}
+
 /// Whether `p` is on one of `lines`.
 #[inline]
 fn on_line_set(board: &Board, p: Point, lines: Lines) -> bool {
@@ -400,6 +414,8 @@ struct Node {
     mv: Point,
     visits: f32,
     wins: f32,
+    /// The part of `visits` that is prior knowledge.
+    prior_visits: f32,
     amaf_visits: f32,
     amaf_wins: f32,
     first_child: u32,
@@ -413,6 +429,7 @@ impl Node {
             mv,
             visits: prior_visits,
             wins: prior_wins,
+            prior_visits,
             amaf_visits: prior_visits * tune("PRIOR_AMAF", 0.0),
             amaf_wins: prior_wins * tune("PRIOR_AMAF", 0.0),
             first_child: 0,
@@ -585,10 +602,75 @@ impl<'a> Search<'a> {
     }
 
     /// Prior knowledge for a move: (visits, wins) added to its statistics.
-    fn prior(board: &Board, c: Color, p: Point) -> (f32, f32) {
+    /// `last` is the opponent's last move, if any.
+    fn prior(board: &Board, c: Color, p: Point, last: Option<Point>) -> (f32, f32) {
         if p == PASS {
             return (10.0, 1.0);
         }
+        if tune("OLD_PRIORS", 0.0) != 0.0 {
+            return Self::old_prior(board, c, p);
+        }
+        if board.is_eye(c, p) {
+            return (20.0, 0.0);
+        }
+        // Even prior, then bonuses as (visits, wins) in the manner of michi.
+        let (mut visits, mut wins) = (10.0f32, 5.0f32);
+        let mut add = |v: f32, w: f32| {
+            visits += v;
+            wins += w;
+        };
+        let mut captured = 0;
+        for q in board.neighbors(p) {
+            if let Some(qc) = board.color_at(q)
+                && qc != c
+                && board.liberties(q) == 1
+            {
+                captured += board.chain_size(q);
+            }
+        }
+        if captured == 1 {
+            add(15.0, 15.0);
+        } else if captured > 1 {
+            add(30.0, 30.0);
+        }
+        if board.neighbors(p).iter().any(|&q| board.color_at(q) == Some(c) && board.liberties(q) == 1)
+            && !board.is_self_atari(c, p)
+        {
+            add(15.0, 15.0); // saves a chain from atari
+        }
+        if captured == 0 && board.is_self_atari(c, p) {
+            add(10.0, 0.0);
+        }
+        if patterns::matches(board, p) {
+            add(10.0, 10.0);
+        }
+        // Near the last move.
+        if let Some(l) = last.filter(|&l| l != PASS) {
+            let (x, y) = board.coords(p);
+            let (lx, ly) = board.coords(l);
+            let d = x.abs_diff(lx) + y.abs_diff(ly);
+            match d {
+                1 => add(24.0, 24.0),
+                2 => add(22.0, 22.0),
+                3 => add(8.0, 8.0),
+                _ => {}
+            }
+        }
+        // Empty areas: the third line and above are good, the first two poor.
+        let (x, y) = board.coords(p);
+        let n = board.size();
+        let line = x.min(y).min(n - 1 - x).min(n - 1 - y);
+        if empty_area(board, p, 3) {
+            if line >= 2 {
+                add(10.0, 10.0);
+            } else {
+                add(10.0, 0.0);
+            }
+        }
+        (visits, wins)
+    }
+
+    fn old_prior(board: &Board, c: Color, p: Point) -> (f32, f32) {
         let (x, y) = board.coords(p);
         let n = board.size();
         let line = x.min(y).min(n - 1 - x).min(n - 1 - y);
@@ -620,7 +702,7 @@ impl<'a> Search<'a> {
     }
 
     /// Creates the children of node `i` for `c` to move on `board`.
-    fn expand(&mut self, i: usize, board: &Board, c: Color, root: bool) {
+    fn expand(&mut self, i: usize, board: &Board, c: Color, root: bool, last: Option<Point>) {
         if self.nodes.len() + board.size() * board.size() + 1 > self.max_nodes {
             return;
         }
@@ -641,11 +723,11 @@ impl<'a> Search<'a> {
                     && !board.is_eye(c, p)
             };
             if ok {
-                let (v, w) = Self::prior(board, c, p);
+                let (v, w) = Self::prior(board, c, p, last);
                 self.nodes.push(Node::new(p, v, w));
             }
         }
-        let (v, w) = Self::prior(board, c, PASS);
+        let (v, w) = Self::prior(board, c, PASS, last);
         self.nodes.push(Node::new(PASS, v, w));
         let children = (self.nodes.len() - first) as u16;
         let node = &mut self.nodes[i];
@@ -731,8 +813,13 @@ impl<'a> Search<'a> {
         let mut i = 0;
         loop {
             if !self.nodes[i].expanded {
-                if i == 0 || self.nodes[i].visits >= EXPAND_AT + 10.0 {
-                    self.expand(i, &board, c, i == 0);
+                let expand_at = tune("EXPAND", EXPAND_AT);
+                if i == 0 || self.nodes[i].visits - self.nodes[i].prior_visits >= expand_at {
+                    let last = match self.sequence.last() {
+                        Some(&(_, m)) => Some(m),
+                        None => self.game.last_move().map(|(_, m)| m.unwrap_or(PASS)),
+                    };
+                    self.expand(i, &board, c, i == 0, last);
                 }
                 if !self.nodes[i].expanded {
                     break;

@@ -101,6 +101,8 @@ pub struct Engine {
     stop: Arc<AtomicBool>,
     quit: bool,
     started: Instant,
+    /// Searches run so far (varies the seed from search to search).
+    searches: u64,
 }
 
 impl Engine {
@@ -114,6 +116,7 @@ impl Engine {
             stop: Arc::new(AtomicBool::new(false)),
             quit: false,
             started: Instant::now(),
+            searches: 0,
         }
     }
 
@@ -253,9 +256,13 @@ impl Engine {
                 return Decision::Pass;
             }
         }
+        self.searches += 1;
         let settings = Settings {
             budget: self.budget(color),
-            seed: self.config.seed ^ (self.game.move_count() as u64).wrapping_mul(0x9E37_79B9),
+            // A new seed for every search of the engine's life, so that games
+            // differ (clear_board does not reset it) yet replay identically
+            // from the same --seed and the same commands.
+            seed: self.config.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
             resign: self.config.resign,
             cleanup: cleanup && dead_opponents,
             max_nodes: self.config.max_nodes,
