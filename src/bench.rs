@@ -132,6 +132,7 @@ pub fn tree_playouts_per_second(game: &Game, threads: usize, duration: Duration)
         threads,
         Planning::Chance,
         &AtomicBool::new(false),
+        &mut Vec::new(),
     );
     playouts as f64 / start.elapsed().as_secs_f64()
 }

@@ -276,6 +276,35 @@ mod tests {
     }
 
     #[test]
+    fn settled_means_every_empty_point_has_an_owner_or_is_neutral() {
+        let board = Board::from_ascii(
+            "
+            . X O .
+            . X O .
+            . X O .
+            . X O .",
+        );
+        let mut own = vec![0.0; crate::board::MAX_POINTS];
+        for p in board.points() {
+            let (x, _) = board.coords(p);
+            own[p as usize] = if x < 2 { 0.9 } else { -0.9 };
+        }
+        assert!(is_settled(&board, &own, &all_alive()));
+        let open = Board::from_ascii(
+            "
+            . . . .
+            . X . .
+            . . O .
+            . . . .",
+        );
+        let mut half = vec![0.0; crate::board::MAX_POINTS];
+        for p in open.points() {
+            half[p as usize] = 0.2;
+        }
+        assert!(!is_settled(&open, &half, &all_alive()));
+    }
+
+    #[test]
     fn dead_stones_are_removed_and_counted_as_prisoners() {
         let mut g = Game::new(5, Rules::preset("japanese").unwrap(), 0.0);
         for y in 1..=5 {

@@ -243,7 +243,8 @@ fn empty_area(board: &Board, p: Point, d: usize) -> bool {
     let n = board.size();
     for qy in y.saturating_sub(d)..(y + d + 1).min(n) {
         for qx in x.saturating_sub(d)..(x + d + 1).min(n) {
-            if qx.abs_diff(x) + qy.abs_diff(y) <= d && board.color_at(board.point(qx, qy)).is_some() {
+            if qx.abs_diff(x) + qy.abs_diff(y) <= d && board.color_at(board.point(qx, qy)).is_some()
+            {
                 return false;
             }
         }
@@ -489,9 +490,12 @@ pub fn run_threads(
     threads: usize,
     planning: Planning,
     stop: &AtomicBool,
+    trees: &mut Vec<Tree>,
 ) -> (Decision, f64, u64) {
     let start = Instant::now();
     let threads = threads.max(1);
+    trees.resize_with(threads, Tree::default);
+    let kept: Vec<Tree> = std::mem::take(trees);
     let per_thread = Settings {
         budget: Budget {
             playouts: settings.budget.playouts.map(|p| p.div_ceil(threads as u64)),
@@ -500,18 +504,23 @@ pub fn run_threads(
         max_nodes: settings.max_nodes / threads,
         ..settings.clone()
     };
-    let results: Vec<(Vec<RootMove>, u64)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|i| {
+    let results: Vec<(Vec<RootMove>, u64, Tree)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = kept
+            .into_iter()
+            .enumerate()
+            .map(|(i, tree)| {
                 let per_thread = &per_thread;
                 scope.spawn(move || {
                     let seed = per_thread
                         .seed
                         .wrapping_add(i as u64 * 0x5851_F42D_4C95_7F2D);
-                    let mut s =
-                        Search::new(game, seed, per_thread.max_nodes).with_planning(planning);
+                    let mut s = Search::new(game, seed, per_thread.max_nodes)
+                        .with_planning(planning)
+                        .with_tree(Some(tree));
                     s.search(per_thread, stop);
-                    (s.root_stats(), s.playouts)
+                    let stats = s.root_stats();
+                    let playouts = s.playouts;
+                    (stats, playouts, s.into_tree())
                 })
             })
             .collect();
@@ -522,7 +531,8 @@ pub fn run_threads(
     });
     let mut merged: Vec<RootMove> = Vec::new();
     let mut playouts = 0;
-    for (stats, n) in results {
+    for (stats, n, tree) in results {
+        trees.push(tree);
         playouts += n;
         for m in stats {
             match merged.iter_mut().find(|x| x.mv == m.mv) {
@@ -534,12 +544,80 @@ pub fn run_threads(
             }
         }
     }
+    // A reused tree's root was grown below the root, without the superko
+    // check: keep only moves legal now.
+    let to_move = game.to_move();
+    merged.retain(|m| m.mv.is_none_or(|p| game.check(to_move, p).is_ok()));
+    if log::log_enabled!(log::Level::Debug) {
+        let mut top = merged.clone();
+        top.sort_by(|a, b| b.visits.total_cmp(&a.visits));
+        for m in top.iter().take(6) {
+            let name = crate::gtp::vertex_name(m.mv, game.size());
+            log::debug!(
+                "  {name:>4} visits {:>7.0} win rate {:.3}",
+                m.visits,
+                m.wins / m.visits.max(1.0)
+            );
+        }
+    }
     let (decision, rate) = decide(&merged, settings.cleanup);
     log::info!(
         "search: {playouts} playouts in {:.2}s with {threads} thread(s), {decision:?} win rate {rate:.3}",
         start.elapsed().as_secs_f64()
     );
     (decision, rate, playouts)
+}
+
+/// A search tree kept from one move to the next (tree reuse).
+#[derive(Clone, Default)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    /// How many actions the game had when the tree was grown.
+    actions: usize,
+}
+
+impl Tree {
+    /// The subtree for the current position of `game`, if the moves played
+    /// since this tree was grown are all in it (and no dice constrain the
+    /// root, whose children a reused node would not have filtered).
+    fn reuse(self, game: &Game) -> Option<Vec<Node>> {
+        if self.nodes.is_empty() || game.dice().is_some() || game.actions().len() < self.actions {
+            return None;
+        }
+        let mut at = 0usize;
+        for action in &game.actions()[self.actions..] {
+            let crate::game::Action::Move(_, mv, _) = action else {
+                return None;
+            };
+            let node = &self.nodes[at];
+            if !node.expanded {
+                return None;
+            }
+            let want = mv.unwrap_or(PASS);
+            let start = node.first_child as usize;
+            at = (start..start + node.children as usize).find(|&j| self.nodes[j].mv == want)?;
+        }
+        if !self.nodes[at].expanded {
+            return None;
+        }
+        // Copy the subtree under `at` into a fresh arena, children contiguous.
+        let mut out = vec![self.nodes[at].clone()];
+        let mut queue = vec![(at, 0usize)];
+        while let Some((old, new)) = queue.pop() {
+            let node = &self.nodes[old];
+            if !node.expanded {
+                continue;
+            }
+            let first = out.len();
+            let start = node.first_child as usize;
+            for j in start..start + node.children as usize {
+                queue.push((j, out.len()));
+                out.push(self.nodes[j].clone());
+            }
+            out[new].first_child = first as u32;
+        }
+        Some(out)
+    }
 }
 
 /// Settings of one search.
@@ -595,6 +673,23 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// Starts from a tree kept from an earlier search, where it fits.
+    pub fn with_tree(mut self, tree: Option<Tree>) -> Search<'a> {
+        if let Some(nodes) = tree.and_then(|t| t.reuse(self.game)) {
+            log::debug!("search: reusing {} nodes", nodes.len());
+            self.nodes = nodes;
+        }
+        self
+    }
+
+    /// The tree grown, to be reused after the next moves.
+    pub fn into_tree(self) -> Tree {
+        Tree {
+            actions: self.game.actions().len(),
+            nodes: self.nodes,
+        }
+    }
+
     /// Sets how the search plans for dice below the root.
     pub fn with_planning(mut self, planning: Planning) -> Search<'a> {
         self.planning = planning;
@@ -633,7 +728,10 @@ impl<'a> Search<'a> {
         } else if captured > 1 {
             add(30.0, 30.0);
         }
-        if board.neighbors(p).iter().any(|&q| board.color_at(q) == Some(c) && board.liberties(q) == 1)
+        if board
+            .neighbors(p)
+            .iter()
+            .any(|&q| board.color_at(q) == Some(c) && board.liberties(q) == 1)
             && !board.is_self_atari(c, p)
         {
             add(15.0, 15.0); // saves a chain from atari
@@ -901,8 +999,9 @@ impl<'a> Search<'a> {
     /// Runs playouts until the budget is spent or `stop` is set.
     pub fn search(&mut self, settings: &Settings, stop: &AtomicBool) {
         let start = Instant::now();
-        self.nodes.clear();
-        self.nodes.push(Node::new(PASS, 0.0, 0.0));
+        if self.nodes.is_empty() {
+            self.nodes.push(Node::new(PASS, 0.0, 0.0));
+        }
         let max = settings.budget.playouts.unwrap_or(u64::MAX);
         while self.playouts < max {
             self.iterate();

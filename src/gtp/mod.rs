@@ -103,6 +103,8 @@ pub struct Engine {
     started: Instant,
     /// Searches run so far (varies the seed from search to search).
     searches: u64,
+    /// The trees of the last search, one per thread, for reuse.
+    trees: Vec<search::Tree>,
 }
 
 impl Engine {
@@ -117,6 +119,7 @@ impl Engine {
             quit: false,
             started: Instant::now(),
             searches: 0,
+            trees: Vec::new(),
         }
     }
 
@@ -273,6 +276,7 @@ impl Engine {
             self.config.threads,
             self.config.dice_planning,
             &self.stop,
+            &mut self.trees,
         );
         let size = self.game.size();
         let late_enough = self.game.move_count() >= size * size / 4;
