@@ -13,6 +13,8 @@ gogui-setup B C7 B G3 W C3
 gogui-setup_player W
 50 genmove w
 #? [[A-HJ][1-9]]
+# Take the engine's move back, so the sequence below meets an empty E5.
+undo
 60 gogui-play_sequence b E5 w D6 b E6
 #? []
 70 color D6
