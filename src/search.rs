@@ -431,8 +431,8 @@ impl Node {
             visits: prior_visits,
             wins: prior_wins,
             prior_visits,
-            amaf_visits: prior_visits * tune("PRIOR_AMAF", 0.0),
-            amaf_wins: prior_wins * tune("PRIOR_AMAF", 0.0),
+            amaf_visits: 0.0,
+            amaf_wins: 0.0,
             first_child: 0,
             children: 0,
             expanded: false,
@@ -443,18 +443,6 @@ impl Node {
 /// RAVE equivalence parameter: how many real visits one AMAF visit is worth
 /// before the real ones dominate.
 const RAVE_EQUIV: f32 = 3000.0;
-/// TEMPORARY tuning knob read from the environment.
-fn tune(name: &str, default: f32) -> f32 {
-    use std::sync::OnceLock;
-    static VALUES: OnceLock<std::collections::HashMap<String, f32>> = OnceLock::new();
-    let values = VALUES.get_or_init(|| {
-        std::env::vars()
-            .filter_map(|(k, v)| Some((k.strip_prefix("KOSUMI_")?.to_string(), v.parse().ok()?)))
-            .collect()
-    });
-    *values.get(name).unwrap_or(&default)
-}
-
 /// Visits before a leaf is expanded.
 const EXPAND_AT: f32 = 2.0;
 
@@ -702,9 +690,6 @@ impl<'a> Search<'a> {
         if p == PASS {
             return (10.0, 1.0);
         }
-        if tune("OLD_PRIORS", 0.0) != 0.0 {
-            return Self::old_prior(board, c, p);
-        }
         if board.is_eye(c, p) {
             return (20.0, 0.0);
         }
@@ -768,37 +753,6 @@ impl<'a> Search<'a> {
         (visits, wins)
     }
 
-    fn old_prior(board: &Board, c: Color, p: Point) -> (f32, f32) {
-        let (x, y) = board.coords(p);
-        let n = board.size();
-        let line = x.min(y).min(n - 1 - x).min(n - 1 - y);
-        let mut wins: f32 = 5.0;
-        let visits = 10.0;
-        for q in board.neighbors(p) {
-            if let Some(qc) = board.color_at(q) {
-                let libs = board.liberties(q);
-                if qc != c && libs == 1 {
-                    wins += 4.0; // capture
-                } else if qc == c && libs == 1 {
-                    wins += 2.0; // escape atari
-                }
-            }
-        }
-        if line == 0 && n >= 9 {
-            wins -= 2.0;
-        }
-        if patterns::matches(board, p) {
-            wins += 2.0;
-        }
-        if board.is_self_atari(c, p) {
-            wins -= 3.0;
-        }
-        if board.is_eye(c, p) {
-            wins = 0.0;
-        }
-        (visits, wins.clamp(0.0, visits))
-    }
-
     /// Creates the children of node `i` for `c` to move on `board`.
     fn expand(&mut self, i: usize, board: &Board, c: Color, root: bool, last: Option<Point>) {
         if self.nodes.len() + board.size() * board.size() + 1 > self.max_nodes {
@@ -841,7 +795,6 @@ impl<'a> Search<'a> {
         let start = node.first_child as usize;
         let end = start + node.children as usize;
         let mut best = end - 1; // pass, always last
-        let parent_log = node.visits.max(1.0).ln();
         let mut best_value = f32::MIN;
         for j in start..end {
             let ch = &self.nodes[j];
@@ -858,14 +811,11 @@ impl<'a> Search<'a> {
             let value = if ch.amaf_visits > 0.0 {
                 let aq = ch.amaf_wins / ch.amaf_visits;
                 let beta = ch.amaf_visits
-                    / (ch.amaf_visits
-                        + ch.visits
-                        + ch.visits * ch.amaf_visits / tune("RAVE", RAVE_EQUIV));
+                    / (ch.amaf_visits + ch.visits + ch.visits * ch.amaf_visits / RAVE_EQUIV);
                 (1.0 - beta) * q + beta * aq
             } else {
                 q
             };
-            let value = value + tune("EXPLORE", 0.0) * (parent_log / ch.visits.max(1.0)).sqrt();
             if value > best_value {
                 best_value = value;
                 best = j;
@@ -911,8 +861,7 @@ impl<'a> Search<'a> {
         let mut i = 0;
         loop {
             if !self.nodes[i].expanded {
-                let expand_at = tune("EXPAND", EXPAND_AT);
-                if i == 0 || self.nodes[i].visits - self.nodes[i].prior_visits >= expand_at {
+                if i == 0 || self.nodes[i].visits - self.nodes[i].prior_visits >= EXPAND_AT {
                     let last = match self.sequence.last() {
                         Some(&(_, m)) => Some(m),
                         None => self.game.last_move().map(|(_, m)| m.unwrap_or(PASS)),
@@ -945,9 +894,10 @@ impl<'a> Search<'a> {
         // stones before counting (and, under dice, passes forced by rolls).
         {
             let seq = &mut self.sequence;
-            let rolls = self.rolls.as_ref().filter(|_| {
-                self.planning == Planning::Chance && tune("PLAIN_PLAYOUTS", 0.0) == 0.0
-            });
+            let rolls = self
+                .rolls
+                .as_ref()
+                .filter(|_| self.planning == Planning::Chance);
             playout(
                 &mut board,
                 c,
