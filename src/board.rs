@@ -196,7 +196,7 @@ impl Board {
             for x in 0..size {
                 let p = b.point(x, y);
                 b.cells[p as usize] = Cell::Empty;
-                b.line[p as usize] = (x.min(y).min(size - 1 - x).min(size - 1 - y) + 1) as u8;
+                b.line[p as usize] = crate::dice::line(size, x, y) as u8;
                 b.add_empty(p);
             }
         }

@@ -7,7 +7,7 @@
 //! legality for the rest. Rolls themselves are drawn by the game from its own
 //! ChaCha generator.
 
-use crate::board::{Board, Color, Point};
+use crate::board::Color;
 use rand::RngExt;
 
 /// Dice `NdM` and the variant's options.
@@ -195,22 +195,6 @@ pub fn line(size: usize, x: usize, y: usize) -> u32 {
 /// The highest line of a `size` board.
 pub fn top_line(size: usize) -> u32 {
     size.div_ceil(2) as u32
-}
-
-/// The line of every point of a board (0 off the board), for fast lookups.
-pub fn line_table(board: &Board) -> Vec<u8> {
-    let mut t = vec![0u8; crate::board::MAX_POINTS];
-    for p in board.points() {
-        let (x, y) = board.coords(p);
-        t[p as usize] = line(board.size(), x, y) as u8;
-    }
-    t
-}
-
-/// Whether point `p` lies on one of `lines`.
-#[inline]
-pub fn on_lines(table: &[u8], p: Point, lines: Lines) -> bool {
-    lines & (1 << table[p as usize]) != 0
 }
 
 #[cfg(test)]

@@ -265,13 +265,12 @@ impl Game {
         let total = self.now.pending[color.index()]?;
         let board = &self.now.board;
         let (sets, n) = dice.line_sets(total, dice::top_line(self.size()));
-        let table = dice::line_table(board);
         for &lines in &sets[..n] {
             let points: Vec<Point> = board
                 .empty_points()
                 .iter()
                 .copied()
-                .filter(|&p| dice::on_lines(&table, p, lines) && self.check(color, p).is_ok())
+                .filter(|&p| lines & (1 << board.line(p)) != 0 && self.check(color, p).is_ok())
                 .collect();
             if !points.is_empty() {
                 let mut points = points;

@@ -8,7 +8,7 @@
 //! simple ko, as Monte Carlo engines do.
 
 use crate::board::{Board, Cell, Color, Point};
-use crate::dice::{self, ALL_LINES, Dice, Lines, on_lines};
+use crate::dice::{self, ALL_LINES, Dice, Lines};
 use crate::game::Game;
 use crate::patterns;
 use crate::rules::Suicide;
@@ -35,10 +35,10 @@ pub enum Decision {
 /// Pass in the tree and in playout move lists.
 const PASS: Point = 0;
 
-/// Aléago in playouts and the tree: the dice and the line of every point.
+/// Aléago in playouts and the tree: the dice, with the descent's line sets
+/// of every total worked out once.
 pub struct Rolls {
     pub dice: Dice,
-    pub lines: Vec<u8>,
     pub top: u32,
     /// The descent's line sets for each total (index: total).
     line_sets: Vec<([Lines; 14], usize)>,
@@ -50,7 +50,6 @@ impl Rolls {
         let (_, high) = dice.range();
         Rolls {
             dice,
-            lines: dice::line_table(board),
             top,
             line_sets: (0..=high).map(|t| dice.line_sets(t, top)).collect(),
         }
@@ -108,13 +107,13 @@ pub fn playout(
     let mut last: Option<Point> = None;
     for _ in 0..limit {
         let choose = |board: &Board, rng: &mut SmallRng, lines: Lines| match policy {
-            Policy::Light => random_move(board, to_move, rng, false, lines, rolls),
+            Policy::Light => random_move(board, to_move, rng, false, lines),
             Policy::Settle => last
                 .and_then(|l| capture_move(board, to_move, l, |p| on_line_set(board, p, lines)))
-                .or_else(|| random_move(board, to_move, rng, true, lines, rolls)),
+                .or_else(|| random_move(board, to_move, rng, true, lines)),
             Policy::Full => last
                 .and_then(|l| local_move(board, to_move, l, rng, lines))
-                .or_else(|| random_move(board, to_move, rng, true, lines, rolls)),
+                .or_else(|| random_move(board, to_move, rng, true, lines)),
         };
         let mv = match rolls.filter(|r| r.dice.rolls_for(to_move)) {
             None => choose(board, rng, ALL_LINES),
@@ -140,7 +139,7 @@ pub fn playout(
                 // room does not count towards the end of the playout: the
                 // playout is there to settle the board.
                 let dice_pass = rolls.is_some_and(|r| r.dice.rolls_for(to_move))
-                    && random_move(board, to_move, rng, true, ALL_LINES, None).is_some();
+                    && random_move(board, to_move, rng, true, ALL_LINES).is_some();
                 if !dice_pass {
                     passes += 1;
                     if passes == 2 {
@@ -266,7 +265,6 @@ fn random_move(
     rng: &mut SmallRng,
     no_self_atari: bool,
     lines: Lines,
-    _rolls: Option<&Rolls>,
 ) -> Option<Point> {
     let acceptable = |p: Point| {
         !(board.is_eye(c, p)
@@ -798,13 +796,7 @@ impl<'a> Search<'a> {
         let mut best_value = f32::MIN;
         for j in start..end {
             let ch = &self.nodes[j];
-            if lines != ALL_LINES
-                && ch.mv != PASS
-                && self
-                    .rolls
-                    .as_ref()
-                    .is_some_and(|r| !on_lines(&r.lines, ch.mv, lines))
-            {
+            if ch.mv != PASS && !on_line_set(self.game.board(), ch.mv, lines) {
                 continue;
             }
             let q = ch.wins / ch.visits.max(1.0);
@@ -840,13 +832,14 @@ impl<'a> Search<'a> {
         };
         let node = &self.nodes[i];
         let children = &self.nodes[node.first_child as usize..][..node.children as usize];
+        let board = self.game.board();
         sets[..n]
             .iter()
             .copied()
             .find(|&lines| {
                 children
                     .iter()
-                    .any(|ch| ch.mv != PASS && on_lines(&r.lines, ch.mv, lines))
+                    .any(|ch| ch.mv != PASS && on_line_set(board, ch.mv, lines))
             })
             .unwrap_or(0)
     }

@@ -151,3 +151,39 @@ fn egc_area_and_japanese_style_counts_agree_in_alternating_games() {
         );
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// Under Aléago every allowed point is a legal move without dice, lies on
+    /// the rolled lines or below them, and the allowed set is empty only when
+    /// no line from the rolled one down has a legal point.
+    #[test]
+    fn dice_allowed_moves_are_legal_moves(size in 3usize..14, faces in 2u32..8, moves in prop::collection::vec(0u16..200, 0..120), total_seed in 0u32..100) {
+        let mut g = play_random(size, "chinese", &moves);
+        let dice = kosumi::dice::Dice::parse(&format!("1d{faces}")).unwrap();
+        g.set_dice(Some(dice));
+        let total = 1 + total_seed % faces;
+        let c = g.to_move();
+        g.set_roll(c, Some(total));
+        let allowed = g.allowed_points(c).unwrap();
+        let legal = g.legal_points(c);
+        let top = kosumi::dice::top_line(size);
+        for &p in &allowed {
+            prop_assert!(legal.contains(&p));
+            prop_assert!(g.board().line(p) <= total.min(top) || total == faces);
+        }
+        if allowed.is_empty() {
+            prop_assert!(legal.iter().all(|&p| g.board().line(p) > total.min(top)));
+        }
+        // Playing an allowed point succeeds; a legal point off the allowed set fails.
+        if let Some(&p) = allowed.first() {
+            let mut h = g.clone();
+            prop_assert!(h.play(c, Some(p)).is_ok());
+        }
+        if let Some(&p) = legal.iter().find(|p| !allowed.contains(p)) {
+            let mut h = g.clone();
+            prop_assert_eq!(h.play(c, Some(p)), Err(kosumi::board::Illegal::NotOnRolledLine));
+        }
+    }
+}
