@@ -121,7 +121,6 @@ pub fn tree_playouts_per_second(game: &Game, threads: usize, duration: Duration)
             time: Some(duration),
         },
         seed: 1,
-        resign: 0.0,
         cleanup: false,
         max_nodes: 4_000_000,
     };

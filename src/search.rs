@@ -1,6 +1,10 @@
-//! Move choice by Monte Carlo: light playouts that never fill their own eyes,
-//! and a UCT tree with RAVE (all-moves-as-first) statistics and simple prior
-//! knowledge on top of them. Also the ownership estimate used for dead stones.
+//! Move choice by Monte Carlo: playouts (light: uniform but never filling an
+//! own eye; full: captures, atari escapes and 3×3 patterns near the last
+//! move, never a self-atari), and a UCT tree with RAVE (all-moves-as-first)
+//! statistics and prior knowledge on top of them, searched by independent
+//! trees per thread and reused from move to move. Under Aléago the playouts
+//! and the tree draw a roll for every move below the root. Also the ownership
+//! estimate used for dead stones.
 //!
 //! The search works on copies of the board; it never changes the game. The
 //! root's moves are checked under every rule of the game (superko included);
@@ -611,8 +615,6 @@ impl Tree {
 pub struct Settings {
     pub budget: Budget,
     pub seed: u64,
-    /// Resign below this win rate (0 never).
-    pub resign: f64,
     /// Pass is not considered unless this is false (cleanup removes dead stones).
     pub cleanup: bool,
     /// Upper bound on tree nodes.
@@ -777,7 +779,13 @@ impl<'a> Search<'a> {
                 self.nodes.push(Node::new(p, v, w));
             }
         }
-        let (v, w) = Self::prior(board, c, PASS, last);
+        // Under dice a pass is an ordinary option (a bad roll), not a last
+        // resort: it starts even with the other moves.
+        let (v, w) = if self.rolls.is_some() && self.planning == Planning::Chance {
+            (10.0, 5.0)
+        } else {
+            Self::prior(board, c, PASS, last)
+        };
         self.nodes.push(Node::new(PASS, v, w));
         let children = (self.nodes.len() - first) as u16;
         let node = &mut self.nodes[i];
@@ -1090,7 +1098,6 @@ mod tests {
                 time: None,
             },
             seed: 1,
-            resign: 0.0,
             cleanup: false,
             max_nodes: 1 << 20,
         };

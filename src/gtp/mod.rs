@@ -266,7 +266,6 @@ impl Engine {
             // differ (clear_board does not reset it) yet replay identically
             // from the same --seed and the same commands.
             seed: self.config.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            resign: self.config.resign,
             cleanup: cleanup && dead_opponents,
             max_nodes: self.config.max_nodes,
         };
@@ -298,7 +297,6 @@ impl Engine {
                 time: None,
             },
             seed: self.config.seed,
-            resign: 0.0,
             cleanup: false,
             max_nodes: self.config.max_nodes,
         };
