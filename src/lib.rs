@@ -7,6 +7,26 @@
 //! (playouts and UCT-RAVE), [`clock`] (time controls), [`handicap`], [`patterns`] (3×3 shapes),
 //! [`sgf`], [`gtp`] (the protocol) and [`bench`] (speed figures).
 
+//!
+//! A quick start: a game under a preset, a capture, and the GTP engine.
+//!
+//! ```
+//! use kosumi::board::Color;
+//! use kosumi::game::Game;
+//! use kosumi::gtp::{parse_vertex, Config, Engine};
+//! use kosumi::rules::Rules;
+//!
+//! let mut game = Game::new(9, Rules::preset("japanese").unwrap(), 6.5);
+//! for (color, vertex) in [(Color::White, "A1"), (Color::Black, "B1"), (Color::Black, "A2")] {
+//!     game.play(color, parse_vertex(vertex, 9).unwrap()).unwrap();
+//! }
+//! assert_eq!(game.board().captures(Color::Black), 1);
+//!
+//! let mut engine = Engine::new(Config::default(), Rules::default(), 9, None);
+//! assert_eq!(engine.execute(b"1 play b E5").unwrap(), "=1 \n\n");
+//! assert_eq!(engine.execute(b"2 color E5").unwrap(), "=2 black\n\n");
+//! ```
+
 pub mod bench;
 pub mod board;
 pub mod clock;
