@@ -110,24 +110,27 @@ pub fn playout(
     let mut passes = 0;
     let mut last: Option<Point> = None;
     for _ in 0..limit {
-        let choose = |board: &Board, rng: &mut SmallRng, lines: Lines| match policy {
-            Policy::Light => random_move(board, to_move, rng, false, lines),
-            Policy::Settle => last
-                .and_then(|l| capture_move(board, to_move, l, |p| on_line_set(board, p, lines)))
-                .or_else(|| random_move(board, to_move, rng, true, lines)),
-            Policy::Full => last
-                .and_then(|l| local_move(board, to_move, l, rng, lines))
-                .or_else(|| random_move(board, to_move, rng, true, lines)),
+        // The policy's move near the last move, on `lines`, if it has one.
+        let local = |board: &Board, rng: &mut SmallRng, lines: Lines| match policy {
+            Policy::Light => None,
+            Policy::Settle => {
+                last.and_then(|l| capture_move(board, to_move, l, |p| on_line_set(board, p, lines)))
+            }
+            Policy::Full => last.and_then(|l| local_move(board, to_move, l, rng, lines)),
         };
+        let no_self_atari = policy != Policy::Light;
         let mv = match rolls.filter(|r| r.dice.rolls_for(to_move)) {
-            None => choose(board, rng, ALL_LINES),
+            None => local(board, rng, ALL_LINES)
+                .or_else(|| random_move(board, to_move, rng, no_self_atari, ALL_LINES)),
             Some(r) => {
-                // Roll, then try the rolled lines and the lines below.
-                let total = r.dice.roll(rng);
-                let (sets, n) = r.dice.line_sets(total, r.top);
-                sets[..n]
-                    .iter()
-                    .find_map(|&lines| choose(board, rng, lines))
+                // Roll, then take the first of the rolled lines and the lines
+                // below that has a playable point; only there is the policy's
+                // local move looked for.
+                let (sets, n) = r.roll(rng);
+                sets[..*n].iter().find_map(|&lines| {
+                    let any = random_move(board, to_move, rng, no_self_atari, lines)?;
+                    Some(local(board, rng, lines).unwrap_or(any))
+                })
             }
         };
         last = mv;
