@@ -143,6 +143,15 @@ fn name(e: &Engine, p: Point) -> String {
     vertex_name(Some(p), e.game.size())
 }
 
+/// Points as GTP vertices separated by spaces.
+fn names(e: &Engine, points: &[Point]) -> String {
+    points
+        .iter()
+        .map(|&p| name(e, p))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn known_command(_: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     Ok(COMMANDS.iter().any(|c| c.name == a[0]).to_string())
@@ -210,11 +219,7 @@ fn place_handicap(e: &mut Engine, points: &[Point]) -> Reply {
     e.game
         .setup(&stones, true)
         .map_err(|why| GtpError::new("illegal move", why))?;
-    Ok(points
-        .iter()
-        .map(|&p| name(e, p))
-        .collect::<Vec<_>>()
-        .join(" "))
+    Ok(names(e, &points))
 }
 
 fn fixed_handicap(e: &mut Engine, a: &[&str]) -> Reply {
@@ -315,13 +320,7 @@ fn final_status_list(e: &mut Engine, a: &[&str]) -> Reply {
         if board.color_at(p).is_some() && board.chain(p) == p && status[p as usize] == wanted {
             let mut stones: Vec<Point> = board.chain_stones(p).collect();
             stones.sort();
-            lines.push(
-                stones
-                    .iter()
-                    .map(|&s| name(e, s))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            );
+            lines.push(names(e, &stones));
         }
     }
     Ok(lines.join("\n"))
@@ -458,24 +457,18 @@ fn is_legal(e: &mut Engine, a: &[&str]) -> Reply {
 fn all_legal(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     let c = color(a[0])?;
-    let pts = e.game.legal_points(c);
-    Ok(pts
-        .iter()
-        .map(|&p| name(e, p))
-        .collect::<Vec<_>>()
-        .join(" "))
+    Ok(names(e, &e.game.legal_points(c)))
 }
 
 fn list_stones(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     let c = color(a[0])?;
     let board = e.game.board();
-    let pts: Vec<String> = board
+    let stones: Vec<Point> = board
         .points()
         .filter(|&p| board.color_at(p) == Some(c))
-        .map(|p| name(e, p))
         .collect();
-    Ok(pts.join(" "))
+    Ok(names(e, &stones))
 }
 
 fn point_color(e: &mut Engine, a: &[&str]) -> Reply {
@@ -682,11 +675,7 @@ fn aleago_allowed(e: &mut Engine, a: &[&str]) -> Reply {
         .game
         .allowed_points(c)
         .ok_or_else(|| GtpError(format!("no roll pending for {}", color_name(c))))?;
-    Ok(points
-        .iter()
-        .map(|&p| name(e, p))
-        .collect::<Vec<_>>()
-        .join(" "))
+    Ok(names(e, &points))
 }
 
 fn aleago_next_roll(e: &mut Engine, a: &[&str]) -> Reply {
