@@ -219,7 +219,7 @@ fn place_handicap(e: &mut Engine, points: &[Point]) -> Reply {
     e.game
         .setup(&stones, true)
         .map_err(|why| GtpError::new("illegal move", why))?;
-    Ok(names(e, &points))
+    Ok(names(e, points))
 }
 
 fn fixed_handicap(e: &mut Engine, a: &[&str]) -> Reply {
