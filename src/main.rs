@@ -53,7 +53,7 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Print playouts per second on empty boards, one line per figure.
+    /// Print playouts per second (playout policies, tree search, dice), one line per figure.
     Bench {
         /// Seconds per figure.
         #[arg(long, default_value_t = 2.0)]
