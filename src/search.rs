@@ -1025,24 +1025,6 @@ impl<'a> Search<'a> {
         self.search(settings, stop);
         decide(&self.root_stats(), settings.cleanup)
     }
-
-    /// The most visited line from the root (for analysis output).
-    pub fn principal_variation(&self, max_len: usize) -> Vec<Point> {
-        let mut pv = Vec::new();
-        let mut i = 0;
-        while pv.len() < max_len && self.nodes.get(i).is_some_and(|n| n.expanded) {
-            let n = &self.nodes[i];
-            let (s, k) = (n.first_child as usize, n.children as usize);
-            let Some(j) =
-                (s..s + k).max_by(|&a, &b| self.nodes[a].visits.total_cmp(&self.nodes[b].visits))
-            else {
-                break;
-            };
-            pv.push(self.nodes[j].mv);
-            i = j;
-        }
-        pv
-    }
 }
 
 #[cfg(test)]

@@ -12,12 +12,12 @@ mod parse;
 pub use commands::COMMANDS;
 pub use parse::{parse_color, parse_float, parse_int, parse_vertex, preprocess, vertex_name};
 
-use crate::board::{Color, Point};
+use crate::board::Color;
 use crate::clock::Clock;
 use crate::game::Game;
 use crate::rules::Rules;
 use crate::score::{self, Score, Status};
-use crate::search::{self, Budget, Decision, Planning, Search, Settings};
+use crate::search::{self, Budget, Decision, Planning, Settings};
 use std::fmt;
 use std::io::{BufRead, Read, Write};
 use std::sync::Arc;
@@ -287,22 +287,6 @@ impl Engine {
             return Decision::Resign;
         }
         decision
-    }
-
-    /// A short search used by free handicap placement and analysis.
-    pub fn quick_search(&self, playouts: u64) -> Vec<Point> {
-        let settings = Settings {
-            budget: Budget {
-                playouts: Some(playouts),
-                time: None,
-            },
-            seed: self.config.seed,
-            cleanup: false,
-            max_nodes: self.config.max_nodes,
-        };
-        let mut s = Search::new(&self.game, settings.seed, settings.max_nodes);
-        s.run(&settings, &self.stop);
-        s.principal_variation(10)
     }
 }
 
