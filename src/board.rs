@@ -736,10 +736,11 @@ impl Iterator for ChainStones<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn at(b: &Board, v: &str) -> Point {
+    /// The point of a GTP vertex on `b` (tests).
+    pub(crate) fn at(b: &Board, v: &str) -> Point {
         crate::gtp::parse_vertex(v, b.size()).unwrap().unwrap()
     }
 

@@ -152,18 +152,10 @@ pub fn matches(board: &Board, p: Point) -> bool {
     table()[key(board, p) as usize]
 }
 
-/// Builds the table now (so the first playout does not pay for it).
-pub fn warm_up() {
-    table();
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(b: &Board, v: &str) -> Point {
-        crate::gtp::parse_vertex(v, b.size()).unwrap().unwrap()
-    }
+    use crate::board::tests::at;
 
     #[test]
     fn hane_and_cut_match_empty_space_does_not() {
