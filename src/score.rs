@@ -137,7 +137,7 @@ pub fn format_margin(margin: f64) -> String {
 /// Empty regions: for each empty point, which colours border its region, and
 /// whether the region touches a seki chain.
 fn regions(board: &Board, status: &[Status]) -> Vec<(bool, bool, bool)> {
-    let mut out = vec![(false, false, false); ownership_len(board)];
+    let mut out = vec![(false, false, false); crate::board::MAX_POINTS];
     let mut seen = vec![false; out.len()];
     for start in board.points() {
         if board.cell(start) != Cell::Empty || seen[start as usize] {
@@ -170,11 +170,6 @@ fn regions(board: &Board, status: &[Status]) -> Vec<(bool, bool, bool)> {
         }
     }
     out
-}
-
-/// Length of per-point arrays (the padded board).
-pub fn ownership_len(_board: &Board) -> usize {
-    crate::board::MAX_POINTS
 }
 
 /// Counts the game with the given chain statuses (dead chains are removed and
