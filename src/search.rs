@@ -782,13 +782,7 @@ impl<'a> Search<'a> {
                 self.nodes.push(Node::new(p, v, w));
             }
         }
-        // Under dice a pass is an ordinary option (a bad roll), not a last
-        // resort: it starts even with the other moves.
-        let (v, w) = if self.rolls.is_some() && self.planning == Planning::Chance {
-            (10.0, 5.0)
-        } else {
-            Self::prior(board, c, PASS, last)
-        };
+        let (v, w) = Self::prior(board, c, PASS, last);
         self.nodes.push(Node::new(PASS, v, w));
         let children = (self.nodes.len() - first) as u16;
         let node = &mut self.nodes[i];
