@@ -156,6 +156,10 @@ pub struct Board {
     line_empty: [[Point; LINE_POINTS]; MAX_LINES + 1],
     line_empty_count: [u8; MAX_LINES + 1],
     line_empty_index: [u8; MAX_POINTS],
+    /// How many neighbours of each point hold each kind of cell (indexed by
+    /// `Cell as usize`), kept as stones come and go: the quick answers of
+    /// the eye, suicide and self-atari checks.
+    neighbor_count: [[u8; 4]; MAX_POINTS],
     /// Marks for counting distinct liberties.
     mark: [u32; MAX_POINTS],
     mark_gen: u32,
@@ -186,6 +190,7 @@ impl Board {
             line_empty: [[0; LINE_POINTS]; MAX_LINES + 1],
             line_empty_count: [0; MAX_LINES + 1],
             line_empty_index: [0; MAX_POINTS],
+            neighbor_count: [[0; 4]; MAX_POINTS],
             mark: [0; MAX_POINTS],
             mark_gen: 0,
             hash: 0,
@@ -198,6 +203,13 @@ impl Board {
                 b.cells[p as usize] = Cell::Empty;
                 b.line[p as usize] = crate::dice::line(size, x, y) as u8;
                 b.add_empty(p);
+            }
+        }
+        for p in 0..(stride * stride) as Point {
+            if b.cells[p as usize] != Cell::Border {
+                for q in b.neighbors(p) {
+                    b.neighbor_count[p as usize][b.cells[q as usize] as usize] += 1;
+                }
             }
         }
         b
@@ -371,6 +383,9 @@ impl Board {
     /// (before any suicide is carried out).
     #[inline]
     pub fn is_suicide(&self, c: Color, p: Point) -> bool {
+        if self.neighbor_count[p as usize][Cell::Empty as usize] > 0 {
+            return false;
+        }
         let own = c.cell();
         let opp = c.opponent().cell();
         for q in self.neighbors(p) {
@@ -389,6 +404,9 @@ impl Board {
     /// True if `c` at empty `p` captures nothing and leaves its chain with
     /// exactly one liberty (a self-atari). Suicide counts as no.
     pub fn is_self_atari(&self, c: Color, p: Point) -> bool {
+        if self.neighbor_count[p as usize][Cell::Empty as usize] >= 2 {
+            return false;
+        }
         let own = c.cell();
         let opp = c.opponent().cell();
         // Up to two distinct liberties found so far.
@@ -433,6 +451,57 @@ impl Board {
             }
         }
         n == 1
+    }
+
+    /// A lower bound on the liberties the chain of `c` at empty `p` would
+    /// have, counted up to `max`: distinct empty points next to `p` and to
+    /// the own chains it joins, and the opponent stones next to `p` it would
+    /// capture. Exact when nothing is captured.
+    pub fn liberties_after(&self, c: Color, p: Point, max: usize) -> usize {
+        let max = max.min(8);
+        let own = c.cell();
+        let opp = c.opponent().cell();
+        let mut libs = [0 as Point; 8];
+        let mut n = 0;
+        let add = |q: Point, libs: &mut [Point; 8], n: &mut usize| -> bool {
+            if q != p && !libs[..*n].contains(&q) {
+                libs[*n] = q;
+                *n += 1;
+            }
+            *n >= max
+        };
+        for q in self.neighbors(p) {
+            match self.cells[q as usize] {
+                // An empty neighbour, or a captured stone's point.
+                Cell::Empty if add(q, &mut libs, &mut n) => return n,
+                cell if cell == opp
+                    && self.libs[self.head[q as usize] as usize] == 1
+                    && add(q, &mut libs, &mut n) =>
+                {
+                    return n;
+                }
+                cell if cell == own => {
+                    let h = self.head[q as usize];
+                    if self.libs[h as usize] as usize > max {
+                        return max;
+                    }
+                    let mut s = h;
+                    loop {
+                        for r in self.neighbors(s) {
+                            if self.cells[r as usize] == Cell::Empty && add(r, &mut libs, &mut n) {
+                                return n;
+                            }
+                        }
+                        s = self.next[s as usize];
+                        if s == h {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        n
     }
 
     /// Whether the suicide rule lets `c` play at empty `p`.
@@ -480,6 +549,11 @@ impl Board {
             self.libs[h as usize] -= 1;
         }
         self.cells[pi] = own;
+        for q in self.neighbors(p) {
+            let count = &mut self.neighbor_count[q as usize];
+            count[Cell::Empty as usize] -= 1;
+            count[own as usize] += 1;
+        }
         self.hash ^= ZOBRIST[c.index()][pi];
         self.remove_empty(p);
         self.head[pi] = p;
@@ -591,6 +665,11 @@ impl Board {
         loop {
             let following = self.next[s as usize];
             self.cells[s as usize] = Cell::Empty;
+            for q in self.neighbors(s) {
+                let count = &mut self.neighbor_count[q as usize];
+                count[color.cell() as usize] -= 1;
+                count[Cell::Empty as usize] += 1;
+            }
             self.hash ^= ZOBRIST[color.index()][s as usize];
             self.add_empty(s);
             let (chains, k) = self.neighbor_chains(s, other);
@@ -623,11 +702,9 @@ impl Board {
     #[inline]
     pub fn is_eye(&self, c: Color, p: Point) -> bool {
         let own = c.cell();
-        for q in self.neighbors(p) {
-            let cell = self.cells[q as usize];
-            if cell != own && cell != Cell::Border {
-                return false;
-            }
+        let count = &self.neighbor_count[p as usize];
+        if count[own as usize] + count[Cell::Border as usize] < 4 {
+            return false;
         }
         let opp = c.opponent().cell();
         let mut bad = 0;
@@ -662,6 +739,36 @@ impl Board {
             self.neighbors(s)
                 .into_iter()
                 .find(|&q| self.cells[q as usize] == Cell::Empty)
+        })
+    }
+
+    /// Up to two distinct liberties of the chain through `p`; 0 (off the
+    /// board) where it has fewer.
+    pub fn two_liberties(&self, p: Point) -> [Point; 2] {
+        let mut out = [0 as Point; 2];
+        let mut n = 0;
+        for s in self.chain_stones(p) {
+            for q in self.neighbors(s) {
+                if self.cells[q as usize] == Cell::Empty && !out[..n].contains(&q) {
+                    out[n] = q;
+                    n += 1;
+                    if n == 2 {
+                        return out;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the kept neighbour counts match the stones (for checking).
+    pub fn neighbor_counts_agree(&self) -> bool {
+        self.points().all(|p| {
+            let mut count = [0u8; 4];
+            for q in self.neighbors(p) {
+                count[self.cells[q as usize] as usize] += 1;
+            }
+            count == self.neighbor_count[p as usize]
         })
     }
 

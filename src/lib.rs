@@ -4,7 +4,7 @@
 //! Modules, each owning one concept: [`board`] (stones, chains, liberties,
 //! captures, hash), [`rules`] (the ruleset value and its presets), [`game`]
 //! (history, ko and superko, passes, undo), [`score`] (counting), [`dice`] (Aléago), [`search`]
-//! (playouts and UCT-RAVE), [`clock`] (time controls), [`handicap`], [`patterns`] (3×3 shapes),
+//! (playouts and UCT-RAVE), [`clock`] (time controls), [`handicap`], [`patterns`] (3×3 shapes), [`tactics`] (ladders),
 //! [`sgf`], [`gtp`] (the protocol) and [`bench`] (speed figures).
 
 //!
@@ -39,3 +39,4 @@ pub mod rules;
 pub mod score;
 pub mod search;
 pub mod sgf;
+pub mod tactics;

@@ -16,6 +16,7 @@ use crate::dice::{self, ALL_LINES, Dice, Lines};
 use crate::game::Game;
 use crate::patterns;
 use crate::rules::Suicide;
+use crate::tactics;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -205,17 +206,30 @@ fn local_move(
     (n > 0).then(|| found[rng.random_range(0..n)])
 }
 
-/// A move of `c` saving one of its chains next to `last` from atari by
-/// extending at its liberty (when that gives it two liberties or more).
+/// A move of `c` saving one of its chains next to `last` from atari: taking
+/// an attacker in atari next to it, or extending at its liberty when that
+/// leaves it safe (two liberties or more, and no ladder).
 #[inline]
 fn escape_move(board: &Board, c: Color, last: Point, on: impl Fn(Point) -> bool) -> Option<Point> {
+    let opp = c.opponent();
+    let ko = board.ko();
     for q in board.neighbors(last) {
         if board.color_at(q) == Some(c) && board.liberties(q) == 1 {
+            for s in board.chain_stones(q) {
+                for r in board.neighbors(s) {
+                    if board.color_at(r) == Some(opp) && board.liberties(r) == 1 {
+                        let lib = board.some_liberty(r)?;
+                        if on(lib) && ko != Some((lib, c)) {
+                            return Some(lib);
+                        }
+                    }
+                }
+            }
             let lib = board.some_liberty(q)?;
             if on(lib)
-                && board.ko() != Some((lib, c))
-                && !board.is_suicide(c, lib)
+                && ko != Some((lib, c))
                 && !board.is_self_atari(c, lib)
+                && tactics::move_is_safe(board, c, lib, tactics::LADDER_DEPTH)
             {
                 return Some(lib);
             }
@@ -716,16 +730,29 @@ impl<'a> Search<'a> {
         } else if captured > 1 {
             add(30.0, 30.0);
         }
+        // Saving a chain from atari: only if it then holds (no ladder).
         if board
             .neighbors(p)
             .iter()
             .any(|&q| board.color_at(q) == Some(c) && board.liberties(q) == 1)
-            && !board.is_self_atari(c, p)
         {
-            add(15.0, 15.0); // saves a chain from atari
+            if tactics::move_is_safe(board, c, p, tactics::LADDER_DEPTH) {
+                add(15.0, 15.0);
+            } else if captured == 0 {
+                add(10.0, 0.0); // runs into a ladder
+            }
         }
-        if captured == 0 && board.is_self_atari(c, p) {
+        let self_atari = board.is_self_atari(c, p);
+        if captured == 0 && self_atari {
             add(10.0, 0.0);
+        }
+        // An atari the opponent cannot escape (a working ladder).
+        if !self_atari {
+            match tactics::catches(board, c, p, tactics::LADDER_DEPTH) {
+                0 => {}
+                1 => add(15.0, 15.0),
+                _ => add(30.0, 30.0),
+            }
         }
         if patterns::matches(board, p) {
             add(10.0, 10.0);

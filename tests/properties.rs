@@ -24,6 +24,24 @@ fn play_random(size: usize, rules: &str, moves: &[u16]) -> Game {
 
 fn check_board(b: &Board) {
     assert_eq!(b.hash(), b.recompute_hash());
+    assert!(b.neighbor_counts_agree(), "{}", b.to_ascii());
+    // The quick liberty count of a move against the move played out.
+    for &p in b.empty_points() {
+        for c in [Color::Black, Color::White] {
+            if b.is_suicide(c, p) {
+                continue;
+            }
+            let mut after = b.clone();
+            let placed = after.place(c, p);
+            let exact = after.liberties(p).min(4);
+            let quick = b.liberties_after(c, p, 4);
+            if placed.captured == 0 {
+                assert_eq!(quick, exact, "{c:?} at {p}\n{}", b.to_ascii());
+            } else {
+                assert!(quick <= exact, "{c:?} at {p}\n{}", b.to_ascii());
+            }
+        }
+    }
     for p in b.points() {
         if b.color_at(p).is_some() {
             assert_eq!(
