@@ -18,7 +18,15 @@ fn playouts(c: &mut Criterion) {
         c.bench_function(name, |b| {
             b.iter(|| {
                 let mut board = empty.clone();
-                playout(&mut board, Color::Black, policy, &mut rng, None, |_, _| {});
+                playout(
+                    &mut board,
+                    Color::Black,
+                    policy,
+                    &mut rng,
+                    None,
+                    [None, None],
+                    |_, _| {},
+                );
                 black_box(board.hash())
             })
         });
@@ -36,6 +44,7 @@ fn checks(c: &mut Criterion) {
         Policy::Light,
         &mut rng,
         None,
+        [None, None],
         |col, p| moves.push((col, p)),
     );
     for &(col, p) in moves.iter().take(moves.len() / 2) {

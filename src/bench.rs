@@ -40,6 +40,7 @@ pub fn playouts_per_second(
                                 policy,
                                 &mut rng,
                                 rolls.as_ref(),
+                                [None, None],
                                 |_, _| {},
                             );
                         }
@@ -103,6 +104,7 @@ pub fn middle_game(size: usize) -> Game {
         Policy::Full,
         &mut rng,
         None,
+        [None, None],
         |c, p| moves.push((c, p)),
     );
     for (c, p) in moves.into_iter().take(size * size / 4) {

@@ -98,18 +98,21 @@ pub enum Policy {
 }
 
 /// Plays moves by `policy` until both sides pass. Suicide is never played.
-/// `record` receives each move with its colour (for AMAF).
+/// `recent` holds the last two moves before the playout (the opponent's
+/// last, then the mover's), which the full policy answers. `record`
+/// receives each move with its colour (for AMAF).
 pub fn playout(
     board: &mut Board,
     mut to_move: Color,
     policy: Policy,
     rng: &mut SmallRng,
     rolls: Option<&Rolls>,
+    recent: [Option<Point>; 2],
     mut record: impl FnMut(Color, Point),
 ) {
     let limit = board.size() * board.size() * 3;
     let mut passes = 0;
-    let mut last: Option<Point> = None;
+    let [mut last, mut last2] = recent;
     for _ in 0..limit {
         // The policy's move near the last move, on `lines`, if it has one.
         let local = |board: &Board, rng: &mut SmallRng, lines: Lines| match policy {
@@ -117,7 +120,7 @@ pub fn playout(
             Policy::Settle => {
                 last.and_then(|l| capture_move(board, to_move, l, |p| on_line_set(board, p, lines)))
             }
-            Policy::Full => last.and_then(|l| local_move(board, to_move, l, rng, lines)),
+            Policy::Full => last.and_then(|l| local_move(board, to_move, l, last2, rng, lines)),
         };
         let no_self_atari = policy != Policy::Light;
         let mv = match rolls.filter(|r| r.dice.rolls_for(to_move)) {
@@ -134,6 +137,7 @@ pub fn playout(
                 })
             }
         };
+        last2 = last;
         last = mv;
         match mv {
             Some(p) => {
@@ -161,12 +165,14 @@ pub fn playout(
 }
 
 /// The full policy's move near the opponent's last move `last`: a capture,
-/// an escape from atari, or a 3×3 pattern move (a random one of those).
+/// an escape from atari, or a 3×3 pattern move around `last` or the
+/// mover's own last move `last2` (a random one of those).
 #[inline]
 fn local_move(
     board: &Board,
     c: Color,
     last: Point,
+    last2: Option<Point>,
     rng: &mut SmallRng,
     lines: Lines,
 ) -> Option<Point> {
@@ -178,29 +184,31 @@ fn local_move(
         return Some(p);
     }
     let s = board.size() as Point + 2;
-    let around = [
-        last - s - 1,
-        last - s,
-        last - s + 1,
-        last - 1,
-        last + 1,
-        last + s - 1,
-        last + s,
-        last + s + 1,
-    ];
-    let mut found = [0 as Point; 8];
+    let mut found = [0 as Point; 16];
     let mut n = 0;
     let ko = board.ko();
-    for q in around {
-        if board.cell(q) == Cell::Empty
-            && on(q)
-            && ko != Some((q, c))
-            && patterns::matches(board, q)
-            && !board.is_suicide(c, q)
-            && !board.is_self_atari(c, q)
-        {
-            found[n] = q;
-            n += 1;
+    for centre in std::iter::once(last).chain(last2) {
+        for q in [
+            centre - s - 1,
+            centre - s,
+            centre - s + 1,
+            centre - 1,
+            centre + 1,
+            centre + s - 1,
+            centre + s,
+            centre + s + 1,
+        ] {
+            if board.cell(q) == Cell::Empty
+                && on(q)
+                && ko != Some((q, c))
+                && !found[..n].contains(&q)
+                && patterns::matches(board, q)
+                && !board.is_suicide(c, q)
+                && !board.is_self_atari(c, q)
+            {
+                found[n] = q;
+                n += 1;
+            }
         }
     }
     (n > 0).then(|| found[rng.random_range(0..n)])
@@ -411,6 +419,7 @@ pub fn ownership(game: &Game, n: usize, seed: u64) -> Vec<f64> {
             Policy::Settle,
             &mut rng,
             None,
+            [None, None],
             |_, _| {},
         );
         for p in b.points() {
@@ -425,6 +434,21 @@ pub fn ownership(game: &Game, n: usize, seed: u64) -> Vec<f64> {
         *t /= n.max(1) as f64;
     }
     total
+}
+
+/// The last two moves before a playout (latest first; a pass is `None`):
+/// those of the tree's descent, then those of the game.
+fn recent_moves(sequence: &[(Color, Point)], game: &Game) -> [Option<Point>; 2] {
+    let from_game = game.actions().iter().rev().filter_map(|a| match a {
+        crate::game::Action::Move(_, mv, _) => Some(*mv),
+        _ => None,
+    });
+    let mut moves = sequence
+        .iter()
+        .rev()
+        .map(|&(_, p)| (p != PASS).then_some(p))
+        .chain(from_game);
+    [moves.next().flatten(), moves.next().flatten()]
 }
 
 /// One node of the tree: the move that leads to it and its statistics, seen
@@ -923,12 +947,14 @@ impl<'a> Search<'a> {
                 .rolls
                 .as_ref()
                 .filter(|_| self.planning == Planning::Chance);
+            let recent = recent_moves(seq, self.game);
             playout(
                 &mut board,
                 c,
                 self.policy,
                 &mut self.rng,
                 rolls,
+                recent,
                 |col, p| seq.push((col, p)),
             );
         }
@@ -1064,6 +1090,7 @@ mod tests {
                 Policy::Light,
                 &mut rng,
                 None,
+                [None, None],
                 |_, _| {},
             );
             for &p in b.empty_points() {
