@@ -133,7 +133,7 @@ pub fn tree_playouts_per_second(game: &Game, threads: usize, duration: Duration)
         threads,
         Planning::Chance,
         &AtomicBool::new(false),
-        &mut Vec::new(),
+        &mut crate::search::Tree::default(),
     );
     playouts as f64 / start.elapsed().as_secs_f64()
 }

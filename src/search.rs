@@ -1,8 +1,9 @@
 //! Move choice by Monte Carlo: playouts (light: uniform but never filling an
-//! own eye; full: captures, atari escapes and 3×3 patterns near the last
-//! move, never a self-atari), and a UCT tree with RAVE (all-moves-as-first)
-//! statistics and prior knowledge on top of them, searched by independent
-//! trees per thread and reused from move to move. Under Aléago the playouts
+//! own eye; full: captures, atari escapes read for ladders, and 3×3 patterns
+//! near the last two moves, never a self-atari), and a
+//! UCT tree with RAVE (all-moves-as-first) statistics and prior knowledge on
+//! top of them, one tree shared by the threads (virtual loss) and reused
+//! from move to move. Under Aléago the playouts
 //! and the tree draw a roll for every move below the root. Also the ownership
 //! estimate used for dead stones.
 //!
@@ -19,7 +20,8 @@ use crate::rules::Suicide;
 use crate::tactics;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long to search.
@@ -512,75 +514,39 @@ pub fn decide(stats: &[RootMove], cleanup: bool) -> (Decision, f64) {
     }
 }
 
-/// Searches with `threads` independent trees (root parallelism) and merges
-/// their root statistics. Returns the decision, its win rate and the number
-/// of playouts made.
+/// Searches with `threads` threads sharing one tree (each descent adds a
+/// virtual loss along its path, so the threads spread over the tree), grown
+/// from `tree` where it fits and left there for the next search. Returns
+/// the decision, its win rate and the number of playouts made.
 pub fn run_threads(
     game: &Game,
     settings: &Settings,
     threads: usize,
     planning: Planning,
     stop: &AtomicBool,
-    trees: &mut Vec<Tree>,
+    tree: &mut Tree,
 ) -> (Decision, f64, u64) {
     let start = Instant::now();
     let threads = threads.max(1);
-    trees.resize_with(threads, Tree::default);
-    let kept: Vec<Tree> = std::mem::take(trees);
-    let per_thread = Settings {
-        budget: Budget {
-            playouts: settings.budget.playouts.map(|p| p.div_ceil(threads as u64)),
-            time: settings.budget.time,
-        },
-        max_nodes: settings.max_nodes / threads,
-        ..settings.clone()
-    };
-    let results: Vec<(Vec<RootMove>, u64, Tree)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = kept
-            .into_iter()
-            .enumerate()
-            .map(|(i, tree)| {
-                let per_thread = &per_thread;
-                scope.spawn(move || {
-                    let seed = per_thread
-                        .seed
-                        .wrapping_add(i as u64 * 0x5851_F42D_4C95_7F2D);
-                    let mut s = Search::new(game, seed, per_thread.max_nodes)
-                        .with_planning(planning)
-                        .with_tree(Some(tree));
-                    s.search(per_thread, stop);
-                    let stats = s.root_stats();
-                    let playouts = s.playouts;
-                    (stats, playouts, s.into_tree())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("search thread"))
-            .collect()
-    });
-    let mut merged: Vec<RootMove> = Vec::new();
-    let mut playouts = 0;
-    for (stats, n, tree) in results {
-        trees.push(tree);
-        playouts += n;
-        for m in stats {
-            match merged.iter_mut().find(|x| x.mv == m.mv) {
-                Some(x) => {
-                    x.visits += m.visits;
-                    x.wins += m.wins;
-                }
-                None => merged.push(m),
-            }
+    let search = Search::new(game, settings.seed, settings.max_nodes)
+        .with_planning(planning)
+        .with_tree(Some(std::mem::take(tree)));
+    std::thread::scope(|scope| {
+        for i in 1..threads {
+            let search = &search;
+            scope.spawn(move || search.search(settings, stop, i));
         }
-    }
+        search.search(settings, stop, 0);
+    });
+    let playouts = search.playouts();
+    let mut stats = search.root_stats();
+    *tree = search.into_tree();
     // A reused tree's root was grown below the root, without the superko
     // check: keep only moves legal now.
     let to_move = game.to_move();
-    merged.retain(|m| m.mv.is_none_or(|p| game.check(to_move, p).is_ok()));
+    stats.retain(|m| m.mv.is_none_or(|p| game.check(to_move, p).is_ok()));
     if log::log_enabled!(log::Level::Debug) {
-        let mut top = merged.clone();
+        let mut top = stats.clone();
         top.sort_by(|a, b| b.visits.total_cmp(&a.visits));
         for m in top.iter().take(6) {
             let name = crate::gtp::vertex_name(m.mv, game.size());
@@ -591,7 +557,7 @@ pub fn run_threads(
             );
         }
     }
-    let (decision, rate) = decide(&merged, settings.cleanup);
+    let (decision, rate) = decide(&stats, settings.cleanup);
     log::info!(
         "search: {playouts} playouts in {:.2}s with {threads} thread(s), {decision:?} win rate {rate:.3}",
         start.elapsed().as_secs_f64()
@@ -662,17 +628,15 @@ pub struct Settings {
     pub max_nodes: usize,
 }
 
-/// A UCT-RAVE search from one game position.
+/// A UCT-RAVE search from one game position: one tree, behind a lock,
+/// shared by the threads that search it.
 pub struct Search<'a> {
     game: &'a Game,
     suicide: Suicide,
     komi: f64,
-    nodes: Vec<Node>,
-    rng: SmallRng,
-    /// Moves of the current descent and playout, with their colours.
-    sequence: Vec<(Color, Point)>,
-    first_mover: Vec<u8>,
-    pub playouts: u64,
+    nodes: Mutex<Vec<Node>>,
+    seed: u64,
+    playouts: AtomicU64,
     max_nodes: usize,
     policy: Policy,
     /// Aléago: the dice, how to plan for them, and the opponent's roll
@@ -682,6 +646,18 @@ pub struct Search<'a> {
     opponent_roll: Option<u32>,
 }
 
+/// What one search thread keeps to itself.
+struct Worker {
+    rng: SmallRng,
+    /// Moves of the current descent and playout, with their colours.
+    sequence: Vec<(Color, Point)>,
+    /// The tree nodes of the current descent, root first.
+    path: Vec<usize>,
+    /// Children being made for a leaf.
+    children: Vec<Node>,
+    first_mover: Vec<u8>,
+}
+
 impl<'a> Search<'a> {
     pub fn new(game: &'a Game, seed: u64, max_nodes: usize) -> Search<'a> {
         let komi = game.komi + game.rules.handicap_bonus.points(game.handicap());
@@ -689,11 +665,9 @@ impl<'a> Search<'a> {
             game,
             suicide: game.rules.suicide,
             komi,
-            nodes: Vec::new(),
-            rng: SmallRng::seed_from_u64(seed ^ game.board().hash()),
-            sequence: Vec::with_capacity(1024),
-            first_mover: vec![0; crate::board::MAX_POINTS],
-            playouts: 0,
+            nodes: Mutex::new(vec![Node::new(PASS, 0.0, 0.0)]),
+            seed: seed ^ game.board().hash(),
+            playouts: AtomicU64::new(0),
             max_nodes,
             policy: Policy::Full,
             rolls: game.dice().map(|d| Rolls::new(d, game.board())),
@@ -706,7 +680,7 @@ impl<'a> Search<'a> {
     pub fn with_tree(mut self, tree: Option<Tree>) -> Search<'a> {
         if let Some(nodes) = tree.and_then(|t| t.reuse(self.game)) {
             log::debug!("search: reusing {} nodes", nodes.len());
-            self.nodes = nodes;
+            self.nodes = Mutex::new(nodes);
         }
         self
     }
@@ -715,7 +689,7 @@ impl<'a> Search<'a> {
     pub fn into_tree(self) -> Tree {
         Tree {
             actions: self.game.actions().len(),
-            nodes: self.nodes,
+            nodes: self.nodes.into_inner().unwrap_or_else(|e| e.into_inner()),
         }
     }
 
@@ -723,6 +697,15 @@ impl<'a> Search<'a> {
     pub fn with_planning(mut self, planning: Planning) -> Search<'a> {
         self.planning = planning;
         self
+    }
+
+    /// Playouts made so far, by all threads.
+    pub fn playouts(&self) -> u64 {
+        self.playouts.load(Ordering::Relaxed)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Node>> {
+        self.nodes.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Prior knowledge for a move: (visits, wins) added to its statistics.
@@ -807,12 +790,17 @@ impl<'a> Search<'a> {
         (visits, wins)
     }
 
-    /// Creates the children of node `i` for `c` to move on `board`.
-    fn expand(&mut self, i: usize, board: &Board, c: Color, root: bool, last: Option<Point>) {
-        if self.nodes.len() + board.size() * board.size() + 1 > self.max_nodes {
-            return;
-        }
-        let first = self.nodes.len();
+    /// The children of a node for `c` to move on `board` (the root if
+    /// `root`), with their priors, into `out`. Computed outside the lock.
+    fn children(
+        &self,
+        board: &Board,
+        c: Color,
+        root: bool,
+        last: Option<Point>,
+        out: &mut Vec<Node>,
+    ) {
+        out.clear();
         let allowed = if root {
             self.game.allowed_points(c)
         } else {
@@ -830,28 +818,36 @@ impl<'a> Search<'a> {
             };
             if ok {
                 let (v, w) = Self::prior(board, c, p, last);
-                self.nodes.push(Node::new(p, v, w));
+                out.push(Node::new(p, v, w));
             }
         }
         let (v, w) = Self::prior(board, c, PASS, last);
-        self.nodes.push(Node::new(PASS, v, w));
-        let children = (self.nodes.len() - first) as u16;
-        let node = &mut self.nodes[i];
+        out.push(Node::new(PASS, v, w));
+    }
+
+    /// Gives node `i` the `children` computed for it, unless another thread
+    /// did first or the node budget is spent.
+    fn attach(&self, nodes: &mut Vec<Node>, i: usize, children: &[Node]) {
+        if nodes[i].expanded || nodes.len() + children.len() > self.max_nodes {
+            return;
+        }
+        let first = nodes.len();
+        nodes.extend_from_slice(children);
+        let node = &mut nodes[i];
         node.first_child = first as u32;
-        node.children = children;
+        node.children = children.len() as u16;
         node.expanded = true;
     }
 
     /// The child of `i` to descend to; with `lines`, only children on those
     /// lines (and pass) are eligible.
-    fn select(&self, i: usize, lines: Lines) -> usize {
-        let node = &self.nodes[i];
+    fn select(&self, nodes: &[Node], i: usize, lines: Lines) -> usize {
+        let node = &nodes[i];
         let start = node.first_child as usize;
         let end = start + node.children as usize;
         let mut best = end - 1; // pass, always last
         let mut best_value = f32::MIN;
-        for j in start..end {
-            let ch = &self.nodes[j];
+        for (j, ch) in nodes.iter().enumerate().take(end).skip(start) {
             if ch.mv != PASS && !on_line_set(self.game.board(), ch.mv, lines) {
                 continue;
             }
@@ -875,7 +871,14 @@ impl<'a> Search<'a> {
     /// The lines a move of `c` below the root may use: a roll drawn from the
     /// dice (the opponent's known roll at the first reply), then the first of
     /// the descent's line sets on which node `i` has a child.
-    fn roll_lines(&mut self, i: usize, depth: usize, c: Color) -> Lines {
+    fn roll_lines(
+        &self,
+        nodes: &[Node],
+        rng: &mut SmallRng,
+        i: usize,
+        depth: usize,
+        c: Color,
+    ) -> Lines {
         let Some(r) = self.rolls.as_ref() else {
             return ALL_LINES;
         };
@@ -884,10 +887,10 @@ impl<'a> Search<'a> {
         }
         let (sets, n) = match self.opponent_roll {
             Some(t) if depth == 2 => *r.sets_for(t),
-            _ => *r.roll(&mut self.rng),
+            _ => *r.roll(rng),
         };
-        let node = &self.nodes[i];
-        let children = &self.nodes[node.first_child as usize..][..node.children as usize];
+        let node = &nodes[i];
+        let children = &nodes[node.first_child as usize..][..node.children as usize];
         let board = self.game.board();
         sets[..n]
             .iter()
@@ -900,49 +903,64 @@ impl<'a> Search<'a> {
             .unwrap_or(0)
     }
 
-    /// One descent, playout and update.
-    fn iterate(&mut self) {
+    /// One descent (under the lock, adding a virtual loss: each node on the
+    /// path counts the visit now and the win, if any, at the update), the
+    /// expansion of the leaf it reached (its children's priors computed
+    /// unlocked), the playout (unlocked) and the update (locked again).
+    fn iterate(&self, w: &mut Worker) {
         let mut board = self.game.board().clone();
         let mut c = self.game.to_move();
-        let mut path = vec![0usize];
-        self.sequence.clear();
+        w.path.clear();
+        w.path.push(0);
+        w.sequence.clear();
         let mut passes = self.game.consecutive_passes().min(1);
-        let mut i = 0;
-        loop {
-            if !self.nodes[i].expanded {
-                if i == 0 || self.nodes[i].visits - self.nodes[i].prior_visits >= EXPAND_AT {
-                    let last = match self.sequence.last() {
-                        Some(&(_, m)) => Some(m),
-                        None => self.game.last_move().map(|(_, m)| m.unwrap_or(PASS)),
-                    };
-                    self.expand(i, &board, c, i == 0, last);
+        let mut leaf = None;
+        {
+            let mut nodes = self.lock();
+            let mut i = 0;
+            loop {
+                if !nodes[i].expanded {
+                    if i == 0 || nodes[i].visits - nodes[i].prior_visits >= EXPAND_AT {
+                        leaf = Some(i);
+                    }
+                    break;
                 }
-                if !self.nodes[i].expanded {
+                let lines = self.roll_lines(&nodes, &mut w.rng, i, w.path.len(), c);
+                let j = self.select(&nodes, i, lines);
+                let mv = nodes[j].mv;
+                w.path.push(j);
+                w.sequence.push((c, mv));
+                if mv == PASS {
+                    board.clear_ko();
+                    passes += 1;
+                } else {
+                    board.place(c, mv);
+                    passes = 0;
+                }
+                c = c.opponent();
+                i = j;
+                if passes >= 2 {
                     break;
                 }
             }
-            let lines = self.roll_lines(i, path.len(), c);
-            let j = self.select(i, lines);
-            let mv = self.nodes[j].mv;
-            path.push(j);
-            self.sequence.push((c, mv));
-            if mv == PASS {
-                board.clear_ko();
-                passes += 1;
-            } else {
-                board.place(c, mv);
-                passes = 0;
+            for &k in &w.path {
+                nodes[k].visits += 1.0;
             }
-            c = c.opponent();
-            i = j;
-            if passes >= 2 {
-                break;
-            }
+        }
+        if let Some(i) = leaf {
+            let last = match w.sequence.last() {
+                Some(&(_, m)) => Some(m),
+                None => self.game.last_move().map(|(_, m)| m.unwrap_or(PASS)),
+            };
+            let mut children = std::mem::take(&mut w.children);
+            self.children(&board, c, i == 0, last, &mut children);
+            self.attach(&mut self.lock(), i, &children);
+            w.children = children;
         }
         // Two passes in the tree: the playout still runs, to settle dead
         // stones before counting (and, under dice, passes forced by rolls).
         {
-            let seq = &mut self.sequence;
+            let seq = &mut w.sequence;
             let rolls = self
                 .rolls
                 .as_ref()
@@ -952,69 +970,78 @@ impl<'a> Search<'a> {
                 &mut board,
                 c,
                 self.policy,
-                &mut self.rng,
+                &mut w.rng,
                 rolls,
                 recent,
                 |col, p| seq.push((col, p)),
             );
         }
-        self.playouts += 1;
         let lead = playout_area(&board) as f64 - self.komi;
         let black_wins = lead > 0.0;
-        self.update(&path, black_wins);
+        self.update(&mut self.lock(), w, black_wins);
+        self.playouts.fetch_add(1, Ordering::Relaxed);
     }
 
-    fn update(&mut self, path: &[usize], black_wins: bool) {
+    /// Adds the result of a playout to the path's wins (its visits were
+    /// counted by the descent) and to the AMAF statistics of the siblings.
+    fn update(&self, nodes: &mut [Node], w: &mut Worker, black_wins: bool) {
         // first_mover[p]: colour (1 black, 2 white) of the first move at p from
         // the current depth on; filled walking the sequence backwards.
-        for m in self.first_mover.iter_mut() {
+        for m in w.first_mover.iter_mut() {
             *m = 0;
         }
+        let path = &w.path;
         let tree_len = path.len() - 1;
-        for k in (0..self.sequence.len()).rev() {
-            let (col, p) = self.sequence[k];
+        for k in (0..w.sequence.len()).rev() {
+            let (col, p) = w.sequence[k];
             if p != PASS {
-                self.first_mover[p as usize] = col.index() as u8 + 1;
+                w.first_mover[p as usize] = col.index() as u8 + 1;
             }
             if k < tree_len {
                 // node path[k] has children played by col
-                let parent = &self.nodes[path[k]];
+                let parent = &nodes[path[k]];
                 let (start, n) = (parent.first_child as usize, parent.children as usize);
                 let won = (col == Color::Black) == black_wins;
-                for j in start..start + n {
-                    let mv = self.nodes[j].mv;
-                    if mv != PASS && self.first_mover[mv as usize] == col.index() as u8 + 1 {
-                        let ch = &mut self.nodes[j];
+                for ch in &mut nodes[start..start + n] {
+                    if ch.mv != PASS && w.first_mover[ch.mv as usize] == col.index() as u8 + 1 {
                         ch.amaf_visits += 1.0;
                         ch.amaf_wins += won as u8 as f32;
                     }
                 }
-                let child = &mut self.nodes[path[k + 1]];
-                child.visits += 1.0;
-                child.wins += won as u8 as f32;
+                nodes[path[k + 1]].wins += won as u8 as f32;
             }
         }
-        self.nodes[0].visits += 1.0;
     }
 
-    /// Runs playouts until the budget is spent or `stop` is set.
-    pub fn search(&mut self, settings: &Settings, stop: &AtomicBool) {
+    /// Runs playouts until the budget is spent (by all threads together) or
+    /// `stop` is set; `thread` numbers the caller among the threads.
+    pub fn search(&self, settings: &Settings, stop: &AtomicBool, thread: usize) {
         let start = Instant::now();
-        if self.nodes.is_empty() {
-            self.nodes.push(Node::new(PASS, 0.0, 0.0));
-        }
+        let mut w = Worker {
+            rng: SmallRng::seed_from_u64(
+                self.seed
+                    .wrapping_add(thread as u64 * 0x5851_F42D_4C95_7F2D),
+            ),
+            sequence: Vec::with_capacity(1024),
+            path: Vec::with_capacity(64),
+            children: Vec::with_capacity(crate::board::MAX_POINTS),
+            first_mover: vec![0; crate::board::MAX_POINTS],
+        };
         let max = settings.budget.playouts.unwrap_or(u64::MAX);
-        while self.playouts < max {
-            self.iterate();
-            if self.playouts.is_multiple_of(64) {
+        let mut mine = 0u64;
+        while self.playouts() < max {
+            self.iterate(&mut w);
+            mine += 1;
+            if mine.is_multiple_of(64) {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
                 if settings.budget.time.is_some_and(|t| start.elapsed() >= t) {
                     break;
                 }
-                if self.playouts.is_multiple_of(256) && self.decided(settings, start) {
+                if mine.is_multiple_of(256) && self.decided(settings, start) {
                     log::debug!("search: the best move cannot change, stopping early");
+                    // The other threads see it at their next check.
                     break;
                 }
             }
@@ -1024,13 +1051,14 @@ impl<'a> Search<'a> {
     /// Whether the most visited root move stays first whatever the rest of
     /// the budget brings (every remaining playout going to the runner-up).
     fn decided(&self, settings: &Settings, start: Instant) -> bool {
+        let playouts = self.playouts();
         let by_playouts = settings
             .budget
             .playouts
-            .map(|max| max.saturating_sub(self.playouts) as f64);
+            .map(|max| max.saturating_sub(playouts) as f64);
         let by_time = settings.budget.time.map(|t| {
             let elapsed = start.elapsed().as_secs_f64().max(1e-6);
-            let rate = self.playouts as f64 / elapsed;
+            let rate = playouts as f64 / elapsed;
             (t.as_secs_f64() - elapsed).max(0.0) * rate
         });
         let remaining = match (by_playouts, by_time) {
@@ -1038,16 +1066,13 @@ impl<'a> Search<'a> {
             (Some(a), None) | (None, Some(a)) => a,
             (None, None) => return false,
         };
-        let root = &self.nodes[0];
-        let children = &self.nodes[root.first_child as usize..][..root.children as usize];
         let (mut first, mut second) = (0.0f64, 0.0f64);
-        for ch in children {
-            let v = ch.visits as f64;
-            if v > first {
+        for m in self.root_stats() {
+            if m.visits > first {
                 second = first;
-                first = v;
-            } else if v > second {
-                second = v;
+                first = m.visits;
+            } else if m.visits > second {
+                second = m.visits;
             }
         }
         first - second > remaining
@@ -1055,9 +1080,10 @@ impl<'a> Search<'a> {
 
     /// The root's moves with their visits and wins.
     pub fn root_stats(&self) -> Vec<RootMove> {
-        let root = &self.nodes[0];
+        let nodes = self.lock();
+        let root = &nodes[0];
         let start = root.first_child as usize;
-        self.nodes[start..start + root.children as usize]
+        nodes[start..start + root.children as usize]
             .iter()
             .map(|n| RootMove {
                 mv: if n.mv == PASS { None } else { Some(n.mv) },
@@ -1067,9 +1093,10 @@ impl<'a> Search<'a> {
             .collect()
     }
 
-    /// Runs the search and returns the decision with its win rate.
-    pub fn run(&mut self, settings: &Settings, stop: &AtomicBool) -> (Decision, f64) {
-        self.search(settings, stop);
+    /// Runs the search on the calling thread and returns the decision with
+    /// its win rate.
+    pub fn run(&self, settings: &Settings, stop: &AtomicBool) -> (Decision, f64) {
+        self.search(settings, stop, 0);
         decide(&self.root_stats(), settings.cleanup)
     }
 }
@@ -1124,7 +1151,7 @@ mod tests {
         }
         g.setup(&stones, false).unwrap();
         g.set_to_move(Color::White);
-        let mut s = Search::new(&g, 1, 1 << 20);
+        let s = Search::new(&g, 1, 1 << 20);
         let settings = Settings {
             budget: Budget {
                 playouts: Some(3000),
@@ -1149,5 +1176,38 @@ mod tests {
             .find(|m| m.mv == Some(d1))
             .unwrap();
         assert!(capture.wins / capture.visits > 0.85);
+    }
+
+    #[test]
+    fn two_threads_share_one_tree() {
+        let mut g = Game::new(9, Rules::default(), 7.5);
+        g.play(Color::Black, Some(g.board().point(4, 4))).unwrap();
+        let settings = Settings {
+            budget: Budget {
+                playouts: Some(4000),
+                time: None,
+            },
+            seed: 3,
+            cleanup: false,
+            max_nodes: 1 << 20,
+        };
+        let mut tree = Tree::default();
+        let stop = AtomicBool::new(false);
+        let (d, _, playouts) = run_threads(&g, &settings, 2, Planning::Chance, &stop, &mut tree);
+        // The budget is shared (the search may also stop early, decided).
+        assert!((256..4002).contains(&playouts), "{playouts}");
+        let Decision::Play(p) = d else {
+            panic!("{d:?}")
+        };
+        assert!(g.check(Color::White, p).is_ok());
+        // Every playout is one visit of the root, and the root's children
+        // share them out (the first only expanded the root); no virtual loss
+        // is left behind.
+        let root = &tree.nodes[0];
+        assert_eq!(root.visits as u64, playouts);
+        let children = &tree.nodes[root.first_child as usize..][..root.children as usize];
+        let real: f32 = children.iter().map(|c| c.visits - c.prior_visits).sum();
+        assert_eq!(real as u64, playouts - 1);
+        assert!(children.iter().all(|c| c.wins <= c.visits));
     }
 }

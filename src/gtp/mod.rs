@@ -103,8 +103,8 @@ pub struct Engine {
     started: Instant,
     /// Searches run so far (varies the seed from search to search).
     searches: u64,
-    /// The trees of the last search, one per thread, for reuse.
-    trees: Vec<search::Tree>,
+    /// The tree of the last search, for reuse.
+    tree: search::Tree,
 }
 
 impl Engine {
@@ -119,7 +119,7 @@ impl Engine {
             quit: false,
             started: Instant::now(),
             searches: 0,
-            trees: Vec::new(),
+            tree: search::Tree::default(),
         }
     }
 
@@ -275,7 +275,7 @@ impl Engine {
             self.config.threads,
             self.config.dice_planning,
             &self.stop,
-            &mut self.trees,
+            &mut self.tree,
         );
         let size = self.game.size();
         let late_enough = self.game.move_count() >= size * size / 4;
