@@ -583,10 +583,18 @@ impl Board {
             h = self.merge(h, g);
             self.libs[h as usize] = libs;
         } else {
-            for &g in &own_chains[..n_own] {
+            // Joining chains: the biggest one's liberties (p already taken
+            // off), plus those of the others and of p that it lacks.
+            let chains = &own_chains[..n_own];
+            let big = *chains
+                .iter()
+                .max_by_key(|&&g| self.stones[g as usize])
+                .expect("chains to join");
+            let libs = self.libs[big as usize] + self.liberties_beyond(big, p, chains);
+            for &g in chains {
                 h = self.merge(h, g);
             }
-            self.libs[h as usize] = self.count_liberties(h);
+            self.libs[h as usize] = libs;
         }
         let mut placed = Placed::default();
         let mut last_captured = 0;
@@ -632,25 +640,40 @@ impl Board {
         big
     }
 
-    fn count_liberties(&mut self, h: Point) -> u16 {
+    /// The distinct empty points next to `p` or to the chains `chains`
+    /// (other than `big`) that are not liberties of the chain `big`.
+    fn liberties_beyond(&mut self, big: Point, p: Point, chains: &[Point]) -> u16 {
         self.mark_gen = self.mark_gen.wrapping_add(1);
         if self.mark_gen == 0 {
             self.mark = [0; MAX_POINTS];
             self.mark_gen = 1;
         }
         let generation = self.mark_gen;
+        let own = self.cells[big as usize];
         let mut count = 0;
-        let mut s = h;
-        loop {
-            for q in self.neighbors(s) {
-                if self.cells[q as usize] == Cell::Empty && self.mark[q as usize] != generation {
-                    self.mark[q as usize] = generation;
-                    count += 1;
+        let mut visit = |board: &mut Board, s: Point| {
+            for q in board.neighbors(s) {
+                if board.cells[q as usize] == Cell::Empty && board.mark[q as usize] != generation {
+                    board.mark[q as usize] = generation;
+                    let of_big = board
+                        .neighbors(q)
+                        .iter()
+                        .any(|&r| board.cells[r as usize] == own && board.head[r as usize] == big);
+                    if !of_big {
+                        count += 1;
+                    }
                 }
             }
-            s = self.next[s as usize];
-            if s == h {
-                break;
+        };
+        visit(self, p);
+        for &g in chains.iter().filter(|&&g| g != big) {
+            let mut s = g;
+            loop {
+                visit(self, s);
+                s = self.next[s as usize];
+                if s == g {
+                    break;
+                }
             }
         }
         count
