@@ -504,6 +504,12 @@ impl Board {
         n
     }
 
+    /// How many neighbours of `p` hold a stone of `c`.
+    #[inline]
+    pub fn neighbors_of_color(&self, c: Color, p: Point) -> usize {
+        self.neighbor_count[p as usize][c.cell() as usize] as usize
+    }
+
     /// Whether the suicide rule lets `c` play at empty `p`.
     #[inline]
     fn suicide_permitted(&self, c: Color, p: Point, rule: Suicide) -> bool {

@@ -1,6 +1,6 @@
 //! Move choice by Monte Carlo: playouts (light: uniform but never filling an
 //! own eye; full: captures, atari escapes read for ladders, and 3×3 patterns
-//! near the last two moves, never a self-atari), and a
+//! near the last two moves, no self-atari but a lone stone's throw-in), and a
 //! UCT tree with RAVE (all-moves-as-first) statistics and prior knowledge on
 //! top of them, one tree shared by the threads (virtual loss) and reused
 //! from move to move. Under Aléago the playouts
@@ -297,11 +297,16 @@ fn random_move(
     no_self_atari: bool,
     lines: Lines,
 ) -> Option<Point> {
+    // Half the time a lone stone may be thrown in to atari (to fill an eye
+    // space and kill, nakade); a self-atari that joins own stones never.
+    let throw_in = no_self_atari && rng.random_bool(0.5);
     let acceptable = |p: Point| {
         !(board.is_eye(c, p)
             || board.ko() == Some((p, c))
             || board.is_suicide(c, p)
-            || (no_self_atari && board.is_self_atari(c, p)))
+            || (no_self_atari
+                && !(throw_in && board.neighbors_of_color(c, p) == 0)
+                && board.is_self_atari(c, p)))
     };
     if lines == ALL_LINES {
         return scan_from_random(board.empty_points(), rng, acceptable);
