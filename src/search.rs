@@ -153,7 +153,7 @@ pub fn playout(
                 // room does not count towards the end of the playout: the
                 // playout is there to settle the board.
                 let dice_pass = rolls.is_some_and(|r| r.dice.rolls_for(to_move))
-                    && random_move(board, to_move, rng, true, ALL_LINES).is_some();
+                    && random_move(board, to_move, rng, no_self_atari, ALL_LINES).is_some();
                 if !dice_pass {
                     passes += 1;
                     if passes == 2 {
