@@ -504,6 +504,12 @@ impl Board {
         n
     }
 
+    /// How many neighbours of `p` are empty.
+    #[inline]
+    pub fn empty_neighbors(&self, p: Point) -> usize {
+        self.neighbor_count[p as usize][Cell::Empty as usize] as usize
+    }
+
     /// How many neighbours of `p` hold a stone of `c`.
     #[inline]
     pub fn neighbors_of_color(&self, c: Color, p: Point) -> usize {

@@ -300,8 +300,12 @@ fn random_move(
     // Half the time a lone stone may be thrown in to atari (to fill an eye
     // space and kill, nakade); a self-atari that joins own stones never.
     let throw_in = no_self_atari && rng.random_bool(0.5);
+    // Empty neighbours settle most points at once: one rules out an eye, the
+    // ko point and suicide; two rule out a self-atari as well.
+    let free_enough = if no_self_atari { 2 } else { 1 };
     let acceptable = |p: Point| {
-        !(board.is_eye(c, p)
+        board.empty_neighbors(p) >= free_enough
+            || !(board.is_eye(c, p)
             || board.ko() == Some((p, c))
             || board.is_suicide(c, p)
             || (no_self_atari
