@@ -306,11 +306,11 @@ fn random_move(
     let acceptable = |p: Point| {
         board.empty_neighbors(p) >= free_enough
             || !(board.is_eye(c, p)
-            || board.ko() == Some((p, c))
-            || board.is_suicide(c, p)
-            || (no_self_atari
-                && !(throw_in && board.neighbors_of_color(c, p) == 0)
-                && board.is_self_atari(c, p)))
+                || board.ko() == Some((p, c))
+                || board.is_suicide(c, p)
+                || (no_self_atari
+                    && !(throw_in && board.neighbors_of_color(c, p) == 0)
+                    && board.is_self_atari(c, p)))
     };
     if lines == ALL_LINES {
         return scan_from_random(board.empty_points(), rng, acceptable);
