@@ -1210,13 +1210,14 @@ mod tests {
         };
         assert!(g.check(Color::White, p).is_ok());
         // Every playout is one visit of the root, and the root's children
-        // share them out (the first only expanded the root); no virtual loss
-        // is left behind.
+        // share them out but for the first descents, which found the root
+        // unexpanded (one per thread at most); no virtual loss is left behind.
         let root = &tree.nodes[0];
         assert_eq!(root.visits as u64, playouts);
         let children = &tree.nodes[root.first_child as usize..][..root.children as usize];
         let real: f32 = children.iter().map(|c| c.visits - c.prior_visits).sum();
-        assert_eq!(real as u64, playouts - 1);
+        let at_root = playouts - real as u64;
+        assert!((1..=2).contains(&at_root), "{at_root}");
         assert!(children.iter().all(|c| c.wins <= c.visits));
     }
 }
