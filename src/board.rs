@@ -407,50 +407,13 @@ impl Board {
         if self.neighbor_count[p as usize][Cell::Empty as usize] >= 2 {
             return false;
         }
-        let own = c.cell();
+        // Capturing is never a self-atari; without a capture the count of
+        // liberties after the move is exact.
         let opp = c.opponent().cell();
-        // Up to two distinct liberties found so far.
-        let mut libs = [0 as Point; 2];
-        let mut n = 0;
-        let add = |q: Point, libs: &mut [Point; 2], n: &mut usize| -> bool {
-            if q != p && !libs[..*n].contains(&q) {
-                if *n == 1 {
-                    return true; // a second liberty: not self-atari
-                }
-                libs[*n] = q;
-                *n += 1;
-            }
-            false
-        };
-        for q in self.neighbors(p) {
-            match self.cells[q as usize] {
-                Cell::Empty if add(q, &mut libs, &mut n) => return false,
-                // Capturing is never a self-atari.
-                cell if cell == opp && self.libs[self.head[q as usize] as usize] == 1 => {
-                    return false;
-                }
-                cell if cell == own => {
-                    let h = self.head[q as usize];
-                    if self.libs[h as usize] > 2 {
-                        return false;
-                    }
-                    let mut s = h;
-                    loop {
-                        for r in self.neighbors(s) {
-                            if self.cells[r as usize] == Cell::Empty && add(r, &mut libs, &mut n) {
-                                return false;
-                            }
-                        }
-                        s = self.next[s as usize];
-                        if s == h {
-                            break;
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        n == 1
+        let captures = self.neighbors(p).iter().any(|&q| {
+            self.cells[q as usize] == opp && self.libs[self.head[q as usize] as usize] == 1
+        });
+        !captures && self.liberties_after(c, p, 2) == 1
     }
 
     /// A lower bound on the liberties the chain of `c` at empty `p` would
