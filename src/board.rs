@@ -215,6 +215,36 @@ impl Board {
         b
     }
 
+    /// Makes `self` a copy of `other`, copying only the part of each array
+    /// that `other`'s size uses (a ninth of a full clone on 9×9): the
+    /// scratch boards of tactical reading. The marks are not copied: `self`
+    /// keeps its own, which stay consistent with its own generation.
+    pub fn copy_from(&mut self, other: &Board) {
+        let n = other.stride * other.stride;
+        self.size = other.size;
+        self.stride = other.stride;
+        self.cells[..n].copy_from_slice(&other.cells[..n]);
+        self.head[..n].copy_from_slice(&other.head[..n]);
+        self.next[..n].copy_from_slice(&other.next[..n]);
+        self.libs[..n].copy_from_slice(&other.libs[..n]);
+        self.stones[..n].copy_from_slice(&other.stones[..n]);
+        self.empty[..other.empty_count].copy_from_slice(&other.empty[..other.empty_count]);
+        self.empty_index[..n].copy_from_slice(&other.empty_index[..n]);
+        self.empty_count = other.empty_count;
+        self.line[..n].copy_from_slice(&other.line[..n]);
+        let lines = other.size.div_ceil(2);
+        for l in 1..=lines {
+            let k = other.line_empty_count[l] as usize;
+            self.line_empty[l][..k].copy_from_slice(&other.line_empty[l][..k]);
+        }
+        self.line_empty_count = other.line_empty_count;
+        self.line_empty_index[..n].copy_from_slice(&other.line_empty_index[..n]);
+        self.neighbor_count[..n].copy_from_slice(&other.neighbor_count[..n]);
+        self.hash = other.hash;
+        self.captures = other.captures;
+        self.ko = other.ko;
+    }
+
     pub fn size(&self) -> usize {
         self.size
     }

@@ -1,9 +1,28 @@
 //! Tactical reading for the search: whether a chain short of liberties can
 //! be saved or is lost to a ladder (the attacker keeps it in atari until it
-//! is captured). Read on copies of the board, to a bounded depth; a ladder
-//! too long to read counts as escaped.
+//! is captured). Read on scratch copies of the board, to a bounded depth; a
+//! ladder too long to read counts as escaped.
 
 use crate::board::{Board, Color, Point};
+use std::cell::RefCell;
+
+thread_local! {
+    /// Scratch boards of this thread's reading, one per ply in use: after
+    /// the first deep reading no board is allocated again.
+    static SCRATCH: RefCell<Vec<Box<Board>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `read` on a scratch copy of `board` with `c` played at `p`.
+fn after_move<R>(board: &Board, c: Color, p: Point, read: impl FnOnce(&Board) -> R) -> R {
+    let mut b = SCRATCH
+        .with_borrow_mut(|pool| pool.pop())
+        .unwrap_or_else(|| Box::new(board.clone()));
+    b.copy_from(board);
+    b.place(c, p);
+    let result = read(&b);
+    SCRATCH.with_borrow_mut(|pool| pool.push(b));
+    result
+}
 
 /// Attacker moves read before a ladder counts as escaped (a ladder across a
 /// 19×19 board takes about 35).
@@ -27,9 +46,7 @@ pub fn lost_in_atari(board: &Board, p: Point, depth: u32) -> bool {
                 if board.ko() == Some((lib, c)) {
                     continue;
                 }
-                let mut b = board.clone();
-                b.place(c, lib);
-                if !capturable(&b, p, depth) {
+                if !after_move(board, c, lib, |b| capturable(b, p, depth)) {
                     return false;
                 }
             }
@@ -44,9 +61,7 @@ pub fn lost_in_atari(board: &Board, p: Point, depth: u32) -> bool {
     if board.liberties_after(c, lib, 3) >= 3 {
         return false;
     }
-    let mut b = board.clone();
-    b.place(c, lib);
-    capturable(&b, p, depth)
+    after_move(board, c, lib, |b| capturable(b, p, depth))
 }
 
 /// The chain through `p` has just moved and its attacker is to move: can the
@@ -63,13 +78,19 @@ pub fn capturable(board: &Board, p: Point, depth: u32) -> bool {
         return false;
     };
     let opp = c.opponent();
-    board.two_liberties(p).into_iter().any(|a| {
+    let [l1, l2] = board.two_liberties(p);
+    [(l1, l2), (l2, l1)].into_iter().any(|(a, escape)| {
         if board.ko() == Some((a, opp)) || board.is_suicide(opp, a) {
             return false;
         }
-        let mut b = board.clone();
-        b.place(opp, a);
-        b.liberties(p) == 1 && lost_in_atari(&b, p, depth - 1)
+        // Extending at `escape` to four liberties now leaves three after
+        // the atari at `a`: no ladder, no need to read it.
+        if board.liberties_after(c, escape, 4) >= 4 {
+            return false;
+        }
+        after_move(board, opp, a, |b| {
+            b.liberties(p) == 1 && lost_in_atari(b, p, depth - 1)
+        })
     })
 }
 
@@ -82,9 +103,7 @@ pub fn move_is_safe(board: &Board, c: Color, p: Point, depth: u32) -> bool {
     if board.liberties_after(c, p, 3) >= 3 {
         return true;
     }
-    let mut b = board.clone();
-    b.place(c, p);
-    !capturable(&b, p, depth)
+    !after_move(board, c, p, |b| capturable(b, p, depth))
 }
 
 /// Whether `c` playing at `p` puts an adjacent opponent chain of two
@@ -92,25 +111,26 @@ pub fn move_is_safe(board: &Board, c: Color, p: Point, depth: u32) -> bool {
 /// net of ataris); returns the size of the chain so caught, 0 if none.
 pub fn catches(board: &Board, c: Color, p: Point, depth: u32) -> usize {
     let opp = c.opponent();
-    let mut caught = 0;
-    let mut b: Option<Board> = None;
-    for q in board.neighbors(p) {
-        if board.color_at(q) == Some(opp) && board.liberties(q) == 2 {
-            let b = b.get_or_insert_with(|| {
-                let mut b = board.clone();
-                b.place(c, p);
-                b
-            });
-            if b.color_at(q) == Some(opp)
-                && b.liberties(q) == 1
-                && b.liberties(p) >= 2
-                && lost_in_atari(b, q, depth)
-            {
-                caught = caught.max(b.chain_size(q));
-            }
-        }
+    let targets = board
+        .neighbors(p)
+        .map(|q| (board.color_at(q) == Some(opp) && board.liberties(q) == 2).then_some(q));
+    if targets.iter().all(Option::is_none) {
+        return 0;
     }
-    caught
+    after_move(board, c, p, |b| {
+        targets
+            .into_iter()
+            .flatten()
+            .filter(|&q| {
+                b.color_at(q) == Some(opp)
+                    && b.liberties(q) == 1
+                    && b.liberties(p) >= 2
+                    && lost_in_atari(b, q, depth)
+            })
+            .map(|q| b.chain_size(q))
+            .max()
+            .unwrap_or(0)
+    })
 }
 
 #[cfg(test)]

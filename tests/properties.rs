@@ -95,6 +95,38 @@ proptest! {
     }
 
     #[test]
+    fn a_scratch_copy_plays_on_like_a_clone(size in 2usize..10, other in 2usize..20, split in 0usize..250, moves in prop::collection::vec(0u16..110, 0..250)) {
+        // The scratch board held another game of another size before.
+        let mut scratch = play_random(other, "chinese", &moves).board().clone();
+        let split = split.min(moves.len());
+        let g = play_random(size, "tromp-taylor", &moves[..split]);
+        scratch.copy_from(g.board());
+        let mut clone = g.board().clone();
+        let points: Vec<Point> = clone.points().collect();
+        let mut c = g.to_move();
+        for &m in &moves[split..] {
+            if let Some(&p) = points.get(m as usize) {
+                if clone.cell(p) == kosumi::board::Cell::Empty {
+                    prop_assert_eq!(clone.place(c, p), scratch.place(c, p));
+                }
+            }
+            c = c.opponent();
+        }
+        prop_assert_eq!(scratch.to_ascii(), clone.to_ascii());
+        prop_assert_eq!(scratch.hash(), clone.hash());
+        prop_assert_eq!(scratch.ko(), clone.ko());
+        prop_assert_eq!(scratch.empty_points().len(), clone.empty_points().len());
+        for line in 1..=size.div_ceil(2) {
+            let mut a = scratch.empty_points_on_line(line).to_vec();
+            let mut b = clone.empty_points_on_line(line).to_vec();
+            a.sort_unstable();
+            b.sort_unstable();
+            prop_assert_eq!(a, b);
+        }
+        check_board(&scratch);
+    }
+
+    #[test]
     fn sgf_survives_write_then_load(size in 2usize..10, moves in prop::collection::vec(0u16..110, 0..120)) {
         let g = play_random(size, "tromp-taylor", &moves);
         let text = kosumi::sgf::write(&g, None);
