@@ -58,6 +58,9 @@ enum Command {
         /// Seconds per figure.
         #[arg(long, default_value_t = 2.0)]
         seconds: f64,
+        /// Board sizes to measure (repeat the option); 9, 13 and 19 if none.
+        #[arg(long = "size")]
+        sizes: Vec<usize>,
     },
 }
 
@@ -66,8 +69,20 @@ fn main() {
         .target(env_logger::Target::Stderr)
         .init();
     let cli = Cli::parse();
-    if let Some(Command::Bench { seconds }) = cli.command {
-        kosumi::bench::run(&[9, 13, 19], &[1, 2], seconds);
+    if let Some(Command::Bench { seconds, sizes }) = cli.command {
+        if sizes
+            .iter()
+            .any(|s| !(2..=kosumi::board::MAX_SIZE).contains(s))
+        {
+            eprintln!("kosumi: bench sizes must be 2 to 25");
+            std::process::exit(2);
+        }
+        let sizes = if sizes.is_empty() {
+            vec![9, 13, 19]
+        } else {
+            sizes
+        };
+        kosumi::bench::run(&sizes, &[1, 2], seconds);
         return;
     }
     let Some(rules) = Rules::preset(&cli.rules) else {
