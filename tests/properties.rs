@@ -105,10 +105,10 @@ proptest! {
         let points: Vec<Point> = clone.points().collect();
         let mut c = g.to_move();
         for &m in &moves[split..] {
-            if let Some(&p) = points.get(m as usize) {
-                if clone.cell(p) == kosumi::board::Cell::Empty {
-                    prop_assert_eq!(clone.place(c, p), scratch.place(c, p));
-                }
+            if let Some(&p) = points.get(m as usize)
+                && clone.cell(p) == kosumi::board::Cell::Empty
+            {
+                prop_assert_eq!(clone.place(c, p), scratch.place(c, p));
             }
             c = c.opponent();
         }
