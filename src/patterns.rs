@@ -7,7 +7,7 @@
 //! way round), `x` is "not X", `o` is "not O", `.` is empty, `?` anything and
 //! a space is off the board. The centre is the candidate move.
 
-use crate::board::{Board, Cell, Point};
+use crate::board::{Board, Point};
 use std::sync::OnceLock;
 
 const SOURCE: &[[&str; 3]] = &[
@@ -33,9 +33,10 @@ const WHITE: u16 = 2;
 const EDGE: u16 = 3;
 
 /// For each key (8 neighbours × 2 bits, in reading order without the
-/// centre), whether some pattern matches.
-fn table() -> &'static [bool] {
-    static TABLE: OnceLock<Vec<bool>> = OnceLock::new();
+/// centre), whether some pattern matches: one bit per key, 8 KiB that stay
+/// in the first-level cache.
+fn table() -> &'static [u64] {
+    static TABLE: OnceLock<Vec<u64>> = OnceLock::new();
     TABLE.get_or_init(build)
 }
 
@@ -87,8 +88,8 @@ fn symmetries(p: [[char; 3]; 3]) -> Vec<[[char; 3]; 3]> {
     out
 }
 
-fn build() -> Vec<bool> {
-    let mut table = vec![false; 1 << 16];
+fn build() -> Vec<u64> {
+    let mut table = vec![0u64; (1 << 16) / 64];
     for src in SOURCE {
         let mut grid = [[' '; 3]; 3];
         for (y, row) in src.iter().enumerate() {
@@ -111,7 +112,7 @@ fn build() -> Vec<bool> {
                         .collect();
                 }
                 for key in keys {
-                    table[key as usize] = true;
+                    table[key as usize / 64] |= 1 << (key % 64);
                 }
             }
         }
@@ -135,13 +136,8 @@ fn key(board: &Board, p: Point) -> u16 {
     ];
     let mut key = 0u16;
     for (k, q) in around.into_iter().enumerate() {
-        let code = match board.cell(q) {
-            Cell::Empty => EMPTY,
-            Cell::Black => BLACK,
-            Cell::White => WHITE,
-            Cell::Border => EDGE,
-        };
-        key |= code << (2 * k);
+        // The cell's discriminant is its code (checked in the tests).
+        key |= (board.cell(q) as u16) << (2 * k);
     }
     key
 }
@@ -149,13 +145,23 @@ fn key(board: &Board, p: Point) -> u16 {
 /// Whether a move at empty point `p` matches one of the patterns.
 #[inline]
 pub fn matches(board: &Board, p: Point) -> bool {
-    table()[key(board, p) as usize]
+    let key = key(board, p);
+    table()[key as usize / 64] & (1 << (key % 64)) != 0
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Cell;
     use crate::board::tests::at;
+
+    #[test]
+    fn cells_are_their_pattern_codes() {
+        assert_eq!(Cell::Empty as u16, EMPTY);
+        assert_eq!(Cell::Black as u16, BLACK);
+        assert_eq!(Cell::White as u16, WHITE);
+        assert_eq!(Cell::Border as u16, EDGE);
+    }
 
     #[test]
     fn hane_and_cut_match_empty_space_does_not() {
