@@ -15,9 +15,10 @@ fn playouts(c: &mut Criterion) {
         ("playout 9x9 full", Policy::Full),
     ] {
         let mut rng = SmallRng::seed_from_u64(1);
+        let mut board = empty.clone();
         c.bench_function(name, |b| {
             b.iter(|| {
-                let mut board = empty.clone();
+                board.copy_from(&empty);
                 playout(
                     &mut board,
                     Color::Black,

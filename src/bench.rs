@@ -31,9 +31,10 @@ pub fn playouts_per_second(
                     let mut rng = SmallRng::seed_from_u64(i as u64 + 1);
                     let start = Instant::now();
                     let mut n = 0u64;
+                    let mut b = empty.clone();
                     while start.elapsed() < duration {
                         for _ in 0..16 {
-                            let mut b = empty.clone();
+                            b.copy_from(&empty);
                             playout(
                                 &mut b,
                                 Color::Black,

@@ -664,6 +664,9 @@ struct Worker {
     path: Vec<usize>,
     /// Children being made for a leaf.
     children: Vec<Node>,
+    /// The board of the current descent and playout, copied from the
+    /// game's at each iteration (only the part its size uses).
+    board: Box<Board>,
     first_mover: Vec<u8>,
 }
 
@@ -917,7 +920,8 @@ impl<'a> Search<'a> {
     /// expansion of the leaf it reached (its children's priors computed
     /// unlocked), the playout (unlocked) and the update (locked again).
     fn iterate(&self, w: &mut Worker) {
-        let mut board = self.game.board().clone();
+        let board = &mut *w.board;
+        board.copy_from(self.game.board());
         let mut c = self.game.to_move();
         w.path.clear();
         w.path.push(0);
@@ -962,7 +966,7 @@ impl<'a> Search<'a> {
                 None => self.game.last_move().map(|(_, m)| m.unwrap_or(PASS)),
             };
             let mut children = std::mem::take(&mut w.children);
-            self.children(&board, c, i == 0, last, &mut children);
+            self.children(board, c, i == 0, last, &mut children);
             self.attach(&mut self.lock(), i, &children);
             w.children = children;
         }
@@ -976,7 +980,7 @@ impl<'a> Search<'a> {
                 .filter(|_| self.planning == Planning::Chance);
             let recent = recent_moves(seq, self.game);
             playout(
-                &mut board,
+                board,
                 c,
                 self.policy,
                 &mut w.rng,
@@ -985,7 +989,7 @@ impl<'a> Search<'a> {
                 |col, p| seq.push((col, p)),
             );
         }
-        let lead = playout_area(&board) as f64 - self.komi;
+        let lead = playout_area(board) as f64 - self.komi;
         let black_wins = lead > 0.0;
         self.update(&mut self.lock(), w, black_wins);
         self.playouts.fetch_add(1, Ordering::Relaxed);
@@ -1034,6 +1038,7 @@ impl<'a> Search<'a> {
             sequence: Vec::with_capacity(1024),
             path: Vec::with_capacity(64),
             children: Vec::with_capacity(crate::board::MAX_POINTS),
+            board: Box::new(self.game.board().clone()),
             first_mover: vec![0; crate::board::MAX_POINTS],
         };
         let max = settings.budget.playouts.unwrap_or(u64::MAX);
