@@ -126,6 +126,7 @@ pub fn playout(
         };
         let no_self_atari = policy != Policy::Light;
         let mv = match rolls.filter(|r| r.dice.rolls_for(to_move)) {
+            None if policy == Policy::Light => random_move(board, to_move, rng, false, ALL_LINES),
             None => local(board, rng, ALL_LINES)
                 .or_else(|| random_move(board, to_move, rng, no_self_atari, ALL_LINES)),
             Some(r) => {
@@ -305,12 +306,7 @@ fn random_move(
     let free_enough = if no_self_atari { 2 } else { 1 };
     let acceptable = |p: Point| {
         board.empty_neighbors(p) >= free_enough
-            || !(board.is_eye(c, p)
-                || board.ko() == Some((p, c))
-                || board.is_suicide(c, p)
-                || (no_self_atari
-                    && !(throw_in && board.neighbors_of_color(c, p) == 0)
-                    && board.is_self_atari(c, p)))
+            || crowded_point_acceptable(board, c, p, no_self_atari, throw_in)
     };
     if lines == ALL_LINES {
         return scan_from_random(board.empty_points(), rng, acceptable);
@@ -360,6 +356,26 @@ fn random_move(
         }
     }
     None
+}
+
+/// Whether a point with few empty neighbours may be played: not an own eye,
+/// not the ko point, not suicide, and (if `no_self_atari`) not a self-atari
+/// unless a lone stone is thrown in. Kept out of line so that the common
+/// case of the scan, a point with room, stays small.
+#[inline(never)]
+fn crowded_point_acceptable(
+    board: &Board,
+    c: Color,
+    p: Point,
+    no_self_atari: bool,
+    throw_in: bool,
+) -> bool {
+    !(board.is_eye(c, p)
+        || board.ko() == Some((p, c))
+        || board.is_suicide(c, p)
+        || (no_self_atari
+            && !(throw_in && board.neighbors_of_color(c, p) == 0)
+            && board.is_self_atari(c, p)))
 }
 
 /// A number below `n` (at most a few thousand) from one 32-bit draw by
