@@ -463,6 +463,10 @@ impl Board {
             }
             *n >= max
         };
+        // The cheap answers first: empty neighbours, captures, and own
+        // chains with liberties enough; only then walk the own chains.
+        let mut walk = [0 as Point; 4];
+        let mut walks = 0;
         for q in self.neighbors(p) {
             match self.cells[q as usize] {
                 // An empty neighbour, or a captured stone's point.
@@ -478,20 +482,26 @@ impl Board {
                     if self.libs[h as usize] as usize > max {
                         return max;
                     }
-                    let mut s = h;
-                    loop {
-                        for r in self.neighbors(s) {
-                            if self.cells[r as usize] == Cell::Empty && add(r, &mut libs, &mut n) {
-                                return n;
-                            }
-                        }
-                        s = self.next[s as usize];
-                        if s == h {
-                            break;
-                        }
+                    if !walk[..walks].contains(&h) {
+                        walk[walks] = h;
+                        walks += 1;
                     }
                 }
                 _ => {}
+            }
+        }
+        for &h in &walk[..walks] {
+            let mut s = h;
+            loop {
+                for r in self.neighbors(s) {
+                    if self.cells[r as usize] == Cell::Empty && add(r, &mut libs, &mut n) {
+                        return n;
+                    }
+                }
+                s = self.next[s as usize];
+                if s == h {
+                    break;
+                }
             }
         }
         n

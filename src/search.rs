@@ -189,7 +189,11 @@ fn local_move(
     let s = board.size() as Point + 2;
     let mut found = [0 as Point; 16];
     let mut n = 0;
-    let ko = board.ko();
+    // The point `c` may not take back (0, off the board, if none).
+    let ko = match board.ko() {
+        Some((k, kc)) if kc == c => k,
+        _ => 0,
+    };
     for centre in std::iter::once(last).chain(last2) {
         for q in [
             centre - s - 1,
@@ -202,8 +206,8 @@ fn local_move(
             centre + s + 1,
         ] {
             if board.cell(q) == Cell::Empty
+                && q != ko
                 && on(q)
-                && ko != Some((q, c))
                 && !found[..n].contains(&q)
                 && patterns::matches(board, q)
                 && !board.is_suicide(c, q)
