@@ -1,7 +1,8 @@
 //! Tactical reading for the search: whether a chain short of liberties can
 //! be saved or is lost to a ladder (the attacker keeps it in atari until it
-//! is captured). Read on scratch copies of the board, to a bounded depth; a
-//! ladder too long to read counts as escaped.
+//! is captured). Read on scratch copies of the board, to a bounded depth
+//! and a bounded number of positions; a ladder too long to read counts as
+//! escaped.
 
 use crate::board::{Board, Color, Point};
 use std::cell::RefCell;
@@ -11,6 +12,11 @@ thread_local! {
     /// the first deep reading no board is allocated again.
     static SCRATCH: RefCell<Vec<Box<Board>>> = const { RefCell::new(Vec::new()) };
 }
+
+/// Positions one question may read before its ladders count as escaped: a
+/// ladder takes two per attacker move, and nets that branch at every move
+/// would otherwise cost exponential time.
+const READ_POSITIONS: u32 = 120;
 
 /// Runs `read` on a scratch copy of `board` with `c` played at `p`.
 fn after_move<R>(board: &Board, c: Color, p: Point, read: impl FnOnce(&Board) -> R) -> R {
@@ -28,10 +34,22 @@ fn after_move<R>(board: &Board, c: Color, p: Point, read: impl FnOnce(&Board) ->
 /// 19×19 board takes about 35).
 pub const LADDER_DEPTH: u32 = 40;
 
+/// Takes one position from `budget`; false if none is left.
+fn spend(budget: &mut u32) -> bool {
+    let left = *budget > 0;
+    *budget = budget.saturating_sub(1);
+    left
+}
+
 /// The chain through `p` is in atari and its owner is to move: is it lost
 /// whatever it does (extend at its liberty, or capture an attacker in
 /// atari next to it), reading the ladder for `depth` attacker moves?
 pub fn lost_in_atari(board: &Board, p: Point, depth: u32) -> bool {
+    lost(board, p, depth, &mut READ_POSITIONS.clone())
+}
+
+/// `lost_in_atari`, reading at most `budget` more positions.
+fn lost(board: &Board, p: Point, depth: u32, budget: &mut u32) -> bool {
     let Some(c) = board.color_at(p) else {
         return false;
     };
@@ -46,7 +64,7 @@ pub fn lost_in_atari(board: &Board, p: Point, depth: u32) -> bool {
                 if board.ko() == Some((lib, c)) {
                     continue;
                 }
-                if !after_move(board, c, lib, |b| capturable(b, p, depth)) {
+                if !spend(budget) || !after_move(board, c, lib, |b| taken(b, p, depth, budget)) {
                     return false;
                 }
             }
@@ -58,15 +76,20 @@ pub fn lost_in_atari(board: &Board, p: Point, depth: u32) -> bool {
     if board.ko() == Some((lib, c)) || board.is_suicide(c, lib) {
         return true;
     }
-    if board.liberties_after(c, lib, 3) >= 3 {
+    if board.liberties_after(c, lib, 3) >= 3 || !spend(budget) {
         return false;
     }
-    after_move(board, c, lib, |b| capturable(b, p, depth))
+    after_move(board, c, lib, |b| taken(b, p, depth, budget))
 }
 
 /// The chain through `p` has just moved and its attacker is to move: can the
 /// attacker capture it (at once, or by a ladder of ataris)?
 pub fn capturable(board: &Board, p: Point, depth: u32) -> bool {
+    taken(board, p, depth, &mut READ_POSITIONS.clone())
+}
+
+/// `capturable`, reading at most `budget` more positions.
+fn taken(board: &Board, p: Point, depth: u32, budget: &mut u32) -> bool {
     let libs = board.liberties(p);
     if libs <= 1 {
         return true;
@@ -85,11 +108,11 @@ pub fn capturable(board: &Board, p: Point, depth: u32) -> bool {
         }
         // Extending at `escape` to four liberties now leaves three after
         // the atari at `a`: no ladder, no need to read it.
-        if board.liberties_after(c, escape, 4) >= 4 {
+        if board.liberties_after(c, escape, 4) >= 4 || !spend(budget) {
             return false;
         }
         after_move(board, opp, a, |b| {
-            b.liberties(p) == 1 && lost_in_atari(b, p, depth - 1)
+            b.liberties(p) == 1 && lost(b, p, depth - 1, budget)
         })
     })
 }
@@ -111,12 +134,21 @@ pub fn move_is_safe(board: &Board, c: Color, p: Point, depth: u32) -> bool {
 /// net of ataris); returns the size of the chain so caught, 0 if none.
 pub fn catches(board: &Board, c: Color, p: Point, depth: u32) -> usize {
     let opp = c.opponent();
-    let targets = board
-        .neighbors(p)
-        .map(|q| (board.color_at(q) == Some(opp) && board.liberties(q) == 2).then_some(q));
+    // Chains of two liberties next to `p` whose other liberty, extended
+    // to, would not leave them at once with three liberties or more.
+    let targets = board.neighbors(p).map(|q| {
+        (board.color_at(q) == Some(opp)
+            && board.liberties(q) == 2
+            && board
+                .two_liberties(q)
+                .into_iter()
+                .all(|l| l == p || board.liberties_after(opp, l, 4) < 4))
+        .then_some(q)
+    });
     if targets.iter().all(Option::is_none) {
         return 0;
     }
+    let mut budget = READ_POSITIONS;
     after_move(board, c, p, |b| {
         targets
             .into_iter()
@@ -125,7 +157,7 @@ pub fn catches(board: &Board, c: Color, p: Point, depth: u32) -> usize {
                 b.color_at(q) == Some(opp)
                     && b.liberties(q) == 1
                     && b.liberties(p) >= 2
-                    && lost_in_atari(b, q, depth)
+                    && lost(b, q, depth, &mut budget)
             })
             .map(|q| b.chain_size(q))
             .max()
@@ -166,6 +198,9 @@ mod tests {
         assert!(!lost_in_atari(&broken, w, LADDER_DEPTH));
         // A ladder too long for the depth counts as escaped.
         assert!(!lost_in_atari(&b, w, 2));
+        // So does one that needs more positions than the budget.
+        assert!(!lost(&b, w, LADDER_DEPTH, &mut 3));
+        assert!(lost(&b, w, LADDER_DEPTH, &mut READ_POSITIONS.clone()));
     }
 
     #[test]
