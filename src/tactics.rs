@@ -34,6 +34,13 @@ fn after_move<R>(board: &Board, c: Color, p: Point, read: impl FnOnce(&Board) ->
 /// 19×19 board takes about 35).
 pub const LADDER_DEPTH: u32 = 40;
 
+/// Whether the chain of `c` next to `escape`, put in atari on its other
+/// liberty, runs free by extending at `escape`: four liberties there now
+/// leave three after the atari, so there is no ladder to read.
+fn runs_free(board: &Board, c: Color, escape: Point) -> bool {
+    board.liberties_after(c, escape, 4) >= 4
+}
+
 /// Takes one position from `budget`; false if none is left.
 fn spend(budget: &mut u32) -> bool {
     let left = *budget > 0;
@@ -45,7 +52,8 @@ fn spend(budget: &mut u32) -> bool {
 /// whatever it does (extend at its liberty, or capture an attacker in
 /// atari next to it), reading the ladder for `depth` attacker moves?
 pub fn lost_in_atari(board: &Board, p: Point, depth: u32) -> bool {
-    lost(board, p, depth, &mut READ_POSITIONS.clone())
+    let mut budget = READ_POSITIONS;
+    lost(board, p, depth, &mut budget)
 }
 
 /// `lost_in_atari`, reading at most `budget` more positions.
@@ -85,7 +93,8 @@ fn lost(board: &Board, p: Point, depth: u32, budget: &mut u32) -> bool {
 /// The chain through `p` has just moved and its attacker is to move: can the
 /// attacker capture it (at once, or by a ladder of ataris)?
 pub fn capturable(board: &Board, p: Point, depth: u32) -> bool {
-    taken(board, p, depth, &mut READ_POSITIONS.clone())
+    let mut budget = READ_POSITIONS;
+    taken(board, p, depth, &mut budget)
 }
 
 /// `capturable`, reading at most `budget` more positions.
@@ -106,9 +115,7 @@ fn taken(board: &Board, p: Point, depth: u32, budget: &mut u32) -> bool {
         if board.ko() == Some((a, opp)) || board.is_suicide(opp, a) {
             return false;
         }
-        // Extending at `escape` to four liberties now leaves three after
-        // the atari at `a`: no ladder, no need to read it.
-        if board.liberties_after(c, escape, 4) >= 4 || !spend(budget) {
+        if runs_free(board, c, escape) || !spend(budget) {
             return false;
         }
         after_move(board, opp, a, |b| {
@@ -134,15 +141,15 @@ pub fn move_is_safe(board: &Board, c: Color, p: Point, depth: u32) -> bool {
 /// net of ataris); returns the size of the chain so caught, 0 if none.
 pub fn catches(board: &Board, c: Color, p: Point, depth: u32) -> usize {
     let opp = c.opponent();
-    // Chains of two liberties next to `p` whose other liberty, extended
-    // to, would not leave them at once with three liberties or more.
+    // Chains of two liberties next to `p` that do not run free at their
+    // other liberty.
     let targets = board.neighbors(p).map(|q| {
         (board.color_at(q) == Some(opp)
             && board.liberties(q) == 2
             && board
                 .two_liberties(q)
                 .into_iter()
-                .all(|l| l == p || board.liberties_after(opp, l, 4) < 4))
+                .all(|l| l == p || !runs_free(board, opp, l)))
         .then_some(q)
     });
     if targets.iter().all(Option::is_none) {
@@ -200,7 +207,8 @@ mod tests {
         assert!(!lost_in_atari(&b, w, 2));
         // So does one that needs more positions than the budget.
         assert!(!lost(&b, w, LADDER_DEPTH, &mut 3));
-        assert!(lost(&b, w, LADDER_DEPTH, &mut READ_POSITIONS.clone()));
+        let mut budget = READ_POSITIONS;
+        assert!(lost(&b, w, LADDER_DEPTH, &mut budget));
     }
 
     #[test]
