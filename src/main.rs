@@ -64,16 +64,18 @@ enum Command {
     },
 }
 
+/// Whether kosumi plays on boards of this size (2 to 25).
+fn board_size_ok(size: usize) -> bool {
+    (2..=kosumi::board::MAX_SIZE).contains(&size)
+}
+
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
     let cli = Cli::parse();
     if let Some(Command::Bench { seconds, sizes }) = cli.command {
-        if sizes
-            .iter()
-            .any(|s| !(2..=kosumi::board::MAX_SIZE).contains(s))
-        {
+        if !sizes.iter().all(|&s| board_size_ok(s)) {
             eprintln!("kosumi: bench sizes must be 2 to 25");
             std::process::exit(2);
         }
@@ -93,7 +95,7 @@ fn main() {
         );
         std::process::exit(2);
     };
-    if !(2..=kosumi::board::MAX_SIZE).contains(&cli.size) {
+    if !board_size_ok(cli.size) {
         eprintln!("kosumi: board size must be 2 to 25");
         std::process::exit(2);
     }
