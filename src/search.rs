@@ -126,6 +126,8 @@ pub fn playout(
         };
         let no_self_atari = policy != Policy::Light;
         let mv = match rolls.filter(|r| r.dice.rolls_for(to_move)) {
+            // Light has no local move: go straight to the scan (calling the
+            // closure for nothing cost 4% of a light playout).
             None if policy == Policy::Light => random_move(board, to_move, rng, false, ALL_LINES),
             None => local(board, rng, ALL_LINES)
                 .or_else(|| random_move(board, to_move, rng, no_self_atari, ALL_LINES)),
