@@ -20,8 +20,8 @@ use crate::rules::Suicide;
 use crate::tactics;
 use rand::rngs::SmallRng;
 use rand::{Rng, RngExt, SeedableRng};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 /// How long to search.
@@ -746,8 +746,28 @@ impl<'a> Search<'a> {
         self.playouts.load(Ordering::Relaxed)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Node>> {
-        self.nodes.lock().unwrap_or_else(|e| e.into_inner())
+    /// Takes the tree's lock, spinning while another thread holds it: it is
+    /// held for a descent or an update, a microsecond or two, far less than
+    /// putting the thread to sleep and waking it costs (with a sleeping lock,
+    /// two threads made 1.68 times the playouts of one on 9×9; spinning, 1.82).
+    /// Every 64 tries the thread yields, so that more threads than cores still
+    /// let the holder run.
+    fn lock(&self) -> MutexGuard<'_, Vec<Node>> {
+        let mut tries = 0u32;
+        loop {
+            match self.nodes.try_lock() {
+                Ok(guard) => return guard,
+                Err(TryLockError::Poisoned(e)) => return e.into_inner(),
+                Err(TryLockError::WouldBlock) => {
+                    tries += 1;
+                    if tries.is_multiple_of(64) {
+                        std::thread::yield_now();
+                    } else {
+                        std::hint::spin_loop();
+                    }
+                }
+            }
+        }
     }
 
     /// Prior knowledge for a move: (visits, wins) added to its statistics.
