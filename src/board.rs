@@ -123,6 +123,13 @@ const fn zobrist_table() -> [[u64; MAX_POINTS]; 2] {
 
 static ZOBRIST: [[u64; MAX_POINTS]; 2] = zobrist_table();
 
+/// One neighbour holding `cell`, in the packed counts of
+/// `Board::neighbor_count`.
+#[inline(always)]
+const fn count_unit(cell: Cell) -> u32 {
+    1 << (8 * cell as u32)
+}
+
 /// What a successful placement did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Placed {
@@ -156,10 +163,11 @@ pub struct Board {
     line_empty: [[Point; LINE_POINTS]; MAX_LINES + 1],
     line_empty_count: [u8; MAX_LINES + 1],
     line_empty_index: [u8; MAX_POINTS],
-    /// How many neighbours of each point hold each kind of cell (indexed by
-    /// `Cell as usize`), kept as stones come and go: the quick answers of
-    /// the eye, suicide and self-atari checks.
-    neighbor_count: [[u8; 4]; MAX_POINTS],
+    /// How many neighbours of each point hold each kind of cell, one byte
+    /// per kind (see [`Board::count`]), kept as stones come and go: the quick
+    /// answers of the eye, suicide and self-atari checks. Packed in one word
+    /// so that a stone coming or going updates a neighbour with one addition.
+    neighbor_count: [u32; MAX_POINTS],
     /// Marks for counting distinct liberties.
     mark: [u32; MAX_POINTS],
     mark_gen: u32,
@@ -190,7 +198,7 @@ impl Board {
             line_empty: [[0; LINE_POINTS]; MAX_LINES + 1],
             line_empty_count: [0; MAX_LINES + 1],
             line_empty_index: [0; MAX_POINTS],
-            neighbor_count: [[0; 4]; MAX_POINTS],
+            neighbor_count: [0; MAX_POINTS],
             mark: [0; MAX_POINTS],
             mark_gen: 0,
             hash: 0,
@@ -208,7 +216,7 @@ impl Board {
         for p in 0..(stride * stride) as Point {
             if b.cells[p as usize] != Cell::Border {
                 for q in b.neighbors(p) {
-                    b.neighbor_count[p as usize][b.cells[q as usize] as usize] += 1;
+                    b.neighbor_count[p as usize] += count_unit(b.cells[q as usize]);
                 }
             }
         }
@@ -411,9 +419,9 @@ impl Board {
 
     /// True if placing `c` at empty `p` leaves its chain with no liberty
     /// (before any suicide is carried out).
-    #[inline]
+    #[inline(always)]
     pub fn is_suicide(&self, c: Color, p: Point) -> bool {
-        if self.neighbor_count[p as usize][Cell::Empty as usize] > 0 {
+        if self.count(p, Cell::Empty) > 0 {
             return false;
         }
         let own = c.cell();
@@ -434,7 +442,7 @@ impl Board {
     /// True if `c` at empty `p` captures nothing and leaves its chain with
     /// exactly one liberty (a self-atari). Suicide counts as no.
     pub fn is_self_atari(&self, c: Color, p: Point) -> bool {
-        if self.neighbor_count[p as usize][Cell::Empty as usize] >= 2 {
+        if self.count(p, Cell::Empty) >= 2 {
             return false;
         }
         // Capturing is never a self-atari; without a capture the count of
@@ -507,16 +515,22 @@ impl Board {
         n
     }
 
+    /// How many neighbours of `p` hold `cell`.
+    #[inline(always)]
+    fn count(&self, p: Point, cell: Cell) -> u8 {
+        (self.neighbor_count[p as usize] >> (8 * cell as u32)) as u8
+    }
+
     /// How many neighbours of `p` are empty.
     #[inline]
     pub fn empty_neighbors(&self, p: Point) -> usize {
-        self.neighbor_count[p as usize][Cell::Empty as usize] as usize
+        self.count(p, Cell::Empty) as usize
     }
 
     /// How many neighbours of `p` hold a stone of `c`.
     #[inline]
     pub fn neighbors_of_color(&self, c: Color, p: Point) -> usize {
-        self.neighbor_count[p as usize][c.cell() as usize] as usize
+        self.count(p, c.cell()) as usize
     }
 
     /// Whether the suicide rule lets `c` play at empty `p`.
@@ -563,11 +577,13 @@ impl Board {
         for &h in &own_chains[..n_own] {
             self.libs[h as usize] -= 1;
         }
+        // The empty neighbours of p, counted before p is filled.
+        let empty_around = self.count(p, Cell::Empty) as u16;
         self.cells[pi] = own;
+        let filled = count_unit(own).wrapping_sub(count_unit(Cell::Empty));
         for q in self.neighbors(p) {
             let count = &mut self.neighbor_count[q as usize];
-            count[Cell::Empty as usize] -= 1;
-            count[own as usize] += 1;
+            *count = count.wrapping_add(filled);
         }
         self.hash ^= ZOBRIST[c.index()][pi];
         self.remove_empty(p);
@@ -576,23 +592,25 @@ impl Board {
         self.stones[pi] = 1;
         let mut h = p;
         if n_own == 0 {
-            self.libs[pi] = self
-                .neighbors(p)
-                .iter()
-                .filter(|&&q| self.cells[q as usize] == Cell::Empty)
-                .count() as u16;
+            self.libs[pi] = empty_around;
         } else if n_own == 1 {
             // Extending one chain: its liberties (p already taken off) plus
-            // the empty neighbours of p that were not liberties of it.
+            // the empty neighbours of p that were not liberties of it (those
+            // whose only own neighbour is p are not, at once).
             let g = own_chains[0];
             let mut libs = self.libs[g as usize];
-            for q in self.neighbors(p) {
-                if self.cells[q as usize] == Cell::Empty
-                    && !self.neighbors(q).iter().any(|&r| {
-                        r != p && self.cells[r as usize] == own && self.head[r as usize] == g
-                    })
-                {
-                    libs += 1;
+            if empty_around > 0 {
+                for q in self.neighbors(p) {
+                    if self.cells[q as usize] == Cell::Empty
+                        && (self.count(q, own) == 1
+                            || !self.neighbors(q).iter().any(|&r| {
+                                r != p
+                                    && self.cells[r as usize] == own
+                                    && self.head[r as usize] == g
+                            }))
+                    {
+                        libs += 1;
+                    }
                 }
             }
             h = self.merge(h, g);
@@ -700,13 +718,13 @@ impl Board {
         let other = color.opponent().cell();
         let mut n = 0;
         let mut s = h;
+        let emptied = count_unit(Cell::Empty).wrapping_sub(count_unit(color.cell()));
         loop {
             let following = self.next[s as usize];
             self.cells[s as usize] = Cell::Empty;
             for q in self.neighbors(s) {
                 let count = &mut self.neighbor_count[q as usize];
-                count[color.cell() as usize] -= 1;
-                count[Cell::Empty as usize] += 1;
+                *count = count.wrapping_add(emptied);
             }
             self.hash ^= ZOBRIST[color.index()][s as usize];
             self.add_empty(s);
@@ -740,8 +758,7 @@ impl Board {
     #[inline]
     pub fn is_eye(&self, c: Color, p: Point) -> bool {
         let own = c.cell();
-        let count = &self.neighbor_count[p as usize];
-        if count[own as usize] + count[Cell::Border as usize] < 4 {
+        if self.count(p, own) + self.count(p, Cell::Border) < 4 {
             return false;
         }
         let opp = c.opponent().cell();
@@ -802,10 +819,11 @@ impl Board {
     /// Whether the kept neighbour counts match the stones (for checking).
     pub fn neighbor_counts_agree(&self) -> bool {
         self.points().all(|p| {
-            let mut count = [0u8; 4];
-            for q in self.neighbors(p) {
-                count[self.cells[q as usize] as usize] += 1;
-            }
+            let count: u32 = self
+                .neighbors(p)
+                .iter()
+                .map(|&q| count_unit(self.cells[q as usize]))
+                .sum();
             count == self.neighbor_count[p as usize]
         })
     }
