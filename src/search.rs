@@ -112,6 +112,9 @@ pub fn playout(
     recent: [Option<Point>; 2],
     mut record: impl FnMut(Color, Point),
 ) {
+    if policy == Policy::Light && rolls.is_none() {
+        return light_playout(board, to_move, rng, record);
+    }
     let limit = board.size() * board.size() * 3;
     let mut passes = 0;
     let [mut last, mut last2] = recent;
@@ -126,9 +129,6 @@ pub fn playout(
         };
         let no_self_atari = policy != Policy::Light;
         let mv = match rolls.filter(|r| r.dice.rolls_for(to_move)) {
-            // Light has no local move: go straight to the scan (calling the
-            // closure for nothing cost 4% of a light playout).
-            None if policy == Policy::Light => random_move(board, to_move, rng, false, ALL_LINES),
             None => local(board, rng, ALL_LINES)
                 .or_else(|| random_move(board, to_move, rng, no_self_atari, ALL_LINES)),
             Some(r) => {
@@ -162,6 +162,37 @@ pub fn playout(
                     if passes == 2 {
                         break;
                     }
+                }
+            }
+        }
+        to_move = to_move.opponent();
+    }
+}
+
+/// The light policy without dice: uniform moves that fill no own eye, the
+/// moves `playout` would make, in a loop with nothing else to decide (the
+/// general loop's dice, local-move and recent-move upkeep cost a light
+/// playout 3.6% of its instructions).
+fn light_playout(
+    board: &mut Board,
+    mut to_move: Color,
+    rng: &mut SmallRng,
+    mut record: impl FnMut(Color, Point),
+) {
+    let limit = board.size() * board.size() * 3;
+    let mut passes = 0;
+    for _ in 0..limit {
+        match random_move(board, to_move, rng, false, ALL_LINES) {
+            Some(p) => {
+                board.place(to_move, p);
+                record(to_move, p);
+                passes = 0;
+            }
+            None => {
+                board.clear_ko();
+                passes += 1;
+                if passes == 2 {
+                    break;
                 }
             }
         }
