@@ -113,7 +113,8 @@ const fn zobrist_table() -> [[u64; MAX_POINTS]; 2] {
     while c < 2 {
         let mut p = 0;
         while p < MAX_POINTS {
-            t[c][p] = splitmix(((c * MAX_POINTS + p) as u64) * 0x1234_5678_9ABC_DEF1 + 7);
+            let seed = ((c * MAX_POINTS + p) as u64).wrapping_mul(0x1234_5678_9ABC_DEF1);
+            t[c][p] = splitmix(seed.wrapping_add(7));
             p += 1;
         }
         c += 1;
