@@ -32,6 +32,7 @@ pub fn playouts_per_second(
                     let start = Instant::now();
                     let mut n = 0u64;
                     let mut b = empty.clone();
+                    b.keep_lines(false); // dice playouts take them back
                     while start.elapsed() < duration {
                         for _ in 0..16 {
                             b.copy_from(&empty);

@@ -158,9 +158,13 @@ pub struct Board {
     empty: [Point; MAX_POINTS],
     empty_index: [u16; MAX_POINTS],
     empty_count: usize,
-    /// The concentric line of each point (1 at the edge) and the empty points
-    /// of each line, for Aléago's rolled lines.
+    /// The concentric line of each point (1 at the edge) and, if
+    /// `keep_lines`, the empty points of each line, for Aléago's rolled lines.
     line: [u8; MAX_POINTS],
+    /// Whether the per-line lists are kept up to date: on by default, off on
+    /// the playout and reading boards of plain Go (keeping them costs a
+    /// light playout 3% of its instructions); see [`Board::keep_lines`].
+    keep_lines: bool,
     line_empty: [[Point; LINE_POINTS]; MAX_LINES + 1],
     line_empty_count: [u8; MAX_LINES + 1],
     line_empty_index: [u8; MAX_POINTS],
@@ -196,6 +200,7 @@ impl Board {
             empty_index: [0; MAX_POINTS],
             empty_count: 0,
             line: [0; MAX_POINTS],
+            keep_lines: true,
             line_empty: [[0; LINE_POINTS]; MAX_LINES + 1],
             line_empty_count: [0; MAX_LINES + 1],
             line_empty_index: [0; MAX_POINTS],
@@ -241,13 +246,17 @@ impl Board {
         self.empty_index[..n].copy_from_slice(&other.empty_index[..n]);
         self.empty_count = other.empty_count;
         self.line[..n].copy_from_slice(&other.line[..n]);
-        let lines = other.size.div_ceil(2);
-        for l in 1..=lines {
-            let k = other.line_empty_count[l] as usize;
-            self.line_empty[l][..k].copy_from_slice(&other.line_empty[l][..k]);
+        if self.keep_lines && !other.keep_lines {
+            self.rebuild_lines();
+        } else if self.keep_lines {
+            let lines = other.size.div_ceil(2);
+            for l in 1..=lines {
+                let k = other.line_empty_count[l] as usize;
+                self.line_empty[l][..k].copy_from_slice(&other.line_empty[l][..k]);
+            }
+            self.line_empty_count = other.line_empty_count;
+            self.line_empty_index[..n].copy_from_slice(&other.line_empty_index[..n]);
         }
-        self.line_empty_count = other.line_empty_count;
-        self.line_empty_index[..n].copy_from_slice(&other.line_empty_index[..n]);
         self.neighbor_count[..n].copy_from_slice(&other.neighbor_count[..n]);
         self.hash = other.hash;
         self.captures = other.captures;
@@ -365,16 +374,47 @@ impl Board {
         self.line[p as usize] as u32
     }
 
-    /// The empty points of one line, in no particular order.
+    /// The empty points of one line, in no particular order (on a board
+    /// that keeps them, see [`Board::keep_lines`]).
     #[inline]
     pub fn empty_points_on_line(&self, line: usize) -> &[Point] {
+        debug_assert!(self.keep_lines, "a board that keeps its line lists");
         &self.line_empty[line][..self.line_empty_count[line] as usize]
+    }
+
+    /// Whether the empty points of each line are kept (Aléago).
+    pub fn keeps_lines(&self) -> bool {
+        self.keep_lines
+    }
+
+    /// Starts or stops keeping the empty points of each line (Aléago's
+    /// rolled lines). Starting again rebuilds them from the empty points.
+    /// A copy (`copy_from`) keeps the copying board's own setting.
+    pub fn keep_lines(&mut self, keep: bool) {
+        if keep && !self.keep_lines {
+            self.rebuild_lines();
+        }
+        self.keep_lines = keep;
+    }
+
+    /// The per-line lists, made afresh from the empty points.
+    fn rebuild_lines(&mut self) {
+        self.line_empty_count = [0; MAX_LINES + 1];
+        for i in 0..self.empty_count {
+            self.add_to_line(self.empty[i]);
+        }
     }
 
     fn add_empty(&mut self, p: Point) {
         self.empty_index[p as usize] = self.empty_count as u16;
         self.empty[self.empty_count] = p;
         self.empty_count += 1;
+        if self.keep_lines {
+            self.add_to_line(p);
+        }
+    }
+
+    fn add_to_line(&mut self, p: Point) {
         let l = self.line[p as usize] as usize;
         let n = self.line_empty_count[l];
         self.line_empty_index[p as usize] = n;
@@ -388,6 +428,9 @@ impl Board {
         let last = self.empty[self.empty_count];
         self.empty[i] = last;
         self.empty_index[last as usize] = i as u16;
+        if !self.keep_lines {
+            return;
+        }
         let l = self.line[p as usize] as usize;
         let i = self.line_empty_index[p as usize] as usize;
         let n = self.line_empty_count[l] - 1;

@@ -112,7 +112,9 @@ pub fn playout(
     recent: [Option<Point>; 2],
     mut record: impl FnMut(Color, Point),
 ) {
-    if policy == Policy::Light && rolls.is_none() {
+    if rolls.is_some() {
+        board.keep_lines(true); // the rolled lines' empty points
+    } else if policy == Policy::Light {
         return light_playout(board, to_move, rng, record);
     }
     let limit = board.size() * board.size() * 3;
@@ -1122,6 +1124,8 @@ impl<'a> Search<'a> {
             board: Box::new(self.game.board().clone()),
             first_mover: vec![0; crate::board::MAX_POINTS],
         };
+        // Aléago's line lists only if dice playouts ask for them.
+        w.board.keep_lines(false);
         let max = settings.budget.playouts.unwrap_or(u64::MAX);
         let mut mine = 0u64;
         while self.playouts() < max {

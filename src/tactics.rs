@@ -22,7 +22,11 @@ const READ_POSITIONS: u32 = 120;
 fn after_move<R>(board: &Board, c: Color, p: Point, read: impl FnOnce(&Board) -> R) -> R {
     let mut b = SCRATCH
         .with_borrow_mut(|pool| pool.pop())
-        .unwrap_or_else(|| Box::new(board.clone()));
+        .unwrap_or_else(|| {
+            let mut fresh = Box::new(board.clone());
+            fresh.keep_lines(false); // reading never rolls dice
+            fresh
+        });
     b.copy_from(board);
     b.place(c, p);
     let result = read(&b);

@@ -95,16 +95,26 @@ proptest! {
     }
 
     #[test]
-    fn a_scratch_copy_plays_on_like_a_clone(size in 2usize..10, other in 2usize..20, split in 0usize..250, moves in prop::collection::vec(0u16..110, 0..250)) {
-        // The scratch board held another game of another size before.
+    fn a_scratch_copy_plays_on_like_a_clone(size in 2usize..10, other in 2usize..20, split in 0usize..250, moves in prop::collection::vec(0u16..110, 0..250), lines in 0usize..4) {
+        // The scratch board held another game of another size before; the
+        // scratch board, the copied one, both or neither keep line lists.
         let mut scratch = play_random(other, "chinese", &moves).board().clone();
+        scratch.keep_lines(lines & 1 != 0);
         let split = split.min(moves.len());
         let g = play_random(size, "tromp-taylor", &moves[..split]);
-        scratch.copy_from(g.board());
+        let mut source = g.board().clone();
+        source.keep_lines(lines & 2 != 0);
+        scratch.copy_from(&source);
+        // Line lists are taken back (rebuilt) on the scratch board half way
+        // through, or at the end.
+        let rebuild_at = split + (moves.len() - split) / 2;
         let mut clone = g.board().clone();
         let points: Vec<Point> = clone.points().collect();
         let mut c = g.to_move();
-        for &m in &moves[split..] {
+        for (k, &m) in moves.iter().enumerate().skip(split) {
+            if k == rebuild_at {
+                scratch.keep_lines(true);
+            }
             if let Some(&p) = points.get(m as usize)
                 && clone.cell(p) == kosumi::board::Cell::Empty
             {
@@ -112,6 +122,7 @@ proptest! {
             }
             c = c.opponent();
         }
+        scratch.keep_lines(true);
         prop_assert_eq!(scratch.to_ascii(), clone.to_ascii());
         prop_assert_eq!(scratch.hash(), clone.hash());
         prop_assert_eq!(scratch.ko(), clone.ko());
