@@ -163,7 +163,7 @@ pub struct Board {
     line: [u8; MAX_POINTS],
     /// Whether the per-line lists are kept up to date: on by default, off on
     /// the playout and reading boards of plain Go (keeping them costs a
-    /// light playout 3% of its instructions); see [`Board::keep_lines`].
+    /// light playout 4% of its instructions); see [`Board::keep_lines`].
     keep_lines: bool,
     line_empty: [[Point; LINE_POINTS]; MAX_LINES + 1],
     line_empty_count: [u8; MAX_LINES + 1],
@@ -380,11 +380,6 @@ impl Board {
     pub fn empty_points_on_line(&self, line: usize) -> &[Point] {
         debug_assert!(self.keep_lines, "a board that keeps its line lists");
         &self.line_empty[line][..self.line_empty_count[line] as usize]
-    }
-
-    /// Whether the empty points of each line are kept (Aléago).
-    pub fn keeps_lines(&self) -> bool {
-        self.keep_lines
     }
 
     /// Starts or stops keeping the empty points of each line (Aléago's
