@@ -16,6 +16,7 @@ fn playouts(c: &mut Criterion) {
     ] {
         let mut rng = SmallRng::seed_from_u64(1);
         let mut board = empty.clone();
+        board.keep_lines(false); // as the search's boards (no dice)
         c.bench_function(name, |b| {
             b.iter(|| {
                 board.copy_from(&empty);
