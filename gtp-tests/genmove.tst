@@ -69,3 +69,29 @@ kgs-time_settings absolute 60
 kgs-time_settings none
 110 kgs-game_over
 #? []
+# A search tree is reused only for the game it was grown for: not after
+# boardsize (a 9x9 tree's points on 25x25 made the search panic or spin),
+# nor after undo and another move with the same number of moves.
+boardsize 9
+clear_board
+play b E5
+play w C3
+120 reg_genmove b
+#? [[A-HJ][1-9]]
+boardsize 25
+play b D4
+play w Q16
+130 genmove b
+#? [[A-HJ-Z][0-9]+]
+boardsize 9
+clear_board
+play b E5
+play w C3
+140 reg_genmove b
+#? [[A-HJ][1-9]]
+undo
+play w G7
+150 genmove b
+#? [[A-HJ][1-9]]
+160 list_stones w
+#? [G7]

@@ -14,9 +14,9 @@
 
 use crate::board::{Board, Cell, Color, Point};
 use crate::dice::{self, ALL_LINES, Dice, Lines};
-use crate::game::Game;
+use crate::game::{Action, Game};
 use crate::patterns;
-use crate::rules::Suicide;
+use crate::rules::{Rules, Suicide};
 use crate::tactics;
 use rand::rngs::SmallRng;
 use rand::{Rng, RngExt, SeedableRng};
@@ -514,7 +514,7 @@ pub fn ownership(game: &Game, n: usize, seed: u64) -> Vec<f64> {
 /// those of the tree's descent, then those of the game.
 fn recent_moves(sequence: &[(Color, Point)], game: &Game) -> [Option<Point>; 2] {
     let from_game = game.actions().iter().rev().filter_map(|a| match a {
-        crate::game::Action::Move(_, mv, _) => Some(*mv),
+        Action::Move(_, mv, _) => Some(*mv),
         _ => None,
     });
     let mut moves = sequence
@@ -641,8 +641,21 @@ pub fn run_threads(
 #[derive(Clone, Default)]
 pub struct Tree {
     nodes: Vec<Node>,
-    /// How many actions the game had when the tree was grown.
-    actions: usize,
+    /// The game the tree was grown for: its actions, side to move, size,
+    /// rules and komi. A later game is the same one played on only if it
+    /// agrees on all of them (after `boardsize`, `loadsgf`, `undo` and a
+    /// different move, `komi`, or a side to move set by hand, the tree's
+    /// statistics, and its points, belong to another game).
+    grown_for: Option<GrownFor>,
+}
+
+#[derive(Clone)]
+struct GrownFor {
+    actions: Vec<Action>,
+    to_move: Color,
+    size: usize,
+    rules: Rules,
+    komi: f64,
 }
 
 impl Tree {
@@ -650,14 +663,26 @@ impl Tree {
     /// since this tree was grown are all in it (and no dice constrain the
     /// root, whose children a reused node would not have filtered).
     fn reuse(self, game: &Game) -> Option<Vec<Node>> {
-        if self.nodes.is_empty() || game.dice().is_some() || game.actions().len() < self.actions {
+        let grown = self.grown_for.as_ref()?;
+        let played_on = grown.size == game.size()
+            && grown.rules == game.rules
+            && grown.komi == game.komi
+            && game.actions().starts_with(&grown.actions);
+        if self.nodes.is_empty() || game.dice().is_some() || !played_on {
             return None;
         }
         let mut at = 0usize;
-        for action in &game.actions()[self.actions..] {
-            let crate::game::Action::Move(_, mv, _) = action else {
+        let mut to_move = grown.to_move;
+        for action in &game.actions()[grown.actions.len()..] {
+            // The tree's levels alternate colours: two moves of one colour
+            // in a row leave it.
+            let Action::Move(color, mv, _) = *action else {
                 return None;
             };
+            if color != to_move {
+                return None;
+            }
+            to_move = to_move.opponent();
             let node = &self.nodes[at];
             if !node.expanded {
                 return None;
@@ -666,7 +691,7 @@ impl Tree {
             let start = node.first_child as usize;
             at = (start..start + node.children as usize).find(|&j| self.nodes[j].mv == want)?;
         }
-        if !self.nodes[at].expanded {
+        if !self.nodes[at].expanded || game.to_move() != to_move {
             return None;
         }
         // Copy the subtree under `at` into a fresh arena, children contiguous.
@@ -762,8 +787,15 @@ impl<'a> Search<'a> {
 
     /// The tree grown, to be reused after the next moves.
     pub fn into_tree(self) -> Tree {
+        let game = self.game;
         Tree {
-            actions: self.game.actions().len(),
+            grown_for: Some(GrownFor {
+                actions: game.actions().to_vec(),
+                to_move: game.to_move(),
+                size: game.size(),
+                rules: game.rules,
+                komi: game.komi,
+            }),
             nodes: self.nodes.into_inner().unwrap_or_else(|e| e.into_inner()),
         }
     }
@@ -1293,6 +1325,80 @@ mod tests {
             .find(|m| m.mv == Some(d1))
             .unwrap();
         assert!(capture.wins / capture.visits > 0.85);
+    }
+
+    /// A tree grown for `game` with `playouts` playouts, one thread.
+    fn grown_tree(game: &Game, playouts: u64) -> Tree {
+        let settings = Settings {
+            budget: Budget {
+                playouts: Some(playouts),
+                time: None,
+            },
+            seed: 5,
+            cleanup: false,
+            max_nodes: 1 << 20,
+        };
+        let mut tree = Tree::default();
+        let stop = AtomicBool::new(false);
+        run_threads(game, &settings, 1, Planning::Chance, &stop, &mut tree);
+        tree
+    }
+
+    #[test]
+    fn a_tree_is_reused_only_for_the_game_it_was_grown_for() {
+        let mut g = Game::new(9, Rules::default(), 7.5);
+        g.play(Color::Black, Some(g.board().point(4, 4))).unwrap();
+        let tree = grown_tree(&g, 3000);
+        // White's most visited reply and Black's answer to it are in the tree.
+        let root = &tree.nodes[0];
+        let children = &tree.nodes[root.first_child as usize..][..root.children as usize];
+        let reply = children
+            .iter()
+            .max_by(|a, b| a.visits.total_cmp(&b.visits))
+            .unwrap();
+        assert!(reply.expanded);
+        let white = Some(reply.mv);
+        let mut played_on = g.clone();
+        played_on.play(Color::White, white).unwrap();
+        let kept = tree
+            .clone()
+            .reuse(&played_on)
+            .expect("the same game, one move on");
+        assert_eq!(kept[0].mv, reply.mv);
+        assert_eq!(kept[0].visits, reply.visits);
+
+        // The same number of moves, another game: after undo and another
+        // move, on another board size, with another komi or ruleset, with
+        // two moves of one colour in a row, or with the side to move set by
+        // hand, nothing is reused.
+        let mut other = g.clone();
+        other.undo();
+        other
+            .play(Color::Black, Some(g.board().point(2, 2)))
+            .unwrap();
+        other.play(Color::White, white).unwrap();
+        assert!(tree.clone().reuse(&other).is_none());
+        let mut resized = Game::new(19, Rules::default(), 7.5);
+        for (c, p) in g.moves().chain([(Color::White, white)]) {
+            let p = p.map(|p| {
+                let (x, y) = g.board().coords(p);
+                resized.board().point(x, y)
+            });
+            resized.play(c, p).unwrap();
+        }
+        assert!(tree.clone().reuse(&resized).is_none());
+        let mut komi = played_on.clone();
+        komi.komi = 0.5;
+        assert!(tree.clone().reuse(&komi).is_none());
+        let mut rules = played_on.clone();
+        rules.rules = Rules::preset("japanese").unwrap();
+        assert!(tree.clone().reuse(&rules).is_none());
+        let mut same_colour = g.clone();
+        same_colour.play(Color::Black, white).unwrap();
+        assert!(tree.clone().reuse(&same_colour).is_none());
+        let mut to_move = played_on.clone();
+        to_move.set_to_move(Color::White);
+        assert!(tree.reuse(&to_move).is_none());
     }
 
     #[test]

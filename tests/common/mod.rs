@@ -3,12 +3,19 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+/// The longest a test waits for one line of a response: an engine that
+/// hangs fails the test instead of stalling the suite.
+const ANSWER_WITHIN: Duration = Duration::from_secs(300);
 
 pub struct Engine {
     child: Child,
     stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    /// The engine's output lines, read by a thread of their own.
+    stdout: Receiver<String>,
 }
 
 impl Engine {
@@ -28,7 +35,23 @@ impl Engine {
             .spawn()
             .unwrap_or_else(|e| panic!("start {}: {e}", program.display()));
         let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let (lines, stdout) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut out = out;
+            loop {
+                // Only the newline goes: a stray '\r' stays for the tests to see.
+                let mut line = String::new();
+                match out.read_line(&mut line) {
+                    Ok(n) if n > 0 => {}
+                    _ => break,
+                }
+                let line = line.trim_end_matches('\n').to_string();
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         Engine {
             child,
             stdin,
@@ -46,10 +69,16 @@ impl Engine {
     pub fn read_response(&mut self) -> (bool, String) {
         let mut lines = Vec::new();
         loop {
-            let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).unwrap();
-            assert!(n > 0, "engine closed its output; got so far {lines:?}");
-            let line = line.trim_end_matches('\n').to_string();
+            let line = match self.stdout.recv_timeout(ANSWER_WITHIN) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("engine closed its output; got so far {lines:?}")
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    let _ = self.child.kill();
+                    panic!("no answer within {ANSWER_WITHIN:?}; got so far {lines:?}")
+                }
+            };
             if line.is_empty() {
                 if lines.is_empty() {
                     continue;
@@ -87,8 +116,11 @@ impl Engine {
     }
 
     /// Closes stdin and waits for the exit status.
-    pub fn finish(mut self) -> std::process::ExitStatus {
-        drop(self.stdin);
-        self.child.wait().unwrap()
+    pub fn finish(self) -> std::process::ExitStatus {
+        let Engine {
+            mut child, stdin, ..
+        } = self;
+        drop(stdin);
+        child.wait().unwrap()
     }
 }
