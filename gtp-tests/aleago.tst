@@ -86,3 +86,20 @@ aleago-option exempt black
 aleago-dice off
 240 aleago-dice
 #? [off]
+# A change of dice voids the rolls of the old dice, also those undo would
+# bring back (a 7 of 1d8 left pending under 1d4 could make the search
+# panic).
+boardsize 9
+clear_board
+aleago-dice 1d8
+aleago-set_roll b 7
+# 7 on 1d8 on 9x9: the tengen.
+245 play b E5
+#? []
+aleago-dice 1d4
+247 undo
+#? []
+250 aleago-roll b
+#? [[1-4]]
+260 genmove b
+#? [[A-HJ][1-9]|pass]

@@ -225,10 +225,13 @@ impl Game {
     }
 
     /// Turns the variant on (or off with `None`) or changes its options;
-    /// clears the pending rolls.
+    /// clears the pending rolls, now and in the states undo goes back to:
+    /// a roll drawn under other dice means nothing under these.
     pub fn set_dice(&mut self, dice: Option<Dice>) {
         self.dice = dice;
-        self.now.pending = [None; 2];
+        for state in std::iter::once(&mut self.now).chain(&mut self.earlier) {
+            state.pending = [None; 2];
+        }
     }
 
     /// Reseeds the generator of the rolls.
@@ -335,6 +338,22 @@ mod tests {
     fn play(g: &mut Game, c: Color, v: &str) -> Result<(), Illegal> {
         let p = parse_vertex(v, g.size()).unwrap();
         g.play(c, p)
+    }
+
+    #[test]
+    fn undo_after_a_change_of_dice_brings_back_no_roll_of_the_old_dice() {
+        let mut g = Game::new(9, Rules::default(), 7.5);
+        g.set_dice(Some(Dice::parse("1d8").unwrap()));
+        g.set_roll(Color::Black, Some(7));
+        assert!(g.allowed_points(Color::Black).is_some());
+        let p = g.allowed_points(Color::Black).unwrap()[0];
+        g.play(Color::Black, Some(p)).unwrap();
+        g.set_dice(Some(Dice::parse("1d4").unwrap()));
+        assert!(g.undo());
+        // 7 cannot be rolled with 1d4: it must not come back.
+        assert_eq!(g.pending_roll(Color::Black), None);
+        let total = g.roll(Color::Black).unwrap();
+        assert!((1..=4).contains(&total), "{total}");
     }
 
     /// Sets up a ko on 5×5: Black captures at C3, White may not retake at B3.
