@@ -40,6 +40,10 @@ pub struct Clock {
 /// Seconds kept back for the controller's and the operating system's delays.
 const SAFETY: f64 = 0.3;
 
+/// The longest the engine thinks on one move, whatever the clock allows
+/// (a main time of 1e300 seconds means no limit, not a search without end).
+pub const LONGEST_MOVE: f64 = 3600.0;
+
 impl Default for Clock {
     fn default() -> Clock {
         Clock {
@@ -129,7 +133,7 @@ impl Clock {
             // Byo-yomi: `left.seconds` remain in the current period.
             left.seconds.min(period.max(left.seconds))
         };
-        let seconds = (seconds * 0.9 - SAFETY).max(0.05);
+        let seconds = (seconds * 0.9 - SAFETY).clamp(0.05, LONGEST_MOVE);
         Some(Duration::from_secs_f64(seconds))
     }
 }
@@ -163,5 +167,14 @@ mod tests {
         let t = b.budget(0, 100).unwrap().as_secs_f64();
         assert!(t < 10.0 && t > 7.0, "{t}");
         assert_eq!(Clock::gtp_settings(0.0, 5.0, 0).budget(0, 10), None);
+    }
+
+    #[test]
+    fn a_limitless_clock_still_gives_a_bounded_move() {
+        for (main, left) in [(1e300, 1e300), (f64::MAX, f64::MAX), (100.0, f64::INFINITY)] {
+            let mut c = Clock::gtp_settings(main, 0.0, 0);
+            c.set_left(0, left, 0);
+            assert_eq!(c.budget(0, 81).unwrap().as_secs_f64(), LONGEST_MOVE);
+        }
     }
 }

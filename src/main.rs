@@ -20,13 +20,13 @@ struct Cli {
     #[arg(long, default_value_t = 19)]
     size: usize,
     /// Komi at start; defaults to the ruleset's komi.
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_negative_numbers = true, value_parser = finite)]
     komi: Option<f64>,
     /// Playouts per move (fixed budget, overrides the clock).
     #[arg(long)]
     playouts: Option<u64>,
-    /// Seconds per move (fixed budget, overrides the clock).
-    #[arg(long)]
+    /// Seconds per move (fixed budget, overrides the clock; up to 3600).
+    #[arg(long, value_parser = seconds)]
     time: Option<f64>,
     /// Search threads.
     #[arg(long, default_value_t = 1)]
@@ -35,7 +35,7 @@ struct Cli {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Resign below this win rate (0 never resigns).
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, value_parser = win_rate)]
     resign: f64,
     /// Upper bound on search tree nodes (memory).
     #[arg(long, default_value_t = 4_000_000)]
@@ -56,12 +56,37 @@ enum Command {
     /// Print playouts per second (playout policies, tree search, dice), one line per figure.
     Bench {
         /// Seconds per figure.
-        #[arg(long, default_value_t = 2.0)]
+        #[arg(long, default_value_t = 2.0, value_parser = seconds)]
         seconds: f64,
         /// Board sizes to measure (repeat the option); 9, 13 and 19 if none.
         #[arg(long = "size")]
         sizes: Vec<usize>,
     },
+}
+
+/// A finite number.
+fn finite(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("'{s}' is not a finite number")),
+    }
+}
+
+/// A duration in seconds, from 0 to the longest a move may take.
+fn seconds(s: &str) -> Result<f64, String> {
+    let longest = kosumi::clock::LONGEST_MOVE;
+    match finite(s)? {
+        v if (0.0..=longest).contains(&v) => Ok(v),
+        _ => Err(format!("'{s}' is not from 0 to {longest} seconds")),
+    }
+}
+
+/// A win rate, from 0 to 1.
+fn win_rate(s: &str) -> Result<f64, String> {
+    match finite(s)? {
+        v if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{s}' is not from 0 to 1")),
+    }
 }
 
 /// Whether kosumi plays on boards of this size (2 to 25).

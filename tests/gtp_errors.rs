@@ -238,3 +238,27 @@ fn dice_errors() {
     e.ok("aleago-option exempt black");
     assert!(e.err("aleago-roll b").contains("exempt"));
 }
+
+#[test]
+fn command_line_values_out_of_range_are_refused_with_status_2() {
+    for args in [
+        &["--time", "1e300"][..],
+        &["--time", "nan"],
+        &["--komi", "inf"],
+        &["--resign", "1.5"],
+        &["--size", "26"],
+        &["--rules", "bogus"],
+        &["--dice", "0d6"],
+        &["bench", "--seconds", "1e20"],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kosumi"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
