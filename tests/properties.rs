@@ -1,6 +1,7 @@
 //! Property tests of the rules engine: random games never panic, incremental
 //! liberties equal a recount, the hash equals a recomputation, play then undo
-//! restores board and hash, and SGF survives write then load.
+//! restores board and hash, and SGF survives write then load; the GTP
+//! engine answers junk and well-formed sessions without an internal error.
 
 use kosumi::board::{Board, Color, Point};
 use kosumi::game::Game;
@@ -165,6 +166,88 @@ proptest! {
             let name = kosumi::gtp::COMMANDS[i].name;
             if ["quit", "printsgf", "loadsgf"].contains(&name) { continue; }
             let line = format!("{name} {}", args.join(" "));
+            let r = e.execute(line.as_bytes()).unwrap();
+            prop_assert!(!r.contains("internal error"), "{}: {}", line, r);
+        }
+    }
+}
+
+/// One well-formed GTP command built from the drawn numbers `a` and `b`, on
+/// a board of side `size` (which `boardsize` changes): the sessions a
+/// controller could send, so that the commands mostly succeed and the
+/// engine's state goes where junk never takes it (a tree kept across a
+/// change of board, rolls kept across a change of dice).
+fn session_command(kind: usize, a: usize, b: usize, size: &mut usize) -> String {
+    const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
+    let color = if b % 2 == 0 { "b" } else { "w" };
+    let vertex = if a % 23 == 0 {
+        "pass".to_string()
+    } else {
+        format!("{}{}", LETTERS[a % *size] as char, b / 2 % *size + 1)
+    };
+    match kind {
+        0 => {
+            *size = [2, 3, 5, 7, 9, 9, 13, 19, 25][a % 9];
+            format!("boardsize {size}")
+        }
+        1 => "clear_board".into(),
+        2..=5 => format!("play {color} {vertex}"),
+        6 => format!("genmove {color}"),
+        7 => format!("reg_genmove {color}"),
+        8 => format!("kgs-genmove_cleanup {color}"),
+        9 | 10 => "undo".into(),
+        11 => format!("gg-undo {}", a % 3),
+        12 => format!(
+            "aleago-dice {}",
+            ["off", "1d6", "1d4", "2d6", "1d8", "1d2", "3d4"][a % 7]
+        ),
+        13 => format!("aleago-set_roll {color} {}", a % 12 + 1),
+        14 => format!("aleago-roll {color}"),
+        15 => format!("aleago-allowed {color}"),
+        16 => format!(
+            "aleago-option {} {}",
+            ["bonus", "double-free", "crystal-ball", "exempt", "mapping"][a % 5],
+            ["on", "off", "black", "none", "original", "standard"][b % 6]
+        ),
+        17 => format!(
+            "kosumi-rules {}",
+            [
+                "chinese",
+                "egc2011",
+                "japanese",
+                "aga",
+                "new-zealand",
+                "tromp-taylor",
+                "simple-ko"
+            ][a % 7]
+        ),
+        18 => format!("komi {}", a % 9),
+        19 => format!("time_settings {} {} {}", a % 5, b % 3, b % 2),
+        20 => format!("time_left {color} {} {}", a % 30, b % 3),
+        21 => format!("fixed_handicap {}", a % 9 + 1),
+        22 => format!("gogui-setup {color} {vertex}"),
+        23 => format!("gogui-setup_player {color}"),
+        24 => [
+            "final_score",
+            "final_status_list dead",
+            "kosumi-score",
+            "showboard",
+            "printsgf",
+        ][a % 5]
+            .into(),
+        _ => format!("all_legal {color}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn gtp_never_panics_in_well_formed_sessions(cmds in prop::collection::vec((0usize..26, 0usize..1000, 0usize..1000), 0..80)) {
+        let mut e = kosumi::gtp::Engine::new(kosumi::gtp::Config { playouts: Some(40), ownership_playouts: 20, max_nodes: 2000, ..Default::default() }, Rules::default(), 9, None);
+        let mut size = 9;
+        for (kind, a, b) in cmds {
+            let line = session_command(kind, a, b, &mut size);
             let r = e.execute(line.as_bytes()).unwrap();
             prop_assert!(!r.contains("internal error"), "{}: {}", line, r);
         }
