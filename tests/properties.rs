@@ -179,8 +179,8 @@ proptest! {
 /// change of board, rolls kept across a change of dice).
 fn session_command(kind: usize, a: usize, b: usize, size: &mut usize) -> String {
     const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
-    let color = if b % 2 == 0 { "b" } else { "w" };
-    let vertex = if a % 23 == 0 {
+    let color = if b.is_multiple_of(2) { "b" } else { "w" };
+    let vertex = if a.is_multiple_of(23) {
         "pass".to_string()
     } else {
         format!("{}{}", LETTERS[a % *size] as char, b / 2 % *size + 1)
