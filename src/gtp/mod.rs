@@ -3,10 +3,11 @@
 //! `?id message` responses. Owns the engine state a controller can change:
 //! the game, the clock, the search settings.
 //!
-//! A reader thread feeds lines to the dispatcher so that GoGui's
+//! A reader thread ([`input`]) feeds lines to the dispatcher so that GoGui's
 //! `# interrupt` comment can stop a running `genmove`.
 
 mod commands;
+mod input;
 mod parse;
 
 pub use commands::COMMANDS;
@@ -19,9 +20,10 @@ use crate::rules::Rules;
 use crate::score::{self, Score, Status};
 use crate::search::{self, Budget, Decision, Planning, Settings};
 use std::fmt;
-use std::io::{BufRead, Read, Write};
+use input::Input;
+use std::io::Write;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -139,7 +141,7 @@ impl Engine {
             return None;
         }
         let (id, reply) = match parse::command_line(&line) {
-            Err(e) => (None, Err(GtpError::syntax(e))),
+            Err(e) => (e.id, Err(GtpError::syntax(e.reason))),
             Ok(cmd) => {
                 let reply = match COMMANDS.iter().find(|c| c.name == cmd.name) {
                     None => Err(GtpError::new("unknown command", cmd.name)),
@@ -150,16 +152,17 @@ impl Engine {
                             .unwrap_or_else(|_| Err(GtpError("internal error".into())))
                     }
                 };
-                (cmd.id, reply)
+                (cmd.id.map(|n| n.to_string()), reply)
             }
         };
         Some(format_response(id, reply))
     }
 
-    /// Answers a line that was too long to read.
-    pub fn too_long() -> String {
+    /// Answers a line that was too long to read, echoing its id if it
+    /// started with one.
+    pub fn too_long(id: Option<String>) -> String {
         format_response(
-            None,
+            id,
             Err(GtpError::syntax(format!(
                 "line longer than {MAX_LINE} bytes"
             ))),
@@ -221,7 +224,6 @@ impl Engine {
     /// Chooses a move for `color` without playing it. In cleanup mode the
     /// engine does not pass while opponent stones it judges dead remain.
     pub fn choose_move(&mut self, color: Color, cleanup: bool) -> Decision {
-        self.stop.store(false, Ordering::Relaxed);
         if self.game.to_move() != color {
             self.game.set_to_move(color);
         }
@@ -290,7 +292,7 @@ impl Engine {
     }
 }
 
-fn format_response(id: Option<u64>, reply: Reply) -> String {
+fn format_response(id: Option<String>, reply: Reply) -> String {
     let (mark, text) = match reply {
         Ok(t) => ('=', t),
         Err(e) => ('?', e.0),
@@ -324,70 +326,23 @@ fn cpu_time() -> Option<f64> {
     Some((utime + stime) / 100.0)
 }
 
-/// One line read from the controller.
-enum Input {
-    Line(Vec<u8>),
-    TooLong,
-}
-
-/// Reads lines of at most [`MAX_LINE`] bytes; sets `stop` on `# interrupt`.
-fn read_input(stop: Arc<AtomicBool>, tx: mpsc::Sender<Input>) {
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    loop {
-        let mut buf = Vec::new();
-        let n = match (&mut input)
-            .take(MAX_LINE as u64)
-            .read_until(b'\n', &mut buf)
-        {
-            Ok(n) => n,
-            Err(e) => {
-                log::warn!("reading stdin: {e}");
-                break;
-            }
-        };
-        if n == 0 {
-            break;
-        }
-        let item = if buf.len() >= MAX_LINE && buf.last() != Some(&b'\n') {
-            // Skip the rest of the oversized line.
-            loop {
-                let mut rest = Vec::new();
-                match (&mut input)
-                    .take(MAX_LINE as u64)
-                    .read_until(b'\n', &mut rest)
-                {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) if rest.last() == Some(&b'\n') => break,
-                    Ok(_) => {}
-                }
-            }
-            Input::TooLong
-        } else {
-            if String::from_utf8_lossy(&buf)
-                .trim_start()
-                .starts_with("# interrupt")
-            {
-                stop.store(true, Ordering::Relaxed);
-            }
-            Input::Line(buf)
-        };
-        if tx.send(item).is_err() {
-            break;
-        }
-    }
-}
-
 /// Speaks GTP on stdin and stdout until `quit` or end of input.
 pub fn serve(mut engine: Engine) {
     let (tx, rx) = mpsc::channel();
-    let stop = engine.stop_flag();
-    std::thread::spawn(move || read_input(stop, tx));
+    let interrupts = Arc::new(input::Interrupts::new(engine.stop_flag()));
+    let reader_interrupts = interrupts.clone();
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        input::read_lines(stdin.lock(), &reader_interrupts, tx)
+    });
     let stdout = std::io::stdout();
     for item in rx {
         let response = match item {
-            Input::Line(raw) => engine.execute(&raw),
-            Input::TooLong => Some(Engine::too_long()),
+            Input::Line(seq, raw) => {
+                interrupts.begin(seq);
+                engine.execute(&raw)
+            }
+            Input::TooLong(id) => Some(Engine::too_long(id)),
         };
         if let Some(r) = response {
             let mut out = stdout.lock();

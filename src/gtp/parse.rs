@@ -8,7 +8,7 @@ use nom::IResult;
 use nom::Parser;
 use nom::bytes::complete::take_while1;
 use nom::character::complete::{digit1, space0, space1};
-use nom::combinator::{all_consuming, map_res, opt};
+use nom::combinator::{all_consuming, opt};
 use nom::multi::separated_list0;
 use nom::sequence::terminated;
 
@@ -20,34 +20,71 @@ pub struct CommandLine<'a> {
     pub args: Vec<&'a str>,
 }
 
-/// GTP §2.2–2.9: drop control characters but HT and LF, turn HT into a space,
-/// cut `#` comments. Bytes that are not ASCII are kept as replacement
-/// characters, so junk never stops the engine. Returns the trimmed line
-/// (empty: the line is to be ignored).
+/// GTP §2.2–2.9, on bytes: drop the ASCII control characters but HT and LF,
+/// turn HT into a space, cut `#` comments, trim spaces. What is left is
+/// decoded as UTF-8 with replacement characters, so junk never stops the
+/// engine. Only ASCII counts as control or white space here, as in the GTP
+/// specification: a line holding only U+00A0, U+3000 or U+0085 is not
+/// empty and gets a reply. Returns the trimmed line (empty: the line is to
+/// be ignored).
 pub fn preprocess(raw: &[u8]) -> String {
-    let text = String::from_utf8_lossy(raw);
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '#' => break,
-            '\t' => out.push(' '),
-            c if c.is_control() => {}
-            c => out.push(c),
+    let mut out = Vec::with_capacity(raw.len());
+    for &b in raw {
+        match b {
+            b'#' => break,
+            b'\t' => out.push(b' '),
+            b if b < 0x20 || b == 0x7f => {}
+            b => out.push(b),
         }
     }
-    out.trim().to_string()
+    let text = String::from_utf8_lossy(&out);
+    text.trim_matches(' ').to_string()
+}
+
+/// Whether a raw line holds a command once preprocessed, read in pieces:
+/// `in_comment` carries over from the pieces before (a `#` comments out the
+/// rest of the line). Used for lines too long to keep whole.
+pub fn holds_command(piece: &[u8], in_comment: &mut bool) -> bool {
+    for &b in piece {
+        if *in_comment {
+            return false;
+        }
+        match b {
+            b'#' => *in_comment = true,
+            b' ' | b'\t' => {}
+            b if b < 0x20 || b == 0x7f => {}
+            _ => return true,
+        }
+    }
+    false
+}
+
+/// The numeric id a raw line starts with, as written (digits), if any.
+pub fn leading_id(raw: &[u8]) -> Option<String> {
+    let line = preprocess(raw);
+    let digits: String = line.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let rest = &line[digits.len()..];
+    (!digits.is_empty() && (rest.is_empty() || rest.starts_with(' '))).then_some(digits)
 }
 
 fn token(input: &str) -> IResult<&str, &str> {
     take_while1(|c: char| c != ' ')(input)
 }
 
-fn id(input: &str) -> IResult<&str, u64> {
-    map_res(terminated(digit1, space1), str::parse::<u64>).parse(input)
+fn id(input: &str) -> IResult<&str, &str> {
+    terminated(digit1, space1).parse(input)
+}
+
+/// A command line that cannot be split: the id as written, if one was
+/// parsed (the reply echoes it), and the reason.
+#[derive(Debug, PartialEq, Eq)]
+pub struct LineError {
+    pub id: Option<String>,
+    pub reason: String,
 }
 
 /// Splits a preprocessed, non-empty line into id, name and arguments.
-pub fn command_line(line: &str) -> Result<CommandLine<'_>, String> {
+pub fn command_line(line: &str) -> Result<CommandLine<'_>, LineError> {
     let parsed = all_consuming((
         opt(id),
         token,
@@ -56,16 +93,30 @@ pub fn command_line(line: &str) -> Result<CommandLine<'_>, String> {
         space0,
     ))
     .parse(line);
-    match parsed {
-        Ok((_, (id, name, _, args, _))) => {
-            if name.chars().all(|c| c.is_ascii_digit()) {
-                // An id alone, or an id too large for u64.
-                return Err(format!("no command after id {name}"));
-            }
-            Ok(CommandLine { id, name, args })
-        }
-        Err(_) => Err("cannot parse the command line".into()),
+    let Ok((_, (id, name, _, args, _))) = parsed else {
+        return Err(LineError {
+            id: None,
+            reason: "cannot parse the command line".into(),
+        });
+    };
+    if id.is_none() && name.chars().all(|c| c.is_ascii_digit()) {
+        // An id alone.
+        return Err(LineError {
+            id: Some(name.to_string()),
+            reason: format!("no command after id {name}"),
+        });
     }
+    let id = match id.map(str::parse::<u64>) {
+        None => None,
+        Some(Ok(n)) => Some(n),
+        Some(Err(_)) => {
+            return Err(LineError {
+                id: id.map(str::to_string),
+                reason: format!("id {} is too large (at most {})", id.unwrap_or(""), u64::MAX),
+            });
+        }
+    };
+    Ok(CommandLine { id, name, args })
 }
 
 /// `b`, `w`, `black`, `white`, any case.
@@ -144,6 +195,23 @@ mod tests {
         assert_eq!(preprocess(b"# only a comment"), "");
         assert_eq!(preprocess(b"na\x01me\x7f"), "name");
         assert_eq!(preprocess(b"\xff\xfe name"), "\u{fffd}\u{fffd} name");
+        // Only ASCII is control or space: these lines are not empty.
+        for only in ["\u{a0}", "\u{3000}", "\u{85}"] {
+            assert_eq!(preprocess(only.as_bytes()), only);
+        }
+        assert_eq!(preprocess(b"\x01\x02 \t\r"), "");
+    }
+
+    #[test]
+    fn long_lines_are_judged_piece_by_piece() {
+        let mut in_comment = false;
+        assert!(!holds_command(b"   \t  ", &mut in_comment));
+        assert!(!holds_command(b"  # name", &mut in_comment));
+        assert!(!holds_command(b"name", &mut in_comment), "still a comment");
+        let mut in_comment = false;
+        assert!(holds_command(b"   x", &mut in_comment));
+        assert_eq!(leading_id(b"12 name"), Some("12".into()));
+        assert_eq!(leading_id(b"12name"), None);
     }
 
     #[test]
@@ -154,8 +222,10 @@ mod tests {
         assert_eq!(c.args, vec!["b", "D4"]);
         let c = command_line("list_commands").unwrap();
         assert_eq!((c.id, c.name, c.args.len()), (None, "list_commands", 0));
-        assert!(command_line("12").is_err());
-        assert!(command_line("99999999999999999999999 name").is_err());
+        assert_eq!(command_line("12").unwrap_err().id.as_deref(), Some("12"));
+        let big = command_line("99999999999999999999999 name").unwrap_err();
+        assert_eq!(big.id.as_deref(), Some("99999999999999999999999"));
+        assert!(big.reason.contains("too large"), "{}", big.reason);
     }
 
     #[test]
