@@ -20,7 +20,7 @@ struct Cli {
     #[arg(long, default_value_t = 19)]
     size: usize,
     /// Komi at start; defaults to the ruleset's komi.
-    #[arg(long, allow_negative_numbers = true, value_parser = finite)]
+    #[arg(long, allow_negative_numbers = true, value_parser = komi)]
     komi: Option<f64>,
     /// Playouts per move (fixed budget, overrides the clock).
     #[arg(long)]
@@ -70,6 +70,11 @@ fn finite(s: &str) -> Result<f64, String> {
         Ok(v) if v.is_finite() => Ok(v),
         _ => Err(format!("'{s}' is not a finite number")),
     }
+}
+
+/// A komi, finite and at most 1000 either way.
+fn komi(s: &str) -> Result<f64, String> {
+    kosumi::gtp::check_komi(finite(s)?)
 }
 
 /// A duration in seconds, from 0 to the longest a move may take.

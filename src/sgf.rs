@@ -40,13 +40,101 @@ fn color_of(c: &sgf_parse::Color) -> Color {
     }
 }
 
-/// Reads an SGF record into a new game. `template` gives the rules, komi and
-/// size that the record does not set. With `move_number`, stops just before
-/// that move (moves are numbered from 1). Never touches `template`.
+/// The largest file `loadsgf` reads, in bytes.
+pub const MAX_FILE_BYTES: u64 = 8 << 20;
+/// The most nodes a record may hold (a 25×25 game needs a few thousand).
+pub const MAX_NODES: usize = 100_000;
+/// The deepest nesting of variations a record may hold.
+pub const MAX_NESTING: usize = 1_000;
+/// Stack of the thread that parses (the parsed tree is dropped recursively).
+const PARSER_STACK: usize = 64 << 20;
+
+/// Reads an SGF file: a regular file (not a FIFO, device or directory, which
+/// could block or never end) of at most [`MAX_FILE_BYTES`].
+pub fn read_file(path: &str) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{path}: not a regular file"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "{path}: {} bytes, more than the {MAX_FILE_BYTES} read",
+            meta.len()
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, MAX_FILE_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| format!("{path}: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("{path}: more than the {MAX_FILE_BYTES} bytes read"));
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Refuses records too large to parse safely: more than [`MAX_NODES`] nodes
+/// or variations nested deeper than [`MAX_NESTING`] (counted outside
+/// property values, whose `]` may be escaped).
+fn check_shape(text: &str) -> Result<(), String> {
+    let (mut nodes, mut depth, mut deepest) = (0usize, 0usize, 0usize);
+    let (mut in_value, mut escaped) = (false, false);
+    for b in text.bytes() {
+        if in_value {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b']' => in_value = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'[' => in_value = true,
+            b';' => nodes += 1,
+            b'(' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if nodes > MAX_NODES {
+        return Err(format!("{nodes} nodes, more than the {MAX_NODES} accepted"));
+    }
+    if deepest > MAX_NESTING {
+        return Err(format!(
+            "variations nested {deepest} deep, more than the {MAX_NESTING} accepted"
+        ));
+    }
+    Ok(())
+}
+
+/// Reads an SGF record into a new game. `template` gives the rules and komi
+/// that the record does not set; a record without `SZ` is 19×19, the SGF
+/// default. With `move_number`, stops just before that move (moves are
+/// numbered from 1). Never touches `template`. Records over the limits of
+/// size are refused before parsing, and the parsing runs on a thread of its
+/// own with a large stack.
 pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<Game, String> {
+    check_shape(text)?;
+    let (text, template) = (text.to_string(), template.clone());
+    std::thread::Builder::new()
+        .name("sgf".into())
+        .stack_size(PARSER_STACK)
+        .spawn(move || load_parsed(&text, &template, move_number))
+        .map_err(|e| format!("cannot start the parser: {e}"))?
+        .join()
+        .unwrap_or_else(|_| Err("the parser failed".into()))
+}
+
+fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Result<Game, String> {
     let roots = sgf_parse::go::parse(text).map_err(|e| format!("not an SGF game record: {e}"))?;
     let root = roots.into_iter().next().ok_or("no game in the file")?;
-    let mut size = template.size();
+    let mut size = 19;
     let mut rules = template.rules;
     let mut komi = template.komi;
     let mut komi_given = false;
@@ -59,10 +147,11 @@ pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<G
                 }
                 size = *w as usize;
             }
-            Prop::KM(k) if k.is_finite() => {
-                komi = *k;
+            Prop::KM(k) => {
+                komi = crate::gtp::check_komi(*k).map_err(|e| format!("KM: {e}"))?;
                 komi_given = true;
             }
+            Prop::HA(n) if *n < 0 => return Err(format!("HA[{n}]: a negative handicap")),
             Prop::RU(r) => {
                 if let Some(r) = Rules::from_sgf(&r.text) {
                     rules = r;
@@ -130,7 +219,7 @@ pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<G
                     node_move = Some((c, mv));
                 }
                 Prop::Invalid(id, v)
-                    if ["B", "W", "AB", "AW", "AE", "SZ"].contains(&id.as_str()) =>
+                    if ["B", "W", "AB", "AW", "AE", "SZ", "KM", "HA"].contains(&id.as_str()) =>
                 {
                     return Err(format!("invalid property {id}{v:?}"));
                 }
@@ -361,5 +450,40 @@ mod tests {
         assert!(load("hello", &g, None).is_err());
         assert!(load("(;SZ[9];B[ee];W[ee])", &g, None).is_err());
         assert!(load("(;SZ[99])", &g, None).is_err());
+        for bad in ["(;SZ[9]KM[nan])", "(;SZ[9]KM[inf])", "(;SZ[9]KM[-inf])", "(;SZ[9]HA[-1])", "(;SZ[9]KM[x])", "(;SZ[9]KM[1001])"] {
+            let err = load(bad, &g, None).err().unwrap_or_default();
+            assert!(err.contains("KM") || err.contains("HA"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_record_without_size_is_19x19() {
+        let g = Game::new(9, Rules::default(), 7.5);
+        let back = load("(;KM[6.5];B[ss])", &g, None).unwrap();
+        assert_eq!(back.size(), 19);
+        assert_eq!(back.komi, 6.5);
+    }
+
+    #[test]
+    fn deep_records_load_or_are_refused_without_overflowing_the_stack() {
+        let g = Game::new(9, Rules::default(), 7.5);
+        let deep = format!("(;SZ[9]{})", ";".repeat(MAX_NODES - 1));
+        assert!(load(&deep, &g, None).is_ok());
+        let deeper = format!("(;SZ[9]{})", ";".repeat(150_000));
+        assert!(load(&deeper, &g, None).err().unwrap_or_default().contains("nodes"));
+        let nested = format!("(;SZ[9]{}{})", "(;".repeat(MAX_NESTING - 1), ")".repeat(MAX_NESTING - 1));
+        assert!(load(&nested, &g, None).is_ok());
+        let too_nested = format!("(;SZ[9]{}{})", "(;".repeat(5000), ")".repeat(5000));
+        assert!(load(&too_nested, &g, None).err().unwrap_or_default().contains("nested"));
+        // Brackets and semicolons inside values are not structure.
+        let comment = format!("(;SZ[9]C[{}\\]{}])", "(;".repeat(200_000), ";");
+        assert!(load(&comment, &g, None).is_ok());
+    }
+
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read() {
+        for path in ["/dev/zero", "/dev/urandom", "/tmp", "/no/such/file"] {
+            assert!(read_file(path).is_err(), "{path}");
+        }
     }
 }

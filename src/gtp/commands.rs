@@ -2,7 +2,7 @@
 //! `list_commands` and `known_command` read this same table, so they always
 //! agree with what is implemented.
 
-use super::parse::{parse_color, parse_float, parse_int, parse_vertex, vertex_name};
+use super::parse::{check_komi, parse_color, parse_float, parse_int, parse_vertex, vertex_name};
 use super::{Engine, GtpError, Reply};
 use crate::board::{Cell, Color, Point};
 use crate::clock::{Clock, TimeSystem};
@@ -36,7 +36,12 @@ pub static COMMANDS: &[Command] = table! {
     "quit" => |e, a| { arity(a, 0)?; e.quit = true; Ok(String::new()) },
     "boardsize" => boardsize,
     "clear_board" => |e, a| { arity(a, 0)?; e.game = e.game.cleared(); Ok(String::new()) },
-    "komi" => |e, a| { arity(a, 1)?; let k = parse_float(a[0]).map_err(GtpError::syntax)?; e.set_komi(k); Ok(String::new()) },
+    "komi" => |e, a| {
+        arity(a, 1)?;
+        let k = parse_float(a[0]).and_then(check_komi).map_err(GtpError::syntax)?;
+        e.set_komi(k);
+        Ok(String::new())
+    },
     "play" => play,
     "genmove" => |e, a| genmove(e, a, true, false),
     // tournament and regression
@@ -273,9 +278,7 @@ fn loadsgf(e: &mut Engine, a: &[&str]) -> Reply {
         Some(s) => Some(parse_int(s).map_err(GtpError::syntax)? as usize),
         None => None,
     };
-    let text = std::fs::read(a[0])
-        .map_err(|err| GtpError::new("cannot load file", format!("{}: {err}", a[0])))?;
-    let text = String::from_utf8_lossy(&text);
+    let text = sgf::read_file(a[0]).map_err(|err| GtpError::new("cannot load file", err))?;
     let game = sgf::load(&text, &e.game, move_number)
         .map_err(|err| GtpError::new("cannot load file", err))?;
     e.game = game;

@@ -11,7 +11,9 @@ mod input;
 mod parse;
 
 pub use commands::COMMANDS;
-pub use parse::{parse_color, parse_float, parse_int, parse_vertex, preprocess, vertex_name};
+pub use parse::{
+    MAX_KOMI, check_komi, parse_color, parse_float, parse_int, parse_vertex, preprocess, vertex_name,
+};
 
 use crate::board::Color;
 use crate::clock::Clock;

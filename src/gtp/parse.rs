@@ -177,6 +177,18 @@ pub fn parse_float(s: &str) -> Result<f64, String> {
     }
 }
 
+/// The largest komi accepted, either way.
+pub const MAX_KOMI: f64 = 1000.0;
+
+/// A komi: finite and at most [`MAX_KOMI`] either way.
+pub fn check_komi(k: f64) -> Result<f64, String> {
+    if k.is_finite() && k.abs() <= MAX_KOMI {
+        Ok(k)
+    } else {
+        Err(format!("komi {k} is not from -{MAX_KOMI} to {MAX_KOMI}"))
+    }
+}
+
 /// A GTP int: an unsigned decimal integer.
 pub fn parse_int(s: &str) -> Result<u64, String> {
     if s.is_empty() || !s.chars().all(|c| c.is_ascii_digit()) {
