@@ -44,6 +44,8 @@ aleago-set_roll b 4
 # Biggest double: 2d4 total 8 gives the whole board when double-free is on.
 boardsize 9
 clear_board
+# (dice off first: a change of dice keeps the options set before)
+aleago-dice off
 aleago-dice 2d4
 aleago-set_roll b 8
 120 aleago-allowed b
@@ -53,9 +55,10 @@ aleago-set_roll b 8
 130 aleago-allowed b
 #? [(\S+ ){80}\S+]
 # 2d6 has no top-value bonus by default.
+aleago-dice off
 aleago-dice 2d6
 140 aleago-option
-#? [bonus off\ndouble-free off\nexempt none\ncrystal-ball off\nmapping standard]
+#? [bonus off\ndouble-free off\nexempt none\ncrystal-ball off\nmapping standard\nreferee off]
 # genmove rolls first and plays on the rolled line; undo restores the roll.
 aleago-dice 1d4
 aleago-seed 42
@@ -103,3 +106,45 @@ aleago-dice 1d4
 #? [[1-4]]
 260 genmove b
 #? [[A-HJ][1-9]|pass]
+# A change of dice keeps the variant's options (seed 001: players may
+# switch to one die near the end).
+boardsize 9
+clear_board
+aleago-dice 1d6
+aleago-option exempt white
+aleago-option crystal-ball on
+aleago-dice 1d4
+270 aleago-option
+#? [bonus on\ndouble-free off\nexempt white\ncrystal-ball on\nmapping standard\nreferee off]
+# A dice change during a game is recorded where it happened and loads back.
+clear_board
+aleago-dice 1d3
+aleago-option exempt none
+aleago-set_roll b 1
+play b A1
+aleago-dice 3d4
+280 printsgf
+#? [.*DI\[1d3\].*;B\[ai\]DR\[1\];DI\[3d4\].*]
+printsgf dice-change.sgf
+290 loadsgf dice-change.sgf
+#? [white]
+300 aleago-dice
+#? [3d4]
+310 color A1
+#? [black]
+# Referee mode: kosumi rolls for the controller's stones; a stone off the
+# rolled line is refused with the roll, which stays pending.
+clear_board
+aleago-dice 1d4
+aleago-seed 3
+aleago-option referee on
+# (the refused play's message is checked in tests/gtp_errors.rs)
+play b E5
+320 color E5
+#? [empty]
+330 aleago-roll b
+#? [1]
+340 play b A1
+#? []
+350 aleago-allowed w
+#? [.+]

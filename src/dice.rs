@@ -28,6 +28,9 @@ pub struct Dice {
     /// The original mapping: the centre line is never playable, no bonus,
     /// no descent.
     pub original_mapping: bool,
+    /// Referee mode: the engine rolls for every move of both sides, so a
+    /// `play` from the controller (a person in a GUI) must obey a roll too.
+    pub referee: bool,
 }
 
 /// A set of lines as a bit mask (bit `L` for line `L`; lines are 1..=13).
@@ -62,7 +65,29 @@ impl Dice {
             exempt: None,
             crystal_ball: false,
             original_mapping: false,
+            referee: false,
         })
+    }
+
+    /// These dice with the options of `old` (the dice before a change), as
+    /// seed 001 lets players switch dice during a game: every option is
+    /// kept, the bonus too where it was set away from the old dice's
+    /// default.
+    pub fn keeping_options_of(self, old: &Dice) -> Dice {
+        let old_default = Dice::parse(&old.spec()).map_or(old.bonus, |d| d.bonus);
+        Dice {
+            bonus: if old.bonus == old_default {
+                self.bonus
+            } else {
+                old.bonus
+            },
+            double_free: old.double_free,
+            exempt: old.exempt,
+            crystal_ball: old.crystal_ball,
+            original_mapping: old.original_mapping,
+            referee: old.referee,
+            ..self
+        }
     }
 
     pub fn spec(&self) -> String {
@@ -82,7 +107,7 @@ impl Dice {
     }
 
     /// Sets an option by its GTP name (`bonus`, `double-free`, `exempt`,
-    /// `crystal-ball`, `mapping`).
+    /// `crystal-ball`, `mapping`, `referee`).
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
         let on_off = |v: &str| match v.to_ascii_lowercase().as_str() {
             "on" | "yes" | "true" => Ok(true),
@@ -93,6 +118,7 @@ impl Dice {
             "bonus" => self.bonus = on_off(value)?,
             "double-free" | "double_free" => self.double_free = on_off(value)?,
             "crystal-ball" | "crystal_ball" => self.crystal_ball = on_off(value)?,
+            "referee" => self.referee = on_off(value)?,
             "exempt" => {
                 self.exempt = match value.to_ascii_lowercase().as_str() {
                     "b" | "black" => Some(Color::Black),
@@ -110,7 +136,7 @@ impl Dice {
             }
             other => {
                 return Err(format!(
-                    "unknown option '{other}' (bonus, double-free, exempt, crystal-ball, mapping)"
+                    "unknown option '{other}' (bonus, double-free, exempt, crystal-ball, mapping, referee)"
                 ));
             }
         }
@@ -140,6 +166,7 @@ impl Dice {
                     "standard"
                 },
             ),
+            ("referee", on_off(self.referee)),
         ]
     }
 

@@ -44,6 +44,9 @@ pub struct Game {
     now: State,
     earlier: Vec<State>,
     actions: Vec<Action>,
+    /// The dice in force for each action (parallel to `actions`), so that a
+    /// record shows where they changed.
+    action_dice: Vec<Option<Dice>>,
     /// Aléago dice, when the variant is on.
     dice: Option<Dice>,
 }
@@ -65,6 +68,7 @@ impl Game {
             },
             earlier: Vec::new(),
             actions: Vec::new(),
+            action_dice: Vec::new(),
             dice: None,
         }
     }
@@ -119,6 +123,11 @@ impl Game {
 
     pub fn actions(&self) -> &[Action] {
         &self.actions
+    }
+
+    /// The dice in force for each action, parallel to [`Game::actions`].
+    pub fn action_dice(&self) -> &[Option<Dice>] {
+        &self.action_dice
     }
 
     /// The moves played so far (passes included), without setup.
@@ -185,7 +194,9 @@ impl Game {
     fn push(&mut self, action: Action) {
         self.earlier.push(self.now.clone());
         self.actions.truncate(self.now.actions);
+        self.action_dice.truncate(self.now.actions);
         self.actions.push(action);
+        self.action_dice.push(self.dice);
         self.now.actions = self.actions.len();
     }
 
@@ -310,6 +321,7 @@ impl Game {
             Some(s) => {
                 self.now = s;
                 self.actions.truncate(self.now.actions);
+                self.action_dice.truncate(self.now.actions);
                 true
             }
             None => false,

@@ -43,6 +43,10 @@ struct Cli {
     /// Aléago: play with these dice (NdM, e.g. 1d6); rolls are seeded by --seed.
     #[arg(long)]
     dice: Option<String>,
+    /// Aléago referee mode (needs --dice): kosumi rolls for every move of
+    /// both sides, so a person's `play` in a GUI must obey the roll too.
+    #[arg(long, requires = "dice")]
+    dice_referee: bool,
     /// Aléago: how the search plans for rolls below the root: chance (every
     /// move under a drawn roll) or root-only (only the root obeys the roll).
     #[arg(long, default_value = "chance", value_parser = ["chance", "root-only"])]
@@ -135,7 +139,10 @@ fn main() {
         .map(kosumi::dice::Dice::parse)
         .transpose()
     {
-        Ok(d) => d,
+        Ok(d) => d.map(|d| kosumi::dice::Dice {
+            referee: cli.dice_referee,
+            ..d
+        }),
         Err(e) => {
             eprintln!("kosumi: --dice: {e}");
             std::process::exit(2);

@@ -165,12 +165,7 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
         }
     }
     if let (Some(d), Some(Prop::Unknown(_, values))) = (dice.as_mut(), root.get_property("DX")) {
-        for v in values {
-            let (name, value) = v
-                .split_once(':')
-                .ok_or_else(|| format!("DX[{v}]: expected name:value"))?;
-            d.set_option(name, value).map_err(|e| format!("DX: {e}"))?;
-        }
+        dice_options(d, values)?;
     }
     if !komi_given && rules != template.rules {
         komi = rules.default_komi;
@@ -182,7 +177,25 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
         _ => None,
     });
     let mut moves_played = 0;
-    for node in root.main_variation() {
+    for (index, node) in root.main_variation().enumerate() {
+        // Dice changed during the game: DI (and DX) on the node of the
+        // first action under the new dice.
+        if index > 0
+            && let Some(Prop::Unknown(_, values)) = node.get_property("DI")
+        {
+            let spec = values.first().map(String::as_str).unwrap_or("");
+            let mut changed = if spec.eq_ignore_ascii_case("off") {
+                None
+            } else {
+                Some(Dice::parse(spec).map_err(|e| format!("DI: {e}"))?)
+            };
+            if let (Some(d), Some(Prop::Unknown(_, values))) =
+                (changed.as_mut(), node.get_property("DX"))
+            {
+                dice_options(d, values)?;
+            }
+            game.set_dice(changed);
+        }
         let mut setup = Vec::new();
         let mut erased = Vec::new();
         let mut next_player = None;
@@ -297,6 +310,35 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
     Ok(game)
 }
 
+/// Sets the dice options of `DX[name:value]...`.
+fn dice_options(d: &mut Dice, values: &[String]) -> Result<(), String> {
+    for v in values {
+        let (name, value) = v
+            .split_once(':')
+            .ok_or_else(|| format!("DX[{v}]: expected name:value"))?;
+        d.set_option(name, value).map_err(|e| format!("DX: {e}"))?;
+    }
+    Ok(())
+}
+
+/// `DI[spec]` and `DX[options]` for these dice (`DI[off]` for none).
+fn dice_props(dice: Option<Dice>) -> Vec<Prop> {
+    match dice {
+        None => vec![Prop::Unknown("DI".into(), vec!["off".into()])],
+        Some(d) => {
+            let options = d
+                .options()
+                .iter()
+                .map(|(n, v)| format!("{n}:{v}"))
+                .collect();
+            vec![
+                Prop::Unknown("DI".into(), vec![d.spec()]),
+                Prop::Unknown("DX".into(), options),
+            ]
+        }
+    }
+}
+
 /// A roll total read from SGF, checked against the game's dice.
 fn parse_total(v: Option<&String>, game: &Game) -> Result<u32, String> {
     let dice = game.dice().ok_or("a roll without DI dice")?;
@@ -335,18 +377,17 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
     if let Some(r) = result {
         root.push(Prop::RE(text(r)));
     }
-    if let Some(d) = game.dice() {
-        root.push(Prop::Unknown("DI".into(), vec![d.spec()]));
-        let options = d
-            .options()
-            .iter()
-            .map(|(n, v)| format!("{n}:{v}"))
-            .collect();
-        root.push(Prop::Unknown("DX".into(), options));
+    // The dice at the start in the root; where they changed, on the node
+    // of the first action under the new dice (and on a last, empty node if
+    // they changed after the last action).
+    let start_dice = game.action_dice().first().copied().unwrap_or(game.dice());
+    if start_dice.is_some() {
+        root.extend(dice_props(start_dice));
     }
+    let mut dice_before = start_dice;
     // Nodes after the root, each a list of properties.
     let mut nodes: Vec<Vec<Prop>> = Vec::new();
-    for action in game.actions() {
+    for (action, &dice) in game.actions().iter().zip(game.action_dice()) {
         let props = match action {
             Action::Setup(stones) => {
                 let pick = |c: Color| -> HashSet<SgfPoint> {
@@ -381,12 +422,20 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
                 props
             }
         };
+        let mut props = props;
+        if dice != dice_before {
+            props.extend(dice_props(dice));
+            dice_before = dice;
+        }
         // Setup before any move belongs in the root.
         if nodes.is_empty() && matches!(action, Action::Setup(_)) {
             root.extend(props);
         } else {
             nodes.push(props);
         }
+    }
+    if game.dice() != dice_before {
+        nodes.push(dice_props(game.dice()));
     }
     // Rolls waiting for a move, so a reloaded game continues with them.
     let pending: Vec<String> = [Color::Black, Color::White]
@@ -450,9 +499,44 @@ mod tests {
         assert!(load("hello", &g, None).is_err());
         assert!(load("(;SZ[9];B[ee];W[ee])", &g, None).is_err());
         assert!(load("(;SZ[99])", &g, None).is_err());
-        for bad in ["(;SZ[9]KM[nan])", "(;SZ[9]KM[inf])", "(;SZ[9]KM[-inf])", "(;SZ[9]HA[-1])", "(;SZ[9]KM[x])", "(;SZ[9]KM[1001])"] {
+        for bad in [
+            "(;SZ[9]KM[nan])",
+            "(;SZ[9]KM[inf])",
+            "(;SZ[9]KM[-inf])",
+            "(;SZ[9]HA[-1])",
+            "(;SZ[9]KM[x])",
+            "(;SZ[9]KM[1001])",
+        ] {
             let err = load(bad, &g, None).err().unwrap_or_default();
             assert!(err.contains("KM") || err.contains("HA"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn dice_changed_during_the_game_load_back() {
+        let template = Game::new(9, Rules::default(), 7.5);
+        for later in [Some("3d4"), None] {
+            let mut g = template.clone();
+            g.set_dice(Some(Dice::parse("1d3").unwrap()));
+            g.set_roll(Color::Black, Some(1));
+            g.play(Color::Black, parse_vertex("A1", 9).unwrap())
+                .unwrap();
+            g.set_dice(later.map(|d| Dice::parse(d).unwrap()));
+            g.play(Color::White, parse_vertex("E5", 9).unwrap())
+                .unwrap();
+            let text = write(&g, None);
+            let back = load(&text, &template, None).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(back.dice(), g.dice(), "{text}");
+            assert_eq!(back.action_dice(), g.action_dice(), "{text}");
+            assert_eq!(back.board().to_ascii(), g.board().to_ascii());
+            // A change after the last move comes back too.
+            g.set_dice(Some(Dice::parse("1d6").unwrap()));
+            let text = write(&g, None);
+            assert_eq!(
+                load(&text, &template, None).unwrap().dice(),
+                g.dice(),
+                "{text}"
+            );
         }
     }
 
@@ -470,11 +554,25 @@ mod tests {
         let deep = format!("(;SZ[9]{})", ";".repeat(MAX_NODES - 1));
         assert!(load(&deep, &g, None).is_ok());
         let deeper = format!("(;SZ[9]{})", ";".repeat(150_000));
-        assert!(load(&deeper, &g, None).err().unwrap_or_default().contains("nodes"));
-        let nested = format!("(;SZ[9]{}{})", "(;".repeat(MAX_NESTING - 1), ")".repeat(MAX_NESTING - 1));
+        assert!(
+            load(&deeper, &g, None)
+                .err()
+                .unwrap_or_default()
+                .contains("nodes")
+        );
+        let nested = format!(
+            "(;SZ[9]{}{})",
+            "(;".repeat(MAX_NESTING - 1),
+            ")".repeat(MAX_NESTING - 1)
+        );
         assert!(load(&nested, &g, None).is_ok());
         let too_nested = format!("(;SZ[9]{}{})", "(;".repeat(5000), ")".repeat(5000));
-        assert!(load(&too_nested, &g, None).err().unwrap_or_default().contains("nested"));
+        assert!(
+            load(&too_nested, &g, None)
+                .err()
+                .unwrap_or_default()
+                .contains("nested")
+        );
         // Brackets and semicolons inside values are not structure.
         let comment = format!("(;SZ[9]C[{}\\]{}])", "(;".repeat(200_000), ";");
         assert!(load(&comment, &g, None).is_ok());

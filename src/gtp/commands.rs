@@ -176,10 +176,29 @@ fn play(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 2)?;
     let c = color(a[0])?;
     let mv = vertex(e, a[1])?;
-    e.game
-        .play(c, mv)
-        .map_err(|why| GtpError::new("illegal move", why))?;
+    // Referee mode: a stone from the controller obeys a roll of kosumi's
+    // (a pass is always allowed and needs none). An illegal stone leaves
+    // the roll pending, so the player cannot roll again by erring.
+    if mv.is_some() {
+        referee_roll(e, c);
+    }
+    e.game.play(c, mv).map_err(|why| {
+        let roll = match (why, e.game.pending_roll(c), e.game.dice()) {
+            (crate::board::Illegal::NotOnRolledLine, Some(t), Some(d)) => {
+                format!(" ({} rolled {t} with {})", color_name(c), d.spec())
+            }
+            _ => String::new(),
+        };
+        GtpError::new("illegal move", format!("{why}{roll}"))
+    })?;
     Ok(String::new())
+}
+
+/// Under the dice's referee mode, rolls for `c` if no roll is pending.
+fn referee_roll(e: &mut Engine, c: Color) {
+    if e.game.dice().is_some_and(|d| d.referee) {
+        e.game.roll(c);
+    }
 }
 
 fn genmove(e: &mut Engine, a: &[&str], commit: bool, cleanup: bool) -> Reply {
@@ -604,7 +623,10 @@ fn aleago_dice(e: &mut Engine, a: &[&str]) -> Reply {
             Ok(String::new())
         }
         [spec] => {
-            let d = crate::dice::Dice::parse(spec).map_err(GtpError::syntax)?;
+            let mut d = crate::dice::Dice::parse(spec).map_err(GtpError::syntax)?;
+            if let Some(old) = e.game.dice() {
+                d = d.keeping_options_of(&old);
+            }
             e.game.set_dice(Some(d));
             Ok(String::new())
         }
@@ -674,6 +696,7 @@ fn aleago_allowed(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     let c = color(a[0])?;
     dice_of(e)?;
+    referee_roll(e, c);
     let points = e
         .game
         .allowed_points(c)
@@ -697,6 +720,7 @@ fn aleago_gfx(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     let c = color(a[0])?;
     let d = dice_of(e)?;
+    referee_roll(e, c);
     let Some(total) = e.game.pending_roll(c) else {
         return Ok(format!("TEXT no roll pending for {}", color_name(c)));
     };

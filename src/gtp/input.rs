@@ -160,7 +160,10 @@ mod tests {
         let lines = rx
             .iter()
             .map(|i| match i {
-                Input::Line(seq, raw) => format!("{seq}:{}", String::from_utf8_lossy(&raw).trim_end_matches('\n')),
+                Input::Line(seq, raw) => format!(
+                    "{seq}:{}",
+                    String::from_utf8_lossy(&raw).trim_end_matches('\n')
+                ),
                 Input::TooLong(id) => format!("long:{id:?}"),
             })
             .collect();

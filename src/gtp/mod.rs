@@ -12,7 +12,8 @@ mod parse;
 
 pub use commands::COMMANDS;
 pub use parse::{
-    MAX_KOMI, check_komi, parse_color, parse_float, parse_int, parse_vertex, preprocess, vertex_name,
+    MAX_KOMI, check_komi, parse_color, parse_float, parse_int, parse_vertex, preprocess,
+    vertex_name,
 };
 
 use crate::board::Color;
@@ -21,8 +22,8 @@ use crate::game::Game;
 use crate::rules::Rules;
 use crate::score::{self, Score, Status};
 use crate::search::{self, Budget, Decision, Planning, Settings};
-use std::fmt;
 use input::Input;
+use std::fmt;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;

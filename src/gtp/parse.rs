@@ -112,7 +112,11 @@ pub fn command_line(line: &str) -> Result<CommandLine<'_>, LineError> {
         Some(Err(_)) => {
             return Err(LineError {
                 id: id.map(str::to_string),
-                reason: format!("id {} is too large (at most {})", id.unwrap_or(""), u64::MAX),
+                reason: format!(
+                    "id {} is too large (at most {})",
+                    id.unwrap_or(""),
+                    u64::MAX
+                ),
             });
         }
     };

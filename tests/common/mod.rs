@@ -65,6 +65,42 @@ impl Engine {
         self.stdin.flush().unwrap();
     }
 
+    /// Reads one response as written, its lines joined by `\n` (the
+    /// blank line that ends it left out).
+    pub fn read_raw(&mut self) -> String {
+        let mut lines = Vec::new();
+        loop {
+            let line = self
+                .stdout
+                .recv_timeout(ANSWER_WITHIN)
+                .unwrap_or_else(|e| panic!("no answer ({e:?}); got so far {lines:?}"));
+            if line.is_empty() {
+                if lines.is_empty() {
+                    continue;
+                }
+                return lines.join("\n");
+            }
+            lines.push(line);
+        }
+    }
+
+    /// Sends one line and reads its response as written.
+    pub fn read_raw_after(&mut self, line: &str) -> String {
+        self.send_raw(format!("{line}\n").as_bytes());
+        self.read_raw()
+    }
+
+    /// Whether the engine writes nothing more within `wait`.
+    pub fn silent_for(&mut self, wait: Duration) -> bool {
+        loop {
+            match self.stdout.recv_timeout(wait) {
+                Ok(line) if line.is_empty() => continue,
+                Ok(_) => return false,
+                Err(_) => return true,
+            }
+        }
+    }
+
     /// Reads one response: (success, text without the `=`/`?` and id).
     pub fn read_response(&mut self) -> (bool, String) {
         let mut lines = Vec::new();
