@@ -64,3 +64,33 @@ kosumi-rules japanese
 komi 6.5
 120 final_score
 #? [W\+15\.5]
+# EGC 2011 (seed 000): a handicap game's komi is N - 0.5, whatever komi was
+# sent before the handicap; a komi sent after it has the last word.
+boardsize 9
+clear_board
+kosumi-rules egc2011
+komi 7.5
+fixed_handicap 3
+130 kosumi-rules
+#? [.*komi 2\.5]
+play w pass
+play b pass
+# White's extra pass is shown: 2 pass stones for White, 1 for Black.
+140 kosumi-pass_stones w
+#? [2]
+150 kosumi-pass_stones b
+#? [1]
+160 showboard
+#? [.*White \(O\) captures 0, pass stones given 2.*]
+170 printsgf
+#? [.*C\[White's extra pass.*]
+# The Japanese-style count agrees with the area count.
+180 kosumi-score
+#? [result B\+78\.5\n.*japanese_style B\+78\.5]
+komi 0.5
+190 kosumi-rules
+#? [.*komi 0\.5]
+clear_board
+place_free_handicap 4
+200 kosumi-rules
+#? [.*komi 3\.5]

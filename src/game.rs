@@ -103,9 +103,17 @@ impl Game {
         self.now.to_move = c;
     }
 
-    /// Pass stones `c` has handed to the opponent.
+    /// Pass stones `c` has handed to the opponent, White's extra pass
+    /// included once the game has ended with Black's pass under rules that
+    /// have it.
     pub fn pass_stones(&self, c: Color) -> u32 {
-        self.now.pass_stones[c.index()]
+        self.now.pass_stones[c.index()] + u32::from(c == Color::White && self.white_extra_pass())
+    }
+
+    /// Whether White's extra pass applies now: the game is over, Black
+    /// passed last, and the rules have the extra pass (seed 000).
+    pub fn white_extra_pass(&self) -> bool {
+        self.rules.white_extra_pass && self.is_over() && self.black_passed_last()
     }
 
     pub fn handicap(&self) -> u32 {

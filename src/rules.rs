@@ -174,6 +174,13 @@ const PRESETS: &[Preset] = &[
 
 impl Rules {
     /// The preset called `name` (case-insensitive, aliases accepted).
+    /// The komi a handicap game of `stones` stones takes under these rules,
+    /// where the rules fix one (EGC 2011: N - 0.5); `None` where the komi
+    /// stays and White gets the handicap bonus instead.
+    pub fn handicap_komi(&self, stones: u32) -> Option<f64> {
+        (self.handicap_komi_n_minus_half && stones > 0).then(|| stones as f64 - 0.5)
+    }
+
     pub fn preset(name: &str) -> Option<Rules> {
         let name = name.to_ascii_lowercase();
         PRESETS

@@ -204,13 +204,9 @@ pub fn score(game: &Game, status: &[Status]) -> Score {
     }
     let rules = &game.rules;
     let handicap_bonus = rules.handicap_bonus.points(game.handicap());
-    // Prisoners each side holds: captures (dead stones included), the
-    // opponent's pass stones, and White's extra pass if Black passed last.
-    let extra = (rules.white_extra_pass && game.is_over() && game.black_passed_last()) as u32;
-    let prisoners = |c: Color| {
-        let passes = game.pass_stones(c.opponent()) + if c == Color::Black { extra } else { 0 };
-        (board.captures(c) + passes) as f64
-    };
+    // Prisoners each side holds: captures (dead stones included) and the
+    // opponent's pass stones (White's extra pass included).
+    let prisoners = |c: Color| (board.captures(c) + game.pass_stones(c.opponent())) as f64;
     let japanese = |seki_counts: bool| {
         let t = |c: Color| {
             territory[c.index()]
@@ -230,9 +226,18 @@ pub fn score(game: &Game, status: &[Status]) -> Score {
         ),
     };
     let margin = black - white - game.komi - handicap_bonus;
+    // Counted Japanese-style, the stones on the board are missing: each
+    // side's stones are its moves less its passes and its captured stones,
+    // so the two counts differ by the moves Black made beyond White's. In
+    // alternating games that is none, and in a handicap game of N stones
+    // N - 1 (White moves first after them, and makes the last move or the
+    // extra pass): the Japanese-style count gives those N - 1 back. With
+    // EGC's komi of N - 0.5, White's komi in that count is 0.5, as seed 000
+    // intends; under AGA's N - 1 bonus, territory counting needs none.
+    let handicap_moves = game.handicap().saturating_sub(1) as f64;
     let japanese_style_margin = rules
         .pass_stones
-        .then(|| japanese(true) - game.komi - handicap_bonus);
+        .then(|| japanese(true) + handicap_moves - game.komi - handicap_bonus);
     Score {
         black,
         white,

@@ -307,6 +307,9 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
             }
         }
     }
+    if !komi_given && let Some(k) = game.rules.handicap_komi(game.handicap()) {
+        game.komi = k;
+    }
     Ok(game)
 }
 
@@ -436,6 +439,19 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
     }
     if game.dice() != dice_before {
         nodes.push(dice_props(game.dice()));
+    }
+    // White's extra pass is no move of the record (a reloaded game gives
+    // it again): the last node says it was handed over, with the totals.
+    if game.white_extra_pass()
+        && let Some(last) = nodes.last_mut()
+    {
+        last.push(Prop::C(sgf_parse::Text {
+            text: format!(
+                "White's extra pass: one more pass stone to Black. Pass stones handed over: Black {}, White {}.",
+                game.pass_stones(Color::Black),
+                game.pass_stones(Color::White)
+            ),
+        }));
     }
     // Rolls waiting for a move, so a reloaded game continues with them.
     let pending: Vec<String> = [Color::Black, Color::White]

@@ -254,8 +254,9 @@ proptest! {
     }
 }
 
-/// In alternating games under EGC 2011, the area count and the
-/// Japanese-style count (territory + prisoners + pass stones) agree.
+/// In alternating games under EGC 2011 (and AGA), the area count and the
+/// Japanese-style count (territory + prisoners + pass stones) agree, in
+/// handicap games too (EGC's komi N - 0.5, AGA's bonus N - 1).
 #[test]
 fn egc_area_and_japanese_style_counts_agree_in_alternating_games() {
     use kosumi::score::{Status, score};
@@ -268,8 +269,20 @@ fn egc_area_and_japanese_style_counts_agree_in_alternating_games() {
     };
     for game_no in 0..200 {
         let size = 3 + game_no % 5;
-        let mut g = Game::new(size, Rules::preset("egc2011").unwrap(), 7.5);
+        let rules = Rules::preset(if game_no % 3 == 2 { "aga" } else { "egc2011" }).unwrap();
+        let mut g = Game::new(size, rules, 7.5);
         let points: Vec<Point> = g.board().points().collect();
+        // Every other game a handicap of 2 to 4 stones, White moving first.
+        let handicap = if game_no % 2 == 1 { 2 + next() % 3 } else { 0 };
+        let stones: Vec<(Color, Point)> = points
+            .iter()
+            .step_by(2)
+            .take(handicap as usize)
+            .map(|&p| (Color::Black, p))
+            .collect();
+        if stones.len() >= 2 && g.setup(&stones, true).is_ok() {
+            g.komi = rules.handicap_komi(g.handicap()).unwrap_or(0.5);
+        }
         for _ in 0..(next() % 80) {
             let c = g.to_move();
             let mv = if next() % 6 == 0 {

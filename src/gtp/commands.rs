@@ -243,6 +243,11 @@ fn place_handicap(e: &mut Engine, points: &[Point]) -> Reply {
     e.game
         .setup(&stones, true)
         .map_err(|why| GtpError::new("illegal move", why))?;
+    // EGC 2011 fixes the komi of a handicap game at N - 0.5; a `komi` the
+    // controller sends after the handicap still has the last word.
+    if let Some(k) = e.game.rules.handicap_komi(e.game.handicap()) {
+        e.game.komi = k;
+    }
     Ok(names(e, points))
 }
 

@@ -175,7 +175,9 @@ impl Engine {
     pub fn set_rules(&mut self, rules: Rules) {
         self.game.rules = rules;
         if !self.komi_from_controller {
-            self.game.komi = rules.default_komi;
+            self.game.komi = rules
+                .handicap_komi(self.game.handicap())
+                .unwrap_or(rules.default_komi);
         }
     }
 
