@@ -46,6 +46,20 @@ pub fn statuses(board: &Board, ownership: &[f64]) -> Vec<Status> {
             }
         }
     }
+    // Playouts in a large empty area let a lone stone live often enough to
+    // keep its ownership near the threshold, or above it, whatever the
+    // seed: settle such chains by the static check below.
+    for p in board.points() {
+        if board.color_at(p).is_some()
+            && board.chain(p) == p
+            && status[p as usize] == Status::Alive
+            && statically_dead(board, ownership, p)
+        {
+            for s in board.chain_stones(p) {
+                status[s as usize] = Status::Dead;
+            }
+        }
+    }
     // Seki: a living chain sharing a liberty with a living opponent chain,
     // where a stone of either colour on that liberty would be in atari.
     let alive = |p: Point, st: &[Status]| st[p as usize] != Status::Dead;
@@ -81,6 +95,88 @@ pub fn statuses(board: &Board, ownership: &[f64]) -> Vec<Status> {
         }
     }
     status
+}
+
+/// Ownership beyond which a chain of the opponent's wall counts as alive.
+const WALL_ALIVE: f64 = 0.6;
+
+/// The static check of a finished position: the chain at `p` is dead if the
+/// area it can reach without crossing opponent stones (its own stones and
+/// the empty points) is walled in only by opponent chains the playouts
+/// judge clearly alive, and its colour has no chance of two eyes there: at
+/// most one eye (an empty region touching only its own stones), and that
+/// of at most two points. Anything with more eye space is left to the
+/// playouts, so a living group is never killed by this check.
+fn statically_dead(board: &Board, ownership: &[f64], p: Point) -> bool {
+    let Some(c) = board.color_at(p) else {
+        return false;
+    };
+    let sign = if c == Color::Black { 1.0 } else { -1.0 };
+    let mut seen = vec![false; crate::board::MAX_POINTS];
+    let mut area = vec![p];
+    seen[p as usize] = true;
+    let mut walled = false;
+    let mut i = 0;
+    while i < area.len() {
+        let q = area[i];
+        i += 1;
+        for r in board.neighbors(q) {
+            if seen[r as usize] {
+                continue;
+            }
+            match board.cell(r) {
+                Cell::Empty => {}
+                cell if cell.color() == Some(c) => {}
+                cell if cell.color().is_some() => {
+                    // An opponent stone of the wall: clearly alive?
+                    if sign * ownership[r as usize] > -WALL_ALIVE {
+                        return false;
+                    }
+                    walled = true;
+                    continue;
+                }
+                _ => continue,
+            }
+            seen[r as usize] = true;
+            area.push(r);
+        }
+    }
+    if !walled {
+        return false;
+    }
+    // The eyes: empty regions of the area touching no opponent stone.
+    let mut in_region = vec![false; crate::board::MAX_POINTS];
+    let mut eyes = 0;
+    for &start in &area {
+        if board.cell(start) != Cell::Empty || in_region[start as usize] {
+            continue;
+        }
+        let mut region = vec![start];
+        in_region[start as usize] = true;
+        let mut touches_opponent = false;
+        let mut j = 0;
+        while j < region.len() {
+            let q = region[j];
+            j += 1;
+            for r in board.neighbors(q) {
+                match board.cell(r) {
+                    Cell::Empty if !in_region[r as usize] => {
+                        in_region[r as usize] = true;
+                        region.push(r);
+                    }
+                    cell if cell.color() == Some(c.opponent()) => touches_opponent = true,
+                    _ => {}
+                }
+            }
+        }
+        if !touches_opponent {
+            if region.len() > 2 {
+                return false;
+            }
+            eyes += 1;
+        }
+    }
+    eyes <= 1
 }
 
 /// Whether every empty point's owner is clear (or it is a liberty shared in
@@ -302,6 +398,80 @@ mod tests {
             half[p as usize] = 0.2;
         }
         assert!(!is_settled(&open, &half, &all_alive()));
+    }
+
+    /// Ownership as the playouts of a finished position could give it: the
+    /// walls clearly their owners', everything else undecided.
+    fn walls_owned(board: &Board) -> Vec<f64> {
+        let mut own = vec![0.0; crate::board::MAX_POINTS];
+        for p in board.points() {
+            let (x, _) = board.coords(p);
+            own[p as usize] = match board.color_at(p) {
+                Some(Color::Black) if x >= 5 => 0.9,
+                Some(Color::White) if x >= 5 => -0.9,
+                _ => 0.0,
+            };
+        }
+        own
+    }
+
+    #[test]
+    fn a_lone_stone_in_a_walled_territory_is_dead_whatever_the_playouts_say() {
+        let board = Board::from_ascii(
+            "
+            . . . . . X O . .
+            . . . . . X O . .
+            . . O . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .",
+        );
+        let st = statuses(&board, &walls_owned(&board));
+        let lone = board.point(2, 6);
+        assert_eq!(st[lone as usize], Status::Dead);
+        assert_eq!(st[board.point(5, 0) as usize], Status::Alive);
+    }
+
+    #[test]
+    fn the_static_check_kills_no_group_with_eye_space_and_no_seki() {
+        // White inside Black's area with a three-point eye: left alone (the
+        // playouts' verdict stands; here undecided, so alive).
+        let eye_space = Board::from_ascii(
+            "
+            . . . . . X O . .
+            O O O O . X O . .
+            . . . O . X O . .
+            O O O O . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .",
+        );
+        let st = statuses(&eye_space, &walls_owned(&eye_space));
+        assert_eq!(st[eye_space.point(0, 5) as usize], Status::Alive);
+        // A wall the playouts do not judge alive is no wall.
+        let board = Board::from_ascii(
+            "
+            . . O . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .
+            . . . . . X O . .",
+        );
+        let mut own = walls_owned(&board);
+        for y in 0..9 {
+            own[board.point(5, y) as usize] = 0.3;
+        }
+        let st = statuses(&board, &own);
+        assert_eq!(st[board.point(2, 8) as usize], Status::Alive);
     }
 
     #[test]

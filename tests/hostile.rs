@@ -166,3 +166,22 @@ fn a_play_off_the_referees_roll_is_refused_with_the_roll() {
     e.ok("play b A1");
     assert!(e.finish().success());
 }
+
+#[test]
+fn a_lone_dead_stone_in_a_large_territory_is_dead_under_every_seed() {
+    for seed in 1..=6 {
+        let seed = seed.to_string();
+        let mut e = engine(&["--size", "13", "--seed", &seed]);
+        for y in 1..=13 {
+            e.ok(&format!("play b H{y}"));
+            e.ok(&format!("play w J{y}"));
+        }
+        for cmd in ["play b pass", "play w D7", "play b pass", "play w pass"] {
+            e.ok(cmd);
+        }
+        assert_eq!(e.ok("final_status_list dead"), "D7", "seed {seed}");
+        // Black: columns A-H (the stone removed), White: J-N; komi 7.5.
+        assert_eq!(e.ok("final_score"), "B+31.5", "seed {seed}");
+        assert!(e.finish().success());
+    }
+}
