@@ -178,7 +178,7 @@ impl Rules {
     /// where the rules fix one (EGC 2011: N - 0.5); `None` where the komi
     /// stays and White gets the handicap bonus instead.
     pub fn handicap_komi(&self, stones: u32) -> Option<f64> {
-        (self.handicap_komi_n_minus_half && stones > 0).then(|| stones as f64 - 0.5)
+        (self.handicap_komi_n_minus_half && stones > 0).then_some(stones as f64 - 0.5)
     }
 
     pub fn preset(name: &str) -> Option<Rules> {
