@@ -26,7 +26,8 @@ pub enum Action {
 struct State {
     board: Board,
     to_move: Color,
-    pass_stones: [u32; 2],
+    /// Passes each colour has made (pass stones, under rules that have them).
+    passes: [u32; 2],
     consecutive_passes: u32,
     handicap: u32,
     actions: usize,
@@ -59,7 +60,7 @@ impl Game {
             now: State {
                 board: Board::new(size),
                 to_move: Color::Black,
-                pass_stones: [0; 2],
+                passes: [0; 2],
                 consecutive_passes: 0,
                 handicap: 0,
                 actions: 0,
@@ -106,8 +107,13 @@ impl Game {
     /// Pass stones `c` has handed to the opponent, White's extra pass
     /// included once the game has ended with Black's pass under rules that
     /// have it.
+    /// The rules in force count: a change of rules during the game applies
+    /// to the passes made before it, as it does to the komi and the count.
     pub fn pass_stones(&self, c: Color) -> u32 {
-        self.now.pass_stones[c.index()] + u32::from(c == Color::White && self.white_extra_pass())
+        if !self.rules.pass_stones {
+            return 0;
+        }
+        self.now.passes[c.index()] + u32::from(c == Color::White && self.white_extra_pass())
     }
 
     /// Whether White's extra pass applies now: the game is over, Black
@@ -228,9 +234,7 @@ impl Game {
                 self.push(Action::Move(color, None, roll));
                 self.now.board.clear_ko();
                 self.now.consecutive_passes += 1;
-                if self.rules.pass_stones {
-                    self.now.pass_stones[color.index()] += 1;
-                }
+                self.now.passes[color.index()] += 1;
             }
         }
         self.now.pending[color.index()] = None;

@@ -5,7 +5,8 @@
 //! captures, hash), [`rules`] (the ruleset value and its presets), [`game`]
 //! (history, ko and superko, passes, undo), [`score`] (counting), [`dice`] (Aléago), [`search`]
 //! (playouts and UCT-RAVE), [`clock`] (time controls), [`handicap`], [`patterns`] (3×3 shapes), [`tactics`] (ladders),
-//! [`sgf`], [`gtp`] (the protocol) and [`bench`] (speed figures).
+//! [`sgf`], [`gtp`] (the protocol), [`bench`] (speed figures) and [`fuzzing`]
+//! (the properties the fuzzers and property tests check).
 
 //!
 //! A quick start: a game under a preset, a capture, and the GTP engine.
@@ -31,6 +32,7 @@ pub mod bench;
 pub mod board;
 pub mod clock;
 pub mod dice;
+pub mod fuzzing;
 pub mod game;
 pub mod gtp;
 pub mod handicap;

@@ -257,7 +257,10 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
             game = fresh;
         }
         if !setup.is_empty() {
-            let is_handicap = game.move_count() == 0
+            // The handicap: the first black stones on an empty board (passes
+            // may come before them, as GTP allows).
+            let is_handicap = game.board().stone_count() == 0
+                && game.handicap() == 0
                 && handicap.is_some()
                 && setup.iter().all(|(c, _)| *c == Color::Black);
             game.setup(&setup, is_handicap)
@@ -393,20 +396,26 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
     for (action, &dice) in game.actions().iter().zip(game.action_dice()) {
         let props = match action {
             Action::Setup(stones) => {
-                let pick = |c: Color| -> HashSet<SgfPoint> {
+                // In the order they were placed (the crate's AB/AW hold
+                // sets, written in no fixed order): the same game always
+                // gives the same record.
+                let pick = |c: Color| -> Vec<String> {
+                    let mut seen = HashSet::new();
                     stones
                         .iter()
                         .filter(|(sc, _)| *sc == c)
                         .map(|&(_, p)| from_point(game, p))
+                        .filter(|p| seen.insert(*p))
+                        .map(|p| format!("{}{}", (b'a' + p.x) as char, (b'a' + p.y) as char))
                         .collect()
                 };
                 let (b, w) = (pick(Color::Black), pick(Color::White));
                 let mut props = Vec::new();
                 if !b.is_empty() {
-                    props.push(Prop::AB(b));
+                    props.push(Prop::Unknown("AB".into(), b));
                 }
                 if !w.is_empty() {
-                    props.push(Prop::AW(w));
+                    props.push(Prop::Unknown("AW".into(), w));
                 }
                 props
             }
@@ -430,8 +439,12 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
             props.extend(dice_props(dice));
             dice_before = dice;
         }
-        // Setup before any move belongs in the root.
-        if nodes.is_empty() && matches!(action, Action::Setup(_)) {
+        // The first setup, before any move, belongs in the root (one AB and
+        // one AW there at most; later setups get nodes of their own).
+        let root_has_setup = root
+            .iter()
+            .any(|p| matches!(p, Prop::Unknown(id, _) if id == "AB" || id == "AW"));
+        if nodes.is_empty() && matches!(action, Action::Setup(_)) && !root_has_setup {
             root.extend(props);
         } else {
             nodes.push(props);
@@ -439,6 +452,28 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
     }
     if game.dice() != dice_before {
         nodes.push(dice_props(game.dice()));
+    }
+    // The side to move, where replaying the record would not give it (a
+    // controller's gogui-setup_player, or setup stones last): PL on a last
+    // node without a move (the loader applies PL before a node's move).
+    let implied = match game.actions().last() {
+        Some(Action::Move(c, _, _)) => Some(c.opponent()),
+        _ => None,
+    };
+    if implied != Some(game.to_move()) {
+        let pl = Prop::PL(match game.to_move() {
+            Color::Black => sgf_parse::Color::Black,
+            Color::White => sgf_parse::Color::White,
+        });
+        let ends_with_move = matches!(game.actions().last(), Some(Action::Move(..)))
+            && nodes
+                .last()
+                .is_some_and(|n| n.iter().any(|p| matches!(p, Prop::B(_) | Prop::W(_))));
+        match nodes.last_mut() {
+            Some(last) if !ends_with_move => last.push(pl),
+            Some(_) => nodes.push(vec![pl]),
+            None => root.push(pl),
+        }
     }
     // White's extra pass is no move of the record (a reloaded game gives
     // it again): the last node says it was handed over, with the totals.

@@ -172,82 +172,15 @@ proptest! {
     }
 }
 
-/// One well-formed GTP command built from the drawn numbers `a` and `b`, on
-/// a board of side `size` (which `boardsize` changes): the sessions a
-/// controller could send, so that the commands mostly succeed and the
-/// engine's state goes where junk never takes it (a tree kept across a
-/// change of board, rolls kept across a change of dice).
-fn session_command(kind: usize, a: usize, b: usize, size: &mut usize) -> String {
-    const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
-    let color = if b.is_multiple_of(2) { "b" } else { "w" };
-    let vertex = if a.is_multiple_of(23) {
-        "pass".to_string()
-    } else {
-        format!("{}{}", LETTERS[a % *size] as char, b / 2 % *size + 1)
-    };
-    match kind {
-        0 => {
-            *size = [2, 3, 5, 7, 9, 9, 13, 19, 25][a % 9];
-            format!("boardsize {size}")
-        }
-        1 => "clear_board".into(),
-        2..=5 => format!("play {color} {vertex}"),
-        6 => format!("genmove {color}"),
-        7 => format!("reg_genmove {color}"),
-        8 => format!("kgs-genmove_cleanup {color}"),
-        9 | 10 => "undo".into(),
-        11 => format!("gg-undo {}", a % 3),
-        12 => format!(
-            "aleago-dice {}",
-            ["off", "1d6", "1d4", "2d6", "1d8", "1d2", "3d4"][a % 7]
-        ),
-        13 => format!("aleago-set_roll {color} {}", a % 12 + 1),
-        14 => format!("aleago-roll {color}"),
-        15 => format!("aleago-allowed {color}"),
-        16 => format!(
-            "aleago-option {} {}",
-            ["bonus", "double-free", "crystal-ball", "exempt", "mapping"][a % 5],
-            ["on", "off", "black", "none", "original", "standard"][b % 6]
-        ),
-        17 => format!(
-            "kosumi-rules {}",
-            [
-                "chinese",
-                "egc2011",
-                "japanese",
-                "aga",
-                "new-zealand",
-                "tromp-taylor",
-                "simple-ko"
-            ][a % 7]
-        ),
-        18 => format!("komi {}", a % 9),
-        19 => format!("time_settings {} {} {}", a % 5, b % 3, b % 2),
-        20 => format!("time_left {color} {} {}", a % 30, b % 3),
-        21 => format!("fixed_handicap {}", a % 9 + 1),
-        22 => format!("gogui-setup {color} {vertex}"),
-        23 => format!("gogui-setup_player {color}"),
-        24 => [
-            "final_score",
-            "final_status_list dead",
-            "kosumi-score",
-            "showboard",
-            "printsgf",
-        ][a % 5]
-            .into(),
-        _ => format!("all_legal {color}"),
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn gtp_never_panics_in_well_formed_sessions(cmds in prop::collection::vec((0usize..26, 0usize..1000, 0usize..1000), 0..80)) {
+    fn gtp_never_panics_in_well_formed_sessions(cmds in prop::collection::vec((0usize..28, 0usize..1000, 0usize..1000), 0..80)) {
         let mut e = kosumi::gtp::Engine::new(kosumi::gtp::Config { playouts: Some(40), ownership_playouts: 20, max_nodes: 2000, ..Default::default() }, Rules::default(), 9, None);
         let mut size = 9;
         for (kind, a, b) in cmds {
-            let line = session_command(kind, a, b, &mut size);
+            let line = kosumi::fuzzing::session_command(kind, a, b, &mut size);
             let r = e.execute(line.as_bytes()).unwrap();
             prop_assert!(!r.contains("internal error"), "{}: {}", line, r);
         }
@@ -341,6 +274,59 @@ proptest! {
         if let Some(&p) = legal.iter().find(|p| !allowed.contains(p)) {
             let mut h = g.clone();
             prop_assert_eq!(h.play(c, Some(p)), Err(kosumi::board::Illegal::NotOnRolledLine));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The fuzz target `command_sequence` as a property: valid and invalid
+    /// commands mixed; an error leaves the state unchanged, and printsgf
+    /// loads back to the same position.
+    #[test]
+    fn errors_change_nothing_and_records_load_back(cmds in prop::collection::vec((0usize..32, 0usize..1000, 0usize..1000), 0..60)) {
+        let mut e = kosumi::fuzzing::quick_engine(9);
+        let mut size = 9;
+        let commands: Vec<String> = cmds
+            .into_iter()
+            .map(|(kind, a, b)| kosumi::fuzzing::session_command(kind, a, b, &mut size))
+            .collect();
+        if let Err(e) = kosumi::fuzzing::check_session(&mut e, &commands, 5) {
+            prop_assert!(false, "{}", e);
+        }
+    }
+
+    /// The fuzz target `gtp_lines` as a property: any bytes, one reply per
+    /// line that holds a command, none for the others, ids echoed.
+    #[test]
+    fn framing_holds_for_any_bytes(lines in prop::collection::vec(prop::collection::vec(prop_oneof![any::<u8>(), Just(b'#'), Just(b' '), Just(b'5'), Just(0xc2), Just(0xa0)], 0..24), 0..24)) {
+        let mut e = kosumi::fuzzing::quick_engine(5);
+        for line in lines {
+            if line.contains(&b'\n') {
+                continue;
+            }
+            let reply = e.execute(&line);
+            if let Err(msg) = kosumi::fuzzing::check_framing(&line, reply.as_deref()) {
+                prop_assert!(false, "{}", msg);
+            }
+            if e.wants_quit() {
+                break;
+            }
+        }
+    }
+
+    /// The fuzz target `sgf_load` as a property: any text, and valid
+    /// records cut or spliced, load or are refused, never panic.
+    #[test]
+    fn the_sgf_loader_takes_any_text(text in "\\PC{0,200}", cut in 0usize..400, splice in "[();\\[\\]A-Za-z0-9:\\\\]{0,12}") {
+        let template = Game::new(9, Rules::default(), 7.5);
+        let _ = kosumi::sgf::load(&text, &template, None);
+        let record = "(;FF[4]SZ[9]KM[6.5]RU[japanese]HA[2]AB[cc][gg];W[ee]DR[3];B[dd]C[a \\] b];W[]PL[B](;B[aa])(;B[bb]))";
+        let at = cut.min(record.len());
+        if record.is_char_boundary(at) {
+            let spliced = format!("{}{}{}", &record[..at], splice, &record[at..]);
+            let _ = kosumi::sgf::load(&spliced, &template, Some(cut % 5));
         }
     }
 }

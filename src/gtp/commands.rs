@@ -183,10 +183,9 @@ fn play(e: &mut Engine, a: &[&str]) -> Reply {
         referee_roll(e, c);
     }
     e.game.play(c, mv).map_err(|why| {
-        let roll = match (why, e.game.pending_roll(c), e.game.dice()) {
-            (crate::board::Illegal::NotOnRolledLine, Some(t), Some(d)) => {
-                format!(" ({} rolled {t} with {})", color_name(c), d.spec())
-            }
+        // The roll the stone had to obey, which stays pending.
+        let roll = match (e.game.pending_roll(c), e.game.dice()) {
+            (Some(t), Some(d)) => format!(" ({} rolled {t} with {})", color_name(c), d.spec()),
             _ => String::new(),
         };
         GtpError::new("illegal move", format!("{why}{roll}"))

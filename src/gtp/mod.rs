@@ -12,8 +12,8 @@ mod parse;
 
 pub use commands::COMMANDS;
 pub use parse::{
-    MAX_KOMI, check_komi, parse_color, parse_float, parse_int, parse_vertex, preprocess,
-    vertex_name,
+    MAX_KOMI, check_komi, holds_command, leading_id, parse_color, parse_float, parse_int,
+    parse_vertex, preprocess, vertex_name,
 };
 
 use crate::board::Color;

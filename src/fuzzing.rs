@@ -1,0 +1,240 @@
+//! The properties a hostile controller tests, as code shared by the
+//! property tests (`tests/properties.rs`), the stress test
+//! (`tests/stress.rs`) and the cargo-fuzz targets (`fuzz/`): a generator of
+//! commands a controller could send, well-formed or not, and the checks run
+//! after every reply — the framing of the reply, an error that leaves the
+//! state as it was, and `printsgf` output that loads back to the same
+//! position.
+
+use crate::board::Color;
+use crate::game::Game;
+use crate::gtp::{Engine, holds_command, leading_id};
+
+/// One GTP command built from the drawn numbers `kind`, `a` and `b`, on a
+/// board of side `size` (which `boardsize` changes): mostly the sessions a
+/// controller could send, so that the engine's state goes where junk never
+/// takes it, and some malformed commands among them.
+pub fn session_command(kind: usize, a: usize, b: usize, size: &mut usize) -> String {
+    const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
+    let color = if b.is_multiple_of(2) { "b" } else { "w" };
+    let vertex = if a.is_multiple_of(23) {
+        "pass".to_string()
+    } else {
+        format!("{}{}", LETTERS[a % *size] as char, b / 2 % *size + 1)
+    };
+    match kind % 32 {
+        0 => {
+            *size = [2, 3, 5, 7, 9, 9, 13, 19, 25][a % 9];
+            format!("boardsize {size}")
+        }
+        1 => "clear_board".into(),
+        2..=5 => format!("play {color} {vertex}"),
+        6 => format!("genmove {color}"),
+        7 => format!("reg_genmove {color}"),
+        8 => format!("kgs-genmove_cleanup {color}"),
+        9 | 10 => "undo".into(),
+        11 => format!("gg-undo {}", a % 3),
+        12 => format!(
+            "aleago-dice {}",
+            ["off", "1d6", "1d4", "2d6", "1d8", "1d2", "3d4"][a % 7]
+        ),
+        13 => format!("aleago-set_roll {color} {}", a % 12 + 1),
+        14 => format!("aleago-roll {color}"),
+        15 => format!("aleago-allowed {color}"),
+        16 => format!(
+            "aleago-option {} {}",
+            [
+                "bonus",
+                "double-free",
+                "crystal-ball",
+                "exempt",
+                "mapping",
+                "referee"
+            ][a % 6],
+            ["on", "off", "black", "none", "original", "standard"][b % 6]
+        ),
+        17 => format!(
+            "kosumi-rules {}",
+            [
+                "chinese",
+                "egc2011",
+                "japanese",
+                "aga",
+                "new-zealand",
+                "tromp-taylor",
+                "simple-ko"
+            ][a % 7]
+        ),
+        18 => format!("komi {}", a % 9),
+        19 => format!("time_settings {} {} {}", a % 5, b % 3, b % 2),
+        20 => format!("time_left {color} {} {}", a % 30, b % 3),
+        21 => format!("fixed_handicap {}", a % 9 + 1),
+        22 => format!("gogui-setup {color} {vertex}"),
+        23 => format!("gogui-setup_player {color}"),
+        24 => [
+            "final_score",
+            "final_status_list dead",
+            "kosumi-score",
+            "showboard",
+            "printsgf",
+        ][a % 5]
+            .into(),
+        25 => format!("all_legal {color}"),
+        26 => format!("place_free_handicap {}", a % 6),
+        27 => format!("gogui-play_sequence {color} {vertex} {color} {vertex}"),
+        // Malformed: each must be refused and change nothing.
+        28 => [
+            "play",
+            "play b",
+            "play x A1",
+            "play b Z99",
+            "play b I5",
+            "boardsize 0",
+            "boardsize 26",
+            "komi nan",
+            "komi 1e9",
+            "fixed_handicap 1",
+            "set_free_handicap A1",
+            "aleago-dice 9d9",
+            "aleago-set_roll b 0",
+            "loadsgf /dev/zero",
+            "loadsgf /nonexistent",
+            "time_settings -1 0 0",
+        ][a % 16]
+            .into(),
+        29 => format!("{} name", "9".repeat(a % 30 + 1)),
+        30 => format!("is_legal {color} {vertex}"),
+        _ => format!("kosumi-pass_stones {color}"),
+    }
+}
+
+/// Everything a controller can observe of the engine's state, for
+/// comparing before and after a command: the board and counters, the
+/// record with its rolls, the rules and komi, the dice and their options.
+pub fn state_summary(engine: &mut Engine) -> String {
+    let record = crate::sgf::write(&engine.game, None);
+    let mut out = record;
+    for query in ["showboard", "kosumi-rules", "aleago-dice", "aleago-option"] {
+        out.push('\n');
+        out.push_str(&engine.execute(query.as_bytes()).unwrap_or_default());
+    }
+    out
+}
+
+/// Checks one reply against the line that caused it: a reply exactly when
+/// the line holds a command, `=` or `?`, the id echoed, one blank line at
+/// the end and none inside.
+pub fn check_framing(line: &[u8], reply: Option<&str>) -> Result<(), String> {
+    let mut in_comment = false;
+    let wants_reply = holds_command(line, &mut in_comment);
+    let Some(reply) = reply else {
+        return if wants_reply {
+            Err(format!("no reply to {line:?}"))
+        } else {
+            Ok(())
+        };
+    };
+    if !wants_reply {
+        return Err(format!("a reply to a line with no command: {line:?}"));
+    }
+    if !(reply.starts_with('=') || reply.starts_with('?')) {
+        return Err(format!("reply starts neither = nor ?: {reply:?}"));
+    }
+    let body = reply
+        .strip_suffix("\n\n")
+        .ok_or_else(|| format!("reply does not end with a blank line: {reply:?}"))?;
+    if body.contains("\n\n") {
+        return Err(format!("a blank line inside the reply: {reply:?}"));
+    }
+    if let Some(id) = leading_id(line)
+        && !reply[1..].starts_with(&format!("{id} "))
+    {
+        return Err(format!("id {id} not echoed: {reply:?}"));
+    }
+    if reply.contains("internal error") {
+        return Err(format!("internal error on {line:?}"));
+    }
+    Ok(())
+}
+
+/// Checks that `printsgf`'s record loads back to the same position: the
+/// board, the side to move, komi, rules, handicap, pass stones, captures,
+/// the dice and the pending rolls.
+pub fn check_record_round_trip(game: &Game) -> Result<(), String> {
+    let text = crate::sgf::write(game, None);
+    let template = Game::new(19, crate::rules::Rules::default(), 7.5);
+    let back = crate::sgf::load(&text, &template, None)
+        .map_err(|e| format!("printsgf wrote what loadsgf refuses ({e}): {text}"))?;
+    let observe = |g: &Game| {
+        let both = [Color::Black, Color::White];
+        format!(
+            "{}\nto move {:?}, komi {}, rules {}, handicap {}, pass stones {:?}, captures {:?}, dice {:?}, rolls {:?}",
+            g.board().to_ascii(),
+            g.to_move(),
+            g.komi,
+            g.rules.name,
+            g.handicap(),
+            both.map(|c| g.pass_stones(c)),
+            both.map(|c| g.board().captures(c)),
+            g.dice(),
+            both.map(|c| g.pending_roll(c)),
+        )
+    };
+    let (was, is) = (observe(game), observe(&back));
+    if was == is {
+        Ok(())
+    } else {
+        Err(format!(
+            "printsgf does not load back to the same game:\nwas {was}\nis  {is}\nrecord {text}"
+        ))
+    }
+}
+
+/// Runs commands on `engine`, checking after each: the framing, that an
+/// error changed nothing (but for the roll a referee draws for a refused
+/// stone, which stays pending on purpose), and every `round_trip_every`
+/// commands (and at the end) that the record loads back.
+pub fn check_session(
+    engine: &mut Engine,
+    commands: &[String],
+    round_trip_every: usize,
+) -> Result<(), String> {
+    for (i, command) in commands.iter().enumerate() {
+        let before = state_summary(engine);
+        let reply = engine.execute(command.as_bytes());
+        check_framing(command.as_bytes(), reply.as_deref())?;
+        let reply = reply.unwrap_or_default();
+        let referee_roll = reply.contains(" rolled ");
+        if reply.starts_with('?') && !referee_roll {
+            let after = state_summary(engine);
+            if after != before {
+                return Err(format!(
+                    "{command:?} failed ({}) but changed the state:\nbefore {before}\nafter  {after}",
+                    reply.trim_end()
+                ));
+            }
+        }
+        if round_trip_every > 0 && (i + 1) % round_trip_every == 0 {
+            check_record_round_trip(&engine.game).map_err(|e| format!("after {command:?}: {e}"))?;
+        }
+        if engine.wants_quit() {
+            break;
+        }
+    }
+    check_record_round_trip(&engine.game)
+}
+
+/// A small engine for checks: few playouts, a small tree.
+pub fn quick_engine(size: usize) -> Engine {
+    Engine::new(
+        crate::gtp::Config {
+            playouts: Some(30),
+            ownership_playouts: 20,
+            max_nodes: 2000,
+            ..Default::default()
+        },
+        crate::rules::Rules::default(),
+        size,
+        None,
+    )
+}
