@@ -1,0 +1,79 @@
+//! Stress: 20,000 commands a controller could send (valid and malformed,
+//! from `kosumi::fuzzing::session_command`) to one process, pipelined; every
+//! command gets exactly one reply, none is an internal error, and the
+//! resident memory stays bounded.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+const COMMANDS: usize = 20_000;
+/// Resident memory allowed at any check, in KiB (the tree is bounded by
+/// `--max-nodes`; boards and records are small).
+const RSS_BOUND_KIB: u64 = 256 * 1024;
+
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn twenty_thousand_commands_in_one_process() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .args(["--size", "9", "--playouts", "20", "--max-nodes", "20000"])
+        .current_dir(std::env::temp_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 8) as usize
+    };
+    let mut size = 9;
+    let mut lines = Vec::with_capacity(COMMANDS);
+    for i in 0..COMMANDS {
+        let (kind, a, b) = (next() % 32, next() % 1000, next() % 1000);
+        let command = kosumi::fuzzing::session_command(kind, a, b, &mut size);
+        lines.push(format!("{i} {command}\n"));
+    }
+    let writer = std::thread::spawn(move || {
+        for line in lines {
+            if stdin.write_all(line.as_bytes()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let (mut replies, mut peak) = (0usize, 0u64);
+    let mut line = String::new();
+    while replies < COMMANDS {
+        line.clear();
+        if out.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        if line.starts_with('=') || line.starts_with('?') {
+            let id = line[1..].split(' ').next().unwrap_or("");
+            assert_eq!(id, replies.to_string(), "reply out of step: {line}");
+            assert!(!line.contains("internal error"), "{line}");
+            replies += 1;
+            if replies.is_multiple_of(1000)
+                && let Some(kib) = rss_kib(pid)
+            {
+                peak = peak.max(kib);
+                assert!(kib < RSS_BOUND_KIB, "RSS {kib} KiB after {replies} replies");
+            }
+        }
+    }
+    writer.join().unwrap();
+    assert_eq!(replies, COMMANDS, "replies lost");
+    println!("20,000 commands, peak RSS {peak} KiB");
+    let _ = child.kill();
+    let _ = child.wait();
+}
