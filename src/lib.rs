@@ -37,6 +37,7 @@ pub mod game;
 pub mod gtp;
 pub mod handicap;
 pub mod patterns;
+pub mod phantom;
 pub mod rules;
 pub mod score;
 pub mod search;

@@ -1,0 +1,370 @@
+//! The referee of a phantom game: judges each try against the true game,
+//! plays the accepted ones on it, keeps the two views, says whose try it is,
+//! ends the game under the preset's rule and counts it under the ruleset in
+//! force. What each seat hears of an announcement is [`Referee::heard_by`].
+
+use super::announcement::{Announcement, Item, Outcome};
+use super::options::{CaptureInfo, End, IllegalInfo, Options, Repetition};
+use super::view::View;
+use super::{Kind, seat_color};
+use crate::board::{Color, Illegal, Point};
+use crate::game::Game;
+
+/// Playouts of the ownership estimate that judges dead stones at the end.
+const SCORING_PLAYOUTS: usize = 1000;
+
+#[derive(Clone, Debug)]
+pub struct Referee {
+    pub kind: Kind,
+    pub options: Options,
+    views: [View; 2],
+    /// The seat to try next (1-based).
+    next_seat: usize,
+    passes_in_row: usize,
+    tries: usize,
+    result: Option<String>,
+    /// For each view, the captured points it showed, at the last try.
+    captured_seen: [Vec<Point>; 2],
+    /// Seed of the ownership estimate at the end.
+    pub seed: u64,
+}
+
+/// The result of a game as `final_score` writes it: dead stones by the
+/// ownership estimate, counted under the game's ruleset.
+pub fn final_result(game: &Game, seed: u64) -> String {
+    let ownership = crate::search::ownership(game, SCORING_PLAYOUTS, seed);
+    let statuses = crate::score::statuses(game.board(), &ownership);
+    crate::score::score(game, &statuses).result()
+}
+
+impl Referee {
+    /// A phantom game on the true game's present position: its stones
+    /// (handicap, setup) are shown on both views; the first seat to try is
+    /// the first of the side to move.
+    pub fn new(kind: Kind, options: Options, game: &Game) -> Referee {
+        let view = View::of_board(game.board());
+        let first = (1..=kind.seats())
+            .find(|&s| seat_color(s) == game.to_move())
+            .unwrap_or(1);
+        Referee {
+            kind,
+            options,
+            views: [view.clone(), view],
+            next_seat: first,
+            passes_in_row: 0,
+            tries: 0,
+            result: None,
+            captured_seen: [Vec::new(), Vec::new()],
+            seed: 0,
+        }
+    }
+
+    /// The seat to try next, or `None` once the game is over.
+    pub fn to_move(&self) -> Option<usize> {
+        self.result.is_none().then_some(self.next_seat)
+    }
+
+    pub fn result(&self) -> Option<&str> {
+        self.result.as_deref()
+    }
+
+    pub fn tries(&self) -> usize {
+        self.tries
+    }
+
+    /// The view a seat sees.
+    pub fn view(&self, seat: usize) -> &View {
+        &self.views[self.kind.view_of(seat, self.options.shared_view)]
+    }
+
+    /// Ends the game now with this result (a resignation, or a seat that
+    /// failed in a match).
+    pub fn end_with(&mut self, result: String) {
+        self.result = Some(result);
+    }
+
+    fn advance(&mut self) {
+        self.next_seat = self.next_seat % self.kind.seats() + 1;
+    }
+
+    /// Judges `seat`'s try (`None`: a pass) and plays it on the true game if
+    /// legal. Errors (nothing changed): the game is over, a seat out of
+    /// range, or not this seat's turn.
+    pub fn try_move(
+        &mut self,
+        game: &mut Game,
+        seat: usize,
+        mv: Option<Point>,
+    ) -> Result<Announcement, String> {
+        if self.result.is_some() {
+            return Err("the phantom game is over".into());
+        }
+        if !(1..=self.kind.seats()).contains(&seat) {
+            return Err(format!("seat {seat} is not 1 to {}", self.kind.seats()));
+        }
+        if seat != self.next_seat {
+            return Err(format!(
+                "seat {} is to try, not seat {seat}",
+                self.next_seat
+            ));
+        }
+        let color = seat_color(seat);
+        let mine = self.kind.view_of(seat, self.options.shared_view);
+        let reason = self.options.illegal == IllegalInfo::Reason;
+        let mut items = Vec::new();
+        self.captured_seen = [Vec::new(), Vec::new()];
+        self.tries += 1;
+        let outcome = match mv {
+            None => {
+                game.play(color, None).map_err(|e| e.to_string())?;
+                self.passes_in_row += 1;
+                self.advance();
+                Outcome::Pass
+            }
+            Some(p) => match (game.board().color_at(p), game.check(color, p)) {
+                (Some(there), _) => {
+                    if self.options.illegal != IllegalInfo::Nothing {
+                        self.views[mine].set(p, Some(there));
+                        Outcome::Occupied(there)
+                    } else {
+                        Outcome::Illegal
+                    }
+                }
+                (None, Err(Illegal::Ko | Illegal::Superko))
+                    if self.options.repetition == Repetition::Draw =>
+                {
+                    self.result = Some("0".into());
+                    items.push(Item::End("0".into()));
+                    Outcome::Illegal
+                }
+                (None, Err(Illegal::Suicide)) if reason => Outcome::Suicide,
+                (None, Err(Illegal::Ko | Illegal::Superko)) if reason => Outcome::Ko,
+                (None, Err(_)) => Outcome::Illegal,
+                (None, Ok(())) => {
+                    self.accept(game, color, p, mine, &mut items);
+                    self.passes_in_row = 0;
+                    self.advance();
+                    Outcome::Accepted
+                }
+            },
+        };
+        if self.result.is_none() && self.ends() {
+            let result = final_result(game, self.seed);
+            items.push(Item::End(result.clone()));
+            self.result = Some(result);
+        }
+        Ok(Announcement { outcome, items })
+    }
+
+    /// Plays an accepted stone: the views, ataris and captures.
+    fn accept(
+        &mut self,
+        game: &mut Game,
+        color: Color,
+        p: Point,
+        mine: usize,
+        items: &mut Vec<Item>,
+    ) {
+        let before = game.board().clone();
+        game.play(color, Some(p)).expect("checked legal");
+        let after = game.board();
+        let removed = |c: Color| -> Vec<Point> {
+            before
+                .points()
+                .filter(|&q| before.color_at(q) == Some(c) && after.color_at(q).is_none())
+                .collect()
+        };
+        let (captured, suicided) = (removed(color.opponent()), removed(color));
+        if self.options.ataris {
+            if after.color_at(p) == Some(color) && after.liberties(p) == 1 {
+                items.push(Item::AtariSelf);
+            }
+            let mut chains: Vec<Point> = after
+                .neighbors(p)
+                .into_iter()
+                .filter(|&q| after.color_at(q) == Some(color.opponent()) && after.liberties(q) == 1)
+                .map(|q| after.chain(q))
+                .collect();
+            chains.sort_unstable();
+            chains.dedup();
+            if !chains.is_empty() {
+                items.push(Item::Atari(color.opponent(), chains.len() as u32));
+            }
+        }
+        if after.color_at(p) == Some(color) {
+            self.views[mine].set(p, Some(color));
+        }
+        for (capturer, points) in [(color, &captured), (color.opponent(), &suicided)] {
+            if points.is_empty() {
+                continue;
+            }
+            for (v, view) in self.views.iter_mut().enumerate() {
+                for &q in points.iter() {
+                    if view.at(q).is_some() {
+                        self.captured_seen[v].push(q);
+                        view.set(q, None);
+                    }
+                }
+            }
+            items.push(Item::Captures(
+                capturer,
+                points.len() as u32,
+                points.clone(),
+            ));
+        }
+        debug_assert!(self.views.iter().all(|v| v.is_subset_of(game.board())));
+    }
+
+    fn ends(&self) -> bool {
+        let passes = match self.options.end {
+            End::AllPass => self.kind.seats(),
+            End::TwoPasses | End::TwoPassesOrTries => 2,
+        };
+        let size = self.views[0].size();
+        self.passes_in_row >= passes
+            || (self.options.end == End::TwoPassesOrTries && self.tries >= 4 * size * size)
+    }
+
+    /// What `seat` hears of the announcement of `trier`'s last try (`None`:
+    /// nothing, as the others under presets that keep illegal tries
+    /// private). Captured points: all of them where the preset clears or
+    /// names them; under OpenSpiel's count, only to the victim and the
+    /// points the seat's view showed.
+    pub fn heard_by(&self, a: &Announcement, trier: usize, seat: usize) -> Option<Announcement> {
+        if a.outcome.is_illegal() && seat != trier && !self.options.tell_others && a.end().is_none()
+        {
+            return None;
+        }
+        let outcome = if a.outcome.is_illegal() && seat != trier {
+            // The others learn that the try was illegal, not where.
+            match a.outcome {
+                Outcome::Occupied(_) => Outcome::Illegal,
+                other => other,
+            }
+        } else {
+            a.outcome
+        };
+        let view = self.kind.view_of(seat, self.options.shared_view);
+        let items = a
+            .items
+            .iter()
+            .map(|item| match item {
+                Item::Captures(capturer, n, points)
+                    if self.options.captures == CaptureInfo::Victim
+                        && seat_color(seat) != capturer.opponent() =>
+                {
+                    Item::Captures(*capturer, *n, self.captured_seen[view].clone())
+                }
+                other => other.clone(),
+            })
+            .collect();
+        Some(Announcement { outcome, items })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gtp::parse_vertex;
+    use crate::rules::Rules;
+
+    fn pt(v: &str) -> Option<Point> {
+        parse_vertex(v, 9).unwrap()
+    }
+
+    fn referee(kind: Kind, preset: &str) -> (Referee, Game) {
+        let game = Game::new(9, Rules::default(), 7.5);
+        (
+            Referee::new(kind, Options::preset(preset).unwrap(), &game),
+            game,
+        )
+    }
+
+    #[test]
+    fn occupied_tries_reveal_the_stone_under_seed_and_nothing_under_olympiad() {
+        for (preset, first) in [("seed", "illegal occupied black"), ("olympiad", "illegal")] {
+            let (mut r, mut g) = referee(Kind::Go, preset);
+            assert_eq!(
+                r.try_move(&mut g, 1, pt("E5")).unwrap().outcome,
+                Outcome::Accepted
+            );
+            assert!(
+                r.view(2).at(pt("E5").unwrap()).is_none(),
+                "white does not see it"
+            );
+            let a = r.try_move(&mut g, 2, pt("E5")).unwrap();
+            assert_eq!(a.lines(9)[0], first);
+            assert_eq!(r.view(2).at(pt("E5").unwrap()).is_some(), preset == "seed");
+            assert_eq!(r.to_move(), Some(2), "white tries again");
+            assert_eq!(r.heard_by(&a, 2, 1).is_some(), preset == "seed");
+            assert!(
+                r.try_move(&mut g, 1, pt("A1")).is_err(),
+                "not seat 1's turn"
+            );
+        }
+    }
+
+    #[test]
+    fn captures_clear_both_views_and_ataris_are_announced() {
+        let (mut r, mut g) = referee(Kind::Go, "seed");
+        for (seat, v) in [(1, "A2"), (2, "A1"), (1, "C1"), (2, "E5")] {
+            r.try_move(&mut g, seat, pt(v)).unwrap();
+        }
+        let a = r.try_move(&mut g, 1, pt("B1")).unwrap();
+        assert_eq!(a.lines(9), ["accepted", "captures black 1 A1"]);
+        assert!(r.view(2).at(pt("A1").unwrap()).is_none());
+        r.try_move(&mut g, 2, pt("B2")).unwrap();
+        r.try_move(&mut g, 1, pt("J9")).unwrap();
+        let a = r.try_move(&mut g, 2, pt("A3")).unwrap();
+        assert_eq!(a.lines(9), ["accepted", "atari black 1"]);
+        r.try_move(&mut g, 1, pt("H9")).unwrap();
+        // White's stone at A1 takes A2 but has one liberty itself.
+        let a = r.try_move(&mut g, 2, pt("A1")).unwrap();
+        assert_eq!(a.lines(9), ["accepted", "atari self", "captures white 1 A2"]);
+    }
+
+    #[test]
+    fn rengo_boards_show_their_seats_moves_and_four_passes_end() {
+        let (mut r, mut g) = referee(Kind::Rengo, "seed");
+        for (seat, v) in [(1, "C3"), (2, "G7"), (3, "C7"), (4, "G3")] {
+            r.try_move(&mut g, seat, pt(v)).unwrap();
+        }
+        let board_a = r.view(1);
+        assert_eq!(board_a.stones().len(), 2);
+        assert_eq!(r.view(2), board_a, "seats 1 and 2 share board A");
+        assert!(r.view(3).at(pt("C7").unwrap()).is_some());
+        for seat in [1, 2, 3] {
+            assert!(r.try_move(&mut g, seat, None).unwrap().end().is_none());
+        }
+        let a = r.try_move(&mut g, 4, None).unwrap();
+        assert!(a.end().is_some(), "{a:?}");
+        assert_eq!(r.to_move(), None);
+        assert!(r.try_move(&mut g, 1, pt("A1")).is_err());
+    }
+
+    #[test]
+    fn openspiel_ends_a_repetition_in_a_draw() {
+        let (mut r, mut g) = referee(Kind::Go, "openspiel");
+        // A ko: Black takes at C3... set up with alternating tries.
+        for (seat, v) in [
+            (1, "B4"),
+            (2, "C4"),
+            (1, "A3"),
+            (2, "D3"),
+            (1, "B2"),
+            (2, "C2"),
+            (1, "J9"),
+            (2, "B3"),
+            (1, "C3"),
+        ] {
+            assert_eq!(
+                r.try_move(&mut g, seat, pt(v)).unwrap().outcome,
+                Outcome::Accepted,
+                "{v}"
+            );
+        }
+        let a = r.try_move(&mut g, 2, pt("B3")).unwrap();
+        assert_eq!(a.end(), Some("0"));
+        assert_eq!(r.to_move(), None);
+    }
+}
