@@ -1,1 +1,451 @@
+//! A phantom seat's player: what it knows (its view, the tries refused
+//! this turn, how many stones of each colour the true board holds, from
+//! the announcements) and how it chooses a try.
+//!
+//! The choice is flat Monte Carlo over determinizations, as the programs
+//! that won the Computer Olympiad's Phantom Go did (Cazenave 2005): before
+//! each playout the unseen stones (their number is known: accepted tries
+//! less captures, less what the view shows) are placed at random on the
+//! view's empty points where a stone could stand without capturing, a
+//! candidate try is chosen by UCB1, and a playout (uniform by default;
+//! the full policy on request) decides the winner. A candidate that the
+//! sample has occupied is scored with the mean so far (an occupied try
+//! costs nothing but a retry). The baseline, `view`, searches the view as
+//! if it were the whole board with the ordinary UCT search.
 
+use super::announcement::{Item, Line, Outcome};
+use super::options::Options;
+use super::{Kind, seat_color};
+use crate::board::{Board, Color, Point};
+use crate::game::Game;
+use crate::rules::Suicide;
+use crate::search::{self, Budget, Decision, Policy};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// How the player searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Flat Monte Carlo over determinizations of the unseen stones.
+    Determinized,
+    /// The ordinary search on the view, as if it were the whole board.
+    View,
+}
+
+/// The search settings of one choice.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    pub mode: Mode,
+    pub policy: Policy,
+    pub budget: Budget,
+    pub seed: u64,
+    pub max_nodes: usize,
+}
+
+/// One seat's knowledge.
+#[derive(Clone, Debug)]
+pub struct Player {
+    pub seat: usize,
+    pub kind: Kind,
+    pub options: Options,
+    /// Tries refused since this seat's last accepted move or pass.
+    refused: Vec<Point>,
+    /// The try standing on the view, waiting for its announcement.
+    pending: Option<Option<Point>>,
+    /// Stones of each colour on the true board, as announced.
+    on_board: [i64; 2],
+    /// Handicap stones at the start (for White's bonus in the count).
+    handicap: u32,
+    over: bool,
+}
+
+/// Whether a stone of `c` at `p` would capture.
+fn captures(board: &Board, c: Color, p: Point) -> bool {
+    board
+        .neighbors(p)
+        .iter()
+        .any(|&q| board.color_at(q) == Some(c.opponent()) && board.liberties(q) == 1)
+}
+
+/// Places `unseen` stones of each colour at random empty points of
+/// `board` where they stand without capturing and are no suicide (a view
+/// is a subset of the truth: the truth's other stones stand so). Gives up
+/// on a colour after many failed draws (a crowded board).
+pub fn place_unseen(board: &mut Board, unseen: [u32; 2], rule: Suicide, rng: &mut SmallRng) {
+    for c in [Color::Black, Color::White] {
+        let mut left = unseen[c.index()];
+        let mut draws = 0;
+        while left > 0 && draws < 64 + 8 * unseen[c.index()] {
+            draws += 1;
+            let empty = board.empty_points();
+            if empty.is_empty() {
+                return;
+            }
+            let p = empty[rng.random_range(0..empty.len())];
+            if board.check(c, p, rule).is_err() || captures(board, c, p) {
+                continue;
+            }
+            board.place(c, p);
+            left -= 1;
+        }
+    }
+}
+
+impl Player {
+    /// A player of `seat` whose view starts as `view`'s board (the stones
+    /// on it are public: handicap, setup).
+    pub fn new(seat: usize, kind: Kind, options: Options, view: &Game) -> Player {
+        let b = view.board();
+        let count = |c: Color| b.points().filter(|&p| b.color_at(p) == Some(c)).count() as i64;
+        Player {
+            seat,
+            kind,
+            options,
+            refused: Vec::new(),
+            pending: None,
+            on_board: [count(Color::Black), count(Color::White)],
+            handicap: view.handicap(),
+            over: false,
+        }
+    }
+
+    pub fn color(&self) -> Color {
+        seat_color(self.seat)
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    pub fn refused(&self) -> &[Point] {
+        &self.refused
+    }
+
+    /// Stones of each colour on the true board that the view does not show.
+    pub fn unseen(&self, view: &Board) -> [u32; 2] {
+        [Color::Black, Color::White].map(|c| {
+            let shown = view.points().filter(|&p| view.color_at(p) == Some(c)).count() as i64;
+            (self.on_board[c.index()] - shown).max(0) as u32
+        })
+    }
+
+    /// Chooses a try for this seat on `view` (never one refused this turn).
+    pub fn choose(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
+        if self.over {
+            return Decision::Pass;
+        }
+        match settings.mode {
+            Mode::Determinized => self.choose_determinized(view, settings, stop),
+            Mode::View => self.choose_on_view(view, settings, stop),
+        }
+    }
+
+    fn choose_on_view(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
+        let mut game = view.clone();
+        game.set_to_move(self.color());
+        let search = search::Search::new(&game, settings.seed, settings.max_nodes);
+        let s = search::Settings {
+            budget: settings.budget,
+            seed: settings.seed,
+            cleanup: false,
+            max_nodes: settings.max_nodes,
+        };
+        let (decision, _) = search.run(&s, stop);
+        match decision {
+            Decision::Play(p) if self.refused.contains(&p) => {
+                // The best of the others.
+                let mut stats = search.root_stats();
+                stats.sort_by(|a, b| b.visits.total_cmp(&a.visits));
+                stats
+                    .iter()
+                    .find(|m| m.mv.is_none_or(|p| !self.refused.contains(&p)))
+                    .map_or(Decision::Pass, |m| m.mv.map_or(Decision::Pass, Decision::Play))
+            }
+            other => other,
+        }
+    }
+
+    /// The candidate tries: the view's empty points where the stone is no
+    /// suicide on the view and fills no own eye, not refused; and pass.
+    pub fn candidates(&self, view: &Game) -> Vec<Option<Point>> {
+        let board = view.board();
+        let me = self.color();
+        let rule = view.rules.suicide;
+        board
+            .empty_points()
+            .iter()
+            .copied()
+            .filter(|&p| {
+                !self.refused.contains(&p) && board.check(me, p, rule).is_ok() && !board.is_eye(me, p)
+            })
+            .map(Some)
+            .chain([None])
+            .collect()
+    }
+
+    fn choose_determinized(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
+        let me = self.color();
+        let board = view.board();
+        let rule = view.rules.suicide;
+        let komi = view.komi + view.rules.handicap_bonus.points(self.handicap);
+        let unseen = self.unseen(board);
+        let candidates = self.candidates(view);
+        let mut visits = vec![0.0f64; candidates.len()];
+        let mut wins = vec![0.0f64; candidates.len()];
+        let (mut total_visits, mut total_wins) = (0.0f64, 0.0f64);
+        let mut rng = SmallRng::seed_from_u64(settings.seed ^ board.hash());
+        let mut sample = Box::new(board.clone());
+        let start = Instant::now();
+        let mut playouts = 0u64;
+        let limit = settings.budget.playouts;
+        loop {
+            if stop.load(Ordering::Relaxed)
+                || limit.is_some_and(|n| playouts >= n)
+                || settings.budget.time.is_some_and(|t| start.elapsed() >= t)
+                || (limit.is_none() && settings.budget.time.is_none() && playouts >= 10_000)
+            {
+                break;
+            }
+            // UCB1 over the candidates, each tried once first.
+            let log_n = (total_visits + 1.0).ln();
+            let pick = (0..candidates.len())
+                .max_by(|&a, &b| {
+                    let ucb = |i: usize| {
+                        if visits[i] == 0.0 {
+                            f64::INFINITY
+                        } else {
+                            wins[i] / visits[i] + 0.5 * (log_n / visits[i]).sqrt()
+                        }
+                    };
+                    ucb(a).total_cmp(&ucb(b))
+                })
+                .expect("pass is always a candidate");
+            sample.copy_from(board);
+            place_unseen(&mut sample, unseen, rule, &mut rng);
+            playouts += 1;
+            let reward = match candidates[pick] {
+                Some(p) if sample.check(me, p, rule).is_err() => {
+                    // Occupied (or suicide) in this sample: the try would
+                    // be refused and tried again; worth the mean so far.
+                    if total_visits > 0.0 {
+                        total_wins / total_visits
+                    } else {
+                        0.5
+                    }
+                }
+                mv => {
+                    match mv {
+                        Some(p) => {
+                            sample.place(me, p);
+                        }
+                        None => sample.clear_ko(),
+                    }
+                    search::playout(
+                        &mut sample,
+                        me.opponent(),
+                        settings.policy,
+                        &mut rng,
+                        None,
+                        [mv, None],
+                        |_, _| {},
+                    );
+                    let lead = search::playout_area(&sample) as f64 - komi;
+                    f64::from(u8::from((lead > 0.0) == (me == Color::Black)))
+                }
+            };
+            visits[pick] += 1.0;
+            wins[pick] += reward;
+            total_visits += 1.0;
+            total_wins += reward;
+        }
+        let best = (0..candidates.len())
+            .max_by(|&a, &b| {
+                visits[a]
+                    .total_cmp(&visits[b])
+                    .then((wins[a] / visits[a].max(1.0)).total_cmp(&(wins[b] / visits[b].max(1.0))))
+            })
+            .expect("pass is always a candidate");
+        log::info!(
+            "phantom seat {}: {playouts} playouts, unseen {unseen:?}, best win rate {:.3}",
+            self.seat,
+            wins[best] / visits[best].max(1.0)
+        );
+        candidates[best].map_or(Decision::Pass, Decision::Play)
+    }
+
+    /// The seat's try now stands on its view, waiting for its announcement.
+    pub fn tried(&mut self, mv: Option<Point>) {
+        self.pending = Some(mv);
+    }
+
+    /// Takes in one announcement line of `trier`'s try. Checks it against
+    /// what the seat knows first: a line that contradicts the view is an
+    /// error and changes nothing.
+    pub fn hear(&mut self, view: &mut Game, trier: usize, line: &Line) -> Result<(), String> {
+        let me = self.color();
+        let trier_color = seat_color(trier);
+        match line {
+            Line::Outcome(outcome) if trier == self.seat => match (outcome, self.pending) {
+                (Outcome::Accepted, Some(Some(_))) => {
+                    self.on_board[me.index()] += 1;
+                    self.refused.clear();
+                    self.pending = None;
+                }
+                (Outcome::Pass, Some(None) | None) => {
+                    self.refused.clear();
+                    self.pending = None;
+                }
+                (o, Some(Some(p))) if o.is_illegal() => {
+                    if let Outcome::Occupied(c) = o {
+                        if self.kind == Kind::Go && *c == me {
+                            return Err("every stone of mine is on my view".into());
+                        }
+                    }
+                    let mut back = view.clone();
+                    if !back.undo() || back.board().color_at(p).is_some() {
+                        return Err("my try is not the last move of my view".into());
+                    }
+                    if let Outcome::Occupied(c) = o {
+                        back.setup(&[(*c, p)], false)
+                            .map_err(|e| format!("the revealed stone cannot stand: {e}"))?;
+                    }
+                    back.set_to_move(me);
+                    *view = back;
+                    self.refused.push(p);
+                    self.pending = None;
+                }
+                (o, pending) => {
+                    return Err(format!(
+                        "'{}' does not answer my try ({})",
+                        o.line(),
+                        match pending {
+                            None => "none is waiting".to_string(),
+                            Some(None) => "a pass".to_string(),
+                            Some(Some(_)) => "a stone".to_string(),
+                        }
+                    ));
+                }
+            },
+            Line::Outcome(Outcome::Accepted) => self.on_board[trier_color.index()] += 1,
+            Line::Outcome(_) => {}
+            Line::Item(Item::Captures(capturer, n, points)) => {
+                let victim = capturer.opponent();
+                if let Some(&p) = points
+                    .iter()
+                    .find(|&&p| view.board().color_at(p) == Some(*capturer))
+                {
+                    return Err(format!(
+                        "point {} holds a stone of the capturing colour on my view",
+                        crate::gtp::vertex_name(Some(p), view.size())
+                    ));
+                }
+                let keep: Vec<(Color, Point)> = view
+                    .board()
+                    .points()
+                    .filter(|p| !points.contains(p))
+                    .filter_map(|p| view.board().color_at(p).map(|c| (c, p)))
+                    .collect();
+                if keep.len() != view.board().stone_count() {
+                    let mut fresh = view.cleared();
+                    fresh
+                        .setup(&keep, false)
+                        .map_err(|e| format!("the view after the captures: {e}"))?;
+                    fresh.set_to_move(view.to_move());
+                    *view = fresh;
+                }
+                self.on_board[victim.index()] -= i64::from(*n);
+            }
+            Line::Item(Item::End(_)) => self.over = true,
+            Line::Item(Item::AtariSelf | Item::Atari(..)) => {}
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gtp::parse_vertex;
+    use crate::rules::Rules;
+
+    fn pt(v: &str) -> Option<Point> {
+        parse_vertex(v, 9).unwrap()
+    }
+
+    fn line(s: &str) -> Line {
+        let words: Vec<&str> = s.split(' ').collect();
+        Line::parse(&words, 9).unwrap()
+    }
+
+    #[test]
+    fn unseen_stones_are_counted_from_the_announcements() {
+        let mut view = Game::new(9, Rules::default(), 7.5);
+        let mut p = Player::new(2, Kind::Go, Options::preset("seed").unwrap(), &view);
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        view.play(Color::White, pt("E5")).unwrap();
+        p.tried(pt("E5"));
+        p.hear(&mut view, 2, &line("illegal occupied black")).unwrap();
+        assert_eq!(view.board().color_at(pt("E5").unwrap()), Some(Color::Black));
+        assert_eq!(p.refused(), &[pt("E5").unwrap()]);
+        assert_eq!(p.unseen(view.board()), [0, 0]);
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        assert_eq!(p.unseen(view.board()), [1, 0]);
+        // A contradiction changes nothing.
+        let before = view.board().to_ascii();
+        assert!(p.hear(&mut view, 2, &line("accepted")).is_err(), "no try waits");
+        assert!(p.hear(&mut view, 1, &line("captures black 1 E5")).is_err());
+        assert_eq!(view.board().to_ascii(), before);
+        // White's capture of E5 clears it from the view.
+        p.hear(&mut view, 2, &line("captures white 1 E5")).unwrap();
+        assert_eq!(view.board().color_at(pt("E5").unwrap()), None);
+        assert_eq!(p.unseen(view.board()), [1, 0]);
+    }
+
+    #[test]
+    fn determinized_choice_is_legal_on_the_view_and_never_refused() {
+        let mut view = Game::new(9, Rules::default(), 7.5);
+        let mut p = Player::new(1, Kind::Go, Options::preset("seed").unwrap(), &view);
+        p.refused.push(pt("E5").unwrap());
+        p.on_board = [0, 5];
+        view.set_to_move(Color::Black);
+        let settings = Settings {
+            mode: Mode::Determinized,
+            policy: Policy::Light,
+            budget: Budget {
+                playouts: Some(600),
+                time: None,
+            },
+            seed: 3,
+            max_nodes: 10_000,
+        };
+        let stop = AtomicBool::new(false);
+        for seed in 0..4 {
+            let d = p.choose(&view, &Settings { seed, ..settings }, &stop);
+            assert_ne!(d, Decision::Play(pt("E5").unwrap()));
+            if let Decision::Play(q) = d {
+                assert!(view.check(Color::Black, q).is_ok());
+            }
+        }
+    }
+
+    #[test]
+    fn samples_place_the_unseen_stones_without_capturing() {
+        let board = Board::from_ascii(
+            "
+            . X . . .
+            X O . . .
+            . X . . .
+            . . . . .
+            . . . . .",
+        );
+        let mut rng = SmallRng::seed_from_u64(1);
+        for _ in 0..50 {
+            let mut b = board.clone();
+            place_unseen(&mut b, [2, 3], Suicide::Forbidden, &mut rng);
+            assert_eq!(b.stone_count(), board.stone_count() + 5);
+            assert_eq!(b.captures(Color::Black) + b.captures(Color::White), 0);
+        }
+    }
+}
