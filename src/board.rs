@@ -942,7 +942,7 @@ pub(crate) mod tests {
 
     /// The point of a GTP vertex on `b` (tests).
     pub(crate) fn at(b: &Board, v: &str) -> Point {
-        crate::gtp::parse_vertex(v, b.size()).unwrap().unwrap()
+        crate::vertex::parse_vertex(v, b.size()).unwrap().unwrap()
     }
 
     #[test]

@@ -353,7 +353,7 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gtp::parse_vertex;
+    use crate::vertex::parse_vertex;
 
     fn pt(g: &Game, v: &str) -> Point {
         parse_vertex(v, g.size()).unwrap().unwrap()

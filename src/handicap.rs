@@ -94,7 +94,7 @@ mod tests {
             fixed(19, n)
                 .unwrap()
                 .into_iter()
-                .map(|(x, y)| crate::gtp::vertex_name(Some(b.point(x, y)), 19))
+                .map(|(x, y)| crate::vertex::vertex_name(Some(b.point(x, y)), 19))
                 .collect::<Vec<_>>()
                 .join(" ")
         };

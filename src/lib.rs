@@ -43,3 +43,4 @@ pub mod score;
 pub mod search;
 pub mod sgf;
 pub mod tactics;
+pub mod vertex;

@@ -256,6 +256,18 @@ impl fmt::Display for Rules {
     }
 }
 
+/// The largest komi accepted, either way.
+pub const MAX_KOMI: f64 = 1000.0;
+
+/// A komi: finite and at most [`MAX_KOMI`] either way.
+pub fn check_komi(k: f64) -> Result<f64, String> {
+    if k.is_finite() && k.abs() <= MAX_KOMI {
+        Ok(k)
+    } else {
+        Err(format!("komi {k} is not from -{MAX_KOMI} to {MAX_KOMI}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

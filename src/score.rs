@@ -358,8 +358,8 @@ mod tests {
         // Black owns columns A-B (10 points + 5 stones... see below).
         let mut g = Game::new(5, Rules::preset("chinese").unwrap(), 0.5);
         for y in 1..=5 {
-            let b = crate::gtp::parse_vertex(&format!("B{y}"), 5).unwrap();
-            let w = crate::gtp::parse_vertex(&format!("C{y}"), 5).unwrap();
+            let b = crate::vertex::parse_vertex(&format!("B{y}"), 5).unwrap();
+            let w = crate::vertex::parse_vertex(&format!("C{y}"), 5).unwrap();
             g.play(Color::Black, b).unwrap();
             g.play(Color::White, w).unwrap();
         }
@@ -478,10 +478,10 @@ mod tests {
     fn dead_stones_are_removed_and_counted_as_prisoners() {
         let mut g = Game::new(5, Rules::preset("japanese").unwrap(), 0.0);
         for y in 1..=5 {
-            let b = crate::gtp::parse_vertex(&format!("B{y}"), 5).unwrap();
+            let b = crate::vertex::parse_vertex(&format!("B{y}"), 5).unwrap();
             g.play(Color::Black, b).unwrap();
         }
-        let e1 = crate::gtp::parse_vertex("E1", 5).unwrap();
+        let e1 = crate::vertex::parse_vertex("E1", 5).unwrap();
         g.play(Color::White, e1).unwrap();
         let mut status = all_alive();
         status[e1.unwrap() as usize] = Status::Dead;

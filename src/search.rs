@@ -621,7 +621,7 @@ pub fn run_threads(
         let mut top = stats.clone();
         top.sort_by(|a, b| b.visits.total_cmp(&a.visits));
         for m in top.iter().take(6) {
-            let name = crate::gtp::vertex_name(m.mv, game.size());
+            let name = crate::vertex::vertex_name(m.mv, game.size());
             log::debug!(
                 "  {name:>4} visits {:>7.0} win rate {:.3}",
                 m.visits,

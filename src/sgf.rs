@@ -148,7 +148,7 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
                 size = *w as usize;
             }
             Prop::KM(k) => {
-                komi = crate::gtp::check_komi(*k).map_err(|e| format!("KM: {e}"))?;
+                komi = crate::rules::check_komi(*k).map_err(|e| format!("KM: {e}"))?;
                 komi_given = true;
             }
             Prop::HA(n) if *n < 0 => return Err(format!("HA[{n}]: a negative handicap")),
@@ -291,7 +291,7 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
                     "move {} ({} {}) is illegal: {e}",
                     moves_played + 1,
                     c.letter(),
-                    crate::gtp::vertex_name(mv, size)
+                    crate::vertex::vertex_name(mv, size)
                 )
             })?;
             moves_played += 1;
@@ -513,7 +513,7 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gtp::parse_vertex;
+    use crate::vertex::parse_vertex;
 
     #[test]
     fn write_then_load_gives_the_same_game() {

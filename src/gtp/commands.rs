@@ -3,7 +3,7 @@
 //! agree with what is implemented.
 
 use super::parse::{check_komi, parse_color, parse_float, parse_int, parse_vertex, vertex_name};
-use super::{Engine, GtpError, Reply};
+use super::{Engine, GtpError, Reply, phantom};
 use crate::board::{Cell, Color, Point};
 use crate::clock::{Clock, TimeSystem};
 use crate::rules::Rules;
@@ -92,6 +92,14 @@ pub static COMMANDS: &[Command] = table! {
     "aleago-allowed" => aleago_allowed,
     "aleago-next_roll" => aleago_next_roll,
     "aleago-gfx" => aleago_gfx,
+    // Phantom Go and Phantom Rengo
+    "phantom-new" => phantom::phantom_new,
+    "phantom-option" => phantom::phantom_option,
+    "phantom-try" => phantom::phantom_try,
+    "phantom-view" => phantom::phantom_view,
+    "phantom-to_move" => phantom::phantom_to_move,
+    "phantom-seat" => phantom::phantom_seat,
+    "phantom-heard" => phantom::phantom_heard,
 };
 
 /// What GoGui shows in its Analyze menu (type/label/command).
@@ -137,6 +145,11 @@ fn color(s: &str) -> Result<Color, GtpError> {
 
 fn vertex(e: &Engine, s: &str) -> Result<Option<Point>, GtpError> {
     parse_vertex(s, e.game.size()).map_err(GtpError::syntax)
+}
+
+/// A vertex argument (or pass) on the engine's board.
+pub(super) fn vertex_arg(e: &Engine, s: &str) -> Result<Option<Point>, GtpError> {
+    vertex(e, s)
 }
 
 /// A vertex that must be a point, not `pass`.
@@ -203,6 +216,9 @@ fn referee_roll(e: &mut Engine, c: Color) {
 fn genmove(e: &mut Engine, a: &[&str], commit: bool, cleanup: bool) -> Reply {
     arity(a, 1)?;
     let c = color(a[0])?;
+    if commit && let Some(reply) = phantom::player_genmove(e, c) {
+        return reply;
+    }
     // reg_genmove leaves the game exactly as it was (rolls included).
     let saved = (!commit).then(|| e.game.clone());
     let decision = e.choose_move(c, cleanup);
@@ -352,8 +368,9 @@ fn final_status_list(e: &mut Engine, a: &[&str]) -> Reply {
     Ok(lines.join("\n"))
 }
 
-fn showboard(e: &Engine) -> String {
-    let board = e.game.board();
+/// A board in `showboard`'s layout: letters, rows from the top with their
+/// numbers, `X` Black, `O` White, `*` a ko point, and the letters again.
+pub(super) fn board_diagram(board: &crate::board::Board) -> String {
     let n = board.size();
     let letters: String = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
         .chars()
@@ -378,6 +395,12 @@ fn showboard(e: &Engine) -> String {
         out.push_str(&format!(" {}\n", y + 1));
     }
     out.push_str(&format!("   {}\n", letters.trim_start()));
+    out
+}
+
+fn showboard(e: &Engine) -> String {
+    let board = e.game.board();
+    let mut out = board_diagram(board);
     out.push_str(&format!(
         "Black (X) captures {}, pass stones given {}\nWhite (O) captures {}, pass stones given {}\n",
         board.captures(Color::Black),

@@ -9,12 +9,14 @@
 mod commands;
 mod input;
 mod parse;
+mod phantom;
 
 pub use commands::COMMANDS;
 pub use parse::{
     MAX_KOMI, check_komi, holds_command, leading_id, parse_color, parse_float, parse_int,
     parse_vertex, preprocess, vertex_name,
 };
+pub use phantom::Phantom;
 
 use crate::board::Color;
 use crate::clock::Clock;
@@ -76,6 +78,9 @@ pub struct Config {
     pub ownership_playouts: usize,
     /// Aléago: how the search plans for the rolls below the root.
     pub dice_planning: Planning,
+    /// Phantom player: how it searches, and its playout policy.
+    pub phantom_mode: crate::phantom::player::Mode,
+    pub phantom_policy: search::Policy,
 }
 
 impl Default for Config {
@@ -89,6 +94,8 @@ impl Default for Config {
             max_nodes: 4_000_000,
             ownership_playouts: 1000,
             dice_planning: Planning::Chance,
+            phantom_mode: crate::phantom::player::Mode::Determinized,
+            phantom_policy: search::Policy::Light,
         }
     }
 }
@@ -103,13 +110,15 @@ pub struct Engine {
     pub clock: Clock,
     /// Whether the controller has sent `komi` (then rules changes keep it).
     komi_from_controller: bool,
-    stop: Arc<AtomicBool>,
+    pub(crate) stop: Arc<AtomicBool>,
     quit: bool,
     started: Instant,
     /// Searches run so far (varies the seed from search to search).
-    searches: u64,
+    pub(crate) searches: u64,
     /// The tree of the last search, for reuse.
     tree: search::Tree,
+    /// The engine's part in a phantom game, if any.
+    pub phantom: Option<Phantom>,
 }
 
 impl Engine {
@@ -125,6 +134,7 @@ impl Engine {
             started: Instant::now(),
             searches: 0,
             tree: search::Tree::default(),
+            phantom: None,
         }
     }
 
@@ -151,8 +161,13 @@ impl Engine {
                     Some(c) => {
                         let run = c.run;
                         let args = cmd.args.clone();
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(self, &args)))
-                            .unwrap_or_else(|_| Err(GtpError("internal error".into())))
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            phantom::guard(self, c.name)?;
+                            let reply = run(self, &args)?;
+                            phantom::after(self, c.name);
+                            Ok(reply)
+                        }))
+                        .unwrap_or_else(|_| Err(GtpError("internal error".into())))
                     }
                 };
                 (cmd.id.map(|n| n.to_string()), reply)
@@ -203,7 +218,7 @@ impl Engine {
         score::score(&self.game, &self.statuses())
     }
 
-    fn budget(&self, color: Color) -> Budget {
+    pub(crate) fn budget(&self, color: Color) -> Budget {
         let fixed_time = self.config.time.map(Duration::from_secs_f64);
         if self.config.playouts.is_some() || fixed_time.is_some() {
             return Budget {

@@ -3,7 +3,8 @@
 //! arguments with nom, and the typed argument parsers handlers call (colour,
 //! vertex, numbers).
 
-use crate::board::{Color, MAX_SIZE, Point};
+pub use crate::rules::{MAX_KOMI, check_komi};
+pub use crate::vertex::{parse_color, parse_vertex, vertex_name};
 use nom::IResult;
 use nom::Parser;
 use nom::bytes::complete::take_while1;
@@ -123,73 +124,11 @@ pub fn command_line(line: &str) -> Result<CommandLine<'_>, LineError> {
     Ok(CommandLine { id, name, args })
 }
 
-/// `b`, `w`, `black`, `white`, any case.
-pub fn parse_color(s: &str) -> Result<Color, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "b" | "black" => Ok(Color::Black),
-        "w" | "white" => Ok(Color::White),
-        _ => Err(format!("invalid color '{s}'")),
-    }
-}
-
-/// A vertex (`D4`, `pass`; letters A–Z without I, any case) on a board of
-/// side `size`. `Ok(None)` is a pass.
-pub fn parse_vertex(s: &str, size: usize) -> Result<Option<Point>, String> {
-    let lower = s.to_ascii_lowercase();
-    if lower == "pass" {
-        return Ok(None);
-    }
-    let mut chars = lower.chars();
-    let letter = chars.next().ok_or("empty vertex")?;
-    let digits = chars.as_str();
-    if !letter.is_ascii_lowercase() || letter == 'i' {
-        return Err(format!("invalid vertex '{s}'"));
-    }
-    let x = (letter as u8 - b'a') as usize - usize::from(letter > 'i');
-    let y: usize = if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
-        digits
-            .parse()
-            .map_err(|_| format!("invalid vertex '{s}'"))?
-    } else {
-        return Err(format!("invalid vertex '{s}'"));
-    };
-    if x >= size || y == 0 || y > size || size > MAX_SIZE {
-        return Err(format!("vertex '{s}' is off the board"));
-    }
-    let stride = size + 2;
-    Ok(Some((y * stride + x + 1) as Point))
-}
-
-/// The GTP name of a point (`pass` for `None`).
-pub fn vertex_name(p: Option<Point>, size: usize) -> String {
-    match p {
-        None => "pass".into(),
-        Some(p) => {
-            let stride = size + 2;
-            let (x, y) = (p as usize % stride - 1, p as usize / stride);
-            let letter = b"ABCDEFGHJKLMNOPQRSTUVWXYZ"[x] as char;
-            format!("{letter}{y}")
-        }
-    }
-}
-
 /// A GTP float: a finite decimal number.
 pub fn parse_float(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && !s.contains(['i', 'I', 'n', 'N']) => Ok(v),
         _ => Err(format!("'{s}' is not a number")),
-    }
-}
-
-/// The largest komi accepted, either way.
-pub const MAX_KOMI: f64 = 1000.0;
-
-/// A komi: finite and at most [`MAX_KOMI`] either way.
-pub fn check_komi(k: f64) -> Result<f64, String> {
-    if k.is_finite() && k.abs() <= MAX_KOMI {
-        Ok(k)
-    } else {
-        Err(format!("komi {k} is not from -{MAX_KOMI} to {MAX_KOMI}"))
     }
 }
 
@@ -263,7 +202,7 @@ mod tests {
         assert!(parse_float("nan").is_err());
         assert!(parse_float("inf").is_err());
         assert!(parse_int("-1").is_err());
-        assert_eq!(parse_color("WHITE"), Ok(Color::White));
+        assert_eq!(parse_color("WHITE"), Ok(crate::board::Color::White));
         assert!(parse_color("x").is_err());
     }
 }

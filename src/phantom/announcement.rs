@@ -7,7 +7,7 @@
 //! (`phantom-heard SEAT LINE`).
 
 use crate::board::{Color, Point};
-use crate::gtp::{parse_color, parse_vertex, vertex_name};
+use crate::vertex::{parse_color, parse_vertex, vertex_name};
 
 /// The first line: what became of the try.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

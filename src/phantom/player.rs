@@ -126,7 +126,10 @@ impl Player {
     /// Stones of each colour on the true board that the view does not show.
     pub fn unseen(&self, view: &Board) -> [u32; 2] {
         [Color::Black, Color::White].map(|c| {
-            let shown = view.points().filter(|&p| view.color_at(p) == Some(c)).count() as i64;
+            let shown = view
+                .points()
+                .filter(|&p| view.color_at(p) == Some(c))
+                .count() as i64;
             (self.on_board[c.index()] - shown).max(0) as u32
         })
     }
@@ -161,7 +164,9 @@ impl Player {
                 stats
                     .iter()
                     .find(|m| m.mv.is_none_or(|p| !self.refused.contains(&p)))
-                    .map_or(Decision::Pass, |m| m.mv.map_or(Decision::Pass, Decision::Play))
+                    .map_or(Decision::Pass, |m| {
+                        m.mv.map_or(Decision::Pass, Decision::Play)
+                    })
             }
             other => other,
         }
@@ -178,7 +183,9 @@ impl Player {
             .iter()
             .copied()
             .filter(|&p| {
-                !self.refused.contains(&p) && board.check(me, p, rule).is_ok() && !board.is_eye(me, p)
+                !self.refused.contains(&p)
+                    && board.check(me, p, rule).is_ok()
+                    && !board.is_eye(me, p)
             })
             .map(Some)
             .chain([None])
@@ -298,10 +305,11 @@ impl Player {
                     self.pending = None;
                 }
                 (o, Some(Some(p))) if o.is_illegal() => {
-                    if let Outcome::Occupied(c) = o {
-                        if self.kind == Kind::Go && *c == me {
-                            return Err("every stone of mine is on my view".into());
-                        }
+                    if let Outcome::Occupied(c) = o
+                        && self.kind == Kind::Go
+                        && *c == me
+                    {
+                        return Err("every stone of mine is on my view".into());
                     }
                     let mut back = view.clone();
                     if !back.undo() || back.board().color_at(p).is_some() {
@@ -338,7 +346,7 @@ impl Player {
                 {
                     return Err(format!(
                         "point {} holds a stone of the capturing colour on my view",
-                        crate::gtp::vertex_name(Some(p), view.size())
+                        crate::vertex::vertex_name(Some(p), view.size())
                     ));
                 }
                 let keep: Vec<(Color, Point)> = view
@@ -367,8 +375,8 @@ impl Player {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gtp::parse_vertex;
     use crate::rules::Rules;
+    use crate::vertex::parse_vertex;
 
     fn pt(v: &str) -> Option<Point> {
         parse_vertex(v, 9).unwrap()
@@ -386,7 +394,8 @@ mod tests {
         p.hear(&mut view, 1, &line("accepted")).unwrap();
         view.play(Color::White, pt("E5")).unwrap();
         p.tried(pt("E5"));
-        p.hear(&mut view, 2, &line("illegal occupied black")).unwrap();
+        p.hear(&mut view, 2, &line("illegal occupied black"))
+            .unwrap();
         assert_eq!(view.board().color_at(pt("E5").unwrap()), Some(Color::Black));
         assert_eq!(p.refused(), &[pt("E5").unwrap()]);
         assert_eq!(p.unseen(view.board()), [0, 0]);
@@ -394,7 +403,10 @@ mod tests {
         assert_eq!(p.unseen(view.board()), [1, 0]);
         // A contradiction changes nothing.
         let before = view.board().to_ascii();
-        assert!(p.hear(&mut view, 2, &line("accepted")).is_err(), "no try waits");
+        assert!(
+            p.hear(&mut view, 2, &line("accepted")).is_err(),
+            "no try waits"
+        );
         assert!(p.hear(&mut view, 1, &line("captures black 1 E5")).is_err());
         assert_eq!(view.board().to_ascii(), before);
         // White's capture of E5 clears it from the view.

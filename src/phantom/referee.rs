@@ -265,8 +265,8 @@ impl Referee {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gtp::parse_vertex;
     use crate::rules::Rules;
+    use crate::vertex::parse_vertex;
 
     fn pt(v: &str) -> Option<Point> {
         parse_vertex(v, 9).unwrap()
@@ -320,7 +320,10 @@ mod tests {
         r.try_move(&mut g, 1, pt("H9")).unwrap();
         // White's stone at A1 takes A2 but has one liberty itself.
         let a = r.try_move(&mut g, 2, pt("A1")).unwrap();
-        assert_eq!(a.lines(9), ["accepted", "atari self", "captures white 1 A2"]);
+        assert_eq!(
+            a.lines(9),
+            ["accepted", "atari self", "captures white 1 A2"]
+        );
     }
 
     #[test]

@@ -1,0 +1,265 @@
+//! The phantom commands (issue 13): the engine as a referee whose game is
+//! the true game (`phantom-new`, `phantom-option`, `phantom-try`,
+//! `phantom-view`, `phantom-to_move`), or as the player of one seat whose
+//! board is that seat's view (`phantom-seat`, `phantom-heard`, and
+//! `genmove` choosing a try). Commands of the wrong role are refused, and
+//! so are the commands that would change a refereed true game behind the
+//! referee's back.
+
+use super::commands::{board_diagram, vertex_arg};
+use super::{Engine, GtpError, Reply};
+use crate::phantom::announcement::Line;
+use crate::phantom::options::{Options, PRESETS};
+use crate::phantom::player::{self, Player};
+use crate::phantom::referee::Referee;
+use crate::phantom::{Kind, seat_color};
+use crate::search::Decision;
+
+/// The engine's part in a phantom game.
+#[derive(Clone, Debug)]
+pub enum Phantom {
+    Referee(Referee),
+    Player(Player),
+}
+
+/// Commands that would play on a refereed true game without the referee.
+const REFEREE_FORBIDS: &[&str] = &[
+    "play",
+    "genmove",
+    "reg_genmove",
+    "kgs-genmove_cleanup",
+    "undo",
+    "gg-undo",
+    "fixed_handicap",
+    "place_free_handicap",
+    "set_free_handicap",
+    "gogui-setup",
+    "gogui-setup_player",
+    "gogui-play_sequence",
+    "aleago-dice",
+];
+
+/// Commands that start another game: the phantom game ends with them.
+const NEW_GAME: &[&str] = &["clear_board", "boardsize", "loadsgf"];
+
+/// Refuses a command the engine's phantom role forbids.
+pub(super) fn guard(e: &Engine, name: &str) -> Result<(), GtpError> {
+    if matches!(e.phantom, Some(Phantom::Referee(_))) && REFEREE_FORBIDS.contains(&name) {
+        return Err(GtpError(format!(
+            "a phantom game is refereed here: {name} would change the true game (use phantom-try, or clear_board to end it)"
+        )));
+    }
+    Ok(())
+}
+
+/// After a command succeeded: a new game ends the phantom one.
+pub(super) fn after(e: &mut Engine, name: &str) {
+    if NEW_GAME.contains(&name) {
+        e.phantom = None;
+    }
+}
+
+fn preset(name: Option<&&str>) -> Result<Options, GtpError> {
+    let name = name.copied().unwrap_or("seed");
+    Options::preset(name).ok_or_else(|| {
+        GtpError::syntax(format!(
+            "unknown preset '{name}' (known: {})",
+            PRESETS.join(", ")
+        ))
+    })
+}
+
+fn kind(s: &str) -> Result<Kind, GtpError> {
+    Kind::parse(s).map_err(GtpError::syntax)
+}
+
+fn referee(e: &mut Engine) -> Result<&mut Referee, GtpError> {
+    match &mut e.phantom {
+        Some(Phantom::Referee(r)) => Ok(r),
+        Some(Phantom::Player(_)) => Err(GtpError(
+            "this engine is a phantom player, not the referee".into(),
+        )),
+        None => Err(GtpError(
+            "no phantom game is refereed (phantom-new go|rengo)".into(),
+        )),
+    }
+}
+
+pub(super) fn phantom_new(e: &mut Engine, a: &[&str]) -> Reply {
+    if a.is_empty() || a.len() > 2 {
+        return Err(GtpError::syntax(
+            "expected go|rengo and an optional preset (seed, olympiad, openspiel)",
+        ));
+    }
+    let kind = kind(a[0])?;
+    let options = preset(a.get(1))?;
+    if e.game.dice().is_some() {
+        return Err(GtpError(
+            "phantom games roll no dice (aleago-dice off first)".into(),
+        ));
+    }
+    let mut r = Referee::new(kind, options, &e.game);
+    r.seed = e.config.seed;
+    e.phantom = Some(Phantom::Referee(r));
+    Ok(String::new())
+}
+
+pub(super) fn phantom_option(e: &mut Engine, a: &[&str]) -> Reply {
+    let options = match &mut e.phantom {
+        Some(Phantom::Referee(r)) => &mut r.options,
+        Some(Phantom::Player(p)) => &mut p.options,
+        None => {
+            return Err(GtpError(
+                "no phantom game (phantom-new or phantom-seat first)".into(),
+            ));
+        }
+    };
+    match a {
+        [] => Ok(options
+            .list()
+            .iter()
+            .map(|(n, v)| format!("{n} {v}"))
+            .collect::<Vec<_>>()
+            .join("\n")),
+        [name, value] => {
+            let mut changed = *options;
+            changed.set(name, value).map_err(GtpError::syntax)?;
+            *options = changed;
+            Ok(String::new())
+        }
+        _ => Err(GtpError::syntax("expected an option name and a value")),
+    }
+}
+
+pub(super) fn phantom_try(e: &mut Engine, a: &[&str]) -> Reply {
+    if a.len() != 2 {
+        return Err(GtpError::syntax("expected a seat and a vertex or pass"));
+    }
+    let mv = vertex_arg(e, a[1])?;
+    let size = e.game.size();
+    let mut game = e.game.clone();
+    let r = referee(e)?;
+    let seat = r.kind.seat(a[0]).map_err(GtpError::syntax)?;
+    let mut judged = r.clone();
+    let announcement = judged.try_move(&mut game, seat, mv).map_err(GtpError)?;
+    *r = judged;
+    e.game = game;
+    Ok(announcement.lines(size).join("\n"))
+}
+
+pub(super) fn phantom_view(e: &mut Engine, a: &[&str]) -> Reply {
+    if a.len() != 1 {
+        return Err(GtpError::syntax("expected a seat"));
+    }
+    let r = referee(e)?;
+    let seat = r.kind.seat(a[0]).map_err(GtpError::syntax)?;
+    let view = r.view(seat).board();
+    Ok(format!(
+        "{}Seat {seat} ({}), view of phantom {}",
+        board_diagram(&view),
+        if seat_color(seat) == crate::board::Color::Black {
+            "Black"
+        } else {
+            "White"
+        },
+        r.kind.name()
+    ))
+}
+
+pub(super) fn phantom_to_move(e: &mut Engine, a: &[&str]) -> Reply {
+    if !a.is_empty() {
+        return Err(GtpError::syntax("expected no argument"));
+    }
+    let r = referee(e)?;
+    Ok(r.to_move().map_or("end".into(), |s| s.to_string()))
+}
+
+pub(super) fn phantom_seat(e: &mut Engine, a: &[&str]) -> Reply {
+    if a.len() < 2 || a.len() > 3 {
+        return Err(GtpError::syntax(
+            "expected a seat, go|rengo and an optional preset",
+        ));
+    }
+    let kind = kind(a[1])?;
+    let seat = kind.seat(a[0]).map_err(GtpError::syntax)?;
+    let options = preset(a.get(2))?;
+    if matches!(e.phantom, Some(Phantom::Referee(_))) {
+        return Err(GtpError(
+            "this engine referees a phantom game; clear_board first".into(),
+        ));
+    }
+    if e.game.dice().is_some() {
+        return Err(GtpError(
+            "phantom games roll no dice (aleago-dice off first)".into(),
+        ));
+    }
+    e.phantom = Some(Phantom::Player(Player::new(seat, kind, options, &e.game)));
+    Ok(String::new())
+}
+
+pub(super) fn phantom_heard(e: &mut Engine, a: &[&str]) -> Reply {
+    let Some(Phantom::Player(p)) = &e.phantom else {
+        return Err(GtpError(
+            "this engine is no phantom player (phantom-seat first)".into(),
+        ));
+    };
+    if a.len() < 2 {
+        return Err(GtpError::syntax("expected a seat and an announcement line"));
+    }
+    let trier = p.kind.seat(a[0]).map_err(GtpError::syntax)?;
+    let line = Line::parse(&a[1..], e.game.size()).map_err(GtpError::syntax)?;
+    let (mut player, mut view) = (p.clone(), e.game.clone());
+    player.hear(&mut view, trier, &line).map_err(|why| {
+        GtpError(format!(
+            "contradicts what seat {} knows: {why}",
+            player.seat
+        ))
+    })?;
+    e.phantom = Some(Phantom::Player(player));
+    e.game = view;
+    Ok(String::new())
+}
+
+/// `genmove` of a phantom player: a try for its seat, put on its view.
+pub(super) fn player_genmove(e: &mut Engine, color: crate::board::Color) -> Option<Reply> {
+    let Some(Phantom::Player(p)) = &e.phantom else {
+        return None;
+    };
+    if color != p.color() {
+        return Some(Err(GtpError::syntax(format!(
+            "seat {} plays {}",
+            p.seat,
+            if p.color() == crate::board::Color::Black {
+                "black"
+            } else {
+                "white"
+            }
+        ))));
+    }
+    e.searches += 1;
+    let settings = player::Settings {
+        mode: e.config.phantom_mode,
+        policy: e.config.phantom_policy,
+        budget: e.budget(color),
+        seed: e.config.seed ^ e.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        max_nodes: e.config.max_nodes,
+    };
+    e.game.set_to_move(color);
+    let decision = p.choose(&e.game, &settings, &e.stop);
+    let mv = match decision {
+        Decision::Play(q) => Some(q),
+        Decision::Pass | Decision::Resign => None,
+    };
+    if e.game.play(color, mv).is_err() {
+        // Illegal on the view itself (a ko the view remembers): pass.
+        e.game.play(color, None).expect("pass is legal");
+        if let Some(Phantom::Player(p)) = &mut e.phantom {
+            p.tried(None);
+        }
+        return Some(Ok("pass".into()));
+    }
+    if let Some(Phantom::Player(p)) = &mut e.phantom {
+        p.tried(mv);
+    }
+    Some(Ok(crate::gtp::vertex_name(mv, e.game.size())))
+}
