@@ -262,3 +262,73 @@ fn command_line_values_out_of_range_are_refused_with_status_2() {
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
+
+#[test]
+fn phantom_errors_change_nothing() {
+    let mut e = engine();
+    for (cmd, expected) in [
+        ("phantom-try 1 E5", "no phantom game"),
+        ("phantom-to_move", "no phantom game"),
+        (
+            "phantom-heard 1 accepted",
+            "this engine is no phantom player",
+        ),
+        ("phantom-new chess", "syntax error"),
+        ("phantom-new go kriegspiel", "syntax error: unknown preset"),
+        ("phantom-new", "syntax error"),
+        ("phantom-option illegal nothing", "no phantom game"),
+    ] {
+        let msg = e.err(cmd);
+        assert!(msg.starts_with(expected), "{cmd}: {msg}");
+    }
+    e.ok("phantom-new go");
+    e.ok("phantom-try 1 E5");
+    let board = e.ok("showboard");
+    let views = (e.ok("phantom-view 1"), e.ok("phantom-view 2"));
+    for (cmd, expected) in [
+        ("phantom-try 1 D4", "seat 2 is to try, not seat 1"),
+        ("phantom-try 3 D4", "syntax error: seat '3'"),
+        ("phantom-try 0 D4", "syntax error"),
+        ("phantom-try 2 Z9", "syntax error"),
+        ("phantom-try 2", "syntax error"),
+        ("phantom-view 5", "syntax error"),
+        ("phantom-option ataris maybe", "syntax error"),
+        ("phantom-option colour on", "syntax error: unknown option"),
+        ("play w D4", "a phantom game is refereed here"),
+        ("genmove w", "a phantom game is refereed here"),
+        ("undo", "a phantom game is refereed here"),
+        (
+            "phantom-heard 1 accepted",
+            "this engine is no phantom player",
+        ),
+        ("phantom-seat 1 go", "this engine referees"),
+    ] {
+        let msg = e.err(cmd);
+        assert!(msg.starts_with(expected), "{cmd}: {msg}");
+    }
+    assert_eq!(e.ok("showboard"), board, "state changed by bad input");
+    assert_eq!((e.ok("phantom-view 1"), e.ok("phantom-view 2")), views);
+    assert_eq!(e.ok("phantom-to_move"), "2");
+    // After the end, tries are refused.
+    e.ok("phantom-try 2 pass");
+    e.ok("phantom-try 1 pass");
+    assert_eq!(e.ok("phantom-to_move"), "end");
+    assert!(e.err("phantom-try 2 D4").contains("over"));
+    // A player: contradictions refused, nothing changed.
+    e.ok("clear_board");
+    e.ok("phantom-seat 2 go");
+    let view = e.ok("showboard");
+    for (cmd, expected) in [
+        ("phantom-heard 2 accepted", "contradicts"),
+        ("phantom-heard 2 illegal occupied black", "contradicts"),
+        ("phantom-heard 1 frobnicated", "syntax error"),
+        ("phantom-heard 3 accepted", "syntax error"),
+        ("phantom-try 1 E5", "this engine is a phantom player"),
+        ("genmove b", "syntax error: seat 2 plays white"),
+    ] {
+        let msg = e.err(cmd);
+        assert!(msg.starts_with(expected), "{cmd}: {msg}");
+    }
+    assert_eq!(e.ok("showboard"), view);
+    assert!(e.finish().success());
+}
