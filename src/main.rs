@@ -47,6 +47,13 @@ struct Cli {
     /// both sides, so a person's `play` in a GUI must obey the roll too.
     #[arg(long, requires = "dice")]
     dice_referee: bool,
+    /// Phantom player: determinized (flat Monte Carlo over samples of the
+    /// unseen stones) or view (the ordinary search on the view alone).
+    #[arg(long, default_value = "determinized", value_parser = ["determinized", "view"])]
+    phantom_search: String,
+    /// Phantom player: the playout policy, light (uniform) or full.
+    #[arg(long, default_value = "light", value_parser = ["light", "full"])]
+    phantom_policy: String,
     /// Aléago: how the search plans for rolls below the root: chance (every
     /// move under a drawn roll) or root-only (only the root obeys the roll).
     #[arg(long, default_value = "chance", value_parser = ["chance", "root-only"])]
@@ -57,6 +64,46 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Referee a Phantom Go (two seats) or Phantom Rengo (four seats)
+    /// match between GTP engines, alternating colours (or teams).
+    PhantomMatch {
+        /// Seat 1's engine (Black in even games): a command line.
+        #[arg(long)]
+        seat1: String,
+        /// Seat 2's engine (White in even games).
+        #[arg(long)]
+        seat2: String,
+        /// Seat 3's engine (Rengo: Black on board B).
+        #[arg(long, requires = "seat4")]
+        seat3: Option<String>,
+        /// Seat 4's engine (Rengo: White on board B).
+        #[arg(long, requires = "seat3")]
+        seat4: Option<String>,
+        #[arg(long, default_value_t = 9)]
+        size: usize,
+        /// Komi; defaults to the ruleset's.
+        #[arg(long, allow_negative_numbers = true, value_parser = komi)]
+        komi: Option<f64>,
+        #[arg(long, default_value = "chinese")]
+        rules: String,
+        /// seed, olympiad or openspiel.
+        #[arg(long, default_value = "seed")]
+        preset: String,
+        /// Rengo: partners share one view.
+        #[arg(long)]
+        shared_view: bool,
+        #[arg(long, default_value_t = 10)]
+        games: usize,
+        /// Folder for the SGF records and the results table (match.dat).
+        #[arg(long)]
+        sgf: Option<std::path::PathBuf>,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Seed of the referee's scoring.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
     /// Print playouts per second (playout policies, tree search, dice), one line per figure.
     Bench {
         /// Seconds per figure.
@@ -108,6 +155,55 @@ fn main() {
         .target(env_logger::Target::Stderr)
         .init();
     let cli = Cli::parse();
+    if let Some(Command::PhantomMatch {
+        seat1,
+        seat2,
+        seat3,
+        seat4,
+        size,
+        komi,
+        rules,
+        preset,
+        shared_view,
+        games,
+        sgf,
+        threads,
+        seed,
+    }) = cli.command
+    {
+        let Some(rules) = Rules::preset(&rules) else {
+            eprintln!("kosumi: unknown rules '{rules}'");
+            std::process::exit(2);
+        };
+        let Some(mut options) = kosumi::phantom::options::Options::preset(&preset) else {
+            eprintln!("kosumi: unknown preset '{preset}' (seed, olympiad, openspiel)");
+            std::process::exit(2);
+        };
+        options.shared_view = shared_view;
+        if !board_size_ok(size) {
+            eprintln!("kosumi: board size must be 2 to 25");
+            std::process::exit(2);
+        }
+        let mut seats = vec![seat1, seat2];
+        seats.extend(seat3);
+        seats.extend(seat4);
+        let config = kosumi::phantom::matches::MatchConfig {
+            seats,
+            size,
+            komi: komi.unwrap_or(rules.default_komi),
+            rules,
+            options,
+            games,
+            sgf_dir: sgf,
+            threads: threads.max(1),
+            seed,
+        };
+        if let Err(e) = kosumi::phantom::matches::run(&config) {
+            eprintln!("kosumi: phantom-match: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     if let Some(Command::Bench { seconds, sizes }) = cli.command {
         if !sizes.iter().all(|&s| board_size_ok(s)) {
             eprintln!("kosumi: bench sizes must be 2 to 25");
@@ -155,6 +251,16 @@ fn main() {
         seed: cli.seed,
         resign: cli.resign,
         max_nodes: cli.max_nodes.max(1000),
+        phantom_mode: if cli.phantom_search == "view" {
+            kosumi::phantom::player::Mode::View
+        } else {
+            kosumi::phantom::player::Mode::Determinized
+        },
+        phantom_policy: if cli.phantom_policy == "full" {
+            kosumi::search::Policy::Full
+        } else {
+            kosumi::search::Policy::Light
+        },
         dice_planning: if cli.dice_planning == "root-only" {
             Planning::RootOnly
         } else {

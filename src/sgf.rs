@@ -366,6 +366,17 @@ fn text(s: &str) -> SimpleText {
 
 /// The game as an SGF record; `result` goes into RE.
 pub fn write(game: &Game, result: Option<&str>) -> String {
+    write_annotated(game, result, "", &[])
+}
+
+/// The game as an SGF record with comments: `root_note` on the root and
+/// `notes[i]` on the node of action `i` (empty notes are left out).
+pub fn write_annotated(
+    game: &Game,
+    result: Option<&str>,
+    root_note: &str,
+    notes: &[String],
+) -> String {
     let n = game.size() as u8;
     let mut root = vec![
         Prop::FF(4),
@@ -393,7 +404,7 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
     let mut dice_before = start_dice;
     // Nodes after the root, each a list of properties.
     let mut nodes: Vec<Vec<Prop>> = Vec::new();
-    for (action, &dice) in game.actions().iter().zip(game.action_dice()) {
+    for (index, (action, &dice)) in game.actions().iter().zip(game.action_dice()).enumerate() {
         let props = match action {
             Action::Setup(stones) => {
                 // In the order they were placed (the crate's AB/AW hold
@@ -449,6 +460,13 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
         } else {
             nodes.push(props);
         }
+        if let Some(note) = notes.get(index).filter(|n| !n.is_empty()) {
+            let comment = Prop::C(sgf_parse::Text { text: note.clone() });
+            match nodes.last_mut() {
+                Some(last) => last.push(comment),
+                None => root.push(comment),
+            }
+        }
     }
     if game.dice() != dice_before {
         nodes.push(dice_props(game.dice()));
@@ -499,6 +517,11 @@ pub fn write(game: &Game, result: Option<&str>) -> String {
             Some(last) => last.push(prop),
             None => root.push(prop),
         }
+    }
+    if !root_note.is_empty() {
+        root.push(Prop::C(sgf_parse::Text {
+            text: root_note.to_string(),
+        }));
     }
     let mut tail: Vec<SgfNode<Prop>> = Vec::new();
     for props in nodes.into_iter().rev() {

@@ -1,1 +1,594 @@
+//! `kosumi phantom-match`: referees phantom games between GTP engines, as
+//! gogui-twogtp does for Go. A seat's engine that lists `phantom-seat` is
+//! told everything a player hears (`phantom-seat`, `play` for the stones
+//! its board shows, `phantom-heard` for each announcement line); a plain
+//! engine (GNU Go, Pachi) keeps a board that mirrors its view: the referee
+//! sends `play` for each stone it learns of, asks `genmove` again after an
+//! illegal try (at most [`TRIES_PER_TURN`] times, then passes for it), and
+//! whenever its board differs from its view otherwise (captures, a refused
+//! stone it placed) re-synchronises it with `clear_board` and a replay of
+//! the view, which is always legal. An engine that dies, hangs past
+//! [`ANSWER_WITHIN`] or answers garbage loses that game, and the match goes
+//! on. Each game is written as an SGF of the true game (every try and
+//! announcement as comments) with one SGF per view, and a line of a table
+//! with twogtp's `.dat` columns.
 
+use super::announcement::Announcement;
+use super::options::Options;
+use super::referee::Referee;
+use super::{Kind, seat_color};
+use crate::board::{Board, Color, Point};
+use crate::game::Game;
+use crate::rules::Rules;
+use crate::vertex::{parse_vertex, vertex_name};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Illegal tries a plain engine may make in one turn before it passes.
+pub const TRIES_PER_TURN: usize = 10;
+/// The longest a seat's engine may take to answer one command.
+pub const ANSWER_WITHIN: Duration = Duration::from_secs(600);
+
+/// What a match plays.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// The engines' command lines, seat 1 first (2 seats: Phantom Go, 4:
+    /// Phantom Rengo). Program A is seat 1's (and seat 3's), B seat 2's
+    /// (and seat 4's); colours alternate from game to game.
+    pub seats: Vec<String>,
+    pub size: usize,
+    pub komi: f64,
+    pub rules: Rules,
+    pub options: Options,
+    pub games: usize,
+    pub sgf_dir: Option<PathBuf>,
+    pub threads: usize,
+    pub seed: u64,
+}
+
+/// One game's outcome, as a line of the table.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    pub number: usize,
+    /// Whether the programs swapped colours (A plays White).
+    pub swapped: bool,
+    pub result: String,
+    pub moves: usize,
+    /// Seconds the seats of each colour took (Black, White).
+    pub seconds: [f64; 2],
+    /// Moves each colour made (for seconds per move).
+    pub colour_moves: [usize; 2],
+    pub error: Option<String>,
+}
+
+impl GameRecord {
+    /// The program that won: `Some(true)` A, `Some(false)` B, `None` a draw.
+    pub fn a_won(&self) -> Option<bool> {
+        let black_won = if self.result.starts_with("B+") {
+            true
+        } else if self.result.starts_with("W+") {
+            false
+        } else {
+            return None;
+        };
+        Some(black_won != self.swapped)
+    }
+}
+
+/// A seat's engine process, spoken to over GTP.
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Client {
+    fn start(command: &str) -> Result<Client, String> {
+        let mut child = Command::new("sh")
+            .args(["-c", command])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start '{command}': {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Client {
+            child,
+            stdin,
+            lines,
+        })
+    }
+
+    /// Sends a command; `Ok` with the text of a `=` reply, `Err` with the
+    /// `?` message, or `Err` if the engine died, hung or wrote garbage.
+    fn send(&mut self, command: &str) -> Result<Result<String, String>, String> {
+        writeln!(self.stdin, "{command}")
+            .and_then(|_| self.stdin.flush())
+            .map_err(|e| format!("'{command}': the engine is gone ({e})"))?;
+        let mut reply: Vec<String> = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(ANSWER_WITHIN)
+                .map_err(|_| format!("'{command}': no answer"))?;
+            let line = line.trim_end_matches('\r').to_string();
+            if line.is_empty() {
+                if reply.is_empty() {
+                    continue;
+                }
+                break;
+            }
+            reply.push(line);
+        }
+        let first = &reply[0];
+        let ok = first.starts_with('=');
+        if !ok && !first.starts_with('?') {
+            return Err(format!("'{command}': garbage reply {first:?}"));
+        }
+        let text = first[1..].trim_start_matches(|c: char| c.is_ascii_digit());
+        let mut body = text.trim().to_string();
+        for more in &reply[1..] {
+            body.push('\n');
+            body.push_str(more);
+        }
+        Ok(if ok { Ok(body) } else { Err(body) })
+    }
+
+    /// A command that must succeed.
+    fn must(&mut self, command: &str) -> Result<String, String> {
+        self.send(command)?
+            .map_err(|e| format!("'{command}' failed: {e}"))
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One seat during a game.
+struct Seat {
+    number: usize,
+    client: Client,
+    /// Whether the engine plays phantom games itself (lists `phantom-seat`).
+    aware: bool,
+    /// Plain engines: the board the engine holds, as the referee knows it.
+    mirror: Board,
+    seconds: f64,
+    moves: usize,
+}
+
+fn color_word(c: Color) -> &'static str {
+    match c {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+fn same_stones(a: &Board, b: &Board) -> bool {
+    a.points().all(|p| a.color_at(p) == b.color_at(p))
+}
+
+impl Seat {
+    fn start(
+        number: usize,
+        command: &str,
+        config: &MatchConfig,
+        kind: Kind,
+    ) -> Result<Seat, String> {
+        let mut client = Client::start(command)?;
+        let aware = client.must("known_command phantom-seat")? == "true";
+        client.must(&format!("boardsize {}", config.size))?;
+        client.must("clear_board")?;
+        client.must(&format!("komi {}", config.komi))?;
+        if client.must("known_command kosumi-rules")? == "true" {
+            client.must(&format!("kosumi-rules {}", config.rules.name))?;
+        }
+        if aware {
+            client.must(&format!(
+                "phantom-seat {number} {} {}",
+                kind.name(),
+                config.options.preset
+            ))?;
+            for (name, value) in config.options.list() {
+                client.must(&format!("phantom-option {name} {value}"))?;
+            }
+        }
+        Ok(Seat {
+            number,
+            client,
+            aware,
+            mirror: Board::new(config.size),
+            seconds: 0.0,
+            moves: 0,
+        })
+    }
+
+    /// Brings a plain engine's board to `view`: one `play` if the view has
+    /// just one stone more, else `clear_board` and a replay.
+    fn sync(&mut self, view: &Board) -> Result<(), String> {
+        if same_stones(&self.mirror, view) {
+            return Ok(());
+        }
+        let added: Vec<Point> = view
+            .points()
+            .filter(|&p| view.color_at(p) != self.mirror.color_at(p))
+            .collect();
+        if let [p] = added[..]
+            && let Some(c) = view.color_at(p)
+            && self.mirror.color_at(p).is_none()
+        {
+            let mut after = self.mirror.clone();
+            after.place(c, p);
+            if same_stones(&after, view) {
+                self.client.must(&format!(
+                    "play {} {}",
+                    color_word(c),
+                    vertex_name(Some(p), view.size())
+                ))?;
+                self.mirror = after;
+                return Ok(());
+            }
+        }
+        self.client.must("clear_board")?;
+        for p in view.points() {
+            if let Some(c) = view.color_at(p) {
+                self.client.must(&format!(
+                    "play {} {}",
+                    color_word(c),
+                    vertex_name(Some(p), view.size())
+                ))?;
+            }
+        }
+        self.mirror = view.clone();
+        Ok(())
+    }
+}
+
+/// Plays one game; the seats' programs are `commands` (seat order).
+fn play_game(
+    number: usize,
+    commands: &[String],
+    swapped: bool,
+    config: &MatchConfig,
+) -> GameRecord {
+    let kind = if commands.len() == 4 {
+        Kind::Rengo
+    } else {
+        Kind::Go
+    };
+    let mut game = Game::new(config.size, config.rules, config.komi);
+    let mut referee = Referee::new(kind, config.options, &game);
+    referee.seed = config.seed ^ (number as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut notes: Vec<String> = Vec::new();
+    let mut pending_note = String::new();
+    let mut record = GameRecord {
+        number,
+        swapped,
+        result: String::new(),
+        moves: 0,
+        seconds: [0.0; 2],
+        colour_moves: [0; 2],
+        error: None,
+    };
+    let mut seats: Vec<Seat> = Vec::new();
+    for (i, command) in commands.iter().enumerate() {
+        match Seat::start(i + 1, command, config, kind) {
+            Ok(s) => seats.push(s),
+            Err(e) => {
+                let c = seat_color(i + 1);
+                record.result = forfeit(c);
+                record.error = Some(format!("seat {}: {e}", i + 1));
+                return record;
+            }
+        }
+    }
+    let size = config.size;
+    let mut tries_this_turn = 0;
+    while let Some(s) = referee.to_move() {
+        let color = seat_color(s);
+        let seat = &mut seats[s - 1];
+        // Ask for a try, unless this turn has seen too many refused.
+        let mv = if tries_this_turn >= TRIES_PER_TURN {
+            pending_note.push_str(&format!(
+                "seat {s}: {TRIES_PER_TURN} illegal tries, passes\n"
+            ));
+            Ok(None)
+        } else {
+            let start = Instant::now();
+            let reply = seat.client.send(&format!("genmove {}", color_word(color)));
+            seat.seconds += start.elapsed().as_secs_f64();
+            seat.moves += 1;
+            match reply {
+                Err(e) | Ok(Err(e)) => Err(e),
+                Ok(Ok(answer)) if answer.eq_ignore_ascii_case("resign") => {
+                    referee.end_with(format!(
+                        "{}+Resign",
+                        if color == Color::Black { "W" } else { "B" }
+                    ));
+                    pending_note.push_str(&format!("seat {s} resigns\n"));
+                    break;
+                }
+                Ok(Ok(answer)) => parse_vertex(&answer, size)
+                    .map_err(|e| format!("genmove answered {answer:?}: {e}")),
+            }
+        };
+        let mv = match mv {
+            Ok(mv) => mv,
+            Err(e) => {
+                record.error = Some(format!("seat {s}: {e}"));
+                referee.end_with(forfeit(color));
+                break;
+            }
+        };
+        if !seat.aware
+            && let Some(p) = mv
+            && seat.mirror.color_at(p).is_none()
+        {
+            seat.mirror.place(color, p);
+        }
+        let announcement = match referee.try_move(&mut game, s, mv) {
+            Ok(a) => a,
+            Err(e) => {
+                record.error = Some(format!("referee: {e}"));
+                break;
+            }
+        };
+        pending_note.push_str(&format!(
+            "seat {s} tries {}: {}\n",
+            vertex_name(mv, size),
+            announcement.lines(size).join(", ")
+        ));
+        if announcement.outcome.is_illegal() {
+            tries_this_turn += 1;
+        } else {
+            tries_this_turn = 0;
+            record.moves += 1;
+            notes.push(std::mem::take(&mut pending_note));
+        }
+        if let Err(e) = tell_seats(&mut seats, &referee, &announcement, s, mv, size) {
+            record.error = Some(e.clone());
+            let failed = e
+                .strip_prefix("seat ")
+                .and_then(|r| r.split(':').next())
+                .and_then(|n| n.parse::<usize>().ok())
+                .unwrap_or(s);
+            referee.end_with(forfeit(seat_color(failed)));
+            break;
+        }
+    }
+    if !pending_note.is_empty() {
+        if let Some(last) = notes.last_mut() {
+            last.push_str(&pending_note);
+        } else {
+            notes.push(pending_note);
+        }
+    }
+    record.result = referee.result().unwrap_or("Void").to_string();
+    for seat in &seats {
+        let c = seat_color(seat.number).index();
+        record.seconds[c] += seat.seconds;
+        record.colour_moves[c] += seat.moves;
+    }
+    if let Some(dir) = &config.sgf_dir {
+        let root_note = format!(
+            "kosumi phantom-match, phantom {} ({} preset), game {number}\n{}",
+            kind.name(),
+            config.options.preset,
+            commands
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("seat {} ({}): {c}", i + 1, color_word(seat_color(i + 1))))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        let text = crate::sgf::write_annotated(&game, Some(&record.result), &root_note, &notes);
+        let _ = std::fs::write(dir.join(format!("game-{number}.sgf")), text);
+        for seat in 1..=kind.seats() {
+            let mut view = Game::new(size, config.rules, config.komi);
+            let _ = view.setup(&referee.view(seat).stones(), false);
+            let text = crate::sgf::write_annotated(
+                &view,
+                None,
+                &format!("game {number}: the final view of seat {seat}"),
+                &[],
+            );
+            let _ = std::fs::write(dir.join(format!("game-{number}-view-{seat}.sgf")), text);
+        }
+    }
+    record
+}
+
+fn forfeit(loser: Color) -> String {
+    format!("{}+Forfeit", if loser == Color::Black { "W" } else { "B" })
+}
+
+/// Tells every seat what it learns of seat `s`'s try.
+fn tell_seats(
+    seats: &mut [Seat],
+    referee: &Referee,
+    announcement: &Announcement,
+    s: usize,
+    mv: Option<Point>,
+    size: usize,
+) -> Result<(), String> {
+    let shared = referee.options.shared_view;
+    for seat in seats.iter_mut() {
+        let t = seat.number;
+        let fail = |e: String| format!("seat {t}: {e}");
+        if seat.aware {
+            let Some(heard) = referee.heard_by(announcement, s, t) else {
+                continue;
+            };
+            // A board-mate's accepted stone shows on this seat's board.
+            if t != s
+                && announcement.outcome == super::announcement::Outcome::Accepted
+                && referee.kind.view_of(t, shared) == referee.kind.view_of(s, shared)
+                && let Some(p) = mv
+                && referee.view(t).at(p).is_some()
+            {
+                seat.client
+                    .must(&format!(
+                        "play {} {}",
+                        color_word(seat_color(s)),
+                        vertex_name(Some(p), size)
+                    ))
+                    .map_err(fail)?;
+            }
+            for line in heard.lines(size) {
+                seat.client
+                    .must(&format!("phantom-heard {s} {line}"))
+                    .map_err(fail)?;
+            }
+        } else if referee.to_move().is_some() {
+            seat.sync(&referee.view(t).board()).map_err(fail)?;
+        }
+    }
+    Ok(())
+}
+
+/// Plays the match, printing a line per game and a summary; writes the
+/// table (`match.dat`) and the records into `sgf_dir` if given.
+pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
+    if ![2, 4].contains(&config.seats.len()) {
+        return Err("give 2 seats (Phantom Go) or 4 (Phantom Rengo)".into());
+    }
+    if let Some(dir) = &config.sgf_dir {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let next = AtomicUsize::new(0);
+    let records: Mutex<Vec<GameRecord>> = Mutex::new(Vec::new());
+    let out = Arc::new(Mutex::new(std::io::stdout()));
+    std::thread::scope(|scope| {
+        for _ in 0..config.threads.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let g = next.fetch_add(1, Ordering::SeqCst);
+                    if g >= config.games {
+                        break;
+                    }
+                    let swapped = g % 2 == 1;
+                    // `{game}` in a command becomes the game's number (to
+                    // vary an engine's seed from game to game).
+                    let commands: Vec<String> = (0..config.seats.len())
+                        .map(|i| {
+                            config.seats[if swapped { i ^ 1 } else { i }]
+                                .replace("{game}", &g.to_string())
+                        })
+                        .collect();
+                    let record = play_game(g, &commands, swapped, config);
+                    let winner = match record.a_won() {
+                        Some(true) => "A",
+                        Some(false) => "B",
+                        None => "-",
+                    };
+                    let line = format!(
+                        "game {g}: A plays {}, {} after {} moves, winner {winner}{}",
+                        if swapped { "white" } else { "black" },
+                        record.result,
+                        record.moves,
+                        record
+                            .error
+                            .as_deref()
+                            .map(|e| format!(" (error: {e})"))
+                            .unwrap_or_default()
+                    );
+                    if let Ok(mut o) = out.lock() {
+                        let _ = writeln!(o, "{line}");
+                        let _ = o.flush();
+                    }
+                    if let Ok(mut r) = records.lock() {
+                        r.push(record);
+                    }
+                }
+            });
+        }
+    });
+    let mut records = records.into_inner().unwrap_or_else(|e| e.into_inner());
+    records.sort_by_key(|r| r.number);
+    let table = dat_table(config, &records);
+    if let Some(dir) = &config.sgf_dir {
+        std::fs::write(dir.join("match.dat"), &table).map_err(|e| e.to_string())?;
+    }
+    println!("{}", summary(&records));
+    Ok(records)
+}
+
+/// The table, with gogui-twogtp's `.dat` columns.
+pub fn dat_table(config: &MatchConfig, records: &[GameRecord]) -> String {
+    let mut out = String::from("# kosumi phantom-match\n");
+    for (i, s) in config.seats.iter().enumerate() {
+        out.push_str(&format!("# Seat{}: {s}\n", i + 1));
+    }
+    out.push_str(&format!(
+        "# Size: {}\n# Komi: {}\n# Rules: {}\n# Preset: {}\n",
+        config.size, config.komi, config.rules.name, config.options.preset
+    ));
+    out.push_str(
+        "#GAME\tRES_B\tRES_W\tRES_R\tALT\tDUP\tLEN\tTIME_B\tTIME_W\tCPU_B\tCPU_W\tERR\tERR_MSG\n",
+    );
+    for r in records {
+        out.push_str(&format!(
+            "{}\t?\t?\t{}\t{}\t-\t{}\t{:.1}\t{:.1}\t0\t0\t{}\t{}\n",
+            r.number,
+            r.result,
+            u8::from(r.swapped),
+            r.moves,
+            r.seconds[0],
+            r.seconds[1],
+            u8::from(r.error.is_some()),
+            r.error.as_deref().unwrap_or("").replace(['\t', '\n'], " ")
+        ));
+    }
+    out
+}
+
+/// Wins of each program, errors and each program's seconds per move.
+pub fn summary(records: &[GameRecord]) -> String {
+    let a = records.iter().filter(|r| r.a_won() == Some(true)).count();
+    let b = records.iter().filter(|r| r.a_won() == Some(false)).count();
+    let errors = records.iter().filter(|r| r.error.is_some()).count();
+    // Program A is Black in unswapped games.
+    let per_move = |program_a: bool| {
+        let (mut secs, mut moves) = (0.0, 0usize);
+        for r in records {
+            let c = usize::from(program_a == r.swapped);
+            secs += r.seconds[c];
+            moves += r.colour_moves[c];
+        }
+        secs / moves.max(1) as f64
+    };
+    format!(
+        "games {}: A won {a}, B won {b}, draws or void {}, errors {errors}; seconds per move A {:.3}, B {:.3}",
+        records.len(),
+        records.len() - a - b,
+        per_move(true),
+        per_move(false)
+    )
+}
