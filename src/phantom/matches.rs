@@ -446,7 +446,14 @@ fn tell_seats(
             let Some(heard) = referee.heard_by(announcement, s, t) else {
                 continue;
             };
-            // A board-mate's accepted stone shows on this seat's board.
+            for line in heard.lines(size) {
+                seat.client
+                    .must(&format!("phantom-heard {s} {line}"))
+                    .map_err(fail)?;
+            }
+            // A board-mate's accepted stone shows on this seat's board
+            // (after the captures it made are cleared, or it would look
+            // like a suicide there).
             if t != s
                 && announcement.outcome == super::announcement::Outcome::Accepted
                 && referee.kind.view_of(t, shared) == referee.kind.view_of(s, shared)
@@ -459,11 +466,6 @@ fn tell_seats(
                         color_word(seat_color(s)),
                         vertex_name(Some(p), size)
                     ))
-                    .map_err(fail)?;
-            }
-            for line in heard.lines(size) {
-                seat.client
-                    .must(&format!("phantom-heard {s} {line}"))
                     .map_err(fail)?;
             }
         } else if referee.to_move().is_some() {

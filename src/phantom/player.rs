@@ -173,12 +173,16 @@ impl Player {
     }
 
     /// The candidate tries: the view's empty points where the stone is no
-    /// suicide on the view and fills no own eye, not refused; and pass.
+    /// suicide on the view and fills no own eye, not refused; pass only
+    /// where there is none, or where filling one's own area costs points
+    /// (territory scoring). Under area scoring a try in one's own area
+    /// costs nothing, while an early pass may end the game (the others
+    /// pass as soon as they believe they lead).
     pub fn candidates(&self, view: &Game) -> Vec<Option<Point>> {
         let board = view.board();
         let me = self.color();
         let rule = view.rules.suicide;
-        board
+        let mut tries: Vec<Option<Point>> = board
             .empty_points()
             .iter()
             .copied()
@@ -188,8 +192,11 @@ impl Player {
                     && !board.is_eye(me, p)
             })
             .map(Some)
-            .chain([None])
-            .collect()
+            .collect();
+        if tries.is_empty() || view.rules.scoring == crate::rules::Scoring::Territory {
+            tries.push(None);
+        }
+        tries
     }
 
     fn choose_determinized(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
@@ -228,7 +235,7 @@ impl Player {
                     };
                     ucb(a).total_cmp(&ucb(b))
                 })
-                .expect("pass is always a candidate");
+                .expect("a candidate at least");
             sample.copy_from(board);
             place_unseen(&mut sample, unseen, rule, &mut rng);
             playouts += 1;
@@ -273,7 +280,7 @@ impl Player {
                     .total_cmp(&visits[b])
                     .then((wins[a] / visits[a].max(1.0)).total_cmp(&(wins[b] / visits[b].max(1.0))))
             })
-            .expect("pass is always a candidate");
+            .expect("a candidate at least");
         log::info!(
             "phantom seat {}: {playouts} playouts, unseen {unseen:?}, best win rate {:.3}",
             self.seat,

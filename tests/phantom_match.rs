@@ -1,0 +1,171 @@
+//! `kosumi phantom-match` end to end: Phantom Go and Rengo between kosumi
+//! seats, a plain engine (GNU Go) at a seat, and a seat that answers
+//! garbage, which loses its game while the match goes on.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn kosumi() -> &'static str {
+    env!("CARGO_BIN_EXE_kosumi")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kosumi-pm-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Runs a match; returns its standard output.
+fn run(args: &[&str]) -> String {
+    let out = Command::new(kosumi())
+        .arg("phantom-match")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The table's game lines (comments left out).
+fn table(dir: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(dir.join("match.dat"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+fn seat(playouts: u32) -> String {
+    format!("{} --playouts {playouts} --seed {{game}}", kosumi())
+}
+
+#[test]
+fn phantom_go_between_kosumi_seats_writes_records_that_load() {
+    let dir = scratch("go");
+    let out = run(&[
+        "--seat1",
+        &seat(60),
+        "--seat2",
+        &seat(30),
+        "--size",
+        "5",
+        "--games",
+        "2",
+        "--threads",
+        "2",
+        "--sgf",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.contains("games 2:"), "{out}");
+    let rows = table(&dir);
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        assert_eq!(row[11], "0", "an error: {row:?}");
+        assert!(
+            row[3].starts_with("B+") || row[3].starts_with("W+") || row[3] == "0",
+            "{row:?}"
+        );
+    }
+    let template = kosumi::game::Game::new(9, kosumi::rules::Rules::default(), 7.5);
+    for g in 0..2 {
+        let text = std::fs::read_to_string(dir.join(format!("game-{g}.sgf"))).unwrap();
+        assert!(text.contains("tries"), "{text}");
+        let game = kosumi::sgf::load(&text, &template, None).unwrap();
+        assert_eq!(game.size(), 5);
+        for s in 1..=2 {
+            let view = std::fs::read_to_string(dir.join(format!("game-{g}-view-{s}.sgf"))).unwrap();
+            kosumi::sgf::load(&view, &template, None).unwrap();
+        }
+    }
+}
+
+#[test]
+fn phantom_rengo_with_four_kosumi_seats() {
+    let dir = scratch("rengo");
+    let out = run(&[
+        "--seat1",
+        &seat(40),
+        "--seat2",
+        &seat(40),
+        "--seat3",
+        &seat(40),
+        "--seat4",
+        &seat(40),
+        "--size",
+        "5",
+        "--games",
+        "1",
+        "--sgf",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.contains("games 1:"), "{out}");
+    let rows = table(&dir);
+    assert_eq!(rows[0][11], "0", "{rows:?}");
+    assert!(dir.join("game-0-view-4.sgf").exists());
+}
+
+#[test]
+fn a_seat_that_answers_garbage_loses_and_the_match_goes_on() {
+    let dir = scratch("garbage");
+    let garbage = "sh -c 'while read l; do echo nonsense; echo; done'";
+    let out = run(&[
+        "--seat1",
+        &seat(30),
+        "--seat2",
+        garbage,
+        "--size",
+        "5",
+        "--games",
+        "2",
+        "--sgf",
+        dir.to_str().unwrap(),
+    ]);
+    let rows = table(&dir);
+    assert_eq!(rows.len(), 2, "{out}");
+    for row in &rows {
+        assert_eq!(row[11], "1", "{row:?}");
+        assert!(row[3].ends_with("+Forfeit"), "{row:?}");
+    }
+    assert!(out.contains("A won 2"), "{out}");
+}
+
+fn gnugo() -> Option<PathBuf> {
+    let found = ["/usr/games", "/usr/bin", "/usr/local/bin"]
+        .iter()
+        .map(|d| Path::new(d).join("gnugo"))
+        .find(|p| p.exists());
+    if found.is_none() && std::env::var_os("KOSUMI_REQUIRE_GNUGO").is_some() {
+        panic!("gnugo not found (apt-get install gnugo)");
+    }
+    found
+}
+
+#[test]
+fn gnu_go_plays_a_seat_as_a_plain_engine() {
+    let Some(gnugo) = gnugo() else {
+        eprintln!("gnugo not found: skipped");
+        return;
+    };
+    let dir = scratch("gnugo");
+    let plain = format!("{} --mode gtp --level 0", gnugo.display());
+    run(&[
+        "--seat1",
+        &seat(200),
+        "--seat2",
+        &plain,
+        "--size",
+        "7",
+        "--games",
+        "2",
+        "--sgf",
+        dir.to_str().unwrap(),
+    ]);
+    for row in table(&dir) {
+        assert_eq!(row[11], "0", "{row:?}");
+    }
+}
