@@ -79,6 +79,17 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
             println!("bench board={size} policy=tree threads={t} playouts_per_s={rate:.0}");
         }
     }
+    // Phantom Go: the determinized search's playouts (each after placing
+    // the unseen stones at random) against plain playouts from the true
+    // position, on the middle-game position seen by Black.
+    for &size in sizes {
+        let time = Duration::from_secs_f64(seconds);
+        let (determinized, plain) = phantom_playouts_per_second(size, time);
+        println!(
+            "bench board={size} policy=phantom threads=1 playouts_per_s={determinized:.0} ratio_to_plain={:.2}",
+            determinized / plain
+        );
+    }
     // Aléago: the same playouts under 1d6 on 13x13, and without dice for the
     // ratio, measured side by side.
     if !sizes.contains(&13) {
@@ -141,4 +152,68 @@ pub fn tree_playouts_per_second(game: &Game, threads: usize, duration: Duration)
         &mut crate::search::Tree::default(),
     );
     playouts as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Determinized playouts per second of the phantom player (light policy)
+/// from the middle-game position as Black sees it (its own stones; White's
+/// unseen), and plain light playouts per second from the true position.
+pub fn phantom_playouts_per_second(size: usize, duration: Duration) -> (f64, f64) {
+    use crate::phantom::announcement::{Line, Outcome};
+    use crate::phantom::player::{Mode, Player, Settings as PlayerSettings};
+    let truth = middle_game(size);
+    let mut view = Game::new(size, Rules::default(), 7.5);
+    let mut white = 0;
+    for p in truth.board().points() {
+        match truth.board().color_at(p) {
+            Some(Color::Black) => view.setup(&[(Color::Black, p)], false).expect("a subset"),
+            Some(Color::White) => white += 1,
+            None => {}
+        }
+    }
+    view.set_to_move(Color::Black);
+    let mut player = Player::new(
+        1,
+        crate::phantom::Kind::Go,
+        crate::phantom::options::Options::preset("seed").expect("a preset"),
+        &view,
+    );
+    for _ in 0..white {
+        player
+            .hear(&mut view, 2, &Line::Outcome(Outcome::Accepted))
+            .expect("an opponent's move");
+    }
+    let settings = PlayerSettings {
+        mode: Mode::Determinized,
+        policy: Policy::Light,
+        budget: Budget {
+            playouts: None,
+            time: Some(duration),
+        },
+        seed: 1,
+        max_nodes: 0,
+    };
+    let start = Instant::now();
+    let (_, n) = player.search_determinized(&view, &settings, &AtomicBool::new(false));
+    let determinized = n as f64 / start.elapsed().as_secs_f64();
+    // Plain: the same playouts from the true position, no sampling.
+    let mut rng = SmallRng::seed_from_u64(1);
+    let mut b = truth.board().clone();
+    b.keep_lines(false);
+    let (start, mut plain) = (Instant::now(), 0u64);
+    while start.elapsed() < duration {
+        for _ in 0..16 {
+            b.copy_from(truth.board());
+            playout(
+                &mut b,
+                Color::Black,
+                Policy::Light,
+                &mut rng,
+                None,
+                [None, None],
+                |_, _| {},
+            );
+        }
+        plain += 16;
+    }
+    (determinized, plain as f64 / start.elapsed().as_secs_f64())
 }

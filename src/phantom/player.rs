@@ -200,6 +200,16 @@ impl Player {
     }
 
     fn choose_determinized(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
+        self.search_determinized(view, settings, stop).0
+    }
+
+    /// The determinized search: its decision and the playouts it made.
+    pub fn search_determinized(
+        &self,
+        view: &Game,
+        settings: &Settings,
+        stop: &AtomicBool,
+    ) -> (Decision, u64) {
         let me = self.color();
         let board = view.board();
         let rule = view.rules.suicide;
@@ -286,7 +296,10 @@ impl Player {
             self.seat,
             wins[best] / visits[best].max(1.0)
         );
-        candidates[best].map_or(Decision::Pass, Decision::Play)
+        (
+            candidates[best].map_or(Decision::Pass, Decision::Play),
+            playouts,
+        )
     }
 
     /// The seat's try now stands on its view, waiting for its announcement.
