@@ -257,11 +257,12 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
             game = fresh;
         }
         if !setup.is_empty() {
-            // The handicap: the first black stones on an empty board (passes
-            // may come before them, as GTP allows).
+            // The handicap: the first black stones on an empty board, two
+            // at least (passes may come before them, as GTP allows).
             let is_handicap = game.board().stone_count() == 0
                 && game.handicap() == 0
                 && handicap.is_some()
+                && setup.len() >= 2
                 && setup.iter().all(|(c, _)| *c == Color::Black);
             game.setup(&setup, is_handicap)
                 .map_err(|e| format!("setup stones: {e}"))?;
@@ -612,6 +613,16 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn one_black_stone_is_no_handicap_and_the_record_loads_back() {
+        // Found by the fuzzer: HA[2] with a single AB made a handicap of 1,
+        // which printsgf cannot write (HA[1] is no SGF handicap).
+        let g = Game::new(9, Rules::default(), 7.5);
+        let game = load("(;SZ[9]HA[2]AB[gc];W[ee])", &g, None).unwrap();
+        assert_eq!(game.handicap(), 0);
+        crate::fuzzing::check_record_round_trip(&game).unwrap();
     }
 
     #[test]

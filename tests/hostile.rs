@@ -110,6 +110,8 @@ fn errors_keep_the_id() {
         assert!(reply.starts_with(start), "{line}: {reply}");
     }
     assert!(e.read_raw_after("10 name").starts_with("=10 kosumi"));
+    // Found by the fuzzer: an id is echoed as written, leading zeros too.
+    assert_eq!(e.read_raw_after("068 name"), "=068 kosumi");
     assert!(e.finish().success());
 }
 

@@ -170,7 +170,7 @@ impl Engine {
                         .unwrap_or_else(|_| Err(GtpError("internal error".into())))
                     }
                 };
-                (cmd.id.map(|n| n.to_string()), reply)
+                (cmd.id.map(str::to_string), reply)
             }
         };
         Some(format_response(id, reply))

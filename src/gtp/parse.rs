@@ -16,7 +16,8 @@ use nom::sequence::terminated;
 /// One command line after preprocessing.
 #[derive(Debug, PartialEq, Eq)]
 pub struct CommandLine<'a> {
-    pub id: Option<u64>,
+    /// The id as written (digits; echoed as written, leading zeros too).
+    pub id: Option<&'a str>,
     pub name: &'a str,
     pub args: Vec<&'a str>,
 }
@@ -107,10 +108,10 @@ pub fn command_line(line: &str) -> Result<CommandLine<'_>, LineError> {
             reason: format!("no command after id {name}"),
         });
     }
-    let id = match id.map(str::parse::<u64>) {
+    let id = match id.map(|d| (d, d.parse::<u64>())) {
         None => None,
-        Some(Ok(n)) => Some(n),
-        Some(Err(_)) => {
+        Some((d, Ok(_))) => Some(d),
+        Some((_, Err(_))) => {
             return Err(LineError {
                 id: id.map(str::to_string),
                 reason: format!(
@@ -172,7 +173,7 @@ mod tests {
     #[test]
     fn command_lines() {
         let c = command_line("12 play b  D4").unwrap();
-        assert_eq!(c.id, Some(12));
+        assert_eq!(c.id, Some("12"));
         assert_eq!(c.name, "play");
         assert_eq!(c.args, vec!["b", "D4"]);
         let c = command_line("list_commands").unwrap();
