@@ -22,11 +22,22 @@ pub fn playouts_per_second(
     threads: usize,
     duration: Duration,
 ) -> f64 {
+    playouts_per_second_from(&Board::new(size), policy, dice, threads, duration)
+}
+
+/// Playouts per second from `start` on `threads` threads.
+pub fn playouts_per_second_from(
+    start_board: &Board,
+    policy: Policy,
+    dice: Option<Dice>,
+    threads: usize,
+    duration: Duration,
+) -> f64 {
     let counts: Vec<u64> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|i| {
                 scope.spawn(move || {
-                    let empty = Board::new(size);
+                    let empty = start_board.clone();
                     let rolls = dice.map(|d| Rolls::new(d, &empty));
                     let mut rng = SmallRng::seed_from_u64(i as u64 + 1);
                     let start = Instant::now();
@@ -196,24 +207,6 @@ pub fn phantom_playouts_per_second(size: usize, duration: Duration) -> (f64, f64
     let (_, n) = player.search_determinized(&view, &settings, &AtomicBool::new(false));
     let determinized = n as f64 / start.elapsed().as_secs_f64();
     // Plain: the same playouts from the true position, no sampling.
-    let mut rng = SmallRng::seed_from_u64(1);
-    let mut b = truth.board().clone();
-    b.keep_lines(false);
-    let (start, mut plain) = (Instant::now(), 0u64);
-    while start.elapsed() < duration {
-        for _ in 0..16 {
-            b.copy_from(truth.board());
-            playout(
-                &mut b,
-                Color::Black,
-                Policy::Light,
-                &mut rng,
-                None,
-                [None, None],
-                |_, _| {},
-            );
-        }
-        plain += 16;
-    }
-    (determinized, plain as f64 / start.elapsed().as_secs_f64())
+    let plain = playouts_per_second_from(truth.board(), Policy::Light, None, 1, duration);
+    (determinized, plain)
 }

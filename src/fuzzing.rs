@@ -53,18 +53,10 @@ pub fn session_command(kind: usize, a: usize, b: usize, size: &mut usize) -> Str
             ][a % 6],
             ["on", "off", "black", "none", "original", "standard"][b % 6]
         ),
-        17 => format!(
-            "kosumi-rules {}",
-            [
-                "chinese",
-                "egc2011",
-                "japanese",
-                "aga",
-                "new-zealand",
-                "tromp-taylor",
-                "simple-ko"
-            ][a % 7]
-        ),
+        17 => {
+            let presets: Vec<&str> = crate::rules::Rules::preset_names().collect();
+            format!("kosumi-rules {}", presets[a % presets.len()])
+        }
         18 => format!("komi {}", a % 9),
         19 => format!("time_settings {} {} {}", a % 5, b % 3, b % 2),
         20 => format!("time_left {color} {} {}", a % 30, b % 3),

@@ -151,25 +151,8 @@ fn statically_dead(board: &Board, ownership: &[f64], p: Point) -> bool {
         if board.cell(start) != Cell::Empty || in_region[start as usize] {
             continue;
         }
-        let mut region = vec![start];
-        in_region[start as usize] = true;
-        let mut touches_opponent = false;
-        let mut j = 0;
-        while j < region.len() {
-            let q = region[j];
-            j += 1;
-            for r in board.neighbors(q) {
-                match board.cell(r) {
-                    Cell::Empty if !in_region[r as usize] => {
-                        in_region[r as usize] = true;
-                        region.push(r);
-                    }
-                    cell if cell.color() == Some(c.opponent()) => touches_opponent = true,
-                    _ => {}
-                }
-            }
-        }
-        if !touches_opponent {
+        let (region, borders) = empty_region(board, start, &mut in_region, |_| {});
+        if !borders[c.opponent().index()] {
             if region.len() > 2 {
                 return false;
             }
@@ -230,6 +213,41 @@ pub fn format_margin(margin: f64) -> String {
     }
 }
 
+/// The empty region around `start` (flood fill through empty points,
+/// marking `seen`) and whether stones of each colour border it
+/// (`[black, white]`), and `touching` whether any bordering stone has that
+/// status.
+fn empty_region(
+    board: &Board,
+    start: Point,
+    seen: &mut [bool],
+    mut touching: impl FnMut(Point),
+) -> (Vec<Point>, [bool; 2]) {
+    let mut region = vec![start];
+    seen[start as usize] = true;
+    let mut borders = [false; 2];
+    let mut i = 0;
+    while i < region.len() {
+        let p = region[i];
+        i += 1;
+        for q in board.neighbors(p) {
+            match board.cell(q) {
+                Cell::Empty if !seen[q as usize] => {
+                    seen[q as usize] = true;
+                    region.push(q);
+                }
+                cell => {
+                    if let Some(c) = cell.color() {
+                        borders[c.index()] = true;
+                        touching(q);
+                    }
+                }
+            }
+        }
+    }
+    (region, borders)
+}
+
 /// Empty regions: for each empty point, which colours border its region, and
 /// whether the region touches a seki chain.
 fn regions(board: &Board, status: &[Status]) -> Vec<(bool, bool, bool)> {
@@ -239,28 +257,10 @@ fn regions(board: &Board, status: &[Status]) -> Vec<(bool, bool, bool)> {
         if board.cell(start) != Cell::Empty || seen[start as usize] {
             continue;
         }
-        let mut region = vec![start];
-        seen[start as usize] = true;
-        let (mut black, mut white, mut seki) = (false, false, false);
-        let mut i = 0;
-        while i < region.len() {
-            let p = region[i];
-            i += 1;
-            for q in board.neighbors(p) {
-                match board.cell(q) {
-                    Cell::Empty if !seen[q as usize] => {
-                        seen[q as usize] = true;
-                        region.push(q);
-                    }
-                    Cell::Black => black = true,
-                    Cell::White => white = true,
-                    _ => {}
-                }
-                if board.color_at(q).is_some() && status[q as usize] == Status::Seki {
-                    seki = true;
-                }
-            }
-        }
+        let mut seki = false;
+        let (region, [black, white]) = empty_region(board, start, &mut seen, |q| {
+            seki |= status[q as usize] == Status::Seki;
+        });
         for p in region {
             out[p as usize] = (black, white, seki);
         }
