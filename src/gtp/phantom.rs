@@ -250,8 +250,12 @@ pub(super) fn player_genmove(e: &mut Engine, color: crate::board::Color) -> Opti
         Decision::Play(q) => Some(q),
         Decision::Pass | Decision::Resign => None,
     };
-    if e.game.play(color, mv).is_err() {
-        // Illegal on the view itself (a ko the view remembers): pass.
+    // A view repeats positions the true game never had (captures clear
+    // it): a try its own history forbids stands on it as a setup stone
+    // (the referee judges it on the true game). Failing that, a pass.
+    let placed = e.game.play(color, mv).is_ok()
+        || mv.is_some_and(|p| e.game.setup(&[(color, p)], false).is_ok());
+    if !placed {
         e.game.play(color, None).expect("pass is legal");
         if let Some(Phantom::Player(p)) = &mut e.phantom {
             p.tried(None);
