@@ -12,7 +12,12 @@ fuzz_target!(|data: &[u8]| {
         .chunks_exact(3)
         .take(200)
         .map(|c| {
-            kosumi::fuzzing::session_command(c[0] as usize, c[1] as usize * 7, c[2] as usize * 5, &mut size)
+            kosumi::fuzzing::session_command(
+                c[0] as usize,
+                c[1] as usize * 7,
+                c[2] as usize * 5,
+                &mut size,
+            )
         })
         .collect();
     let mut engine = kosumi::fuzzing::quick_engine(9);
