@@ -51,6 +51,16 @@ struct Cli {
     /// unseen stones) or view (the ordinary search on the view alone).
     #[arg(long, default_value = "determinized", value_parser = ["determinized", "view"])]
     phantom_search: String,
+    /// Host a phantom game for a person at this seat (1 to 4), kosumi
+    /// playing every other seat: for GoGui's ruler interface.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=4))]
+    phantom_human: Option<u8>,
+    /// The hosted phantom game: go or rengo.
+    #[arg(long, default_value = "go", value_parser = ["go", "rengo"])]
+    phantom_kind: String,
+    /// The hosted phantom game's conventions: seed, olympiad or openspiel.
+    #[arg(long, default_value = "seed", value_parser = ["seed", "olympiad", "openspiel"])]
+    phantom_preset: String,
     /// Phantom player: the playout policy, light (uniform) or full.
     #[arg(long, default_value = "light", value_parser = ["light", "full"])]
     phantom_policy: String,
@@ -268,8 +278,34 @@ fn main() {
         },
         ..Config::default()
     };
+    let phantom_host = match cli.phantom_human {
+        None => None,
+        Some(seat) => {
+            let kind = kosumi::phantom::Kind::parse(&cli.phantom_kind).expect("checked by clap");
+            if usize::from(seat) > kind.seats() {
+                eprintln!(
+                    "kosumi: --phantom-human {seat}: phantom {} has {} seats",
+                    kind.name(),
+                    kind.seats()
+                );
+                std::process::exit(2);
+            }
+            if dice.is_some() {
+                eprintln!("kosumi: phantom games roll no dice");
+                std::process::exit(2);
+            }
+            let options = kosumi::phantom::options::Options::preset(&cli.phantom_preset)
+                .expect("checked by clap");
+            Some((usize::from(seat), kind, options))
+        }
+    };
+    let config = Config {
+        phantom_host,
+        ..config
+    };
     let mut engine = Engine::new(config, rules, cli.size, cli.komi);
     engine.game.set_dice(dice);
     engine.game.seed_rolls(cli.seed);
+    engine.start_phantom_host();
     serve(engine);
 }

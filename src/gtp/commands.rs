@@ -29,9 +29,9 @@ pub static COMMANDS: &[Command] = table! {
     "name" => |_, a| { arity(a, 0)?; Ok("kosumi".into()) },
     "version" => |_, a| { arity(a, 0)?; Ok(env!("CARGO_PKG_VERSION").into()) },
     "known_command" => known_command,
-    "list_commands" => |_, a| {
+    "list_commands" => |e, a| {
         arity(a, 0)?;
-        Ok(COMMANDS.iter().map(|c| c.name).collect::<Vec<_>>().join("\n"))
+        Ok(COMMANDS.iter().map(|c| c.name).filter(|n| phantom::listed(e, n)).collect::<Vec<_>>().join("\n"))
     },
     "quit" => |e, a| { arity(a, 0)?; e.quit = true; Ok(String::new()) },
     "boardsize" => boardsize,
@@ -100,6 +100,15 @@ pub static COMMANDS: &[Command] = table! {
     "phantom-to_move" => phantom::phantom_to_move,
     "phantom-seat" => phantom::phantom_seat,
     "phantom-heard" => phantom::phantom_heard,
+    // GoGui's ruler interface, while hosting a phantom game for a person
+    "gogui-rules_game_id" => phantom::rules_game_id,
+    "gogui-rules_board" => phantom::rules_board,
+    "gogui-rules_board_size" => phantom::rules_board_size,
+    "gogui-rules_legal_moves" => phantom::rules_legal_moves,
+    "gogui-rules_side_to_move" => phantom::rules_side_to_move,
+    "gogui-rules_captured_count" => phantom::rules_captured_count,
+    "gogui-rules_final_result" => phantom::rules_final_result,
+    "gogui-rules_board_gfx" => phantom::rules_board_gfx,
 };
 
 /// What GoGui shows in its Analyze menu (type/label/command).
@@ -170,9 +179,12 @@ fn names(e: &Engine, points: &[Point]) -> String {
         .join(" ")
 }
 
-fn known_command(_: &mut Engine, a: &[&str]) -> Reply {
+fn known_command(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
-    Ok(COMMANDS.iter().any(|c| c.name == a[0]).to_string())
+    Ok(COMMANDS
+        .iter()
+        .any(|c| c.name == a[0] && phantom::listed(e, c.name))
+        .to_string())
 }
 
 fn boardsize(e: &mut Engine, a: &[&str]) -> Reply {
@@ -192,6 +204,9 @@ fn play(e: &mut Engine, a: &[&str]) -> Reply {
     // Referee mode: a stone from the controller obeys a roll of kosumi's
     // (a pass is always allowed and needs none). An illegal stone leaves
     // the roll pending, so the player cannot roll again by erring.
+    if let Some(reply) = phantom::host_play(e, c, mv) {
+        return reply;
+    }
     if mv.is_some() {
         referee_roll(e, c);
     }

@@ -81,6 +81,13 @@ pub struct Config {
     /// Phantom player: how it searches, and its playout policy.
     pub phantom_mode: crate::phantom::player::Mode,
     pub phantom_policy: search::Policy,
+    /// Host a phantom game for a person at this seat (GoGui's ruler
+    /// interface): the seat, Go or Rengo, the conventions.
+    pub phantom_host: Option<(
+        usize,
+        crate::phantom::Kind,
+        crate::phantom::options::Options,
+    )>,
 }
 
 impl Default for Config {
@@ -96,6 +103,7 @@ impl Default for Config {
             dice_planning: Planning::Chance,
             phantom_mode: crate::phantom::player::Mode::Determinized,
             phantom_policy: search::Policy::Light,
+            phantom_host: None,
         }
     }
 }
@@ -136,6 +144,11 @@ impl Engine {
             tree: search::Tree::default(),
             phantom: None,
         }
+    }
+
+    /// Starts hosting the phantom game of `config.phantom_host`, if any.
+    pub fn start_phantom_host(&mut self) {
+        phantom::start_host(self);
     }
 
     /// The flag that stops a running search (set by `# interrupt`).

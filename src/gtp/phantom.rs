@@ -9,6 +9,7 @@
 use super::commands::{board_diagram, vertex_arg};
 use super::{Engine, GtpError, Reply};
 use crate::phantom::announcement::Line;
+use crate::phantom::host::Host;
 use crate::phantom::options::{Options, PRESETS};
 use crate::phantom::player::{self, Player};
 use crate::phantom::referee::Referee;
@@ -16,10 +17,13 @@ use crate::phantom::{Kind, seat_color};
 use crate::search::Decision;
 
 /// The engine's part in a phantom game.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum Phantom {
     Referee(Referee),
     Player(Player),
+    /// The referee and kosumi's seats, for a person at one seat (GoGui's
+    /// ruler interface).
+    Host(Box<Host>),
 }
 
 /// Commands that would play on a refereed true game without the referee.
@@ -44,18 +48,224 @@ const NEW_GAME: &[&str] = &["clear_board", "boardsize", "loadsgf"];
 
 /// Refuses a command the engine's phantom role forbids.
 pub(super) fn guard(e: &Engine, name: &str) -> Result<(), GtpError> {
-    if matches!(e.phantom, Some(Phantom::Referee(_))) && REFEREE_FORBIDS.contains(&name) {
+    let refereed = match e.phantom {
+        Some(Phantom::Referee(_)) => true,
+        // A person's tries come by `play`.
+        Some(Phantom::Host(_)) => name != "play",
+        _ => false,
+    };
+    if refereed && REFEREE_FORBIDS.contains(&name) {
         return Err(GtpError(format!(
             "a phantom game is refereed here: {name} would change the true game (use phantom-try, or clear_board to end it)"
         )));
     }
+    if name.starts_with("gogui-rules_") && !matches!(e.phantom, Some(Phantom::Host(_))) {
+        return Err(GtpError(
+            "the gogui-rules commands answer only when kosumi hosts a phantom game (--phantom-human)".into(),
+        ));
+    }
     Ok(())
 }
 
-/// After a command succeeded: a new game ends the phantom one.
+/// Whether `list_commands` lists a command now: GoGui's ruler commands only
+/// while kosumi hosts a phantom game for a person (GoGui takes any program
+/// that lists them for a ruler of another game than Go).
+pub(super) fn listed(e: &Engine, name: &str) -> bool {
+    !name.starts_with("gogui-rules_") || matches!(e.phantom, Some(Phantom::Host(_)))
+}
+
+/// After a command succeeded: a new game ends the phantom one, or, when
+/// kosumi hosts one for a person, starts the next.
 pub(super) fn after(e: &mut Engine, name: &str) {
     if NEW_GAME.contains(&name) {
         e.phantom = None;
+        if e.config.phantom_host.is_some() {
+            start_host(e);
+        }
+    }
+}
+
+/// The search settings of a phantom player's choice.
+fn player_settings(e: &Engine, color: crate::board::Color) -> player::Settings {
+    player::Settings {
+        mode: e.config.phantom_mode,
+        policy: e.config.phantom_policy,
+        budget: e.budget(color),
+        seed: e.config.seed ^ e.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        max_nodes: e.config.max_nodes,
+    }
+}
+
+/// Starts hosting a phantom game for a person (`--phantom-human`) on the
+/// engine's current board: kosumi's seats try until it is the person's turn.
+pub(crate) fn start_host(e: &mut Engine) {
+    let Some((human, kind, options)) = e.config.phantom_host else {
+        return;
+    };
+    e.game.set_dice(None);
+    let mut host = Host::new(kind, options, human, &e.game, e.config.seed);
+    e.searches += 1;
+    let settings = player_settings(e, seat_color(human).opponent());
+    let mut game = e.game.clone();
+    host.play_others(&mut game, &settings, &e.stop);
+    e.game = game;
+    e.phantom = Some(Phantom::Host(Box::new(host)));
+}
+
+fn host(e: &mut Engine) -> Result<&mut Host, GtpError> {
+    match &mut e.phantom {
+        Some(Phantom::Host(h)) => Ok(h),
+        _ => Err(GtpError(
+            "kosumi hosts no phantom game (--phantom-human SEAT)".into(),
+        )),
+    }
+}
+
+/// `play` while hosting: the person's try (an illegal try is no GTP error:
+/// it is announced, and the person tries again).
+pub(super) fn host_play(
+    e: &mut Engine,
+    color: crate::board::Color,
+    mv: Option<crate::board::Point>,
+) -> Option<Reply> {
+    let Some(Phantom::Host(h)) = &e.phantom else {
+        return None;
+    };
+    if color != h.human_color() {
+        return Some(Err(GtpError::new(
+            "illegal move",
+            format!("the person plays seat {} only", h.human),
+        )));
+    }
+    e.searches += 1;
+    let settings = player_settings(e, color.opponent());
+    let (mut game, mut h) = (e.game.clone(), h.clone());
+    let reply = h
+        .human_try(&mut game, mv, &settings, &e.stop)
+        .map(|_| String::new())
+        .map_err(|why| GtpError::new("illegal move", why));
+    if reply.is_ok() {
+        e.game = game;
+        e.phantom = Some(Phantom::Host(h));
+    }
+    Some(reply)
+}
+
+pub(super) fn rules_game_id(e: &mut Engine, a: &[&str]) -> Reply {
+    no_args(a)?;
+    Ok(match host(e)?.referee.kind {
+        Kind::Go => "Phantomgo",
+        Kind::Rengo => "Phantomrengo",
+    }
+    .into())
+}
+
+pub(super) fn rules_board_size(e: &mut Engine, a: &[&str]) -> Reply {
+    no_args(a)?;
+    host(e)?;
+    Ok(e.game.size().to_string())
+}
+
+/// The person's view, rows from the top, `X`, `O` and `.`.
+pub(super) fn rules_board(e: &mut Engine, a: &[&str]) -> Reply {
+    no_args(a)?;
+    let h = host(e)?;
+    let view = h.referee.view(h.human).board();
+    let n = view.size();
+    Ok((0..n)
+        .rev()
+        .map(|y| {
+            (0..n)
+                .map(|x| match view.color_at(view.point(x, y)) {
+                    Some(crate::board::Color::Black) => "X",
+                    Some(crate::board::Color::White) => "O",
+                    None => ".",
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+/// The person's possible tries: every empty point of their view not
+/// refused this turn, and pass; nothing once the game is over.
+pub(super) fn rules_legal_moves(e: &mut Engine, a: &[&str]) -> Reply {
+    no_args(a)?;
+    let size = e.game.size();
+    let h = host(e)?;
+    if h.referee.to_move().is_none() {
+        return Ok(String::new());
+    }
+    let view = h.referee.view(h.human).board();
+    let mut moves: Vec<String> = view
+        .points()
+        .filter(|&p| view.color_at(p).is_none() && !h.refused().contains(&p))
+        .map(|p| crate::vertex::vertex_name(Some(p), size))
+        .collect();
+    moves.push("pass".into());
+    Ok(moves.join(" "))
+}
+
+pub(super) fn rules_side_to_move(e: &mut Engine, a: &[&str]) -> Reply {
+    no_args(a)?;
+    let h = host(e)?;
+    Ok(match h.human_color() {
+        crate::board::Color::Black => "black",
+        crate::board::Color::White => "white",
+    }
+    .into())
+}
+
+pub(super) fn rules_captured_count(e: &mut Engine, a: &[&str]) -> Reply {
+    no_args(a)?;
+    host(e)?;
+    let b = e.game.board();
+    Ok(format!(
+        "{} {}",
+        b.captures(crate::board::Color::Black),
+        b.captures(crate::board::Color::White)
+    ))
+}
+
+pub(super) fn rules_final_result(e: &mut Engine, a: &[&str]) -> Reply {
+    no_args(a)?;
+    let h = host(e)?;
+    Ok(match h.referee.result() {
+        Some(r) => format!("{r} (the true board is shown by showboard)"),
+        None => "the phantom game is not over".into(),
+    })
+}
+
+/// What the person heard since their last try, as GoGui text, and their
+/// refused points marked.
+pub(super) fn rules_board_gfx(e: &mut Engine, a: &[&str]) -> Reply {
+    no_args(a)?;
+    let size = e.game.size();
+    let h = host(e)?;
+    let mut out = String::new();
+    if !h.refused().is_empty() {
+        out.push_str("MARK");
+        for &p in h.refused() {
+            out.push(' ');
+            out.push_str(&crate::vertex::vertex_name(Some(p), size));
+        }
+        out.push('\n');
+    }
+    let text = if h.heard().is_empty() {
+        format!("Your turn (seat {})", h.human)
+    } else {
+        h.heard().join("; ")
+    };
+    out.push_str(&format!("TEXT {text}"));
+    Ok(out)
+}
+
+fn no_args(a: &[&str]) -> Result<(), GtpError> {
+    if a.is_empty() {
+        Ok(())
+    } else {
+        Err(GtpError::syntax("expected no argument"))
     }
 }
 
@@ -76,6 +286,9 @@ fn kind(s: &str) -> Result<Kind, GtpError> {
 fn referee(e: &mut Engine) -> Result<&mut Referee, GtpError> {
     match &mut e.phantom {
         Some(Phantom::Referee(r)) => Ok(r),
+        Some(Phantom::Host(_)) => Err(GtpError(
+            "this engine hosts a phantom game for a person: their tries come by play".into(),
+        )),
         Some(Phantom::Player(_)) => Err(GtpError(
             "this engine is a phantom player, not the referee".into(),
         )),
@@ -107,6 +320,7 @@ pub(super) fn phantom_new(e: &mut Engine, a: &[&str]) -> Reply {
 pub(super) fn phantom_option(e: &mut Engine, a: &[&str]) -> Reply {
     let options = match &mut e.phantom {
         Some(Phantom::Referee(r)) => &mut r.options,
+        Some(Phantom::Host(h)) => &mut h.referee.options,
         Some(Phantom::Player(p)) => &mut p.options,
         None => {
             return Err(GtpError(
@@ -147,11 +361,25 @@ pub(super) fn phantom_try(e: &mut Engine, a: &[&str]) -> Reply {
     Ok(announcement.lines(size).join("\n"))
 }
 
+/// The referee, for commands that only read it (a host's too).
+fn referee_read(e: &mut Engine) -> Result<&Referee, GtpError> {
+    match &e.phantom {
+        Some(Phantom::Host(h)) => Ok(&h.referee),
+        Some(Phantom::Referee(r)) => Ok(r),
+        Some(Phantom::Player(_)) => Err(GtpError(
+            "this engine is a phantom player, not the referee".into(),
+        )),
+        None => Err(GtpError(
+            "no phantom game is refereed (phantom-new go|rengo)".into(),
+        )),
+    }
+}
+
 pub(super) fn phantom_view(e: &mut Engine, a: &[&str]) -> Reply {
     if a.len() != 1 {
         return Err(GtpError::syntax("expected a seat"));
     }
-    let r = referee(e)?;
+    let r = referee_read(e)?;
     let seat = r.kind.seat(a[0]).map_err(GtpError::syntax)?;
     let view = r.view(seat).board();
     Ok(format!(
@@ -170,7 +398,7 @@ pub(super) fn phantom_to_move(e: &mut Engine, a: &[&str]) -> Reply {
     if !a.is_empty() {
         return Err(GtpError::syntax("expected no argument"));
     }
-    let r = referee(e)?;
+    let r = referee_read(e)?;
     Ok(r.to_move().map_or("end".into(), |s| s.to_string()))
 }
 
@@ -237,13 +465,7 @@ pub(super) fn player_genmove(e: &mut Engine, color: crate::board::Color) -> Opti
         ))));
     }
     e.searches += 1;
-    let settings = player::Settings {
-        mode: e.config.phantom_mode,
-        policy: e.config.phantom_policy,
-        budget: e.budget(color),
-        seed: e.config.seed ^ e.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        max_nodes: e.config.max_nodes,
-    };
+    let settings = player_settings(e, color);
     e.game.set_to_move(color);
     let decision = p.choose(&e.game, &settings, &e.stop);
     let mv = match decision {

@@ -1,0 +1,247 @@
+//! A phantom game hosted for one person: the referee and kosumi's players
+//! of every other seat in one process, the person's seat played through
+//! `play` and shown only its own view. This is what GoGui's ruler interface
+//! (`gogui-rules_*`) shows: after each of the person's tries kosumi's seats
+//! try until it is the person's turn again, and the announcements the
+//! person heard are kept for display.
+
+use super::announcement::{Announcement, Outcome};
+use super::options::Options;
+use super::player::{self, Player};
+use super::referee::Referee;
+use super::{Kind, seat_color};
+use crate::board::{Color, Point};
+use crate::game::Game;
+use crate::search::Decision;
+use crate::vertex::vertex_name;
+use std::sync::atomic::AtomicBool;
+
+/// Illegal tries one of kosumi's seats may make in a turn before passing.
+const TRIES_PER_TURN: usize = 10;
+
+/// One of kosumi's seats: its player and its view.
+#[derive(Clone)]
+struct Seat {
+    number: usize,
+    player: Player,
+    view: Game,
+}
+
+#[derive(Clone)]
+pub struct Host {
+    pub referee: Referee,
+    /// The person's seat.
+    pub human: usize,
+    seats: Vec<Seat>,
+    /// The person's tries refused this turn.
+    refused: Vec<Point>,
+    /// What the person heard since their last try, a line each.
+    heard: Vec<String>,
+    /// Choices made so far (varies the players' seeds).
+    choices: u64,
+}
+
+fn color_word(c: Color) -> &'static str {
+    match c {
+        Color::Black => "Black",
+        Color::White => "White",
+    }
+}
+
+impl Host {
+    /// A phantom game on `game`'s position, the person at `human`.
+    pub fn new(kind: Kind, options: Options, human: usize, game: &Game, seed: u64) -> Host {
+        let mut referee = Referee::new(kind, options, game);
+        referee.seed = seed;
+        let seats = (1..=kind.seats())
+            .filter(|&s| s != human)
+            .map(|s| Seat {
+                number: s,
+                player: Player::new(s, kind, options, game),
+                view: game.clone(),
+            })
+            .collect();
+        Host {
+            referee,
+            human,
+            seats,
+            refused: Vec::new(),
+            heard: Vec::new(),
+            choices: 0,
+        }
+    }
+
+    pub fn human_color(&self) -> Color {
+        seat_color(self.human)
+    }
+
+    pub fn heard(&self) -> &[String] {
+        &self.heard
+    }
+
+    pub fn refused(&self) -> &[Point] {
+        &self.refused
+    }
+
+    /// The person's try. Errors (nothing changed): not their turn, or the
+    /// game is over.
+    pub fn human_try(
+        &mut self,
+        game: &mut Game,
+        mv: Option<Point>,
+        settings: &player::Settings,
+        stop: &AtomicBool,
+    ) -> Result<Announcement, String> {
+        match self.referee.to_move() {
+            None => return Err("the phantom game is over".into()),
+            Some(s) if s != self.human => {
+                return Err(format!("seat {s} is to try, not seat {}", self.human));
+            }
+            _ => {}
+        }
+        self.heard.clear();
+        let a = self.referee.try_move(game, self.human, mv)?;
+        self.announce(&a, self.human, mv, game.size());
+        if a.outcome.is_illegal() {
+            if let Some(p) = mv {
+                self.refused.push(p);
+            }
+        } else {
+            self.refused.clear();
+            self.play_others(game, settings, stop);
+        }
+        Ok(a)
+    }
+
+    /// kosumi's seats try until it is the person's turn or the game ends.
+    pub fn play_others(&mut self, game: &mut Game, settings: &player::Settings, stop: &AtomicBool) {
+        let mut tries_this_turn = 0;
+        while let Some(s) = self.referee.to_move() {
+            if s == self.human {
+                break;
+            }
+            let seat = self
+                .seats
+                .iter_mut()
+                .find(|x| x.number == s)
+                .expect("kosumi plays every other seat");
+            let color = seat_color(s);
+            let mv = if tries_this_turn >= TRIES_PER_TURN {
+                None
+            } else {
+                self.choices += 1;
+                let settings = player::Settings {
+                    seed: settings.seed ^ self.choices.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                    ..*settings
+                };
+                seat.view.set_to_move(color);
+                match seat.player.choose(&seat.view, &settings, stop) {
+                    Decision::Play(p) => Some(p),
+                    Decision::Pass | Decision::Resign => None,
+                }
+            };
+            // The try stands on the seat's view until it is judged.
+            let placed = seat.view.play(color, mv).is_ok()
+                || mv.is_some_and(|p| seat.view.setup(&[(color, p)], false).is_ok());
+            let mv = if placed { mv } else { None };
+            if !placed {
+                seat.view.play(color, None).expect("pass is legal");
+            }
+            seat.player.tried(mv);
+            let Ok(a) = self.referee.try_move(game, s, mv) else {
+                break;
+            };
+            if a.outcome.is_illegal() {
+                tries_this_turn += 1;
+            } else {
+                tries_this_turn = 0;
+            }
+            self.announce(&a, s, mv, game.size());
+        }
+    }
+
+    /// Tells kosumi's seats what they hear, and keeps what the person hears.
+    fn announce(&mut self, a: &Announcement, trier: usize, mv: Option<Point>, size: usize) {
+        let shared = self.referee.options.shared_view;
+        let kind = self.referee.kind;
+        for seat in &mut self.seats {
+            let t = seat.number;
+            let Some(heard) = self.referee.heard_by(a, trier, t) else {
+                continue;
+            };
+            for line in heard.lines(size) {
+                let words: Vec<&str> = line.split(' ').collect();
+                if let Ok(parsed) = super::announcement::Line::parse(&words, size)
+                    && let Err(e) = seat.player.hear(&mut seat.view, trier, &parsed)
+                {
+                    log::warn!("phantom host: seat {t} cannot take '{line}': {e}");
+                }
+            }
+            // A board-mate's accepted stone shows on this seat's board.
+            if t != trier
+                && a.outcome == Outcome::Accepted
+                && kind.view_of(t, shared) == kind.view_of(trier, shared)
+                && let Some(p) = mv
+                && self.referee.view(t).at(p).is_some()
+            {
+                let c = seat_color(trier);
+                if seat.view.play(c, Some(p)).is_err() {
+                    let _ = seat.view.setup(&[(c, p)], false);
+                }
+            }
+        }
+        if let Some(heard) = self.referee.heard_by(a, trier, self.human) {
+            let who = format!("{} (seat {trier})", color_word(seat_color(trier)));
+            let what = match (trier == self.human, mv) {
+                (true, Some(p)) => format!("{who} {}", vertex_name(Some(p), size)),
+                _ => who,
+            };
+            self.heard
+                .push(format!("{what}: {}", heard.lines(size).join(", ")));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+    use crate::search::{Budget, Policy};
+    use crate::vertex::parse_vertex;
+
+    fn settings() -> player::Settings {
+        player::Settings {
+            mode: player::Mode::Determinized,
+            policy: Policy::Light,
+            budget: Budget {
+                playouts: Some(100),
+                time: None,
+            },
+            seed: 1,
+            max_nodes: 1000,
+        }
+    }
+
+    #[test]
+    fn kosumi_plays_the_other_seats_until_the_persons_turn() {
+        let stop = AtomicBool::new(false);
+        for (kind, human) in [(Kind::Go, 2), (Kind::Rengo, 3)] {
+            let mut game = Game::new(7, Rules::default(), 7.5);
+            let options = Options::preset("seed").unwrap();
+            let mut host = Host::new(kind, options, human, &game, 1);
+            host.play_others(&mut game, &settings(), &stop);
+            assert_eq!(host.referee.to_move(), Some(human));
+            assert_eq!(game.board().stone_count(), human - 1, "{kind:?}");
+            let p = parse_vertex("D4", 7).unwrap();
+            let a = host.human_try(&mut game, p, &settings(), &stop).unwrap();
+            if a.outcome == Outcome::Accepted {
+                assert_eq!(host.referee.to_move(), Some(human));
+                assert!(host.heard().len() >= kind.seats(), "{:?}", host.heard());
+            } else {
+                assert_eq!(host.refused(), &[p.unwrap()]);
+            }
+            // The person's view holds their stones and no unseen one.
+            assert!(host.referee.view(human).is_subset_of(game.board()));
+        }
+    }
+}
