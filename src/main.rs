@@ -48,8 +48,9 @@ struct Cli {
     #[arg(long, requires = "dice")]
     dice_referee: bool,
     /// Phantom player: determinized (flat Monte Carlo over samples of the
-    /// unseen stones) or view (the ordinary search on the view alone).
-    #[arg(long, default_value = "determinized", value_parser = ["determinized", "view"])]
+    /// unseen stones), view (the ordinary search on the view alone), or
+    /// auto (determinized in Phantom Go, view in Phantom Rengo).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "determinized", "view"])]
     phantom_search: String,
     /// Host a phantom game for a person at this seat (1 to 4), kosumi
     /// playing every other seat: for GoGui's ruler interface.
@@ -261,10 +262,10 @@ fn main() {
         seed: cli.seed,
         resign: cli.resign,
         max_nodes: cli.max_nodes.max(1000),
-        phantom_mode: if cli.phantom_search == "view" {
-            kosumi::phantom::player::Mode::View
-        } else {
-            kosumi::phantom::player::Mode::Determinized
+        phantom_mode: match cli.phantom_search.as_str() {
+            "view" => kosumi::phantom::player::Mode::View,
+            "determinized" => kosumi::phantom::player::Mode::Determinized,
+            _ => kosumi::phantom::player::Mode::Auto,
         },
         phantom_policy: if cli.phantom_policy == "full" {
             kosumi::search::Policy::Full

@@ -101,7 +101,7 @@ impl Default for Config {
             max_nodes: 4_000_000,
             ownership_playouts: 1000,
             dice_planning: Planning::Chance,
-            phantom_mode: crate::phantom::player::Mode::Determinized,
+            phantom_mode: crate::phantom::player::Mode::Auto,
             phantom_policy: search::Policy::Light,
             phantom_host: None,
         }

@@ -25,6 +25,13 @@ use rand::{RngExt, SeedableRng};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+/// Share of the playouts after which a point counts as this seat's for
+/// sure (no try goes there).
+const SECURE: f64 = 0.9;
+
+/// How much better than the best try a pass must score to be chosen.
+const PASS_MARGIN: f64 = 0.05;
+
 /// How the player searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -32,6 +39,10 @@ pub enum Mode {
     Determinized,
     /// The ordinary search on the view, as if it were the whole board.
     View,
+    /// Determinized in Phantom Go, the view in Phantom Rengo, where half
+    /// the stones of both colours are unseen and random samples of them
+    /// made the determinized player lose every game to GNU Go (docs/phantom.md).
+    Auto,
 }
 
 /// The search settings of one choice.
@@ -139,9 +150,13 @@ impl Player {
         if self.over {
             return Decision::Pass;
         }
-        match settings.mode {
-            Mode::Determinized => self.choose_determinized(view, settings, stop),
-            Mode::View => self.choose_on_view(view, settings, stop),
+        match (settings.mode, self.kind) {
+            (Mode::Determinized, _) | (Mode::Auto, Kind::Go) => {
+                self.choose_determinized(view, settings, stop)
+            }
+            (Mode::View, _) | (Mode::Auto, Kind::Rengo) => {
+                self.choose_on_view(view, settings, stop)
+            }
         }
     }
 
@@ -173,11 +188,7 @@ impl Player {
     }
 
     /// The candidate tries: the view's empty points where the stone is no
-    /// suicide on the view and fills no own eye, not refused; pass only
-    /// where there is none, or where filling one's own area costs points
-    /// (territory scoring). Under area scoring a try in one's own area
-    /// costs nothing, while an early pass may end the game (the others
-    /// pass as soon as they believe they lead).
+    /// suicide on the view and fills no own eye, not refused; and pass.
     pub fn candidates(&self, view: &Game) -> Vec<Option<Point>> {
         let board = view.board();
         let me = self.color();
@@ -193,9 +204,7 @@ impl Player {
             })
             .map(Some)
             .collect();
-        if tries.is_empty() || view.rules.scoring == crate::rules::Scoring::Territory {
-            tries.push(None);
-        }
+        tries.push(None);
         tries
     }
 
@@ -217,6 +226,11 @@ impl Player {
         let unseen = self.unseen(board);
         let candidates = self.candidates(view);
         let mut visits = vec![0.0f64; candidates.len()];
+        // How often each candidate point ended the playouts as this seat's
+        // (its stone or its territory), over all playouts.
+        let mut owned = vec![0.0f64; candidates.len()];
+        let mut settled_playouts = 0.0f64;
+        let sign = if me == Color::Black { 1 } else { -1 };
         let mut wins = vec![0.0f64; candidates.len()];
         let (mut total_visits, mut total_wins) = (0.0f64, 0.0f64);
         let mut rng = SmallRng::seed_from_u64(settings.seed ^ board.hash());
@@ -275,6 +289,14 @@ impl Player {
                         [mv, None],
                         |_, _| {},
                     );
+                    settled_playouts += 1.0;
+                    for (i, c) in candidates.iter().enumerate() {
+                        if let Some(q) = c
+                            && search::final_owner(&sample, *q) == sign
+                        {
+                            owned[i] += 1.0;
+                        }
+                    }
                     let lead = search::playout_area(&sample) as f64 - komi;
                     f64::from(u8::from((lead > 0.0) == (me == Color::Black)))
                 }
@@ -284,13 +306,29 @@ impl Player {
             total_visits += 1.0;
             total_wins += reward;
         }
-        let best = (0..candidates.len())
-            .max_by(|&a, &b| {
-                visits[a]
-                    .total_cmp(&visits[b])
-                    .then((wins[a] / visits[a].max(1.0)).total_cmp(&(wins[b] / visits[b].max(1.0))))
-            })
-            .expect("a candidate at least");
+        let rate = |i: usize| wins[i] / visits[i].max(1.0);
+        // A pass must clearly beat the best try: with few playouts a pass
+        // can come first by chance, and an early pass may end the game
+        // (the others pass as soon as they believe they lead), while under
+        // area counting a try in one's own area costs nothing.
+        let pass = candidates.len() - 1;
+        // A try on a point that ends up this seat's in nearly every playout
+        // gains nothing and may fill an eye the view does not show (a
+        // Rengo partner's stones are unseen): such points are left alone.
+        let secure = |i: usize| owned[i] > SECURE * settled_playouts && settled_playouts > 0.0;
+        let most_visited = |pass: bool| {
+            (0..candidates.len())
+                .filter(|&i| candidates[i].is_none() == pass && (pass || !secure(i)))
+                .max_by(|&a, &b| {
+                    visits[a]
+                        .total_cmp(&visits[b])
+                        .then(rate(a).total_cmp(&rate(b)))
+                })
+        };
+        let best = match most_visited(false) {
+            Some(t) if rate(pass) < rate(t) + PASS_MARGIN || visits[pass] < visits[t] / 2.0 => t,
+            _ => pass,
+        };
         log::info!(
             "phantom seat {}: {playouts} playouts, unseen {unseen:?}, best win rate {:.3}",
             self.seat,
