@@ -237,8 +237,8 @@ pub(super) fn rules_final_result(e: &mut Engine, a: &[&str]) -> Reply {
     })
 }
 
-/// What the person heard since their last try, as GoGui text, and their
-/// refused points marked.
+/// What the person heard since their last try, as GoGui text, their
+/// refused points marked and the captured points labelled `x`.
 pub(super) fn rules_board_gfx(e: &mut Engine, a: &[&str]) -> Reply {
     no_args(a)?;
     let size = e.game.size();
@@ -249,6 +249,15 @@ pub(super) fn rules_board_gfx(e: &mut Engine, a: &[&str]) -> Reply {
         for &p in h.refused() {
             out.push(' ');
             out.push_str(&crate::vertex::vertex_name(Some(p), size));
+        }
+        out.push('\n');
+    }
+    // The points of the stones captured since the person's last try, marked
+    // on the board (GoGui may clear the status line soon after a move).
+    if !h.captured().is_empty() {
+        out.push_str("LABEL");
+        for &p in h.captured() {
+            out.push_str(&format!(" {} x", crate::vertex::vertex_name(Some(p), size)));
         }
         out.push('\n');
     }

@@ -37,6 +37,8 @@ pub struct Host {
     refused: Vec<Point>,
     /// What the person heard since their last try, a line each.
     heard: Vec<String>,
+    /// The captured points the person was told of since their last try.
+    captured: Vec<Point>,
     /// Choices made so far (varies the players' seeds).
     choices: u64,
 }
@@ -67,6 +69,7 @@ impl Host {
             seats,
             refused: Vec::new(),
             heard: Vec::new(),
+            captured: Vec::new(),
             choices: 0,
         }
     }
@@ -81,6 +84,11 @@ impl Host {
 
     pub fn refused(&self) -> &[Point] {
         &self.refused
+    }
+
+    /// The captured points the person was told of since their last try.
+    pub fn captured(&self) -> &[Point] {
+        &self.captured
     }
 
     /// The person's try. Errors (nothing changed): not their turn, or the
@@ -100,6 +108,7 @@ impl Host {
             _ => {}
         }
         self.heard.clear();
+        self.captured.clear();
         let a = self.referee.try_move(game, self.human, mv)?;
         self.announce(&a, self.human, mv, game.size());
         if a.outcome.is_illegal() {
@@ -191,6 +200,11 @@ impl Host {
             }
         }
         if let Some(heard) = self.referee.heard_by(a, trier, self.human) {
+            for item in &heard.items {
+                if let super::announcement::Item::Captures(_, _, points) = item {
+                    self.captured.extend(points);
+                }
+            }
             let who = format!("{} (seat {trier})", color_word(seat_color(trier)));
             let what = match (trier == self.human, mv) {
                 (true, Some(p)) => format!("{who} {}", vertex_name(Some(p), size)),
