@@ -96,7 +96,15 @@ pub fn session_command(kind: usize, a: usize, b: usize, size: &mut usize) -> Str
             .into(),
         29 => format!("{} name", "9".repeat(a % 30 + 1)),
         30 => format!("is_legal {color} {vertex}"),
-        _ => format!("kosumi-pass_stones {color}"),
+        31 if b % 3 == 0 => format!("kosumi-pass_stones {color}"),
+        // Phantom games refereed on the true game.
+        _ => match a % 6 {
+            0 => format!("phantom-new {}", ["go", "rengo"][b % 2]),
+            1 | 2 => format!("phantom-try {} {vertex}", b % 4 + 1),
+            3 => format!("phantom-view {}", b % 4 + 1),
+            4 => "phantom-to_move".into(),
+            _ => format!("phantom-option ataris {}", ["on", "off"][b % 2]),
+        },
     }
 }
 
