@@ -96,7 +96,7 @@ pub fn session_command(kind: usize, a: usize, b: usize, size: &mut usize) -> Str
             .into(),
         29 => format!("{} name", "9".repeat(a % 30 + 1)),
         30 => format!("is_legal {color} {vertex}"),
-        31 if b % 3 == 0 => format!("kosumi-pass_stones {color}"),
+        31 if b.is_multiple_of(3) => format!("kosumi-pass_stones {color}"),
         // Phantom games refereed on the true game.
         _ => match a % 6 {
             0 => format!("phantom-new {}", ["go", "rengo"][b % 2]),

@@ -464,16 +464,6 @@ pub fn playout_area(board: &Board) -> i32 {
     lead
 }
 
-/// +1 Black, -1 White, 0 neither: who owns a point at the end of a
-/// playout (its stone, or the colour all its neighbours share).
-pub fn final_owner(board: &Board, p: Point) -> i32 {
-    match board.cell(p) {
-        Cell::Black => 1,
-        Cell::White => -1,
-        _ => point_owner(board, p),
-    }
-}
-
 /// +1 Black, -1 White, 0 neither: the owner of an empty point at the end.
 fn point_owner(board: &Board, p: Point) -> i32 {
     let (mut b, mut w) = (false, false);

@@ -25,13 +25,6 @@ use rand::{RngExt, SeedableRng};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-/// Share of the playouts after which a point counts as this seat's for
-/// sure (no try goes there).
-const SECURE: f64 = 0.9;
-
-/// How much better than the best try a pass must score to be chosen.
-const PASS_MARGIN: f64 = 0.05;
-
 /// How the player searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -188,7 +181,14 @@ impl Player {
     }
 
     /// The candidate tries: the view's empty points where the stone is no
-    /// suicide on the view and fills no own eye, not refused; and pass.
+    /// suicide on the view and fills no own eye, not refused; pass only
+    /// where there is none, or where filling one's own area costs points
+    /// (territory scoring). Under area scoring a try in one's own area
+    /// costs nothing, while an early pass may end the game (the others
+    /// pass as soon as they believe they lead). Measured: letting pass
+    /// compete whenever it beat the best try by 5%, and leaving alone the
+    /// points that were the seat's in 90% of the playouts, won 55 of 63
+    /// games against the view search where this rule won 100 of 100.
     pub fn candidates(&self, view: &Game) -> Vec<Option<Point>> {
         let board = view.board();
         let me = self.color();
@@ -204,7 +204,9 @@ impl Player {
             })
             .map(Some)
             .collect();
-        tries.push(None);
+        if tries.is_empty() || view.rules.scoring == crate::rules::Scoring::Territory {
+            tries.push(None);
+        }
         tries
     }
 
@@ -226,11 +228,6 @@ impl Player {
         let unseen = self.unseen(board);
         let candidates = self.candidates(view);
         let mut visits = vec![0.0f64; candidates.len()];
-        // How often each candidate point ended the playouts as this seat's
-        // (its stone or its territory), over all playouts.
-        let mut owned = vec![0.0f64; candidates.len()];
-        let mut settled_playouts = 0.0f64;
-        let sign = if me == Color::Black { 1 } else { -1 };
         let mut wins = vec![0.0f64; candidates.len()];
         let (mut total_visits, mut total_wins) = (0.0f64, 0.0f64);
         let mut rng = SmallRng::seed_from_u64(settings.seed ^ board.hash());
@@ -289,14 +286,6 @@ impl Player {
                         [mv, None],
                         |_, _| {},
                     );
-                    settled_playouts += 1.0;
-                    for (i, c) in candidates.iter().enumerate() {
-                        if let Some(q) = c
-                            && search::final_owner(&sample, *q) == sign
-                        {
-                            owned[i] += 1.0;
-                        }
-                    }
                     let lead = search::playout_area(&sample) as f64 - komi;
                     f64::from(u8::from((lead > 0.0) == (me == Color::Black)))
                 }
@@ -306,29 +295,13 @@ impl Player {
             total_visits += 1.0;
             total_wins += reward;
         }
-        let rate = |i: usize| wins[i] / visits[i].max(1.0);
-        // A pass must clearly beat the best try: with few playouts a pass
-        // can come first by chance, and an early pass may end the game
-        // (the others pass as soon as they believe they lead), while under
-        // area counting a try in one's own area costs nothing.
-        let pass = candidates.len() - 1;
-        // A try on a point that ends up this seat's in nearly every playout
-        // gains nothing and may fill an eye the view does not show (a
-        // Rengo partner's stones are unseen): such points are left alone.
-        let secure = |i: usize| owned[i] > SECURE * settled_playouts && settled_playouts > 0.0;
-        let most_visited = |pass: bool| {
-            (0..candidates.len())
-                .filter(|&i| candidates[i].is_none() == pass && (pass || !secure(i)))
-                .max_by(|&a, &b| {
-                    visits[a]
-                        .total_cmp(&visits[b])
-                        .then(rate(a).total_cmp(&rate(b)))
-                })
-        };
-        let best = match most_visited(false) {
-            Some(t) if rate(pass) < rate(t) + PASS_MARGIN || visits[pass] < visits[t] / 2.0 => t,
-            _ => pass,
-        };
+        let best = (0..candidates.len())
+            .max_by(|&a, &b| {
+                visits[a]
+                    .total_cmp(&visits[b])
+                    .then((wins[a] / visits[a].max(1.0)).total_cmp(&(wins[b] / visits[b].max(1.0))))
+            })
+            .expect("a candidate at least");
         log::info!(
             "phantom seat {}: {playouts} playouts, unseen {unseen:?}, best win rate {:.3}",
             self.seat,
