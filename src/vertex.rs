@@ -4,6 +4,14 @@
 
 use crate::board::{Color, MAX_SIZE, Point};
 
+/// The GTP name of a colour: `black` or `white`.
+pub fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
 /// `b`, `w`, `black`, `white`, any case.
 pub fn parse_color(s: &str) -> Result<Color, String> {
     match s.to_ascii_lowercase().as_str() {

@@ -9,6 +9,7 @@ use crate::clock::{Clock, TimeSystem};
 use crate::rules::Rules;
 use crate::score::Status;
 use crate::search::Decision;
+use crate::vertex::color_name;
 use crate::{handicap, sgf};
 
 /// One GTP command: its name and its handler.
@@ -136,7 +137,7 @@ string/Dice: roll for the side to move/aleago-roll %m
 string/Dice: spec/aleago-dice
 ";
 
-fn arity(args: &[&str], n: usize) -> Result<(), GtpError> {
+pub(super) fn arity(args: &[&str], n: usize) -> Result<(), GtpError> {
     if args.len() == n {
         Ok(())
     } else {
@@ -152,13 +153,8 @@ fn color(s: &str) -> Result<Color, GtpError> {
     parse_color(s).map_err(GtpError::syntax)
 }
 
-fn vertex(e: &Engine, s: &str) -> Result<Option<Point>, GtpError> {
+pub(super) fn vertex(e: &Engine, s: &str) -> Result<Option<Point>, GtpError> {
     parse_vertex(s, e.game.size()).map_err(GtpError::syntax)
-}
-
-/// A vertex argument (or pass) on the engine's board.
-pub(super) fn vertex_arg(e: &Engine, s: &str) -> Result<Option<Point>, GtpError> {
-    vertex(e, s)
 }
 
 /// A vertex that must be a point, not `pass`.
@@ -703,13 +699,6 @@ fn roll(e: &mut Engine, c: Color) -> Reply {
         )));
     }
     Ok(e.game.roll(c).expect("dice on, not exempt").to_string())
-}
-
-fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::Black => "black",
-        Color::White => "white",
-    }
 }
 
 fn aleago_set_roll(e: &mut Engine, a: &[&str]) -> Reply {

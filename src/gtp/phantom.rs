@@ -6,7 +6,7 @@
 //! so are the commands that would change a refereed true game behind the
 //! referee's back.
 
-use super::commands::{board_diagram, vertex_arg};
+use super::commands::{arity, board_diagram, vertex};
 use super::{Engine, GtpError, Reply};
 use crate::phantom::announcement::Line;
 use crate::phantom::host::Host;
@@ -15,6 +15,7 @@ use crate::phantom::player::{self, Player};
 use crate::phantom::referee::Referee;
 use crate::phantom::{Kind, seat_color};
 use crate::search::Decision;
+use crate::vertex::{color_name, vertex_name};
 
 /// The engine's part in a phantom game.
 #[derive(Clone)]
@@ -152,7 +153,7 @@ pub(super) fn host_play(
 }
 
 pub(super) fn rules_game_id(e: &mut Engine, a: &[&str]) -> Reply {
-    no_args(a)?;
+    arity(a, 0)?;
     Ok(match host(e)?.referee.kind {
         Kind::Go => "Phantomgo",
         Kind::Rengo => "Phantomrengo",
@@ -161,14 +162,14 @@ pub(super) fn rules_game_id(e: &mut Engine, a: &[&str]) -> Reply {
 }
 
 pub(super) fn rules_board_size(e: &mut Engine, a: &[&str]) -> Reply {
-    no_args(a)?;
+    arity(a, 0)?;
     host(e)?;
     Ok(e.game.size().to_string())
 }
 
 /// The person's view, rows from the top, `X`, `O` and `.`.
 pub(super) fn rules_board(e: &mut Engine, a: &[&str]) -> Reply {
-    no_args(a)?;
+    arity(a, 0)?;
     let h = host(e)?;
     let view = h.referee.view(h.human).board();
     let n = view.size();
@@ -191,7 +192,7 @@ pub(super) fn rules_board(e: &mut Engine, a: &[&str]) -> Reply {
 /// The person's possible tries: every empty point of their view not
 /// refused this turn, and pass; nothing once the game is over.
 pub(super) fn rules_legal_moves(e: &mut Engine, a: &[&str]) -> Reply {
-    no_args(a)?;
+    arity(a, 0)?;
     let size = e.game.size();
     let h = host(e)?;
     if h.referee.to_move().is_none() {
@@ -201,24 +202,20 @@ pub(super) fn rules_legal_moves(e: &mut Engine, a: &[&str]) -> Reply {
     let mut moves: Vec<String> = view
         .points()
         .filter(|&p| view.color_at(p).is_none() && !h.refused().contains(&p))
-        .map(|p| crate::vertex::vertex_name(Some(p), size))
+        .map(|p| vertex_name(Some(p), size))
         .collect();
     moves.push("pass".into());
     Ok(moves.join(" "))
 }
 
 pub(super) fn rules_side_to_move(e: &mut Engine, a: &[&str]) -> Reply {
-    no_args(a)?;
+    arity(a, 0)?;
     let h = host(e)?;
-    Ok(match h.human_color() {
-        crate::board::Color::Black => "black",
-        crate::board::Color::White => "white",
-    }
-    .into())
+    Ok(color_name(h.human_color()).into())
 }
 
 pub(super) fn rules_captured_count(e: &mut Engine, a: &[&str]) -> Reply {
-    no_args(a)?;
+    arity(a, 0)?;
     host(e)?;
     let b = e.game.board();
     Ok(format!(
@@ -229,7 +226,7 @@ pub(super) fn rules_captured_count(e: &mut Engine, a: &[&str]) -> Reply {
 }
 
 pub(super) fn rules_final_result(e: &mut Engine, a: &[&str]) -> Reply {
-    no_args(a)?;
+    arity(a, 0)?;
     let h = host(e)?;
     Ok(match h.referee.result() {
         Some(r) => format!("{r} (the true board is shown by showboard)"),
@@ -240,7 +237,7 @@ pub(super) fn rules_final_result(e: &mut Engine, a: &[&str]) -> Reply {
 /// What the person heard since their last try, as GoGui text, their
 /// refused points marked and the captured points labelled `x`.
 pub(super) fn rules_board_gfx(e: &mut Engine, a: &[&str]) -> Reply {
-    no_args(a)?;
+    arity(a, 0)?;
     let size = e.game.size();
     let h = host(e)?;
     let mut out = String::new();
@@ -248,7 +245,7 @@ pub(super) fn rules_board_gfx(e: &mut Engine, a: &[&str]) -> Reply {
         out.push_str("MARK");
         for &p in h.refused() {
             out.push(' ');
-            out.push_str(&crate::vertex::vertex_name(Some(p), size));
+            out.push_str(&vertex_name(Some(p), size));
         }
         out.push('\n');
     }
@@ -257,7 +254,7 @@ pub(super) fn rules_board_gfx(e: &mut Engine, a: &[&str]) -> Reply {
     if !h.captured().is_empty() {
         out.push_str("LABEL");
         for &p in h.captured() {
-            out.push_str(&format!(" {} x", crate::vertex::vertex_name(Some(p), size)));
+            out.push_str(&format!(" {} x", vertex_name(Some(p), size)));
         }
         out.push('\n');
     }
@@ -268,14 +265,6 @@ pub(super) fn rules_board_gfx(e: &mut Engine, a: &[&str]) -> Reply {
     };
     out.push_str(&format!("TEXT {text}"));
     Ok(out)
-}
-
-fn no_args(a: &[&str]) -> Result<(), GtpError> {
-    if a.is_empty() {
-        Ok(())
-    } else {
-        Err(GtpError::syntax("expected no argument"))
-    }
 }
 
 fn preset(name: Option<&&str>) -> Result<Options, GtpError> {
@@ -292,18 +281,43 @@ fn kind(s: &str) -> Result<Kind, GtpError> {
     Kind::parse(s).map_err(GtpError::syntax)
 }
 
+/// Why the engine has no referee to hand out: its role, or no phantom game.
+fn no_referee(phantom: &Option<Phantom>) -> GtpError {
+    GtpError(
+        match phantom {
+            Some(Phantom::Host(_)) => {
+                "this engine hosts a phantom game for a person: their tries come by play"
+            }
+            Some(Phantom::Player(_)) => "this engine is a phantom player, not the referee",
+            _ => "no phantom game is refereed (phantom-new go|rengo)",
+        }
+        .into(),
+    )
+}
+
 fn referee(e: &mut Engine) -> Result<&mut Referee, GtpError> {
     match &mut e.phantom {
         Some(Phantom::Referee(r)) => Ok(r),
-        Some(Phantom::Host(_)) => Err(GtpError(
-            "this engine hosts a phantom game for a person: their tries come by play".into(),
+        other => Err(no_referee(other)),
+    }
+}
+
+/// The referee, for commands that only read it (a host's too).
+fn referee_read(e: &mut Engine) -> Result<&Referee, GtpError> {
+    match &e.phantom {
+        Some(Phantom::Host(h)) => Ok(&h.referee),
+        Some(Phantom::Referee(r)) => Ok(r),
+        other => Err(no_referee(other)),
+    }
+}
+
+/// Phantom games roll no dice.
+fn no_dice(e: &Engine) -> Result<(), GtpError> {
+    match e.game.dice() {
+        Some(_) => Err(GtpError(
+            "phantom games roll no dice (aleago-dice off first)".into(),
         )),
-        Some(Phantom::Player(_)) => Err(GtpError(
-            "this engine is a phantom player, not the referee".into(),
-        )),
-        None => Err(GtpError(
-            "no phantom game is refereed (phantom-new go|rengo)".into(),
-        )),
+        None => Ok(()),
     }
 }
 
@@ -315,11 +329,7 @@ pub(super) fn phantom_new(e: &mut Engine, a: &[&str]) -> Reply {
     }
     let kind = kind(a[0])?;
     let options = preset(a.get(1))?;
-    if e.game.dice().is_some() {
-        return Err(GtpError(
-            "phantom games roll no dice (aleago-dice off first)".into(),
-        ));
-    }
+    no_dice(e)?;
     let mut r = Referee::new(kind, options, &e.game);
     r.seed = e.config.seed;
     e.phantom = Some(Phantom::Referee(r));
@@ -358,7 +368,7 @@ pub(super) fn phantom_try(e: &mut Engine, a: &[&str]) -> Reply {
     if a.len() != 2 {
         return Err(GtpError::syntax("expected a seat and a vertex or pass"));
     }
-    let mv = vertex_arg(e, a[1])?;
+    let mv = vertex(e, a[1])?;
     let size = e.game.size();
     let mut game = e.game.clone();
     let r = referee(e)?;
@@ -368,20 +378,6 @@ pub(super) fn phantom_try(e: &mut Engine, a: &[&str]) -> Reply {
     *r = judged;
     e.game = game;
     Ok(announcement.lines(size).join("\n"))
-}
-
-/// The referee, for commands that only read it (a host's too).
-fn referee_read(e: &mut Engine) -> Result<&Referee, GtpError> {
-    match &e.phantom {
-        Some(Phantom::Host(h)) => Ok(&h.referee),
-        Some(Phantom::Referee(r)) => Ok(r),
-        Some(Phantom::Player(_)) => Err(GtpError(
-            "this engine is a phantom player, not the referee".into(),
-        )),
-        None => Err(GtpError(
-            "no phantom game is refereed (phantom-new go|rengo)".into(),
-        )),
-    }
 }
 
 pub(super) fn phantom_view(e: &mut Engine, a: &[&str]) -> Reply {
@@ -404,9 +400,7 @@ pub(super) fn phantom_view(e: &mut Engine, a: &[&str]) -> Reply {
 }
 
 pub(super) fn phantom_to_move(e: &mut Engine, a: &[&str]) -> Reply {
-    if !a.is_empty() {
-        return Err(GtpError::syntax("expected no argument"));
-    }
+    arity(a, 0)?;
     let r = referee_read(e)?;
     Ok(r.to_move().map_or("end".into(), |s| s.to_string()))
 }
@@ -425,11 +419,7 @@ pub(super) fn phantom_seat(e: &mut Engine, a: &[&str]) -> Reply {
             "this engine referees a phantom game; clear_board first".into(),
         ));
     }
-    if e.game.dice().is_some() {
-        return Err(GtpError(
-            "phantom games roll no dice (aleago-dice off first)".into(),
-        ));
-    }
+    no_dice(e)?;
     e.phantom = Some(Phantom::Player(Player::new(seat, kind, options, &e.game)));
     Ok(String::new())
 }
@@ -466,11 +456,7 @@ pub(super) fn player_genmove(e: &mut Engine, color: crate::board::Color) -> Opti
         return Some(Err(GtpError::syntax(format!(
             "seat {} plays {}",
             p.seat,
-            if p.color() == crate::board::Color::Black {
-                "black"
-            } else {
-                "white"
-            }
+            color_name(p.color())
         ))));
     }
     e.searches += 1;
@@ -496,5 +482,5 @@ pub(super) fn player_genmove(e: &mut Engine, color: crate::board::Color) -> Opti
     if let Some(Phantom::Player(p)) = &mut e.phantom {
         p.tried(mv);
     }
-    Some(Ok(crate::gtp::vertex_name(mv, e.game.size())))
+    Some(Ok(vertex_name(mv, e.game.size())))
 }

@@ -7,7 +7,7 @@
 //! (`phantom-heard SEAT LINE`).
 
 use crate::board::{Color, Point};
-use crate::vertex::{parse_color, parse_vertex, vertex_name};
+use crate::vertex::{color_name, parse_color, parse_vertex, vertex_name};
 
 /// The first line: what became of the try.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,19 +56,12 @@ pub struct Announcement {
     pub items: Vec<Item>,
 }
 
-fn color_word(c: Color) -> &'static str {
-    match c {
-        Color::Black => "black",
-        Color::White => "white",
-    }
-}
-
 impl Outcome {
     pub fn line(self) -> String {
         match self {
             Outcome::Accepted => "accepted".into(),
             Outcome::Pass => "pass".into(),
-            Outcome::Occupied(c) => format!("illegal occupied {}", color_word(c)),
+            Outcome::Occupied(c) => format!("illegal occupied {}", color_name(c)),
             Outcome::Suicide => "illegal suicide".into(),
             Outcome::Ko => "illegal ko".into(),
             Outcome::Illegal => "illegal".into(),
@@ -80,9 +73,9 @@ impl Item {
     pub fn line(&self, size: usize) -> String {
         match self {
             Item::AtariSelf => "atari self".into(),
-            Item::Atari(c, n) => format!("atari {} {n}", color_word(*c)),
+            Item::Atari(c, n) => format!("atari {} {n}", color_name(*c)),
             Item::Captures(c, n, points) => {
-                let mut s = format!("captures {} {n}", color_word(*c));
+                let mut s = format!("captures {} {n}", color_name(*c));
                 for &p in points {
                     s.push(' ');
                     s.push_str(&vertex_name(Some(p), size));

@@ -20,7 +20,7 @@ use super::{Kind, seat_color};
 use crate::board::{Board, Color, Point};
 use crate::game::Game;
 use crate::rules::Rules;
-use crate::vertex::{parse_vertex, vertex_name};
+use crate::vertex::{color_name, parse_vertex, vertex_name};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -184,13 +184,6 @@ struct Seat {
     moves: usize,
 }
 
-fn color_word(c: Color) -> &'static str {
-    match c {
-        Color::Black => "black",
-        Color::White => "white",
-    }
-}
-
 fn same_stones(a: &Board, b: &Board) -> bool {
     a.points().all(|p| a.color_at(p) == b.color_at(p))
 }
@@ -249,7 +242,7 @@ impl Seat {
             if same_stones(&after, view) {
                 self.client.must(&format!(
                     "play {} {}",
-                    color_word(c),
+                    color_name(c),
                     vertex_name(Some(p), view.size())
                 ))?;
                 self.mirror = after;
@@ -261,7 +254,7 @@ impl Seat {
             if let Some(c) = view.color_at(p) {
                 self.client.must(&format!(
                     "play {} {}",
-                    color_word(c),
+                    color_name(c),
                     vertex_name(Some(p), view.size())
                 ))?;
             }
@@ -322,7 +315,7 @@ fn play_game(
             Ok(None)
         } else {
             let start = Instant::now();
-            let reply = seat.client.send(&format!("genmove {}", color_word(color)));
+            let reply = seat.client.send(&format!("genmove {}", color_name(color)));
             seat.seconds += start.elapsed().as_secs_f64();
             seat.moves += 1;
             match reply {
@@ -404,7 +397,7 @@ fn play_game(
             commands
                 .iter()
                 .enumerate()
-                .map(|(i, c)| format!("seat {} ({}): {c}", i + 1, color_word(seat_color(i + 1))))
+                .map(|(i, c)| format!("seat {} ({}): {c}", i + 1, color_name(seat_color(i + 1))))
                 .collect::<Vec<_>>()
                 .join("\n")
         );
@@ -463,7 +456,7 @@ fn tell_seats(
                 seat.client
                     .must(&format!(
                         "play {} {}",
-                        color_word(seat_color(s)),
+                        color_name(seat_color(s)),
                         vertex_name(Some(p), size)
                     ))
                     .map_err(fail)?;
