@@ -14,7 +14,6 @@ use crate::phantom::options::{Options, PRESETS};
 use crate::phantom::player::{self, Player};
 use crate::phantom::referee::Referee;
 use crate::phantom::{Kind, seat_color};
-use crate::search::Decision;
 use crate::vertex::{color_name, vertex_name};
 
 /// The engine's part in a phantom game.
@@ -461,26 +460,9 @@ pub(super) fn player_genmove(e: &mut Engine, color: crate::board::Color) -> Opti
     }
     e.searches += 1;
     let settings = player_settings(e, color);
-    e.game.set_to_move(color);
-    let decision = p.choose(&e.game, &settings, &e.stop);
-    let mv = match decision {
-        Decision::Play(q) => Some(q),
-        Decision::Pass | Decision::Resign => None,
+    let Some(Phantom::Player(p)) = &mut e.phantom else {
+        return None;
     };
-    // A view repeats positions the true game never had (captures clear
-    // it): a try its own history forbids stands on it as a setup stone
-    // (the referee judges it on the true game). Failing that, a pass.
-    let placed = e.game.play(color, mv).is_ok()
-        || mv.is_some_and(|p| e.game.setup(&[(color, p)], false).is_ok());
-    if !placed {
-        e.game.play(color, None).expect("pass is legal");
-        if let Some(Phantom::Player(p)) = &mut e.phantom {
-            p.tried(None);
-        }
-        return Some(Ok("pass".into()));
-    }
-    if let Some(Phantom::Player(p)) = &mut e.phantom {
-        p.tried(mv);
-    }
+    let mv = p.choose_try(&mut e.game, &settings, &e.stop);
     Some(Ok(vertex_name(mv, e.game.size())))
 }

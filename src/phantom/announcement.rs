@@ -95,6 +95,14 @@ impl Announcement {
             .collect()
     }
 
+    /// The lines as values, first the outcome (what [`Line::parse`] reads
+    /// back from [`Announcement::lines`]).
+    pub fn to_lines(&self) -> Vec<Line> {
+        std::iter::once(Line::Outcome(self.outcome))
+            .chain(self.items.iter().cloned().map(Line::Item))
+            .collect()
+    }
+
     /// The result, if the try ended the game.
     pub fn end(&self) -> Option<&str> {
         self.items.iter().find_map(|i| match i {

@@ -5,14 +5,13 @@
 //! try until it is the person's turn again, and the announcements the
 //! person heard are kept for display.
 
-use super::announcement::{Announcement, Outcome};
+use super::announcement::Announcement;
 use super::options::Options;
 use super::player::{self, Player};
 use super::referee::Referee;
 use super::{Kind, seat_color};
 use crate::board::{Color, Point};
 use crate::game::Game;
-use crate::search::Decision;
 use crate::vertex::vertex_name;
 use std::sync::atomic::AtomicBool;
 
@@ -134,29 +133,16 @@ impl Host {
                 .iter_mut()
                 .find(|x| x.number == s)
                 .expect("kosumi plays every other seat");
-            let color = seat_color(s);
             let mv = if tries_this_turn >= TRIES_PER_TURN {
-                None
+                seat.player.put_try(&mut seat.view, None)
             } else {
                 self.choices += 1;
                 let settings = player::Settings {
                     seed: settings.seed ^ self.choices.wrapping_mul(0x9E37_79B9_7F4A_7C15),
                     ..*settings
                 };
-                seat.view.set_to_move(color);
-                match seat.player.choose(&seat.view, &settings, stop) {
-                    Decision::Play(p) => Some(p),
-                    Decision::Pass | Decision::Resign => None,
-                }
+                seat.player.choose_try(&mut seat.view, &settings, stop)
             };
-            // The try stands on the seat's view until it is judged.
-            let placed = seat.view.play(color, mv).is_ok()
-                || mv.is_some_and(|p| seat.view.setup(&[(color, p)], false).is_ok());
-            let mv = if placed { mv } else { None };
-            if !placed {
-                seat.view.play(color, None).expect("pass is legal");
-            }
-            seat.player.tried(mv);
             let Ok(a) = self.referee.try_move(game, s, mv) else {
                 break;
             };
@@ -171,32 +157,19 @@ impl Host {
 
     /// Tells kosumi's seats what they hear, and keeps what the person hears.
     fn announce(&mut self, a: &Announcement, trier: usize, mv: Option<Point>, size: usize) {
-        let shared = self.referee.options.shared_view;
-        let kind = self.referee.kind;
         for seat in &mut self.seats {
             let t = seat.number;
             let Some(heard) = self.referee.heard_by(a, trier, t) else {
                 continue;
             };
-            for line in heard.lines(size) {
-                let words: Vec<&str> = line.split(' ').collect();
-                if let Ok(parsed) = super::announcement::Line::parse(&words, size)
-                    && let Err(e) = seat.player.hear(&mut seat.view, trier, &parsed)
-                {
-                    log::warn!("phantom host: seat {t} cannot take '{line}': {e}");
+            for line in heard.to_lines() {
+                if let Err(e) = seat.player.hear(&mut seat.view, trier, &line) {
+                    log::warn!("phantom host: seat {t} cannot take {line:?}: {e}");
                 }
             }
             // A board-mate's accepted stone shows on this seat's board.
-            if t != trier
-                && a.outcome == Outcome::Accepted
-                && kind.view_of(t, shared) == kind.view_of(trier, shared)
-                && let Some(p) = mv
-                && self.referee.view(t).at(p).is_some()
-            {
-                let c = seat_color(trier);
-                if seat.view.play(c, Some(p)).is_err() {
-                    let _ = seat.view.setup(&[(c, p)], false);
-                }
+            if let Some(p) = self.referee.mate_stone(a, trier, t, mv) {
+                player::stand(&mut seat.view, seat_color(trier), p);
             }
         }
         if let Some(heard) = self.referee.heard_by(a, trier, self.human) {
@@ -218,6 +191,7 @@ impl Host {
 
 #[cfg(test)]
 mod tests {
+    use super::super::announcement::Outcome;
     use super::*;
     use crate::rules::Rules;
     use crate::search::{Budget, Policy};

@@ -431,7 +431,6 @@ fn tell_seats(
     mv: Option<Point>,
     size: usize,
 ) -> Result<(), String> {
-    let shared = referee.options.shared_view;
     for seat in seats.iter_mut() {
         let t = seat.number;
         let fail = |e: String| format!("seat {t}: {e}");
@@ -447,12 +446,7 @@ fn tell_seats(
             // A board-mate's accepted stone shows on this seat's board
             // (after the captures it made are cleared, or it would look
             // like a suicide there).
-            if t != s
-                && announcement.outcome == super::announcement::Outcome::Accepted
-                && referee.kind.view_of(t, shared) == referee.kind.view_of(s, shared)
-                && let Some(p) = mv
-                && referee.view(t).at(p).is_some()
-            {
+            if let Some(p) = referee.mate_stone(announcement, s, t, mv) {
                 seat.client
                     .must(&format!(
                         "play {} {}",

@@ -97,6 +97,14 @@ pub fn place_unseen(board: &mut Board, unseen: [u32; 2], rule: Suicide, rng: &mu
     }
 }
 
+/// Puts a stone of `c` at `p` on a view: as a move, or, where the view's
+/// own history forbids it (a view repeats positions the true game never
+/// had, since captures clear it), as a setup stone: the referee judges
+/// tries and stones on the true game. False if it cannot stand at all.
+pub fn stand(view: &mut Game, c: Color, p: Point) -> bool {
+    view.play(c, Some(p)).is_ok() || view.setup(&[(c, p)], false).is_ok()
+}
+
 impl Player {
     /// A player of `seat` whose view starts as `view`'s board (the stones
     /// on it are public: handicap, setup).
@@ -313,9 +321,32 @@ impl Player {
         )
     }
 
-    /// The seat's try now stands on its view, waiting for its announcement.
-    pub fn tried(&mut self, mv: Option<Point>) {
+    /// Chooses a try and puts it on `view` ([`Player::put_try`]).
+    pub fn choose_try(
+        &mut self,
+        view: &mut Game,
+        settings: &Settings,
+        stop: &AtomicBool,
+    ) -> Option<Point> {
+        view.set_to_move(self.color());
+        let mv = match self.choose(view, settings, stop) {
+            Decision::Play(p) => Some(p),
+            Decision::Pass | Decision::Resign => None,
+        };
+        self.put_try(view, mv)
+    }
+
+    /// Puts this seat's try on `view`, where it stands until its
+    /// announcement; returns the try that stands (a pass if the stone
+    /// cannot).
+    pub fn put_try(&mut self, view: &mut Game, mv: Option<Point>) -> Option<Point> {
+        let color = self.color();
+        let mv = mv.filter(|&p| stand(view, color, p));
+        if mv.is_none() {
+            view.play(color, None).expect("pass is legal");
+        }
         self.pending = Some(mv);
+        mv
     }
 
     /// Takes in one announcement line of `trier`'s try. Checks it against
@@ -423,8 +454,7 @@ mod tests {
         let mut view = Game::new(9, Rules::default(), 7.5);
         let mut p = Player::new(2, Kind::Go, Options::preset("seed").unwrap(), &view);
         p.hear(&mut view, 1, &line("accepted")).unwrap();
-        view.play(Color::White, pt("E5")).unwrap();
-        p.tried(pt("E5"));
+        assert_eq!(p.put_try(&mut view, pt("E5")), pt("E5"));
         p.hear(&mut view, 2, &line("illegal occupied black"))
             .unwrap();
         assert_eq!(view.board().color_at(pt("E5").unwrap()), Some(Color::Black));

@@ -225,6 +225,22 @@ impl Referee {
             || (self.options.end == End::TwoPassesOrTries && self.tries >= 4 * size * size)
     }
 
+    /// The point of `trier`'s accepted stone `mv` where it shows on
+    /// `seat`'s board too (a board-mate's stone in Rengo), if it does.
+    pub fn mate_stone(
+        &self,
+        a: &Announcement,
+        trier: usize,
+        seat: usize,
+        mv: Option<Point>,
+    ) -> Option<Point> {
+        let shared = self.options.shared_view;
+        let mate = seat != trier
+            && a.outcome == Outcome::Accepted
+            && self.kind.view_of(seat, shared) == self.kind.view_of(trier, shared);
+        mv.filter(|&p| mate && self.view(seat).at(p).is_some())
+    }
+
     /// What `seat` hears of the announcement of `trier`'s last try (`None`:
     /// nothing, as the others under presets that keep illegal tries
     /// private). Captured points: all of them where the preset clears or
