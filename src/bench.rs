@@ -172,15 +172,16 @@ pub fn phantom_playouts_per_second(size: usize, duration: Duration) -> (f64, f64
     use crate::phantom::announcement::{Line, Outcome};
     use crate::phantom::player::{Mode, Player, Settings as PlayerSettings};
     let truth = middle_game(size);
+    let board = truth.board();
+    let stones = |c: Color| {
+        board
+            .points()
+            .filter(move |&p| board.color_at(p) == Some(c))
+    };
     let mut view = Game::new(size, Rules::default(), 7.5);
-    let mut white = 0;
-    for p in truth.board().points() {
-        match truth.board().color_at(p) {
-            Some(Color::Black) => view.setup(&[(Color::Black, p)], false).expect("a subset"),
-            Some(Color::White) => white += 1,
-            None => {}
-        }
-    }
+    let black: Vec<(Color, _)> = stones(Color::Black).map(|p| (Color::Black, p)).collect();
+    view.setup(&black, false).expect("a subset of a position");
+    let white = stones(Color::White).count();
     view.set_to_move(Color::Black);
     let mut player = Player::new(
         1,

@@ -173,7 +173,6 @@ const PRESETS: &[Preset] = &[
 ];
 
 impl Rules {
-    /// The preset called `name` (case-insensitive, aliases accepted).
     /// The komi a handicap game of `stones` stones takes under these rules,
     /// where the rules fix one (EGC 2011: N - 0.5); `None` where the komi
     /// stays and White gets the handicap bonus instead.
@@ -181,6 +180,7 @@ impl Rules {
         (self.handicap_komi_n_minus_half && stones > 0).then_some(stones as f64 - 0.5)
     }
 
+    /// The preset called `name` (case-insensitive, aliases accepted).
     pub fn preset(name: &str) -> Option<Rules> {
         let name = name.to_ascii_lowercase();
         PRESETS

@@ -215,8 +215,7 @@ pub fn format_margin(margin: f64) -> String {
 
 /// The empty region around `start` (flood fill through empty points,
 /// marking `seen`) and whether stones of each colour border it
-/// (`[black, white]`), and `touching` whether any bordering stone has that
-/// status.
+/// (`[black, white]`); `touching` is called with each bordering stone.
 fn empty_region(
     board: &Board,
     start: Point,
