@@ -672,15 +672,19 @@ fn aleago_dice(e: &mut Engine, a: &[&str]) -> Reply {
     }
 }
 
+/// Options as `name value`, one a line (`aleago-option`, `phantom-option`).
+pub(super) fn option_lines(options: &[(&str, &str)]) -> String {
+    options
+        .iter()
+        .map(|(n, v)| format!("{n} {v}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn aleago_option(e: &mut Engine, a: &[&str]) -> Reply {
     let mut d = dice_of(e)?;
     match a {
-        [] => Ok(d
-            .options()
-            .iter()
-            .map(|(n, v)| format!("{n} {v}"))
-            .collect::<Vec<_>>()
-            .join("\n")),
+        [] => Ok(option_lines(&d.options())),
         [name, value] => {
             d.set_option(name, value).map_err(GtpError::syntax)?;
             e.game.set_dice(Some(d));

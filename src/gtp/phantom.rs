@@ -6,7 +6,7 @@
 //! so are the commands that would change a refereed true game behind the
 //! referee's back.
 
-use super::commands::{arity, board_diagram, vertex};
+use super::commands::{arity, board_diagram, option_lines, vertex};
 use super::{Engine, GtpError, Reply};
 use crate::phantom::announcement::Line;
 use crate::phantom::host::Host;
@@ -347,12 +347,7 @@ pub(super) fn phantom_option(e: &mut Engine, a: &[&str]) -> Reply {
         }
     };
     match a {
-        [] => Ok(options
-            .list()
-            .iter()
-            .map(|(n, v)| format!("{n} {v}"))
-            .collect::<Vec<_>>()
-            .join("\n")),
+        [] => Ok(option_lines(&options.list())),
         [name, value] => {
             let mut changed = *options;
             changed.set(name, value).map_err(GtpError::syntax)?;
