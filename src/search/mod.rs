@@ -1,0 +1,72 @@
+//! Move choice by Monte Carlo: playouts (light: uniform but never filling an
+//! own eye; full: captures, atari escapes read for ladders, and 3×3 patterns
+//! near the last two moves, no self-atari but a lone stone's throw-in), and a
+//! UCT tree with RAVE (all-moves-as-first) statistics and prior knowledge on
+//! top of them, one tree shared by the threads (virtual loss) and reused
+//! from move to move. Under Aléago the playouts
+//! and the tree draw a roll for every move below the root. Also the ownership
+//! estimate used for dead stones.
+//!
+//! The search works on copies of the board; it never changes the game. The
+//! root's moves are checked under every rule of the game (superko included);
+//! below the root the tree and the playouts use the board's placement rules and
+//! simple ko, as Monte Carlo engines do.
+//!
+//! The parts: [`playout`] (the policies and the count of a finished
+//! playout), [`tree`] (nodes, and the tree kept between moves), [`uct`] (one
+//! search: descent, expansion with priors, update), [`threads`] (threads
+//! sharing one tree, and the choice of a move), [`ownership`] (the estimate
+//! behind dead stones).
+
+mod ownership;
+mod playout;
+mod threads;
+mod tree;
+mod uct;
+
+pub use ownership::ownership;
+pub use playout::{Policy, Rolls, playout, playout_area};
+pub use threads::{RootMove, decide, run_threads};
+pub use tree::Tree;
+pub use uct::Search;
+
+use crate::board::Point;
+use std::time::Duration;
+
+/// How long to search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budget {
+    pub playouts: Option<u64>,
+    pub time: Option<Duration>,
+}
+
+/// What the search decided.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decision {
+    Play(Point),
+    Pass,
+    Resign,
+}
+
+/// Pass in the tree and in playout move lists.
+const PASS: Point = 0;
+
+/// How the search plans for dice below the root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Planning {
+    /// Every move below the root is made under a roll drawn from the dice.
+    Chance,
+    /// Only the root obeys the roll; the rest of the search ignores the dice.
+    RootOnly,
+}
+
+/// Settings of one search.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub budget: Budget,
+    pub seed: u64,
+    /// Pass is not considered unless this is false (cleanup removes dead stones).
+    pub cleanup: bool,
+    /// Upper bound on tree nodes.
+    pub max_nodes: usize,
+}

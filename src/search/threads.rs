@@ -1,0 +1,125 @@
+//! Several threads on one tree, and the choice of a move from the root's
+//! statistics.
+
+use super::uct::Search;
+use super::{Decision, Planning, Settings, Tree};
+use crate::board::Point;
+use crate::game::Game;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// One move at the root with its statistics.
+#[derive(Clone, Copy, Debug)]
+pub struct RootMove {
+    pub mv: Option<Point>,
+    pub visits: f64,
+    pub wins: f64,
+}
+
+/// The most visited root move (never a pass in cleanup) and its win rate.
+pub fn decide(stats: &[RootMove], cleanup: bool) -> (Decision, f64) {
+    let best = stats
+        .iter()
+        .filter(|m| !(cleanup && m.mv.is_none()))
+        .max_by(|a, b| a.visits.total_cmp(&b.visits));
+    match best {
+        None => (Decision::Pass, 0.5),
+        Some(m) => {
+            let rate = m.wins / m.visits.max(1.0);
+            (m.mv.map_or(Decision::Pass, Decision::Play), rate)
+        }
+    }
+}
+
+/// Searches with `threads` threads sharing one tree (each descent adds a
+/// virtual loss along its path, so the threads spread over the tree), grown
+/// from `tree` where it fits and left there for the next search. Returns
+/// the decision, its win rate and the number of playouts made.
+pub fn run_threads(
+    game: &Game,
+    settings: &Settings,
+    threads: usize,
+    planning: Planning,
+    stop: &AtomicBool,
+    tree: &mut Tree,
+) -> (Decision, f64, u64) {
+    let start = Instant::now();
+    let threads = threads.max(1);
+    let search = Search::new(game, settings.seed, settings.max_nodes)
+        .with_planning(planning)
+        .with_tree(Some(std::mem::take(tree)));
+    std::thread::scope(|scope| {
+        for i in 1..threads {
+            let search = &search;
+            scope.spawn(move || search.search(settings, stop, i));
+        }
+        search.search(settings, stop, 0);
+    });
+    let playouts = search.playouts();
+    let mut stats = search.root_stats();
+    *tree = search.into_tree();
+    // A reused tree's root was grown below the root, without the superko
+    // check: keep only moves legal now.
+    let to_move = game.to_move();
+    stats.retain(|m| m.mv.is_none_or(|p| game.check(to_move, p).is_ok()));
+    if log::log_enabled!(log::Level::Debug) {
+        let mut top = stats.clone();
+        top.sort_by(|a, b| b.visits.total_cmp(&a.visits));
+        for m in top.iter().take(6) {
+            let name = crate::vertex::vertex_name(m.mv, game.size());
+            log::debug!(
+                "  {name:>4} visits {:>7.0} win rate {:.3}",
+                m.visits,
+                m.wins / m.visits.max(1.0)
+            );
+        }
+    }
+    let (decision, rate) = decide(&stats, settings.cleanup);
+    log::info!(
+        "search: {playouts} playouts in {:.2}s with {threads} thread(s), {decision:?} win rate {rate:.3}",
+        start.elapsed().as_secs_f64()
+    );
+    (decision, rate, playouts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Color;
+    use crate::rules::Rules;
+    use crate::search::Budget;
+
+    #[test]
+    fn two_threads_share_one_tree() {
+        let mut g = Game::new(9, Rules::default(), 7.5);
+        g.play(Color::Black, Some(g.board().point(4, 4))).unwrap();
+        let settings = Settings {
+            budget: Budget {
+                playouts: Some(4000),
+                time: None,
+            },
+            seed: 3,
+            cleanup: false,
+            max_nodes: 1 << 20,
+        };
+        let mut tree = Tree::default();
+        let stop = AtomicBool::new(false);
+        let (d, _, playouts) = run_threads(&g, &settings, 2, Planning::Chance, &stop, &mut tree);
+        // The budget is shared (the search may also stop early, decided).
+        assert!((256..4002).contains(&playouts), "{playouts}");
+        let Decision::Play(p) = d else {
+            panic!("{d:?}")
+        };
+        assert!(g.check(Color::White, p).is_ok());
+        // Every playout is one visit of the root, and the root's children
+        // share them out but for the first descents, which found the root
+        // unexpanded (one per thread at most); no virtual loss is left behind.
+        let root = &tree.nodes[0];
+        assert_eq!(root.visits as u64, playouts);
+        let children = &tree.nodes[root.first_child as usize..][..root.children as usize];
+        let real: f32 = children.iter().map(|c| c.visits - c.prior_visits).sum();
+        let at_root = playouts - real as u64;
+        assert!((1..=2).contains(&at_root), "{at_root}");
+        assert!(children.iter().all(|c| c.wins <= c.visits));
+    }
+}

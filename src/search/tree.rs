@@ -1,0 +1,202 @@
+//! The search tree's nodes and the tree kept from one move to the next.
+
+use super::PASS;
+use crate::board::{Color, Point};
+use crate::game::{Action, Game};
+use crate::rules::Rules;
+
+/// One node of the tree: the move that leads to it and its statistics, seen
+/// by the player who made that move.
+#[derive(Clone, Debug)]
+pub(super) struct Node {
+    pub(super) mv: Point,
+    pub(super) visits: f32,
+    pub(super) wins: f32,
+    /// The part of `visits` that is prior knowledge.
+    pub(super) prior_visits: f32,
+    pub(super) amaf_visits: f32,
+    pub(super) amaf_wins: f32,
+    pub(super) first_child: u32,
+    pub(super) children: u16,
+    pub(super) expanded: bool,
+}
+
+impl Node {
+    pub(super) fn new(mv: Point, prior_visits: f32, prior_wins: f32) -> Node {
+        Node {
+            mv,
+            visits: prior_visits,
+            wins: prior_wins,
+            prior_visits,
+            amaf_visits: 0.0,
+            amaf_wins: 0.0,
+            first_child: 0,
+            children: 0,
+            expanded: false,
+        }
+    }
+}
+
+/// RAVE equivalence parameter: how many real visits one AMAF visit is worth
+/// before the real ones dominate.
+pub(super) const RAVE_EQUIV: f32 = 3000.0;
+/// Visits before a leaf is expanded.
+pub(super) const EXPAND_AT: f32 = 2.0;
+
+/// A search tree kept from one move to the next (tree reuse).
+#[derive(Clone, Default)]
+pub struct Tree {
+    pub(super) nodes: Vec<Node>,
+    /// The game the tree was grown for: its actions, side to move, size,
+    /// rules and komi. A later game is the same one played on only if it
+    /// agrees on all of them (after `boardsize`, `loadsgf`, `undo` and a
+    /// different move, `komi`, or a side to move set by hand, the tree's
+    /// statistics, and its points, belong to another game).
+    pub(super) grown_for: Option<GrownFor>,
+}
+
+#[derive(Clone)]
+pub(super) struct GrownFor {
+    pub(super) actions: Vec<Action>,
+    pub(super) to_move: Color,
+    pub(super) size: usize,
+    pub(super) rules: Rules,
+    pub(super) komi: f64,
+}
+
+impl Tree {
+    /// The subtree for the current position of `game`, if the moves played
+    /// since this tree was grown are all in it (and no dice constrain the
+    /// root, whose children a reused node would not have filtered).
+    pub(super) fn reuse(self, game: &Game) -> Option<Vec<Node>> {
+        let grown = self.grown_for.as_ref()?;
+        let played_on = grown.size == game.size()
+            && grown.rules == game.rules
+            && grown.komi == game.komi
+            && game.actions().starts_with(&grown.actions);
+        if self.nodes.is_empty() || game.dice().is_some() || !played_on {
+            return None;
+        }
+        let mut at = 0usize;
+        let mut to_move = grown.to_move;
+        for action in &game.actions()[grown.actions.len()..] {
+            // The tree's levels alternate colours: two moves of one colour
+            // in a row leave it.
+            let Action::Move(color, mv, _) = *action else {
+                return None;
+            };
+            if color != to_move {
+                return None;
+            }
+            to_move = to_move.opponent();
+            let node = &self.nodes[at];
+            if !node.expanded {
+                return None;
+            }
+            let want = mv.unwrap_or(PASS);
+            let start = node.first_child as usize;
+            at = (start..start + node.children as usize).find(|&j| self.nodes[j].mv == want)?;
+        }
+        if !self.nodes[at].expanded || game.to_move() != to_move {
+            return None;
+        }
+        // Copy the subtree under `at` into a fresh arena, children contiguous.
+        let mut out = vec![self.nodes[at].clone()];
+        let mut queue = vec![(at, 0usize)];
+        while let Some((old, new)) = queue.pop() {
+            let node = &self.nodes[old];
+            if !node.expanded {
+                continue;
+            }
+            let first = out.len();
+            let start = node.first_child as usize;
+            for j in start..start + node.children as usize {
+                queue.push((j, out.len()));
+                out.push(self.nodes[j].clone());
+            }
+            out[new].first_child = first as u32;
+        }
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+    use crate::search::{Budget, Planning, Settings, run_threads};
+    use std::sync::atomic::AtomicBool;
+    /// A tree grown for `game` with `playouts` playouts, one thread.
+    fn grown_tree(game: &Game, playouts: u64) -> Tree {
+        let settings = Settings {
+            budget: Budget {
+                playouts: Some(playouts),
+                time: None,
+            },
+            seed: 5,
+            cleanup: false,
+            max_nodes: 1 << 20,
+        };
+        let mut tree = Tree::default();
+        let stop = AtomicBool::new(false);
+        run_threads(game, &settings, 1, Planning::Chance, &stop, &mut tree);
+        tree
+    }
+
+    #[test]
+    fn a_tree_is_reused_only_for_the_game_it_was_grown_for() {
+        let mut g = Game::new(9, Rules::default(), 7.5);
+        g.play(Color::Black, Some(g.board().point(4, 4))).unwrap();
+        let tree = grown_tree(&g, 3000);
+        // White's most visited reply and Black's answer to it are in the tree.
+        let root = &tree.nodes[0];
+        let children = &tree.nodes[root.first_child as usize..][..root.children as usize];
+        let reply = children
+            .iter()
+            .max_by(|a, b| a.visits.total_cmp(&b.visits))
+            .unwrap();
+        assert!(reply.expanded);
+        let white = Some(reply.mv);
+        let mut played_on = g.clone();
+        played_on.play(Color::White, white).unwrap();
+        let kept = tree
+            .clone()
+            .reuse(&played_on)
+            .expect("the same game, one move on");
+        assert_eq!(kept[0].mv, reply.mv);
+        assert_eq!(kept[0].visits, reply.visits);
+
+        // The same number of moves, another game: after undo and another
+        // move, on another board size, with another komi or ruleset, with
+        // two moves of one colour in a row, or with the side to move set by
+        // hand, nothing is reused.
+        let mut other = g.clone();
+        other.undo();
+        other
+            .play(Color::Black, Some(g.board().point(2, 2)))
+            .unwrap();
+        other.play(Color::White, white).unwrap();
+        assert!(tree.clone().reuse(&other).is_none());
+        let mut resized = Game::new(19, Rules::default(), 7.5);
+        for (c, p) in g.moves().chain([(Color::White, white)]) {
+            let p = p.map(|p| {
+                let (x, y) = g.board().coords(p);
+                resized.board().point(x, y)
+            });
+            resized.play(c, p).unwrap();
+        }
+        assert!(tree.clone().reuse(&resized).is_none());
+        let mut komi = played_on.clone();
+        komi.komi = 0.5;
+        assert!(tree.clone().reuse(&komi).is_none());
+        let mut rules = played_on.clone();
+        rules.rules = Rules::preset("japanese").unwrap();
+        assert!(tree.clone().reuse(&rules).is_none());
+        let mut same_colour = g.clone();
+        same_colour.play(Color::Black, white).unwrap();
+        assert!(tree.clone().reuse(&same_colour).is_none());
+        let mut to_move = played_on.clone();
+        to_move.set_to_move(Color::White);
+        assert!(tree.reuse(&to_move).is_none());
+    }
+}
