@@ -69,6 +69,16 @@ struct Cli {
     /// move under a drawn roll) or root-only (only the root obeys the roll).
     #[arg(long, default_value = "chance", value_parser = ["chance", "root-only"])]
     dice_planning: String,
+    /// Think on the opponent's time: after each move it plays, kosumi
+    /// searches the opponent's position until the next input arrives, and
+    /// the next genmove starts from that tree.
+    #[arg(long)]
+    ponder: bool,
+    /// Write GoGui's live graphics while thinking (gogui-gfx: blocks on
+    /// stderr: candidates with their visits, the expected line, the
+    /// evaluation), every half second.
+    #[arg(long)]
+    live_gfx: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -277,6 +287,8 @@ fn main() {
         } else {
             Planning::Chance
         },
+        ponder: cli.ponder,
+        live_gfx: cli.live_gfx,
         ..Config::default()
     };
     let phantom_host = match cli.phantom_human {

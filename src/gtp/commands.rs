@@ -2,8 +2,9 @@
 //! `list_commands` and `known_command` read this same table, so they always
 //! agree with what is implemented.
 
+use super::analyze::{self, Format};
 use super::parse::{check_komi, parse_color, parse_float, parse_int, parse_vertex, vertex_name};
-use super::{Engine, GtpError, Reply, phantom};
+use super::{Engine, GtpError, Reply, gogui_analysis, phantom};
 use crate::board::{Cell, Color, Point};
 use crate::clock::{Clock, TimeSystem};
 use crate::rules::Rules;
@@ -78,6 +79,16 @@ pub static COMMANDS: &[Command] = table! {
     "gogui-play_sequence" => play_sequence,
     "cputime" => |e, a| { arity(a, 0)?; Ok(format!("{:.3}", e.cpu_seconds())) },
     "gg-undo" => gg_undo,
+    // analysis: Leela Zero's and KataGo's (Sabaki, Lizzie), and GoGui's
+    "lz-analyze" => |e, a| analyze::analyze(e, a, Format::Lz),
+    "kata-analyze" => |e, a| analyze::analyze(e, a, Format::Kata),
+    "analyze" => |e, a| analyze::analyze(e, a, Format::Lz),
+    "lz-genmove_analyze" => |e, a| analyze::genmove_analyze(e, a, Format::Lz),
+    "kata-genmove_analyze" => |e, a| analyze::genmove_analyze(e, a, Format::Kata),
+    "genmove_analyze" => |e, a| analyze::genmove_analyze(e, a, Format::Lz),
+    "kosumi-candidates" => gogui_analysis::candidates,
+    "kosumi-pv" => gogui_analysis::principal_variation,
+    "kosumi-evaluation" => gogui_analysis::evaluation_text,
     // kosumi
     "kosumi-rules" => kosumi_rules,
     "kosumi-pass_stones" => |e, a| { arity(a, 1)?; let c = color(a[0])?; Ok(e.game.pass_stones(c).to_string()) },
@@ -124,6 +135,9 @@ plist/Seki stones/final_status_list seki
 plist/All legal moves/all_legal %m
 dboard/Ownership/kosumi-ownership
 gfx/Ownership (influence)/kosumi-gfx_ownership
+pspairs/Search: candidates (visits)/kosumi-candidates %m
+var/Search: principal variation/kosumi-pv %m
+string/Search: evaluation/kosumi-evaluation %m
 none/Rules: Chinese/kosumi-rules chinese
 none/Rules: EGC 2011/kosumi-rules egc2011
 none/Rules: Japanese/kosumi-rules japanese
@@ -149,7 +163,7 @@ pub(super) fn arity(args: &[&str], n: usize) -> Result<(), GtpError> {
     }
 }
 
-fn color(s: &str) -> Result<Color, GtpError> {
+pub(super) fn color(s: &str) -> Result<Color, GtpError> {
     parse_color(s).map_err(GtpError::syntax)
 }
 
@@ -230,24 +244,34 @@ fn genmove(e: &mut Engine, a: &[&str], commit: bool, cleanup: bool) -> Reply {
     if commit && let Some(reply) = phantom::player_genmove(e, c) {
         return reply;
     }
+    if commit {
+        let decision = e.choose_move(c, cleanup);
+        return Ok(commit_move(e, c, decision));
+    }
     // reg_genmove leaves the game exactly as it was (rolls included).
-    let saved = (!commit).then(|| e.game.clone());
+    let saved = e.game.clone();
     let decision = e.choose_move(c, cleanup);
-    let answer = match decision {
+    e.game = saved;
+    Ok(match decision {
         Decision::Resign => "resign".to_string(),
         Decision::Pass => "pass".to_string(),
         Decision::Play(p) => name(e, p),
-    };
-    if commit {
-        match decision {
-            Decision::Resign => {}
-            Decision::Pass => e.game.play(c, None).expect("pass is legal"),
-            Decision::Play(p) => e.game.play(c, Some(p)).expect("search plays legal moves"),
-        }
-    } else if let Some(saved) = saved {
-        e.game = saved;
+    })
+}
+
+/// Plays the engine's `decision` for `c` (nothing for a resignation),
+/// asks to ponder after it, and names it.
+pub(super) fn commit_move(e: &mut Engine, c: Color, decision: Decision) -> String {
+    match decision {
+        Decision::Resign => return "resign".to_string(),
+        Decision::Pass => e.game.play(c, None).expect("pass is legal"),
+        Decision::Play(p) => e.game.play(c, Some(p)).expect("search plays legal moves"),
     }
-    Ok(answer)
+    e.ponder_wanted = true;
+    match decision {
+        Decision::Play(p) => name(e, p),
+        _ => "pass".to_string(),
+    }
 }
 
 fn require_empty_board(e: &Engine) -> Result<(), GtpError> {

@@ -16,8 +16,11 @@ use std::io::{BufRead, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
-/// One line read from the controller that needs a reply.
+/// One line read from the controller: one that needs a reply, or one that
+/// needs none but still stops an analysis (as KataGo's does).
 pub enum Input {
+    /// A blank line, a comment or an interrupt.
+    Blank,
     /// A command line and its sequence number.
     Line(u64, Vec<u8>),
     /// A command line too long to keep, with the id it started with.
@@ -136,9 +139,9 @@ pub fn read_lines(mut input: impl BufRead, interrupts: &Interrupts, tx: mpsc::Se
             Input::TooLong(id)
         } else if is_interrupt(&buf) {
             interrupts.interrupt();
-            continue;
+            Input::Blank
         } else if preprocess(&buf).is_empty() {
-            continue;
+            Input::Blank
         } else {
             Input::Line(interrupts.next_command(), buf)
         };
@@ -159,12 +162,13 @@ mod tests {
         read_lines(bytes, &interrupts, tx);
         let lines = rx
             .iter()
-            .map(|i| match i {
-                Input::Line(seq, raw) => format!(
+            .filter_map(|i| match i {
+                Input::Blank => None,
+                Input::Line(seq, raw) => Some(format!(
                     "{seq}:{}",
                     String::from_utf8_lossy(&raw).trim_end_matches('\n')
-                ),
-                Input::TooLong(id) => format!("long:{id:?}"),
+                )),
+                Input::TooLong(id) => Some(format!("long:{id:?}")),
             })
             .collect();
         (lines, interrupts)

@@ -6,7 +6,10 @@
 //! A reader thread ([`input`]) feeds lines to the dispatcher so that GoGui's
 //! `# interrupt` comment can stop a running `genmove`.
 
+pub mod analyze;
+mod background;
 mod commands;
+mod gogui_analysis;
 mod input;
 mod parse;
 mod phantom;
@@ -23,7 +26,8 @@ use crate::clock::Clock;
 use crate::game::Game;
 use crate::rules::Rules;
 use crate::score::{self, Score, Status};
-use crate::search::{self, Budget, Decision, Planning, Settings};
+use crate::search::{self, Budget, Decision, Planning, Settings, Watch};
+use background::Background;
 use input::Input;
 use std::fmt;
 use std::io::Write;
@@ -88,6 +92,11 @@ pub struct Config {
         crate::phantom::Kind,
         crate::phantom::options::Options,
     )>,
+    /// Search on the opponent's time after each move played by `genmove`
+    /// (stopped by the next input).
+    pub ponder: bool,
+    /// Write GoGui's live graphics (`gogui-gfx:` on stderr) while thinking.
+    pub live_gfx: bool,
 }
 
 impl Default for Config {
@@ -104,6 +113,8 @@ impl Default for Config {
             phantom_mode: crate::phantom::player::Mode::Auto,
             phantom_policy: search::Policy::Light,
             phantom_host: None,
+            ponder: false,
+            live_gfx: false,
         }
     }
 }
@@ -127,6 +138,22 @@ pub struct Engine {
     tree: search::Tree,
     /// The engine's part in a phantom game, if any.
     pub phantom: Option<Phantom>,
+    /// The analysis the command just run asks to stream, if any.
+    stream: Option<analyze::Request>,
+    /// Whether the command just run played a move to ponder after.
+    ponder_wanted: bool,
+}
+
+/// What the dispatcher makes of a command line.
+pub enum Response {
+    /// A whole reply, `=id text` or `?id message` and its blank line.
+    Reply(String),
+    /// The start of a reply (`=id` and a line break) that the analysis of
+    /// `request` goes on writing; a blank line ends it.
+    Stream {
+        head: String,
+        request: analyze::Request,
+    },
 }
 
 impl Engine {
@@ -143,6 +170,8 @@ impl Engine {
             searches: 0,
             tree: search::Tree::default(),
             phantom: None,
+            stream: None,
+            ponder_wanted: false,
         }
     }
 
@@ -161,7 +190,28 @@ impl Engine {
     }
 
     /// Handles one raw input line; `None` when the line holds no command.
+    /// An analysis command runs here to its end, within the move's budget
+    /// (under [`serve`] it runs beside the protocol until the next input).
     pub fn execute(&mut self, raw: &[u8]) -> Option<String> {
+        match self.dispatch(raw)? {
+            Response::Reply(r) => Some(r),
+            Response::Stream { head, request } => {
+                let mut out = head.into_bytes();
+                if request.genmove {
+                    analyze::genmove(self, &request, &mut out);
+                } else {
+                    analyze::analyze_in_line(self, &request, &mut out);
+                }
+                out.push(b'\n');
+                Some(String::from_utf8_lossy(&out).into_owned())
+            }
+        }
+    }
+
+    /// Runs one raw input line's command; `None` when it holds no command.
+    pub fn dispatch(&mut self, raw: &[u8]) -> Option<Response> {
+        self.stream = None;
+        self.ponder_wanted = false;
         let line = preprocess(raw);
         if line.is_empty() {
             return None;
@@ -186,7 +236,22 @@ impl Engine {
                 (cmd.id.map(str::to_string), reply)
             }
         };
-        Some(format_response(id, reply))
+        match (reply, self.stream.take()) {
+            (Ok(_), Some(request)) => Some(Response::Stream {
+                head: format!("={}\n", id.unwrap_or_default()),
+                request,
+            }),
+            (reply, _) => Some(Response::Reply(format_response(id, reply))),
+        }
+    }
+
+    /// Whether the command just run played a move after which to ponder.
+    fn take_ponder(&mut self) -> bool {
+        std::mem::take(&mut self.ponder_wanted)
+            && self.config.ponder
+            && self.phantom.is_none()
+            && self.game.dice().is_none()
+            && !self.game.is_over()
     }
 
     /// Answers a line that was too long to read, echoing its id if it
@@ -254,18 +319,48 @@ impl Engine {
         }
     }
 
-    /// Chooses a move for `color` without playing it. In cleanup mode the
-    /// engine does not pass while opponent stones it judges dead remain.
-    pub fn choose_move(&mut self, color: Color, cleanup: bool) -> Decision {
-        if self.game.to_move() != color {
-            self.game.set_to_move(color);
-        }
-        // Aléago: roll for this move unless a roll is pending; with the
-        // crystal ball, the opponent's next roll is drawn now too.
-        self.game.roll(color);
+    /// Aléago: rolls for `color`'s next move unless a roll is pending (and,
+    /// with the crystal ball, for the opponent's next move too); the roll.
+    pub(crate) fn roll_for_search(&mut self, color: Color) -> Option<u32> {
+        let roll = self.game.roll(color);
         if self.game.dice().is_some_and(|d| d.crystal_ball) {
             self.game.roll(color.opponent());
         }
+        roll
+    }
+
+    /// The settings of the engine's next search.
+    fn search_settings(&mut self, budget: Budget, cleanup: bool) -> Settings {
+        self.searches += 1;
+        Settings {
+            budget,
+            // A new seed for every search of the engine's life, so that games
+            // differ (clear_board does not reset it) yet replay identically
+            // from the same --seed and the same commands.
+            seed: self.config.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            cleanup,
+            max_nodes: self.config.max_nodes,
+        }
+    }
+
+    /// Chooses a move for `color` without playing it. In cleanup mode the
+    /// engine does not pass while opponent stones it judges dead remain.
+    pub fn choose_move(&mut self, color: Color, cleanup: bool) -> Decision {
+        self.choose_move_watched(color, cleanup, None)
+    }
+
+    /// [`Engine::choose_move`], reporting to `watch` while searching (or,
+    /// with none and `live_gfx` on, drawing GoGui's live graphics).
+    pub fn choose_move_watched(
+        &mut self,
+        color: Color,
+        cleanup: bool,
+        watch: Option<Watch>,
+    ) -> Decision {
+        if self.game.to_move() != color {
+            self.game.set_to_move(color);
+        }
+        self.roll_for_search(color);
         // Dead stones matter only for passing now or for cleanup: estimate
         // them only then (it costs a thousand playouts).
         let opponent_passed = self.game.last_move() == Some((color.opponent(), None));
@@ -294,24 +389,28 @@ impl Engine {
                 return Decision::Pass;
             }
         }
-        self.searches += 1;
-        let settings = Settings {
-            budget: self.budget(color),
-            // A new seed for every search of the engine's life, so that games
-            // differ (clear_board does not reset it) yet replay identically
-            // from the same --seed and the same commands.
-            seed: self.config.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            cleanup: cleanup && dead_opponents,
-            max_nodes: self.config.max_nodes,
+        let budget = self.budget(color);
+        let settings = self.search_settings(budget, cleanup && dead_opponents);
+        let size = self.game.size();
+        let mut draw = |r: &search::Report| gogui_analysis::draw_live(r, size);
+        let run = |engine: &mut Engine, watch: Option<Watch>| {
+            search::run_watched(
+                &engine.game,
+                &settings,
+                engine.config.threads,
+                engine.config.dice_planning,
+                &engine.stop,
+                &mut engine.tree,
+                watch,
+            )
         };
-        let (decision, win_rate, playouts) = search::run_threads(
-            &self.game,
-            &settings,
-            self.config.threads,
-            self.config.dice_planning,
-            &self.stop,
-            &mut self.tree,
-        );
+        let (decision, win_rate, playouts) = match watch {
+            Some(watch) => run(self, Some(watch)),
+            None => {
+                let live = self.config.live_gfx;
+                run(self, live.then(|| gogui_analysis::live_watch(&mut draw)))
+            }
+        };
         let size = self.game.size();
         let late_enough = self.game.move_count() >= size * size / 4;
         if self.config.resign > 0.0
@@ -359,7 +458,15 @@ fn cpu_time() -> Option<f64> {
     Some((utime + stime) / 100.0)
 }
 
-/// Speaks GTP on stdin and stdout until `quit` or end of input.
+/// Writes `bytes` to stdout at once; false if stdout is gone.
+fn write_out(bytes: &[u8]) -> bool {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes).and_then(|_| out.flush()).is_ok()
+}
+
+/// Speaks GTP on stdin and stdout until `quit` or end of input. Analysis
+/// and pondering run beside the protocol: any input stops them (an open
+/// analysis reply is then ended by its blank line) before it is answered.
 pub fn serve(mut engine: Engine) {
     let (tx, rx) = mpsc::channel();
     let interrupts = Arc::new(input::Interrupts::new(engine.stop_flag()));
@@ -368,28 +475,42 @@ pub fn serve(mut engine: Engine) {
         let stdin = std::io::stdin();
         input::read_lines(stdin.lock(), &reader_interrupts, tx)
     });
-    let stdout = std::io::stdout();
+    let mut beside: Option<Background> = None;
+    let mut alive = true;
     for item in rx {
+        if let Some(job) = beside.take() {
+            alive &= job.finish(&mut engine);
+        }
         let response = match item {
+            Input::Blank => None,
             Input::Line(seq, raw) => {
                 interrupts.begin(seq);
-                engine.execute(&raw)
+                engine.dispatch(&raw)
             }
-            Input::TooLong(id) => Some(Engine::too_long(id)),
+            Input::TooLong(id) => Some(Response::Reply(Engine::too_long(id))),
         };
-        if let Some(r) = response {
-            let mut out = stdout.lock();
-            if out
-                .write_all(r.as_bytes())
-                .and_then(|_| out.flush())
-                .is_err()
-            {
-                break;
+        match response {
+            None => {}
+            Some(Response::Reply(r)) => alive &= write_out(r.as_bytes()),
+            Some(Response::Stream { head, request }) => {
+                alive &= write_out(head.as_bytes());
+                if request.genmove {
+                    analyze::genmove(&mut engine, &request, &mut std::io::stdout());
+                    alive &= write_out(b"\n");
+                } else {
+                    beside = Some(Background::analyze(&mut engine, request));
+                }
             }
         }
-        if engine.wants_quit() {
+        if !alive || engine.wants_quit() {
             break;
         }
+        if beside.is_none() && engine.take_ponder() {
+            beside = Some(Background::ponder(&mut engine));
+        }
+    }
+    if let Some(job) = beside {
+        job.finish(&mut engine);
     }
 }
 

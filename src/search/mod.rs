@@ -20,13 +20,15 @@
 
 mod ownership;
 mod playout;
+mod report;
 mod threads;
 mod tree;
 mod uct;
 
 pub use ownership::ownership;
 pub use playout::{Policy, Rolls, playout, playout_area};
-pub use threads::{RootMove, decide, run_threads};
+pub use report::{Candidate, MoveRules, Report};
+pub use threads::{RootMove, Watch, decide, run_threads, run_watched};
 pub use tree::Tree;
 pub use uct::Search;
 

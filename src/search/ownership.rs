@@ -1,8 +1,7 @@
 //! The ownership estimate used for dead stones: the average final owner of
 //! each point over playouts of the settle policy.
 
-use super::playout::{Policy, playout, point_owner};
-use crate::board::Cell;
+use super::playout::{Policy, final_owner, playout};
 use crate::game::Game;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -23,11 +22,7 @@ pub fn ownership(game: &Game, n: usize, seed: u64) -> Vec<f64> {
             |_, _| {},
         );
         for p in b.points() {
-            total[p as usize] += match b.cell(p) {
-                Cell::Black => 1.0,
-                Cell::White => -1.0,
-                _ => point_owner(&b, p) as f64,
-            };
+            total[p as usize] += final_owner(&b, p) as f64;
         }
     }
     for t in &mut total {

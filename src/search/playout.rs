@@ -423,6 +423,16 @@ pub fn playout_area(board: &Board) -> i32 {
     lead
 }
 
+/// +1 Black, -1 White, 0 neither: the owner of any point at the end of a
+/// playout (a stone's colour, or the colour around an empty point).
+pub(super) fn final_owner(board: &Board, p: Point) -> i32 {
+    match board.cell(p) {
+        Cell::Black => 1,
+        Cell::White => -1,
+        _ => point_owner(board, p),
+    }
+}
+
 /// +1 Black, -1 White, 0 neither: the owner of an empty point at the end.
 pub(super) fn point_owner(board: &Board, p: Point) -> i32 {
     let (mut b, mut w) = (false, false);

@@ -1,12 +1,30 @@
 //! Several threads on one tree, and the choice of a move from the root's
 //! statistics.
 
+use super::report::{MoveRules, Report};
 use super::uct::Search;
 use super::{Decision, Planning, Settings, Tree};
 use crate::board::Point;
 use crate::game::Game;
-use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Someone watching a search (analysis, live graphics): what to count for
+/// them, and what to do with a report every `every` while it runs.
+pub struct Watch<'w> {
+    /// Time between reports; `None` reports only at the end.
+    pub every: Option<Duration>,
+    /// Whether to report at the end too.
+    pub at_end: bool,
+    /// Count each point's final owner.
+    pub ownership: bool,
+    /// Report at least this many root moves (unvisited ones by prior).
+    pub min_moves: usize,
+    /// Moves the search leaves alone; such a search starts from a fresh
+    /// tree and does not keep it (a reused tree holds them).
+    pub restrict: Option<MoveRules>,
+    pub on_report: &'w mut dyn FnMut(&Report),
+}
 
 /// One move at the root with its statistics.
 #[derive(Clone, Copy, Debug)]
@@ -43,21 +61,70 @@ pub fn run_threads(
     stop: &AtomicBool,
     tree: &mut Tree,
 ) -> (Decision, f64, u64) {
+    run_watched(game, settings, threads, planning, stop, tree, None)
+}
+
+/// [`run_threads`], reporting to `watch` while the threads search (the
+/// calling thread only watches then).
+pub fn run_watched(
+    game: &Game,
+    settings: &Settings,
+    threads: usize,
+    planning: Planning,
+    stop: &AtomicBool,
+    tree: &mut Tree,
+    mut watch: Option<Watch>,
+) -> (Decision, f64, u64) {
     let start = Instant::now();
     let threads = threads.max(1);
+    let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
+    let fresh = restrict.is_some();
     let search = Search::new(game, settings.seed, settings.max_nodes)
         .with_planning(planning)
-        .with_tree(Some(std::mem::take(tree)));
-    std::thread::scope(|scope| {
-        for i in 1..threads {
-            let search = &search;
-            scope.spawn(move || search.search(settings, stop, i));
+        .with_tree((!fresh).then(|| std::mem::take(tree)))
+        .with_ownership(watch.as_ref().is_some_and(|w| w.ownership))
+        .with_restrictions(restrict);
+    match watch.as_mut() {
+        None => std::thread::scope(|scope| {
+            for i in 1..threads {
+                let search = &search;
+                scope.spawn(move || search.search(settings, stop, i));
+            }
+            search.search(settings, stop, 0);
+        }),
+        Some(w) => {
+            let running = AtomicUsize::new(threads);
+            std::thread::scope(|scope| {
+                for i in 0..threads {
+                    let (search, running) = (&search, &running);
+                    scope.spawn(move || {
+                        search.search(settings, stop, i);
+                        running.fetch_sub(1, Ordering::SeqCst);
+                    });
+                }
+                let mut next = w.every.map(|e| Instant::now() + e);
+                while running.load(Ordering::SeqCst) > 0 {
+                    std::thread::sleep(Duration::from_millis(2));
+                    if let (Some(at), Some(every)) = (next, w.every)
+                        && Instant::now() >= at
+                    {
+                        (w.on_report)(&search.report(w.min_moves));
+                        next = Some(at.max(Instant::now() - every) + every);
+                    }
+                }
+            });
+            if w.at_end {
+                (w.on_report)(&search.report(w.min_moves));
+            }
         }
-        search.search(settings, stop, 0);
-    });
+    }
     let playouts = search.playouts();
     let mut stats = search.root_stats();
-    *tree = search.into_tree();
+    // A restricted search's root lacks the moves it left alone: its tree
+    // is not kept for later searches.
+    if !fresh {
+        *tree = search.into_tree();
+    }
     // A reused tree's root was grown below the root, without the superko
     // check: keep only moves legal now.
     let to_move = game.to_move();

@@ -1,7 +1,8 @@
 //! The UCT-RAVE search: descent, expansion with prior knowledge, playout and
 //! update, on one tree behind a lock.
 
-use super::playout::{Policy, Rolls, empty_area, on_line_set, playout, playout_area};
+use super::playout::{Policy, Rolls, empty_area, final_owner, on_line_set, playout, playout_area};
+use super::report::{MoveRules, RootScores};
 use super::tree::{EXPAND_AT, GrownFor, Node, RAVE_EQUIV, Tree};
 use super::{Decision, PASS, Planning, RootMove, Settings, decide};
 use crate::board::{Board, Color, Point};
@@ -12,7 +13,7 @@ use crate::rules::Suicide;
 use crate::tactics;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
 
@@ -34,10 +35,10 @@ fn recent_moves(sequence: &[(Color, Point)], game: &Game) -> [Option<Point>; 2] 
 /// A UCT-RAVE search from one game position: one tree, behind a lock,
 /// shared by the threads that search it.
 pub struct Search<'a> {
-    game: &'a Game,
+    pub(super) game: &'a Game,
     suicide: Suicide,
-    komi: f64,
-    nodes: Mutex<Vec<Node>>,
+    pub(super) komi: f64,
+    pub(super) nodes: Mutex<Vec<Node>>,
     seed: u64,
     playouts: AtomicU64,
     max_nodes: usize,
@@ -47,6 +48,14 @@ pub struct Search<'a> {
     rolls: Option<Rolls>,
     planning: Planning,
     opponent_roll: Option<u32>,
+    /// The final area count of the playouts under each root move, for the
+    /// score estimates of analysis.
+    pub(super) root_scores: RootScores,
+    /// With analysis of ownership: for each point, the playouts that ended
+    /// with it Black's and White's.
+    pub(super) owners: Option<Vec<[AtomicU32; 2]>>,
+    /// Moves the search may not consider (analysis's `avoid` and `allow`).
+    pub(super) restrict: Option<MoveRules>,
 }
 
 /// What one search thread keeps to itself.
@@ -79,6 +88,9 @@ impl<'a> Search<'a> {
             rolls: game.dice().map(|d| Rolls::new(d, game.board())),
             planning: Planning::Chance,
             opponent_roll: game.pending_roll(game.to_move().opponent()),
+            root_scores: RootScores::new(),
+            owners: None,
+            restrict: None,
         }
     }
 
@@ -104,6 +116,22 @@ impl<'a> Search<'a> {
             }),
             nodes: self.nodes.into_inner().unwrap_or_else(|e| e.into_inner()),
         }
+    }
+
+    /// Counts, for analysis, who owns each point at the end of each playout.
+    pub fn with_ownership(mut self, on: bool) -> Search<'a> {
+        self.owners = on.then(|| {
+            (0..crate::board::MAX_POINTS)
+                .map(|_| [AtomicU32::new(0), AtomicU32::new(0)])
+                .collect()
+        });
+        self
+    }
+
+    /// Keeps the search off the moves `rules` forbid (at the depths they say).
+    pub fn with_restrictions(mut self, rules: Option<MoveRules>) -> Search<'a> {
+        self.restrict = rules;
+        self
     }
 
     /// Sets how the search plans for dice below the root.
@@ -143,7 +171,7 @@ impl<'a> Search<'a> {
 
     /// Prior knowledge for a move: (visits, wins) added to its statistics.
     /// `last` is the opponent's last move, if any.
-    fn prior(board: &Board, c: Color, p: Point, last: Option<Point>) -> (f32, f32) {
+    pub(super) fn prior(board: &Board, c: Color, p: Point, last: Option<Point>) -> (f32, f32) {
         if p == PASS {
             return (10.0, 1.0);
         }
@@ -224,12 +252,14 @@ impl<'a> Search<'a> {
     }
 
     /// The children of a node for `c` to move on `board` (the root if
-    /// `root`), with their priors, into `out`. Computed outside the lock.
+    /// `root`), `depth` moves below the root, with their priors, into `out`.
+    /// Computed outside the lock.
     fn children(
         &self,
         board: &Board,
         c: Color,
         root: bool,
+        depth: usize,
         last: Option<Point>,
         out: &mut Vec<Node>,
     ) {
@@ -249,7 +279,11 @@ impl<'a> Search<'a> {
                     && board.ko() != Some((p, c))
                     && !board.is_eye(c, p)
             };
-            if ok {
+            let permitted = self
+                .restrict
+                .as_ref()
+                .is_none_or(|r| r.permits(c, p, depth));
+            if ok && permitted {
                 let (v, w) = Self::prior(board, c, p, last);
                 out.push(Node::new(p, v, w));
             }
@@ -387,7 +421,7 @@ impl<'a> Search<'a> {
                 None => self.game.last_move().map(|(_, m)| m.unwrap_or(PASS)),
             };
             let mut children = std::mem::take(&mut w.children);
-            self.children(board, c, i == 0, last, &mut children);
+            self.children(board, c, i == 0, w.path.len(), last, &mut children);
             self.attach(&mut self.lock(), i, &children);
             w.children = children;
         }
@@ -410,7 +444,20 @@ impl<'a> Search<'a> {
                 |col, p| seq.push((col, p)),
             );
         }
-        let lead = playout_area(board) as f64 - self.komi;
+        let area = playout_area(board);
+        if let Some(&(_, first)) = w.sequence.first() {
+            self.root_scores.add(first, area);
+        }
+        if let Some(owners) = &self.owners {
+            for p in board.points() {
+                match final_owner(board, p) {
+                    1 => owners[p as usize][0].fetch_add(1, Ordering::Relaxed),
+                    -1 => owners[p as usize][1].fetch_add(1, Ordering::Relaxed),
+                    _ => 0,
+                };
+            }
+        }
+        let lead = area as f64 - self.komi;
         let black_wins = lead > 0.0;
         self.update(&mut self.lock(), w, black_wins);
         self.playouts.fetch_add(1, Ordering::Relaxed);

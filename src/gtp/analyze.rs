@@ -1,0 +1,388 @@
+//! Live analysis in the formats Sabaki, Lizzie and their kin read: Leela
+//! Zero's `lz-analyze` (and `analyze`, the same lines) and KataGo's
+//! `kata-analyze`, with their `*genmove_analyze` forms. This module reads
+//! the commands' arguments and writes the `info` lines; the search runs
+//! beside the protocol ([`super::background`]) for `*-analyze`, in line for
+//! `*genmove_analyze` (a normal, synchronous command that streams).
+//!
+//! Arguments, as KataGo takes them: `[COLOR] [INTERVAL] KEY VALUE ...` with
+//! keys `interval` (centiseconds), `minmoves`, `maxmoves`, `avoid COLOR
+//! VERTICES DEPTH`, `allow COLOR VERTICES DEPTH` (vertices separated by
+//! commas), and for `kata-*` `ownership` and `ownershipStdev` (`true` or
+//! `false`). Win rates, scores and ownership are the side to move's.
+
+use super::parse::{parse_color, parse_int, parse_vertex};
+use super::{Engine, GtpError, Reply, commands};
+use crate::board::{Board, Color};
+use crate::search::{self, Budget, MoveRules, Report, Watch};
+use crate::vertex::vertex_name;
+use std::fmt::Write as _;
+use std::io::Write;
+use std::time::Duration;
+
+/// Which dialect the lines are written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Leela Zero: win rate, prior and lcb in hundredths of a percent.
+    Lz,
+    /// KataGo: floats in [0, 1], with score lead and ownership.
+    Kata,
+}
+
+/// One analysis asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub format: Format,
+    pub color: Color,
+    /// Time between lines; `None` (interval 0) writes only when stopped.
+    pub every: Option<Duration>,
+    pub min_moves: usize,
+    pub max_moves: usize,
+    pub ownership: bool,
+    pub ownership_stdev: bool,
+    pub restrict: Option<MoveRules>,
+    /// `*genmove_analyze`: choose and play a move, ending with `play VERTEX`.
+    pub genmove: bool,
+    /// Under Aléago, the roll the analysis assumes for `color`.
+    pub roll: Option<u32>,
+}
+
+/// Sabaki's interval when none is given: a line every second.
+const DEFAULT_INTERVAL_CS: u64 = 100;
+
+fn number(key: &str, value: Option<&&str>) -> Result<u64, GtpError> {
+    let value = value.ok_or_else(|| GtpError::syntax(format!("{key} needs a value")))?;
+    parse_int(value).map_err(|e| GtpError::syntax(format!("{key}: {e}")))
+}
+
+fn flag(key: &str, value: Option<&&str>) -> Result<bool, GtpError> {
+    match value.map(|v| v.to_ascii_lowercase()).as_deref() {
+        Some("true") => Ok(true),
+        Some("false") => Ok(false),
+        _ => Err(GtpError::syntax(format!("{key} takes true or false"))),
+    }
+}
+
+/// `COLOR VERTEX,VERTEX,... DEPTH` of `avoid` and `allow`.
+fn move_rule(
+    e: &Engine,
+    key: &str,
+    args: &[&str],
+) -> Result<(Color, Vec<crate::board::Point>, usize), GtpError> {
+    let [color, vertices, depth] = args else {
+        return Err(GtpError::syntax(format!(
+            "{key} takes a colour, vertices separated by commas and a depth"
+        )));
+    };
+    let color = parse_color(color).map_err(|e| GtpError::syntax(format!("{key}: {e}")))?;
+    let mut points = Vec::new();
+    for v in vertices.split(',').filter(|v| !v.is_empty()) {
+        match parse_vertex(v, e.game.size()) {
+            Ok(Some(p)) => points.push(p),
+            Ok(None) => {} // pass is never kept out
+            Err(err) => return Err(GtpError::syntax(format!("{key}: {err}"))),
+        }
+    }
+    let depth = number(key, Some(depth))? as usize;
+    Ok((color, points, depth))
+}
+
+/// Reads the arguments of an analysis command.
+pub fn parse_request(
+    e: &Engine,
+    args: &[&str],
+    format: Format,
+    genmove: bool,
+) -> Result<Request, GtpError> {
+    let mut rest = args;
+    let mut color = e.game.to_move();
+    if let Some(first) = rest.first()
+        && let Ok(c) = parse_color(first)
+    {
+        color = c;
+        rest = &rest[1..];
+    } else if genmove {
+        return Err(GtpError::syntax("a colour first (b or w)"));
+    }
+    let mut interval = DEFAULT_INTERVAL_CS;
+    if let Some(first) = rest.first()
+        && first.bytes().all(|b| b.is_ascii_digit())
+    {
+        interval = number("interval", Some(first))?;
+        rest = &rest[1..];
+    }
+    let mut request = Request {
+        format,
+        color,
+        every: None,
+        min_moves: 0,
+        max_moves: usize::MAX,
+        ownership: false,
+        ownership_stdev: false,
+        restrict: None,
+        genmove,
+        roll: None,
+    };
+    let mut i = 0;
+    while i < rest.len() {
+        let key = rest[i];
+        let value = rest.get(i + 1);
+        match key {
+            "interval" => interval = number(key, value)?,
+            "minmoves" => request.min_moves = number(key, value)?.min(1000) as usize,
+            "maxmoves" => request.max_moves = number(key, value)? as usize,
+            "ownership" if format == Format::Kata => request.ownership = flag(key, value)?,
+            "ownershipStdev" if format == Format::Kata => {
+                request.ownership_stdev = flag(key, value)?
+            }
+            "avoid" | "allow" => {
+                let rule = move_rule(e, key, rest.get(i + 1..i + 4).unwrap_or(&[]))?;
+                let rules = request.restrict.get_or_insert_with(MoveRules::default);
+                if key == "avoid" {
+                    rules.avoid.push(rule);
+                } else if rules.allow.is_some() {
+                    return Err(GtpError::syntax("only one allow"));
+                } else {
+                    rules.allow = Some(rule);
+                }
+                i += 4;
+                continue;
+            }
+            _ => return Err(GtpError::syntax(format!("unknown key {key}"))),
+        }
+        i += 2;
+    }
+    request.every = (interval > 0).then(|| Duration::from_millis(interval.min(360_000) * 10));
+    Ok(request)
+}
+
+/// `lz-analyze`, `kata-analyze`, `analyze`: answered by the stream the
+/// dispatcher opens for the request left on the engine.
+pub(super) fn analyze(e: &mut Engine, args: &[&str], format: Format) -> Reply {
+    open(e, args, format, false)
+}
+
+/// `lz-genmove_analyze`, `kata-genmove_analyze`, `genmove_analyze`.
+pub(super) fn genmove_analyze(e: &mut Engine, args: &[&str], format: Format) -> Reply {
+    open(e, args, format, true)
+}
+
+fn open(e: &mut Engine, args: &[&str], format: Format, genmove: bool) -> Reply {
+    if e.phantom.is_some() {
+        return Err(GtpError(
+            "no analysis during a phantom game (it would show what is hidden)".into(),
+        ));
+    }
+    let mut request = parse_request(e, args, format, genmove)?;
+    // Under dice the analysis assumes the roll the next move will get: the
+    // pending one, drawn now if none is (as genmove would).
+    request.roll = e.roll_for_search(request.color);
+    e.stream = Some(request);
+    Ok(String::new())
+}
+
+impl Request {
+    /// A watch that writes this request's lines with `write`.
+    pub fn watch<'w>(&self, write: &'w mut dyn FnMut(&Report)) -> Watch<'w> {
+        Watch {
+            every: self.every,
+            at_end: true,
+            ownership: self.ownership || self.ownership_stdev,
+            min_moves: self.min_moves,
+            restrict: self.restrict.clone(),
+            on_report: write,
+        }
+    }
+
+    /// The game to analyse: the engine's, with `color` to move.
+    pub fn game(&self, e: &Engine) -> crate::game::Game {
+        let mut game = e.game.clone();
+        if game.to_move() != self.color {
+            game.set_to_move(self.color);
+        }
+        game
+    }
+}
+
+/// `*genmove_analyze`: searches as `genmove` does, writing a line of
+/// analysis to `out` every interval (and at the end), plays the move and
+/// writes `play VERTEX` (or `play pass`, `play resign`).
+pub fn genmove(e: &mut Engine, request: &Request, out: &mut dyn Write) {
+    let board = e.game.board().clone();
+    let mut write = |r: &Report| {
+        let _ = writeln!(out, "{}", info_line(r, request, &board));
+        let _ = out.flush();
+    };
+    let decision = e.choose_move_watched(request.color, false, Some(request.watch(&mut write)));
+    let answer = commands::commit_move(e, request.color, decision);
+    let _ = writeln!(out, "play {answer}");
+    let _ = out.flush();
+}
+
+/// `*-analyze` run to its end in line: a search of the move's budget (the
+/// engine's `--playouts`, `--time` or clock) with a line every interval and
+/// one at the end. The tree is kept for the next `genmove`.
+pub fn analyze_in_line(e: &mut Engine, request: &Request, out: &mut dyn Write) {
+    let game = request.game(e);
+    let budget = e.budget(request.color);
+    let settings = e.search_settings(budget, false);
+    let mut write = |r: &Report| {
+        let _ = writeln!(out, "{}", info_line(r, request, game.board()));
+    };
+    search::run_watched(
+        &game,
+        &settings,
+        e.config.threads,
+        e.config.dice_planning,
+        &e.stop,
+        &mut e.tree,
+        Some(request.watch(&mut write)),
+    );
+}
+
+/// An analysis with no end of its own: the budget of `analyze` beside the
+/// protocol, stopped by the next input.
+pub const UNBOUNDED: Budget = Budget {
+    playouts: None,
+    time: None,
+};
+
+/// One line of analysis: an `info` segment per move, best first, then the
+/// ownership if asked for.
+pub fn info_line(report: &Report, request: &Request, board: &Board) -> String {
+    let mut line = String::new();
+    let lz = request.format == Format::Lz;
+    let permyriad = |x: f64| (x * 10000.0).round().clamp(0.0, 10000.0) as i64;
+    for (order, m) in report.candidates.iter().take(request.max_moves).enumerate() {
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        let mv = vertex_name(m.mv, board.size());
+        if lz {
+            let _ = write!(
+                line,
+                "info move {mv} visits {} winrate {} prior {} lcb {} order {order}",
+                m.visits,
+                permyriad(m.win_rate),
+                permyriad(m.prior),
+                permyriad(m.lcb)
+            );
+        } else {
+            let _ = write!(
+                line,
+                "info move {mv} visits {} winrate {:.6} prior {:.6} lcb {:.6} order {order}",
+                m.visits, m.win_rate, m.prior, m.lcb
+            );
+            if let (Some(lead), Some(sd)) = (m.score_lead, m.score_stdev) {
+                let _ = write!(
+                    line,
+                    " scoreLead {lead:.3} scoreMean {lead:.3} scoreStdev {sd:.3}"
+                );
+            }
+        }
+        if let Some(roll) = request.roll {
+            let _ = write!(line, " roll {roll}");
+        }
+        line.push_str(" pv");
+        for &p in &m.pv {
+            line.push(' ');
+            line.push_str(&vertex_name(p, board.size()));
+        }
+    }
+    if let Some((own, sd)) = &report.ownership {
+        let sign = if report.to_move == Color::Black {
+            1.0
+        } else {
+            -1.0
+        };
+        let n = board.size();
+        let rows = |values: &[f64], signed: bool, out: &mut String| {
+            for y in (0..n).rev() {
+                for x in 0..n {
+                    let v = values[board.point(x, y) as usize];
+                    let v = if signed { sign * v } else { v };
+                    let _ = write!(out, " {:.6}", if v == 0.0 { 0.0 } else { v });
+                }
+            }
+        };
+        if request.ownership {
+            line.push_str(" ownership");
+            rows(own, true, &mut line);
+        }
+        if request.ownership_stdev {
+            line.push_str(" ownershipStdev");
+            rows(sd, false, &mut line);
+        }
+    }
+    line.trim_start().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    fn engine() -> Engine {
+        Engine::new(super::super::Config::default(), Rules::default(), 9, None)
+    }
+
+    #[test]
+    fn arguments_are_read_as_katago_reads_them() {
+        let e = engine();
+        let r = parse_request(&e, &["W", "50"], Format::Kata, false).unwrap();
+        assert_eq!(r.color, Color::White);
+        assert_eq!(r.every, Some(Duration::from_millis(500)));
+        let r = parse_request(
+            &e,
+            &[
+                "interval",
+                "20",
+                "minmoves",
+                "3",
+                "maxmoves",
+                "5",
+                "ownership",
+                "true",
+                "avoid",
+                "b",
+                "e5,d4,pass",
+                "2",
+                "allow",
+                "w",
+                "c3",
+                "1",
+            ],
+            Format::Kata,
+            false,
+        )
+        .unwrap();
+        assert_eq!(r.color, Color::Black);
+        assert_eq!(r.every, Some(Duration::from_millis(200)));
+        assert_eq!((r.min_moves, r.max_moves, r.ownership), (3, 5, true));
+        let rules = r.restrict.unwrap();
+        assert_eq!(rules.avoid.len(), 1);
+        assert_eq!(rules.avoid[0].1.len(), 2);
+        assert_eq!(rules.allow.unwrap().2, 1);
+        let r = parse_request(&e, &["b", "0"], Format::Lz, false).unwrap();
+        assert_eq!(r.every, None);
+    }
+
+    #[test]
+    fn bad_arguments_are_syntax_errors() {
+        let e = engine();
+        for args in [
+            &["b", "x"][..],
+            &["interval"],
+            &["interval", "-5"],
+            &["minmoves", "many"],
+            &["ownership", "true"], // lz has no ownership
+            &["avoid", "b", "z99", "1"],
+            &["avoid", "b", "d4"],
+            &["allow", "b", "d4", "1", "allow", "w", "c3", "1"],
+        ] {
+            let err = parse_request(&e, args, Format::Lz, false).unwrap_err();
+            assert!(err.0.starts_with("syntax error"), "{args:?}: {err}");
+        }
+        assert!(parse_request(&e, &["50"], Format::Kata, true).is_err());
+    }
+}

@@ -1,0 +1,99 @@
+//! The search beside the protocol: an analysis (`lz-analyze`,
+//! `kata-analyze`, `analyze`) or pondering runs on a thread of its own,
+//! on a copy of the game and with the engine's tree, while the dispatcher
+//! goes on reading input. The next input stops it: the thread is joined
+//! (the search polls its stop flag every 64 playouts, so this takes about a
+//! millisecond), the tree comes back to the engine for the next `genmove`,
+//! and an analysis's open reply is ended with its blank line.
+
+use super::analyze::{self, Request};
+use super::{Engine, write_out};
+use crate::search::{self, Report, Tree};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+
+/// A search running beside the protocol.
+pub struct Background {
+    stop: Arc<AtomicBool>,
+    /// The thread, which gives back the tree and whether stdout took every
+    /// line written.
+    handle: JoinHandle<(Tree, bool)>,
+    /// Whether an open reply waits for its blank line.
+    ends_reply: bool,
+}
+
+impl Background {
+    /// Starts `request`'s analysis, writing its lines to stdout until
+    /// stopped (the reply's first line is already written).
+    pub fn analyze(e: &mut Engine, request: Request) -> Background {
+        let game = request.game(e);
+        Self::start(e, game, Some(request))
+    }
+
+    /// Starts pondering: searching the position after the engine's move,
+    /// the opponent to move, so that the next `genmove` finds the tree grown.
+    pub fn ponder(e: &mut Engine) -> Background {
+        let game = e.game.clone();
+        Self::start(e, game, None)
+    }
+
+    fn start(e: &mut Engine, game: crate::game::Game, request: Option<Request>) -> Background {
+        let settings = e.search_settings(analyze::UNBOUNDED, false);
+        let (threads, planning) = (e.config.threads, e.config.dice_planning);
+        let mut tree = std::mem::take(&mut e.tree);
+        let stop = Arc::new(AtomicBool::new(false));
+        let ends_reply = request.is_some();
+        let thread_stop = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let mut written = true;
+            let board = game.board().clone();
+            let mut write = |r: &Report| {
+                if let Some(request) = &request {
+                    let line = analyze::info_line(r, request, &board);
+                    written &= write_out(format!("{line}\n").as_bytes());
+                }
+            };
+            let watch = request.as_ref().map(|r| search::Watch {
+                at_end: false,
+                ..r.watch(&mut write)
+            });
+            search::run_watched(
+                &game,
+                &settings,
+                threads,
+                planning,
+                &thread_stop,
+                &mut tree,
+                watch,
+            );
+            (tree, written)
+        });
+        log::debug!(
+            "{} beside the protocol",
+            if ends_reply { "analysing" } else { "pondering" }
+        );
+        Background {
+            stop,
+            handle,
+            ends_reply,
+        }
+    }
+
+    /// Stops the search, gives the engine its tree back and ends an open
+    /// reply; false if stdout is gone.
+    pub fn finish(self, e: &mut Engine) -> bool {
+        self.stop.store(true, Ordering::SeqCst);
+        let written = match self.handle.join() {
+            Ok((tree, written)) => {
+                e.tree = tree;
+                written
+            }
+            Err(_) => {
+                log::warn!("the search beside the protocol panicked");
+                true
+            }
+        };
+        written && (!self.ends_reply || write_out(b"\n"))
+    }
+}

@@ -1,0 +1,343 @@
+//! What a search has found so far, for analysis: each root move's visits,
+//! win rate, lower confidence bound, prior and expected score, its principal
+//! variation, and who owns each point; also the moves an analysis asks the
+//! search to leave alone (`avoid` and `allow`).
+
+use super::PASS;
+use super::tree::Node;
+use super::uct::Search;
+use crate::board::{Color, MAX_POINTS, Point};
+use crate::game::Game;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// The longest principal variation reported.
+const MAX_PV: usize = 24;
+
+/// Moves kept out of the search: KataGo's and Leela Zero's `avoid COLOR
+/// VERTICES DEPTH` (none of those moves by that colour in the first DEPTH
+/// moves) and `allow COLOR VERTICES DEPTH` (only those). A pass is never
+/// kept out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MoveRules {
+    pub avoid: Vec<(Color, Vec<Point>, usize)>,
+    pub allow: Option<(Color, Vec<Point>, usize)>,
+}
+
+impl MoveRules {
+    /// Whether `c` may play `p` as the search's `depth`-th move (1: a root
+    /// move).
+    pub fn permits(&self, c: Color, p: Point, depth: usize) -> bool {
+        if p == PASS {
+            return true;
+        }
+        let avoided = self
+            .avoid
+            .iter()
+            .any(|(color, points, until)| *color == c && depth <= *until && points.contains(&p));
+        let allowed = match &self.allow {
+            Some((color, points, until)) if *color == c && depth <= *until => points.contains(&p),
+            _ => true,
+        };
+        !avoided && allowed
+    }
+}
+
+/// The final area counts of the playouts under each root move (indexed by
+/// the move's point, pass at 0): their number, sum and sum of squares.
+pub(super) struct RootScores {
+    counts: Vec<[AtomicI64; 3]>,
+}
+
+impl RootScores {
+    pub(super) fn new() -> RootScores {
+        RootScores {
+            counts: (0..MAX_POINTS)
+                .map(|_| [AtomicI64::new(0), AtomicI64::new(0), AtomicI64::new(0)])
+                .collect(),
+        }
+    }
+
+    /// A playout under root move `mv` ended with Black `area` points ahead.
+    pub(super) fn add(&self, mv: Point, area: i32) {
+        let c = &self.counts[mv as usize];
+        let area = area as i64;
+        c[0].fetch_add(1, Ordering::Relaxed);
+        c[1].fetch_add(area, Ordering::Relaxed);
+        c[2].fetch_add(area * area, Ordering::Relaxed);
+    }
+
+    /// (playouts, mean, standard deviation) of Black's area lead under `mv`.
+    fn of(&self, mv: Point) -> Option<(i64, f64, f64)> {
+        let c = &self.counts[mv as usize];
+        let n = c[0].load(Ordering::Relaxed);
+        (n > 0).then(|| {
+            let mean = c[1].load(Ordering::Relaxed) as f64 / n as f64;
+            let square = c[2].load(Ordering::Relaxed) as f64 / n as f64;
+            (n, mean, (square - mean * mean).max(0.0).sqrt())
+        })
+    }
+}
+
+/// One root move as analysis shows it, from the side to move's view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// `None` is a pass.
+    pub mv: Option<Point>,
+    /// Playouts through this move (prior knowledge not counted).
+    pub visits: u64,
+    /// Win rate of those playouts (the prior's when there are none).
+    pub win_rate: f64,
+    /// A lower confidence bound of the win rate (95%, normal approximation).
+    pub lcb: f64,
+    /// The move's share of the prior knowledge over all root moves.
+    pub prior: f64,
+    /// Points the side to move is ahead by at the end of those playouts,
+    /// komi included, and their spread.
+    pub score_lead: Option<f64>,
+    pub score_stdev: Option<f64>,
+    /// The move and the most visited line after it, legal moves only.
+    pub pv: Vec<Option<Point>>,
+}
+
+/// A search's findings at one moment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    pub to_move: Color,
+    pub playouts: u64,
+    /// Best first: most visits, then highest win rate.
+    pub candidates: Vec<Candidate>,
+    /// With ownership counted: each point's expected owner (+1 Black) and
+    /// its standard deviation, indexed by point.
+    pub ownership: Option<(Vec<f64>, Vec<f64>)>,
+}
+
+impl Report {
+    /// Points the side to move is ahead by, over all playouts so far.
+    pub fn score_lead(&self) -> Option<f64> {
+        let (n, sum) = self
+            .candidates
+            .iter()
+            .filter_map(|c| Some((c.visits as f64, c.score_lead? * c.visits as f64)))
+            .fold((0.0, 0.0), |(n, s), (k, v)| (n + k, s + v));
+        (n > 0.0).then(|| sum / n)
+    }
+}
+
+/// A 95% lower bound on a win rate of `q` over `n` playouts.
+fn lower_bound(q: f64, n: f64) -> f64 {
+    if n < 1.0 {
+        return 0.0;
+    }
+    (q - 1.96 * (q * (1.0 - q) / n).sqrt() - 0.5 / n).clamp(0.0, 1.0)
+}
+
+impl Search<'_> {
+    /// What the search has found so far: the root moves with playouts (and,
+    /// up to `min_moves` in all, the unvisited ones with the best priors),
+    /// best first.
+    pub fn report(&self, min_moves: usize) -> Report {
+        let game = self.game;
+        let c = game.to_move();
+        let board = game.board();
+        let last = game.last_move().map(|(_, m)| m.unwrap_or(PASS));
+        let sign = if c == Color::Black { 1.0 } else { -1.0 };
+        let nodes = self.nodes.lock().unwrap_or_else(|e| e.into_inner());
+        let root = &nodes[0];
+        let children = &nodes[root.first_child as usize..][..root.children as usize];
+        let legal = |mv: Point| mv == PASS || game.check(c, mv).is_ok();
+        let permitted = |mv: Point| self.restrict.as_ref().is_none_or(|r| r.permits(c, mv, 1));
+        let priors: Vec<(f32, f32)> = children
+            .iter()
+            .map(|ch| Self::prior(board, c, ch.mv, last))
+            .collect();
+        let prior_total: f32 = priors.iter().map(|p| p.1).sum::<f32>().max(1e-6);
+        let mut line = game.clone();
+        line.set_dice(None);
+        let mut candidates: Vec<Candidate> = children
+            .iter()
+            .zip(&priors)
+            .filter(|(ch, _)| legal(ch.mv) && permitted(ch.mv))
+            .map(|(ch, &(prior_visits, prior_wins))| {
+                let visits = (ch.visits - prior_visits).max(0.0);
+                let wins = (ch.wins - prior_wins).clamp(0.0, visits);
+                let win_rate = if visits >= 1.0 {
+                    (wins / visits) as f64
+                } else {
+                    (prior_wins / prior_visits) as f64
+                };
+                let scores = self.root_scores.of(ch.mv);
+                Candidate {
+                    mv: (ch.mv != PASS).then_some(ch.mv),
+                    visits: visits as u64,
+                    win_rate,
+                    lcb: lower_bound(win_rate, visits as f64),
+                    prior: (prior_wins / prior_total) as f64,
+                    score_lead: scores.map(|(_, mean, _)| sign * (mean - self.komi)),
+                    score_stdev: scores.map(|(_, _, sd)| sd),
+                    pv: principal_variation(&nodes, ch, &mut line),
+                }
+            })
+            .collect();
+        drop(nodes);
+        candidates.sort_by(|a, b| {
+            b.visits
+                .cmp(&a.visits)
+                .then(b.win_rate.total_cmp(&a.win_rate))
+                .then(b.prior.total_cmp(&a.prior))
+        });
+        let visited = candidates.iter().filter(|m| m.visits > 0).count();
+        candidates.truncate(visited.max(min_moves));
+        Report {
+            to_move: c,
+            playouts: self.playouts(),
+            candidates,
+            ownership: self.owners.as_ref().map(|owners| {
+                let mut mean = vec![0.0; MAX_POINTS];
+                let mut stdev = vec![0.0; MAX_POINTS];
+                let n = self.playouts().max(1) as f64;
+                for p in board.points() {
+                    let [b, w] = &owners[p as usize];
+                    let (b, w) = (
+                        b.load(Ordering::Relaxed) as f64 / n,
+                        w.load(Ordering::Relaxed) as f64 / n,
+                    );
+                    mean[p as usize] = (b - w).clamp(-1.0, 1.0);
+                    let square = (b + w).min(1.0);
+                    stdev[p as usize] = (square - (b - w) * (b - w)).max(0.0).sqrt();
+                }
+                (mean, stdev)
+            }),
+        }
+    }
+}
+
+/// `first` and, after it, the most visited child at each level, as long as
+/// the moves are legal in `line` (the game, played on and taken back here).
+fn principal_variation(nodes: &[Node], first: &Node, line: &mut Game) -> Vec<Option<Point>> {
+    let mut pv = Vec::new();
+    let mut node = first;
+    loop {
+        let mv = (node.mv != PASS).then_some(node.mv);
+        let c = line.to_move();
+        if mv.is_some_and(|p| line.check(c, p).is_err()) || line.play(c, mv).is_err() {
+            break;
+        }
+        pv.push(mv);
+        if !node.expanded || pv.len() >= MAX_PV || line.consecutive_passes() >= 2 {
+            break;
+        }
+        let children = &nodes[node.first_child as usize..][..node.children as usize];
+        match children
+            .iter()
+            .filter(|ch| ch.visits > ch.prior_visits)
+            .max_by(|a, b| (a.visits - a.prior_visits).total_cmp(&(b.visits - b.prior_visits)))
+        {
+            Some(next) => node = next,
+            None => break,
+        }
+    }
+    for _ in 0..pv.len() {
+        line.undo();
+    }
+    pv
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+    use crate::search::{Budget, Settings};
+    use std::sync::atomic::AtomicBool;
+
+    fn searched(game: &Game, playouts: u64, restrict: Option<MoveRules>) -> Report {
+        let s = Search::new(game, 7, 1 << 20)
+            .with_ownership(true)
+            .with_restrictions(restrict);
+        let settings = Settings {
+            budget: Budget {
+                playouts: Some(playouts),
+                time: None,
+            },
+            seed: 7,
+            cleanup: false,
+            max_nodes: 1 << 20,
+        };
+        s.search(&settings, &AtomicBool::new(false), 0);
+        s.report(0)
+    }
+
+    #[test]
+    fn a_report_holds_legal_lines_best_first() {
+        let mut g = Game::new(9, Rules::default(), 7.5);
+        g.play(Color::Black, Some(g.board().point(4, 4))).unwrap();
+        let r = searched(&g, 2000, None);
+        assert_eq!(r.to_move, Color::White);
+        assert!(!r.candidates.is_empty());
+        let total: u64 = r.candidates.iter().map(|m| m.visits).sum();
+        assert!(
+            total + 2 >= r.playouts && total <= r.playouts,
+            "{total} {}",
+            r.playouts
+        );
+        for pair in r.candidates.windows(2) {
+            assert!(pair[0].visits >= pair[1].visits);
+        }
+        for m in &r.candidates {
+            assert!((0.0..=1.0).contains(&m.win_rate) && m.lcb <= m.win_rate);
+            assert!((0.0..=1.0).contains(&m.prior));
+            assert_eq!(m.pv.first(), Some(&m.mv));
+            let mut line = g.clone();
+            for &mv in &m.pv {
+                let c = line.to_move();
+                line.play(c, mv).unwrap();
+            }
+        }
+        // The best line goes deeper than one move after 2000 playouts.
+        assert!(r.candidates[0].pv.len() >= 3, "{:?}", r.candidates[0].pv);
+        // White, to move after Black's centre stone with komi 7.5 on 9x9,
+        // is about even; the lead is in points, not in a wild range.
+        let lead = r.score_lead().unwrap();
+        assert!(lead.abs() < 40.0, "{lead}");
+        let (own, sd) = r.ownership.unwrap();
+        let centre = g.board().point(4, 4) as usize;
+        assert!(own[centre] > 0.5, "{}", own[centre]);
+        assert!((0.0..=1.0).contains(&sd[centre]));
+    }
+
+    #[test]
+    fn avoided_moves_are_not_searched_and_allowed_ones_are_the_only_ones() {
+        let g = Game::new(9, Rules::default(), 7.5);
+        let b = g.board();
+        let avoided = vec![b.point(4, 4), b.point(2, 2), b.point(6, 6)];
+        let rules = MoveRules {
+            avoid: vec![(Color::Black, avoided.clone(), 1)],
+            allow: None,
+        };
+        let r = searched(&g, 500, Some(rules));
+        assert!(
+            r.candidates
+                .iter()
+                .all(|m| m.mv.is_none_or(|p| !avoided.contains(&p)))
+        );
+        let allowed = vec![b.point(2, 6), b.point(6, 2)];
+        let rules = MoveRules {
+            avoid: Vec::new(),
+            allow: Some((Color::Black, allowed.clone(), 1)),
+        };
+        let r = searched(&g, 500, Some(rules));
+        assert!(
+            r.candidates
+                .iter()
+                .all(|m| m.mv.is_none_or(|p| allowed.contains(&p)))
+        );
+        assert!(r.candidates.iter().any(|m| m.mv.is_some()));
+        // Below the depth given, the moves come back.
+        let rules = MoveRules {
+            avoid: vec![(Color::White, avoided.clone(), 1)],
+            allow: None,
+        };
+        assert!(rules.permits(Color::White, avoided[0], 2));
+        assert!(!rules.permits(Color::White, avoided[0], 1));
+        assert!(rules.permits(Color::Black, avoided[0], 1));
+    }
+}
