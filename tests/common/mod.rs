@@ -90,6 +90,25 @@ impl Engine {
         self.read_raw()
     }
 
+    /// The next line written (a blank one included), if one comes within
+    /// `within`.
+    pub fn next_line(&mut self, within: Duration) -> Option<String> {
+        self.stdout.recv_timeout(within).ok()
+    }
+
+    /// Whether the process has exited within `within`.
+    pub fn exits_within(&mut self, within: Duration) -> bool {
+        let start = std::time::Instant::now();
+        while start.elapsed() < within {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        false
+    }
+
     /// Whether the engine writes nothing more within `wait`.
     pub fn silent_for(&mut self, wait: Duration) -> bool {
         loop {
