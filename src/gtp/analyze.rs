@@ -1,6 +1,7 @@
 //! Live analysis in the formats Sabaki, Lizzie and their kin read: Leela
-//! Zero's `lz-analyze` (and `analyze`, the same lines) and KataGo's
-//! `kata-analyze`, with their `*genmove_analyze` forms. This module reads
+//! Zero's `lz-analyze`, KataGo's `kata-analyze`, and `analyze` (the one
+//! Sabaki prefers: Leela Zero's lines with KataGo's `scoreLead`), with
+//! their `*genmove_analyze` forms. This module reads
 //! the commands' arguments and writes the `info` lines; the search runs
 //! beside the protocol ([`super::background`]) for `*-analyze`, in line for
 //! `*genmove_analyze` (a normal, synchronous command that streams).
@@ -27,6 +28,9 @@ pub enum Format {
     Lz,
     /// KataGo: floats in [0, 1], with score lead and ownership.
     Kata,
+    /// `analyze`, the command Sabaki prefers: Leela Zero's integers, with
+    /// KataGo's `scoreLead` (which Sabaki reads when present).
+    Analyze,
 }
 
 /// One analysis asked for.
@@ -251,14 +255,14 @@ pub const UNBOUNDED: Budget = Budget {
 /// ownership if asked for.
 pub fn info_line(report: &Report, request: &Request, board: &Board) -> String {
     let mut line = String::new();
-    let lz = request.format == Format::Lz;
+    let integers = request.format != Format::Kata;
     let permyriad = |x: f64| (x * 10000.0).round().clamp(0.0, 10000.0) as i64;
     for (order, m) in report.candidates.iter().take(request.max_moves).enumerate() {
         if !line.is_empty() {
             line.push(' ');
         }
         let mv = vertex_name(m.mv, board.size());
-        if lz {
+        if integers {
             let _ = write!(
                 line,
                 "info move {mv} visits {} winrate {} prior {} lcb {} order {order}",
@@ -267,6 +271,9 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> String {
                 permyriad(m.prior),
                 permyriad(m.lcb)
             );
+            if let (Format::Analyze, Some(lead)) = (request.format, m.score_lead) {
+                let _ = write!(line, " scoreLead {lead:.3}");
+            }
         } else {
             let _ = write!(
                 line,
@@ -365,6 +372,44 @@ mod tests {
         assert_eq!(rules.allow.unwrap().2, 1);
         let r = parse_request(&e, &["b", "0"], Format::Lz, false).unwrap();
         assert_eq!(r.every, None);
+    }
+
+    #[test]
+    fn lines_are_written_in_each_dialect() {
+        let board = Board::new(9);
+        let d4 = Some(board.point(3, 3));
+        let report = Report {
+            to_move: Color::White,
+            playouts: 100,
+            candidates: vec![crate::search::Candidate {
+                mv: d4,
+                visits: 80,
+                win_rate: 0.61234,
+                lcb: 0.5,
+                prior: 0.25,
+                score_lead: Some(2.5),
+                score_stdev: Some(9.0),
+                pv: vec![d4, None],
+            }],
+            ownership: None,
+        };
+        let e = engine();
+        let line = |format| {
+            let request = parse_request(&e, &[], format, false).unwrap();
+            info_line(&report, &request, &board)
+        };
+        assert_eq!(
+            line(Format::Lz),
+            "info move D4 visits 80 winrate 6123 prior 2500 lcb 5000 order 0 pv D4 pass"
+        );
+        assert_eq!(
+            line(Format::Analyze),
+            "info move D4 visits 80 winrate 6123 prior 2500 lcb 5000 order 0 scoreLead 2.500 pv D4 pass"
+        );
+        assert_eq!(
+            line(Format::Kata),
+            "info move D4 visits 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass"
+        );
     }
 
     #[test]

@@ -82,10 +82,10 @@ pub static COMMANDS: &[Command] = table! {
     // analysis: Leela Zero's and KataGo's (Sabaki, Lizzie), and GoGui's
     "lz-analyze" => |e, a| analyze::analyze(e, a, Format::Lz),
     "kata-analyze" => |e, a| analyze::analyze(e, a, Format::Kata),
-    "analyze" => |e, a| analyze::analyze(e, a, Format::Lz),
+    "analyze" => |e, a| analyze::analyze(e, a, Format::Analyze),
     "lz-genmove_analyze" => |e, a| analyze::genmove_analyze(e, a, Format::Lz),
     "kata-genmove_analyze" => |e, a| analyze::genmove_analyze(e, a, Format::Kata),
-    "genmove_analyze" => |e, a| analyze::genmove_analyze(e, a, Format::Lz),
+    "genmove_analyze" => |e, a| analyze::genmove_analyze(e, a, Format::Analyze),
     "kosumi-candidates" => gogui_analysis::candidates,
     "kosumi-pv" => gogui_analysis::principal_variation,
     "kosumi-evaluation" => gogui_analysis::evaluation_text,
