@@ -1,15 +1,20 @@
 //! `kosumi bench`: playout speed on empty boards, printed one figure per
 //! line in the form scripts read:
 //! `bench board=9 policy=light threads=1 playouts_per_s=123456`, and the
-//! Aléago lines `bench board=13 policy=full dice=1d6 ... ratio_to_no_dice=R`.
+//! Aléago lines `bench board=13 policy=full dice=1d6 ... ratio_to_no_dice=R`,
+//! the analysis lines (tree search counting ownership for `kata-analyze
+//! ownership true`, and the time from the input that stops an analysis to
+//! its answer, measured on the engine as a GUI runs it).
 
 use crate::board::{Board, Color};
 use crate::dice::Dice;
 use crate::game::Game;
 use crate::rules::Rules;
-use crate::search::{Budget, Planning, Policy, Rolls, Settings, playout, run_threads};
+use crate::search::{Budget, Planning, Policy, Rolls, Settings, Watch, playout, run_watched};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -90,6 +95,26 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
             println!("bench board={size} policy=tree threads={t} playouts_per_s={rate:.0}");
         }
     }
+    // Analysis: the cost of counting ownership, and how fast an analysis
+    // stops when input arrives.
+    for &size in sizes {
+        let game = middle_game(size);
+        let time = Duration::from_secs_f64(seconds);
+        let off = tree_rate(&game, 1, time, false);
+        let on = tree_rate(&game, 1, time, true);
+        println!(
+            "bench board={size} policy=tree ownership=on threads=1 playouts_per_s={on:.0} ratio_to_off={:.2}",
+            on / off
+        );
+        if let Some(ms) = analysis_stop_ms(size, 20) {
+            println!(
+                "bench board={size} analysis_stop_ms median={:.1} max={:.1} samples={}",
+                ms[ms.len() / 2],
+                ms[ms.len() - 1],
+                ms.len()
+            );
+        }
+    }
     // Phantom Go: the determinized search's playouts (each after placing
     // the unseen stones at random) against plain playouts from the true
     // position, on the middle-game position seen by Black.
@@ -144,6 +169,12 @@ pub fn middle_game(size: usize) -> Game {
 
 /// Tree-search playouts per second from `game` on `threads` threads.
 pub fn tree_playouts_per_second(game: &Game, threads: usize, duration: Duration) -> f64 {
+    tree_rate(game, threads, duration, false)
+}
+
+/// Tree-search playouts per second, counting each point's final owner (as
+/// analysis with ownership does) or not.
+fn tree_rate(game: &Game, threads: usize, duration: Duration, ownership: bool) -> f64 {
     let settings = Settings {
         budget: Budget {
             playouts: None,
@@ -154,15 +185,67 @@ pub fn tree_playouts_per_second(game: &Game, threads: usize, duration: Duration)
         max_nodes: 4_000_000,
     };
     let start = Instant::now();
-    let (_, _, playouts) = run_threads(
+    let mut ignore = |_: &crate::search::Report| {};
+    let watch = ownership.then(|| Watch {
+        every: None,
+        at_end: false,
+        ownership: true,
+        min_moves: 0,
+        restrict: None,
+        on_report: &mut ignore,
+    });
+    let (_, _, playouts) = run_watched(
         game,
         &settings,
         threads,
         Planning::Chance,
         &AtomicBool::new(false),
         &mut crate::search::Tree::default(),
+        watch,
     );
     playouts as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Milliseconds from the input that stops an analysis to its answer: the
+/// engine (this program) runs as a GUI runs it, `kata-analyze b 10` is
+/// sent on an empty `size` board and, after its first line, stopped by
+/// `protocol_version` as Sabaki does; `samples` times. `None` if the engine
+/// cannot be run.
+pub fn analysis_stop_ms(size: usize, samples: usize) -> Option<Vec<f64>> {
+    let mut child = Command::new(std::env::current_exe().ok()?)
+        .args(["--threads", "1", "--size", &size.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut input = child.stdin.take()?;
+    let mut output = BufReader::new(child.stdout.take()?);
+    let mut line = String::new();
+    let mut read_until = |want: &dyn Fn(&str) -> bool| -> Option<()> {
+        loop {
+            line.clear();
+            if output.read_line(&mut line).ok()? == 0 {
+                return None;
+            }
+            if want(line.trim_end()) {
+                return Some(());
+            }
+        }
+    };
+    let mut times = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        input.write_all(b"kata-analyze b 10\n").ok()?;
+        read_until(&|l| l.starts_with("info "))?;
+        let sent = Instant::now();
+        input.write_all(b"protocol_version\n").ok()?;
+        read_until(&|l| l == "= 2")?;
+        times.push(sent.elapsed().as_secs_f64() * 1000.0);
+    }
+    let _ = input.write_all(b"quit\n");
+    let _ = child.wait();
+    times.sort_by(f64::total_cmp);
+    Some(times)
 }
 
 /// Determinized playouts per second of the phantom player (light policy)

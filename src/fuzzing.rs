@@ -97,6 +97,22 @@ pub fn session_command(kind: usize, a: usize, b: usize, size: &mut usize) -> Str
         29 => format!("{} name", "9".repeat(a % 30 + 1)),
         30 => format!("is_legal {color} {vertex}"),
         31 if b.is_multiple_of(3) => format!("kosumi-pass_stones {color}"),
+        // Analysis, well formed or not.
+        31 if b % 3 == 1 => match a % 8 {
+            0 => format!("kata-analyze {color} {} ownership true", a % 50),
+            1 => format!("lz-analyze {color} interval {} maxmoves {}", a % 50, b % 5),
+            2 => format!("analyze {color} 10 avoid {color} {vertex} {}", b % 3),
+            3 => format!("kata-genmove_analyze {color} {}", a % 20),
+            4 => format!("kosumi-candidates {color}"),
+            5 => format!("kosumi-pv {color}"),
+            6 => format!("kata-analyze {color} 10 allow {color} {vertex},{vertex} 1"),
+            _ => [
+                "kata-analyze b x",
+                "lz-genmove_analyze",
+                "analyze b 5 avoid",
+            ][b % 3]
+                .into(),
+        },
         // Phantom games refereed on the true game.
         _ => match a % 6 {
             0 => format!("phantom-new {}", ["go", "rengo"][b % 2]),
@@ -146,8 +162,11 @@ pub fn check_framing(line: &[u8], reply: Option<&str>) -> Result<(), String> {
     if body.contains("\n\n") {
         return Err(format!("a blank line inside the reply: {reply:?}"));
     }
+    // An id is followed by the text (`=5 text`) or, opening a streamed
+    // analysis reply, by the line break (`=5` and the info lines).
     if let Some(id) = leading_id(line)
         && !reply[1..].starts_with(&format!("{id} "))
+        && !reply[1..].starts_with(&format!("{id}\n"))
     {
         return Err(format!("id {id} not echoed: {reply:?}"));
     }

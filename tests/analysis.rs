@@ -86,7 +86,10 @@ fn check_line(line: &str, kata: bool) -> Vec<Segment> {
             let lead: f64 = s.fields["scoreLead"].parse().unwrap();
             assert!(lead.abs() < 400.0);
         } else {
-            assert!(rate.fract() == 0.0 && (0.0..=10000.0).contains(&rate), "{rate}");
+            assert!(
+                rate.fract() == 0.0 && (0.0..=10000.0).contains(&rate),
+                "{rate}"
+            );
         }
         assert!(s.fields["visits"].parse::<u64>().is_ok());
         assert_eq!(s.fields["order"], i.to_string());
@@ -139,7 +142,11 @@ fn check_visits_grow(lines: &[String], kata: bool) {
         for s in check_line(line, kata) {
             let visits: u64 = s.fields["visits"].parse().unwrap();
             let before = seen.insert(s.fields["move"].clone(), visits).unwrap_or(0);
-            assert!(visits >= before, "{} went from {before} to {visits}", s.fields["move"]);
+            assert!(
+                visits >= before,
+                "{} went from {before} to {visits}",
+                s.fields["move"]
+            );
         }
     }
 }
@@ -266,7 +273,10 @@ fn analysis_under_dice_keeps_to_the_rolled_lines() {
     for line in &lines {
         for s in check_line(line, true) {
             let mv = s.fields["move"].as_str();
-            assert!(mv == "pass" || allowed.contains(&mv), "{mv} not in {allowed:?}");
+            assert!(
+                mv == "pass" || allowed.contains(&mv),
+                "{mv} not in {allowed:?}"
+            );
             assert!(roll.contains(&s.fields["roll"]), "{roll} {:?}", s.fields);
         }
     }

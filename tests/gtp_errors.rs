@@ -309,7 +309,10 @@ fn phantom_errors_change_nothing() {
         ("phantom-option colour on", "syntax error: unknown option"),
         ("play w D4", "a phantom game is refereed here"),
         ("kata-analyze w 50", "no analysis during a phantom game"),
-        ("kata-genmove_analyze w 50", "no analysis during a phantom game"),
+        (
+            "kata-genmove_analyze w 50",
+            "no analysis during a phantom game",
+        ),
         ("kosumi-evaluation w", "no analysis during a phantom game"),
         ("genmove w", "a phantom game is refereed here"),
         ("undo", "a phantom game is refereed here"),

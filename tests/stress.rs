@@ -59,7 +59,7 @@ fn twenty_thousand_commands_in_one_process() {
             break;
         }
         if line.starts_with('=') || line.starts_with('?') {
-            let id = line[1..].split(' ').next().unwrap_or("");
+            let id = line[1..].split([' ', '\n']).next().unwrap_or("");
             assert_eq!(id, replies.to_string(), "reply out of step: {line}");
             assert!(!line.contains("internal error"), "{line}");
             replies += 1;

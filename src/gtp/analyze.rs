@@ -214,8 +214,10 @@ impl Request {
 pub fn genmove(e: &mut Engine, request: &Request, out: &mut dyn Write) {
     let board = e.game.board().clone();
     let mut write = |r: &Report| {
-        let _ = writeln!(out, "{}", info_line(r, request, &board));
-        let _ = out.flush();
+        if let Some(line) = info_line(r, request, &board) {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
     };
     let decision = e.choose_move_watched(request.color, false, Some(request.watch(&mut write)));
     let answer = commands::commit_move(e, request.color, decision);
@@ -231,7 +233,9 @@ pub fn analyze_in_line(e: &mut Engine, request: &Request, out: &mut dyn Write) {
     let budget = e.budget(request.color);
     let settings = e.search_settings(budget, false);
     let mut write = |r: &Report| {
-        let _ = writeln!(out, "{}", info_line(r, request, game.board()));
+        if let Some(line) = info_line(r, request, game.board()) {
+            let _ = writeln!(out, "{line}");
+        }
     };
     search::run_watched(
         &game,
@@ -252,8 +256,9 @@ pub const UNBOUNDED: Budget = Budget {
 };
 
 /// One line of analysis: an `info` segment per move, best first, then the
-/// ownership if asked for.
-pub fn info_line(report: &Report, request: &Request, board: &Board) -> String {
+/// ownership if asked for; `None` when there is nothing to show (no move
+/// searched yet, or `maxmoves 0`): a blank line would end the reply.
+pub fn info_line(report: &Report, request: &Request, board: &Board) -> Option<String> {
     let mut line = String::new();
     let integers = request.format != Format::Kata;
     let permyriad = |x: f64| (x * 10000.0).round().clamp(0.0, 10000.0) as i64;
@@ -321,7 +326,8 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> String {
             rows(sd, false, &mut line);
         }
     }
-    line.trim_start().to_string()
+    // Clients read `info` segments: ownership alone is not a line.
+    line.starts_with("info").then_some(line)
 }
 
 #[cfg(test)]
@@ -396,7 +402,7 @@ mod tests {
         let e = engine();
         let line = |format| {
             let request = parse_request(&e, &[], format, false).unwrap();
-            info_line(&report, &request, &board)
+            info_line(&report, &request, &board).unwrap()
         };
         assert_eq!(
             line(Format::Lz),

@@ -2,8 +2,8 @@
 //! `kata-analyze`, `analyze`) or pondering runs on a thread of its own,
 //! on a copy of the game and with the engine's tree, while the dispatcher
 //! goes on reading input. The next input stops it: the thread is joined
-//! (the search polls its stop flag every 64 playouts, so this takes about a
-//! millisecond), the tree comes back to the engine for the next `genmove`,
+//! (the search polls its stop flag after every playout: `kosumi bench`
+//! measures the whole stop, input to answer, at a few milliseconds), the tree comes back to the engine for the next `genmove`,
 //! and an analysis's open reply is ended with its blank line.
 
 use super::analyze::{self, Request};
@@ -49,8 +49,10 @@ impl Background {
             let mut written = true;
             let board = game.board().clone();
             let mut write = |r: &Report| {
-                if let Some(request) = &request {
-                    let line = analyze::info_line(r, request, &board);
+                if let Some(line) = request
+                    .as_ref()
+                    .and_then(|request| analyze::info_line(r, request, &board))
+                {
                     written &= write_out(format!("{line}\n").as_bytes());
                 }
             };
