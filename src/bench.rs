@@ -186,7 +186,7 @@ fn tree_rate(game: &Game, threads: usize, duration: Duration, ownership: bool) -
     };
     let start = Instant::now();
     let mut ignore = |_: &crate::search::Report| {};
-    let watch = ownership.then(|| Watch {
+    let watch = ownership.then_some(Watch {
         every: None,
         at_end: false,
         ownership: true,
