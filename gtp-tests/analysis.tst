@@ -25,7 +25,7 @@ play b E5
 #? [w [A-HJ][1-9]( [bw] ([A-HJ][1-9]|pass))*]
 
 60 kosumi-evaluation w
-#? [white to move: best [A-HJ][1-9], win rate \d+\.\d% \(\d+ visits of \d+ playouts\).*]
+#? [white to move: best [A-HJ][1-9], win rate \d+\.\d% \(\d+ of \d+ visits\).*]
 
 70 gogui-analyze_commands
 #? [(?s).*pspairs/Search: candidates \(visits\)/kosumi-candidates %m.*var/Search: principal variation/kosumi-pv %m.*]

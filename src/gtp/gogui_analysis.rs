@@ -81,7 +81,7 @@ fn evaluation(report: &Report, size: usize) -> String {
         return format!("{} to move: no move searched", color_name(report.to_move));
     };
     let mut text = format!(
-        "{} to move: best {}, win rate {:.1}% ({} visits of {} playouts)",
+        "{} to move: best {}, win rate {:.1}% ({} of {} visits)",
         color_name(report.to_move),
         vertex_name(best.mv, size),
         100.0 * best.win_rate,
@@ -190,7 +190,7 @@ mod tests {
         let text = gfx(&report, 9);
         assert_eq!(
             text,
-            "gogui-gfx:\nLABEL C3 250\nVAR w C3 b pass\nTEXT white to move: best C3, win rate 62.5% (250 visits of 300 playouts), black ahead by 3.5\n\n"
+            "gogui-gfx:\nLABEL C3 250\nVAR w C3 b pass\nTEXT white to move: best C3, win rate 62.5% (250 of 300 visits), black ahead by 3.5\n\n"
         );
     }
 }

@@ -103,6 +103,7 @@ pub struct Candidate {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
     pub to_move: Color,
+    /// Playouts through the root, those of a reused tree included.
     pub playouts: u64,
     /// Best first: most visits, then highest win rate.
     pub candidates: Vec<Candidate>,
@@ -143,6 +144,7 @@ impl Search<'_> {
         let sign = if c == Color::Black { 1.0 } else { -1.0 };
         let nodes = self.nodes.lock().unwrap_or_else(|e| e.into_inner());
         let root = &nodes[0];
+        let root_visits = (root.visits - root.prior_visits).max(0.0) as u64;
         let children = &nodes[root.first_child as usize..][..root.children as usize];
         let legal = |mv: Point| mv == PASS || game.check(c, mv).is_ok();
         let permitted = |mv: Point| self.restrict.as_ref().is_none_or(|r| r.permits(c, mv, 1));
@@ -189,11 +191,12 @@ impl Search<'_> {
         candidates.truncate(visited.max(min_moves));
         Report {
             to_move: c,
-            playouts: self.playouts(),
+            playouts: root_visits,
             candidates,
             ownership: self.owners.as_ref().map(|owners| {
                 let mut mean = vec![0.0; MAX_POINTS];
                 let mut stdev = vec![0.0; MAX_POINTS];
+                // Counted by this search's playouts only.
                 let n = self.playouts().max(1) as f64;
                 for p in board.points() {
                     let [b, w] = &owners[p as usize];
