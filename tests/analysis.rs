@@ -102,7 +102,7 @@ fn check_line(line: &str, kata: bool) -> Vec<Segment> {
 /// written within `for_`. Returns them.
 fn read_updates(e: &mut Engine, for_: Duration) -> Vec<String> {
     let head = e.next_line(Duration::from_secs(10)).expect("a reply");
-    assert_eq!(head, "=");
+    assert_eq!(head, "= ");
     let start = Instant::now();
     let mut lines = Vec::new();
     while start.elapsed() < for_ {
@@ -227,7 +227,7 @@ fn kata_genmove_analyze_streams_then_plays() {
     sync(&mut e, 9, &["B E5"]);
     e.send_raw(b"kata-genmove_analyze W 20\n");
     let head = e.next_line(Duration::from_secs(10)).unwrap();
-    assert_eq!(head, "=");
+    assert_eq!(head, "= ");
     let mut lines = Vec::new();
     let played = loop {
         let line = e.next_line(Duration::from_secs(10)).expect("a line");
@@ -289,7 +289,7 @@ fn input_in_the_same_write_stops_the_analysis_and_quit_exits() {
     sync(&mut e, 19, &[]);
     let sent = Instant::now();
     e.send_raw(b"kata-analyze b 10\nprotocol_version\n");
-    assert_eq!(e.next_line(STOP_WITHIN).as_deref(), Some("="));
+    assert_eq!(e.next_line(STOP_WITHIN).as_deref(), Some("= "));
     loop {
         let line = e.next_line(STOP_WITHIN).expect("the reply ends");
         if line.is_empty() {

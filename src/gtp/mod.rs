@@ -148,7 +148,7 @@ pub struct Engine {
 pub enum Response {
     /// A whole reply, `=id text` or `?id message` and its blank line.
     Reply(String),
-    /// The start of a reply (`=id` and a line break) that the analysis of
+    /// The start of a reply (`=id `, then a line break) that the analysis of
     /// `request` goes on writing; a blank line ends it.
     Stream {
         head: String,
@@ -238,7 +238,9 @@ impl Engine {
         };
         match (reply, self.stream.take()) {
             (Ok(_), Some(request)) => Some(Response::Stream {
-                head: format!("={}\n", id.unwrap_or_default()),
+                // `=id`, a space and the line break: GoGui takes the reply's
+                // text from after its first space.
+                head: format!("={} \n", id.unwrap_or_default()),
                 request,
             }),
             (reply, _) => Some(Response::Reply(format_response(id, reply))),
