@@ -197,15 +197,6 @@ impl Request {
             on_report: write,
         }
     }
-
-    /// The game to analyse: the engine's, with `color` to move.
-    pub fn game(&self, e: &Engine) -> crate::game::Game {
-        let mut game = e.game.clone();
-        if game.to_move() != self.color {
-            game.set_to_move(self.color);
-        }
-        game
-    }
 }
 
 /// `*genmove_analyze`: searches as `genmove` does, writing a line of
@@ -229,23 +220,13 @@ pub fn genmove(e: &mut Engine, request: &Request, out: &mut dyn Write) {
 /// engine's `--playouts`, `--time` or clock) with a line every interval and
 /// one at the end. The tree is kept for the next `genmove`.
 pub fn analyze_in_line(e: &mut Engine, request: &Request, out: &mut dyn Write) {
-    let game = request.game(e);
-    let budget = e.budget(request.color);
-    let settings = e.search_settings(budget, false);
+    let game = e.game_for(request.color);
     let mut write = |r: &Report| {
         if let Some(line) = info_line(r, request, game.board()) {
             let _ = writeln!(out, "{line}");
         }
     };
-    search::run_watched(
-        &game,
-        &settings,
-        e.config.threads,
-        e.config.dice_planning,
-        &e.stop,
-        &mut e.tree,
-        Some(request.watch(&mut write)),
-    );
+    e.analyse(&game, request.watch(&mut write));
 }
 
 /// An analysis with no end of its own: the budget of `analyze` beside the

@@ -27,7 +27,7 @@ impl Background {
     /// Starts `request`'s analysis, writing its lines to stdout until
     /// stopped (the reply's first line is already written).
     pub fn analyze(e: &mut Engine, request: Request) -> Background {
-        let game = request.game(e);
+        let game = e.game_for(request.color);
         Self::start(e, game, Some(request))
     }
 

@@ -110,26 +110,16 @@ fn searched(e: &mut Engine, a: &[&str]) -> Result<(Report, usize), GtpError> {
         ));
     }
     e.roll_for_search(c);
-    let mut game = e.game.clone();
-    if game.to_move() != c {
-        game.set_to_move(c);
-    }
-    let budget = e.budget(c);
-    let settings = e.search_settings(budget, false);
+    let game = e.game_for(c);
     let mut last = None;
     let mut keep = |r: &Report| last = Some(r.clone());
-    search::run_watched(
+    e.analyse(
         &game,
-        &settings,
-        e.config.threads,
-        e.config.dice_planning,
-        &e.stop,
-        &mut e.tree,
-        Some(Watch {
+        Watch {
             every: None,
             at_end: true,
             ..live_watch(&mut keep)
-        }),
+        },
     );
     let report = last.expect("a report at the end");
     Ok((report, game.size()))

@@ -345,6 +345,31 @@ impl Engine {
         }
     }
 
+    /// The engine's game with `color` to move (to analyse it for `color`).
+    pub(crate) fn game_for(&self, color: Color) -> Game {
+        let mut game = self.game.clone();
+        if game.to_move() != color {
+            game.set_to_move(color);
+        }
+        game
+    }
+
+    /// Searches `game` (from [`Engine::game_for`]) within the move's budget,
+    /// reporting to `watch`; the tree is kept for the next `genmove`.
+    pub(crate) fn analyse(&mut self, game: &Game, watch: Watch) {
+        let budget = self.budget(game.to_move());
+        let settings = self.search_settings(budget, false);
+        search::run_watched(
+            game,
+            &settings,
+            self.config.threads,
+            self.config.dice_planning,
+            &self.stop,
+            &mut self.tree,
+            Some(watch),
+        );
+    }
+
     /// Chooses a move for `color` without playing it. In cleanup mode the
     /// engine does not pass while opponent stones it judges dead remain.
     pub fn choose_move(&mut self, color: Color, cleanup: bool) -> Decision {
