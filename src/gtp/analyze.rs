@@ -15,7 +15,7 @@
 use super::parse::{parse_color, parse_int, parse_vertex};
 use super::{Engine, GtpError, Reply, commands};
 use crate::board::{Board, Color};
-use crate::search::{self, Budget, MoveRules, Report, Watch};
+use crate::search::{Budget, MoveRules, Report, Watch};
 use crate::vertex::vertex_name;
 use std::fmt::Write as _;
 use std::io::Write;

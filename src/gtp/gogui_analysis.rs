@@ -8,7 +8,7 @@
 use super::commands::{arity, color};
 use super::{Engine, GtpError, Reply};
 use crate::board::Color;
-use crate::search::{self, Report, Watch};
+use crate::search::{Report, Watch};
 use crate::vertex::{color_name, vertex_name};
 use std::fmt::Write as _;
 use std::io::Write;
