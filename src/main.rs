@@ -235,7 +235,13 @@ fn main() {
         } else {
             sizes
         };
-        kosumi::bench::run(&sizes, &[1, 2], seconds);
+        // Threads: 1, 2, 4, 8, 16, as many as the machine has cores.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads: Vec<usize> = [1, 2, 4, 8, 16]
+            .into_iter()
+            .filter(|&t| t <= cores.max(2))
+            .collect();
+        kosumi::bench::run(&sizes, &threads, seconds);
         return;
     }
     let Some(rules) = Rules::preset(&cli.rules) else {
