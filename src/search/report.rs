@@ -4,7 +4,7 @@
 //! search to leave alone (`avoid` and `allow`).
 
 use super::PASS;
-use super::tree::{Arena, Node};
+use super::tree::Node;
 use super::uct::Search;
 use crate::board::{Color, MAX_POINTS, Point};
 use crate::game::Game;
@@ -142,10 +142,10 @@ impl Search<'_> {
         let board = game.board();
         let last = game.last_move().map(|(_, m)| m.unwrap_or(PASS));
         let sign = if c == Color::Black { 1.0 } else { -1.0 };
-        let arena = &self.arena;
-        let root = arena.get(0);
+        let nodes = self.nodes.lock().unwrap_or_else(|e| e.into_inner());
+        let root = &nodes[0];
         let root_visits = (root.visits - root.prior_visits).max(0.0) as u64;
-        let children: Vec<Node> = arena.children(0).unwrap_or(0..0).map(|j| arena.get(j)).collect();
+        let children = &nodes[root.first_child as usize..][..root.children as usize];
         let legal = |mv: Point| mv == PASS || game.check(c, mv).is_ok();
         let permitted = |mv: Point| self.restrict.as_ref().is_none_or(|r| r.permits(c, mv, 1));
         let priors: Vec<(f32, f32)> = children
@@ -176,10 +176,11 @@ impl Search<'_> {
                     prior: (prior_wins / prior_total) as f64,
                     score_lead: scores.map(|(_, mean, _)| sign * (mean - self.komi)),
                     score_stdev: scores.map(|(_, _, sd)| sd),
-                    pv: principal_variation(arena, ch, &mut line),
+                    pv: principal_variation(&nodes, ch, &mut line),
                 }
             })
             .collect();
+        drop(nodes);
         candidates.sort_by(|a, b| {
             b.visits
                 .cmp(&a.visits)
@@ -215,9 +216,9 @@ impl Search<'_> {
 
 /// `first` and, after it, the most visited child at each level, as long as
 /// the moves are legal in `line` (the game, played on and taken back here).
-fn principal_variation(arena: &Arena, first: &Node, line: &mut Game) -> Vec<Option<Point>> {
+fn principal_variation(nodes: &[Node], first: &Node, line: &mut Game) -> Vec<Option<Point>> {
     let mut pv = Vec::new();
-    let mut node = first.clone();
+    let mut node = first;
     loop {
         let mv = (node.mv != PASS).then_some(node.mv);
         let c = line.to_move();
@@ -228,9 +229,9 @@ fn principal_variation(arena: &Arena, first: &Node, line: &mut Game) -> Vec<Opti
         if !node.expanded || pv.len() >= MAX_PV || line.consecutive_passes() >= 2 {
             break;
         }
-        let children = node.first_child as usize..(node.first_child + node.children as u32) as usize;
+        let children = &nodes[node.first_child as usize..][..node.children as usize];
         match children
-            .map(|j| arena.get(j))
+            .iter()
             .filter(|ch| ch.visits > ch.prior_visits)
             .max_by(|a, b| (a.visits - a.prior_visits).total_cmp(&(b.visits - b.prior_visits)))
         {
