@@ -95,13 +95,24 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
             println!("bench board={size} policy=tree threads={t} playouts_per_s={rate:.0}");
         }
     }
+    // The learned patterns in the priors: their cost in tree playouts.
+    for &size in sizes {
+        let game = middle_game(size);
+        let time = Duration::from_secs_f64(seconds);
+        let off = tree_rate(&game, 1, time, false, false);
+        let on = tree_rate(&game, 1, time, false, true);
+        println!(
+            "bench board={size} policy=tree patterns=on threads=1 playouts_per_s={on:.0} ratio_to_off={:.2}",
+            on / off
+        );
+    }
     // Analysis: the cost of counting ownership, and how fast an analysis
     // stops when input arrives.
     for &size in sizes {
         let game = middle_game(size);
         let time = Duration::from_secs_f64(seconds);
-        let off = tree_rate(&game, 1, time, false);
-        let on = tree_rate(&game, 1, time, true);
+        let off = tree_rate(&game, 1, time, false, false);
+        let on = tree_rate(&game, 1, time, true, false);
         println!(
             "bench board={size} policy=tree ownership=on threads=1 playouts_per_s={on:.0} ratio_to_off={:.2}",
             on / off
@@ -169,12 +180,18 @@ pub fn middle_game(size: usize) -> Game {
 
 /// Tree-search playouts per second from `game` on `threads` threads.
 pub fn tree_playouts_per_second(game: &Game, threads: usize, duration: Duration) -> f64 {
-    tree_rate(game, threads, duration, false)
+    tree_rate(game, threads, duration, false, false)
 }
 
 /// Tree-search playouts per second, counting each point's final owner (as
 /// analysis with ownership does) or not.
-fn tree_rate(game: &Game, threads: usize, duration: Duration, ownership: bool) -> f64 {
+fn tree_rate(
+    game: &Game,
+    threads: usize,
+    duration: Duration,
+    ownership: bool,
+    patterns: bool,
+) -> f64 {
     let settings = Settings {
         budget: Budget {
             playouts: None,
@@ -183,6 +200,7 @@ fn tree_rate(game: &Game, threads: usize, duration: Duration, ownership: bool) -
         seed: 1,
         cleanup: false,
         max_nodes: 4_000_000,
+        patterns,
     };
     let start = Instant::now();
     let mut ignore = |_: &crate::search::Report| {};

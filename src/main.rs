@@ -79,6 +79,10 @@ struct Cli {
     /// evaluation), every half second.
     #[arg(long)]
     live_gfx: bool,
+    /// Whether the learned move patterns (src/prediction) add to the
+    /// search's priors: on or off.
+    #[arg(long, default_value = "off", value_parser = ["on", "off"])]
+    patterns: String,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -124,6 +128,31 @@ enum Command {
         /// Seed of the referee's scoring.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+    },
+    /// Fit the move-prediction table to strong players' games (SGF files or
+    /// the Tom collection's lines under DIR) and print the prediction rate
+    /// on held-out games.
+    TrainPatterns {
+        /// Folder of game records.
+        dir: std::path::PathBuf,
+        /// Where to write the table (src/prediction/model.bin is built in).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Games to train on.
+        #[arg(long, default_value_t = 600)]
+        games: usize,
+        /// Games after those, held out to measure the prediction rate.
+        #[arg(long, default_value_t = 100)]
+        holdout: usize,
+        /// Keep spatial patterns played at least this many times.
+        #[arg(long, default_value_t = 10)]
+        min_count: u32,
+        /// Rounds of minorization-maximization.
+        #[arg(long, default_value_t = 4)]
+        iterations: usize,
+        /// Threads (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Print playouts per second (playout policies, tree search, dice), one line per figure.
     Bench {
@@ -225,6 +254,48 @@ fn main() {
         }
         return;
     }
+    if let Some(Command::TrainPatterns {
+        dir,
+        out,
+        games,
+        holdout,
+        min_count,
+        iterations,
+        threads,
+    }) = cli.command
+    {
+        let options = kosumi::prediction::train::Options {
+            dir,
+            games,
+            holdout,
+            min_count,
+            iterations,
+            threads: threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                .max(1),
+        };
+        match kosumi::prediction::train::train(&options) {
+            Ok((model, s)) => {
+                if let Err(e) = std::fs::write(&out, model.to_bytes()) {
+                    eprintln!("kosumi: cannot write {}: {e}", out.display());
+                    std::process::exit(1);
+                }
+                println!(
+                    "train-patterns: {} patterns, {} training positions; held out: {} positions, first choice {:.1}%, top 5 {:.1}%",
+                    s.patterns,
+                    s.train_positions,
+                    s.test_positions,
+                    100.0 * s.first_choice,
+                    100.0 * s.top5
+                );
+            }
+            Err(e) => {
+                eprintln!("kosumi: train-patterns: {e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
     if let Some(Command::Bench { seconds, sizes }) = cli.command {
         if !sizes.iter().all(|&s| board_size_ok(s)) {
             eprintln!("kosumi: bench sizes must be 2 to 25");
@@ -295,6 +366,7 @@ fn main() {
         },
         ponder: cli.ponder,
         live_gfx: cli.live_gfx,
+        patterns: cli.patterns == "on",
         ..Config::default()
     };
     let phantom_host = match cli.phantom_human {

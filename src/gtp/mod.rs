@@ -97,6 +97,8 @@ pub struct Config {
     pub ponder: bool,
     /// Write GoGui's live graphics (`gogui-gfx:` on stderr) while thinking.
     pub live_gfx: bool,
+    /// Let the learned move patterns add to the search's priors.
+    pub patterns: bool,
 }
 
 impl Default for Config {
@@ -115,6 +117,7 @@ impl Default for Config {
             phantom_host: None,
             ponder: false,
             live_gfx: false,
+            patterns: false,
         }
     }
 }
@@ -342,6 +345,7 @@ impl Engine {
             seed: self.config.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
             cleanup,
             max_nodes: self.config.max_nodes,
+            patterns: self.config.patterns,
         }
     }
 

@@ -170,6 +170,7 @@ impl Player {
             seed: settings.seed,
             cleanup: false,
             max_nodes: settings.max_nodes,
+            patterns: false,
         };
         let (decision, _) = search.run(&s, stop);
         match decision {

@@ -71,4 +71,6 @@ pub struct Settings {
     pub cleanup: bool,
     /// Upper bound on tree nodes.
     pub max_nodes: usize,
+    /// Whether the learned patterns add to the priors.
+    pub patterns: bool,
 }

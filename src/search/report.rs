@@ -148,9 +148,14 @@ impl Search<'_> {
         let children = &nodes[root.first_child as usize..][..root.children as usize];
         let legal = |mv: Point| mv == PASS || game.check(c, mv).is_ok();
         let permitted = |mv: Point| self.restrict.as_ref().is_none_or(|r| r.permits(c, mv, 1));
+        // The knowledge each child started with: the hand-made prior, and
+        // the learned patterns' part (as many wins as visits) on top.
         let priors: Vec<(f32, f32)> = children
             .iter()
-            .map(|ch| Self::prior(board, c, ch.mv, last))
+            .map(|ch| {
+                let (visits, wins) = Self::prior(board, c, ch.mv, last);
+                (ch.prior_visits, wins + (ch.prior_visits - visits).max(0.0))
+            })
             .collect();
         let prior_total: f32 = priors.iter().map(|p| p.1).sum::<f32>().max(1e-6);
         let mut line = game.clone();
@@ -264,6 +269,7 @@ mod tests {
             seed: 7,
             cleanup: false,
             max_nodes: 1 << 20,
+            patterns: false,
         };
         s.search(&settings, &AtomicBool::new(false), 0);
         s.report(0)

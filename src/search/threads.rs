@@ -83,6 +83,7 @@ pub fn run_watched(
         .with_planning(planning)
         .with_tree((!fresh).then(|| std::mem::take(tree)))
         .with_ownership(watch.as_ref().is_some_and(|w| w.ownership))
+        .with_patterns(settings.patterns)
         .with_restrictions(restrict);
     match watch.as_mut() {
         None => std::thread::scope(|scope| {
@@ -168,6 +169,7 @@ mod tests {
             seed: 3,
             cleanup: false,
             max_nodes: 1 << 20,
+            patterns: false,
         };
         let mut tree = Tree::default();
         let stop = AtomicBool::new(false);

@@ -136,6 +136,7 @@ mod tests {
             seed: 5,
             cleanup: false,
             max_nodes: 1 << 20,
+            patterns: false,
         };
         let mut tree = Tree::default();
         let stop = AtomicBool::new(false);
@@ -211,6 +212,7 @@ mod tests {
             seed: 9,
             cleanup: false,
             max_nodes: 600,
+            patterns: false,
         };
         let mut tree = Tree::default();
         let stop = AtomicBool::new(false);

@@ -9,6 +9,8 @@ use crate::board::{Board, Color, Point};
 use crate::dice::{ALL_LINES, Lines};
 use crate::game::{Action, Game};
 use crate::patterns;
+use crate::prediction::Model;
+use crate::prediction::features::Position;
 use crate::rules::Suicide;
 use crate::tactics;
 use rand::SeedableRng;
@@ -32,6 +34,9 @@ fn recent_moves(sequence: &[(Color, Point)], game: &Game) -> [Option<Point>; 2] 
     [moves.next().flatten(), moves.next().flatten()]
 }
 
+/// Prior wins (and visits) the likeliest move by the learned patterns gets.
+const PATTERN_PRIOR: f32 = 40.0;
+
 /// A UCT-RAVE search from one game position: one tree, behind a lock,
 /// shared by the threads that search it.
 pub struct Search<'a> {
@@ -43,6 +48,8 @@ pub struct Search<'a> {
     playouts: AtomicU64,
     max_nodes: usize,
     policy: Policy,
+    /// The learned move patterns whose probabilities add to the priors.
+    patterns: Option<&'static Model>,
     /// Aléago: the dice, how to plan for them, and the opponent's roll
     /// already drawn (crystal ball).
     rolls: Option<Rolls>,
@@ -85,6 +92,7 @@ impl<'a> Search<'a> {
             playouts: AtomicU64::new(0),
             max_nodes,
             policy: Policy::Full,
+            patterns: None,
             rolls: game.dice().map(|d| Rolls::new(d, game.board())),
             planning: Planning::Chance,
             opponent_roll: game.pending_roll(game.to_move().opponent()),
@@ -131,6 +139,12 @@ impl<'a> Search<'a> {
     /// Keeps the search off the moves `rules` forbid (at the depths they say).
     pub fn with_restrictions(mut self, rules: Option<MoveRules>) -> Search<'a> {
         self.restrict = rules;
+        self
+    }
+
+    /// Adds the learned patterns' move probabilities to the priors.
+    pub fn with_patterns(mut self, on: bool) -> Search<'a> {
+        self.patterns = on.then(Model::embedded);
         self
     }
 
@@ -260,7 +274,7 @@ impl<'a> Search<'a> {
         c: Color,
         root: bool,
         depth: usize,
-        last: Option<Point>,
+        [last, previous]: [Option<Point>; 2],
         out: &mut Vec<Node>,
     ) {
         out.clear();
@@ -288,8 +302,40 @@ impl<'a> Search<'a> {
                 out.push(Node::new(p, v, w));
             }
         }
+        if let Some(model) = self.patterns {
+            self.add_pattern_priors(model, board, c, [last, previous], out);
+        }
         let (v, w) = Self::prior(board, c, PASS, last);
         out.push(Node::new(PASS, v, w));
+    }
+
+    /// Adds to each child's prior, as wins, `PATTERN_PRIOR` times the square
+    /// root of its learned probability relative to the likeliest child's
+    /// (in the manner of Pachi's pattern prior).
+    fn add_pattern_priors(
+        &self,
+        model: &Model,
+        board: &Board,
+        c: Color,
+        [last, previous]: [Option<Point>; 2],
+        out: &mut [Node],
+    ) {
+        let pos = Position::new(board, c, last.filter(|&l| l != PASS), previous);
+        let mut features = Vec::with_capacity(8);
+        let strengths: Vec<f32> = out
+            .iter()
+            .map(|ch| {
+                model.features(&pos, ch.mv, &mut features);
+                model.strength(&features)
+            })
+            .collect();
+        let best = strengths.iter().copied().fold(f32::MIN_POSITIVE, f32::max);
+        for (ch, s) in out.iter_mut().zip(strengths) {
+            let bonus = PATTERN_PRIOR * (s / best).sqrt();
+            ch.visits += bonus;
+            ch.wins += bonus;
+            ch.prior_visits += bonus;
+        }
     }
 
     /// Gives node `i` the `children` computed for it, unless another thread
@@ -420,8 +466,16 @@ impl<'a> Search<'a> {
                 Some(&(_, m)) => Some(m),
                 None => self.game.last_move().map(|(_, m)| m.unwrap_or(PASS)),
             };
+            let previous = recent_moves(&w.sequence, self.game)[1];
             let mut children = std::mem::take(&mut w.children);
-            self.children(board, c, i == 0, w.path.len(), last, &mut children);
+            self.children(
+                board,
+                c,
+                i == 0,
+                w.path.len(),
+                [last, previous],
+                &mut children,
+            );
             self.attach(&mut self.lock(), i, &children);
             w.children = children;
         }
@@ -622,6 +676,7 @@ mod tests {
             seed: 1,
             cleanup: false,
             max_nodes: 1 << 20,
+            patterns: false,
         };
         let (d, rate) = s.run(&settings, &AtomicBool::new(false));
         // The black group cannot live: White wins whatever it plays next.
