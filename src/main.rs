@@ -81,7 +81,7 @@ struct Cli {
     live_gfx: bool,
     /// Whether the learned move patterns (src/prediction) add to the
     /// search's priors: on or off.
-    #[arg(long, default_value = "off", value_parser = ["on", "off"])]
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     patterns: String,
     #[command(subcommand)]
     command: Option<Command>,
@@ -138,17 +138,17 @@ enum Command {
         /// Where to write the table (src/prediction/model.bin is built in).
         #[arg(long)]
         out: std::path::PathBuf,
-        /// Games to train on.
-        #[arg(long, default_value_t = 600)]
+        /// Games to train on (the defaults made the built-in table).
+        #[arg(long, default_value_t = 2000)]
         games: usize,
         /// Games after those, held out to measure the prediction rate.
-        #[arg(long, default_value_t = 100)]
+        #[arg(long, default_value_t = 200)]
         holdout: usize,
         /// Keep spatial patterns played at least this many times.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 6)]
         min_count: u32,
         /// Rounds of minorization-maximization.
-        #[arg(long, default_value_t = 4)]
+        #[arg(long, default_value_t = 8)]
         iterations: usize,
         /// Threads (default: one per core).
         #[arg(long)]

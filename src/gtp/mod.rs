@@ -117,7 +117,7 @@ impl Default for Config {
             phantom_host: None,
             ponder: false,
             live_gfx: false,
-            patterns: false,
+            patterns: true,
         }
     }
 }
