@@ -95,28 +95,21 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
             println!("bench board={size} policy=tree threads={t} playouts_per_s={rate:.0}");
         }
     }
-    // The learned patterns in the priors: their cost in tree playouts.
+    // The cost in tree playouts of the learned patterns in the priors and
+    // of counting ownership for analysis, each against the plain search in
+    // the same run; and how fast an analysis stops when input arrives.
     for &size in sizes {
         let game = middle_game(size);
         let time = Duration::from_secs_f64(seconds);
         let off = tree_rate(&game, 1, time, false, false);
-        let on = tree_rate(&game, 1, time, false, true);
-        println!(
-            "bench board={size} policy=tree patterns=on threads=1 playouts_per_s={on:.0} ratio_to_off={:.2}",
-            on / off
-        );
-    }
-    // Analysis: the cost of counting ownership, and how fast an analysis
-    // stops when input arrives.
-    for &size in sizes {
-        let game = middle_game(size);
-        let time = Duration::from_secs_f64(seconds);
-        let off = tree_rate(&game, 1, time, false, false);
-        let on = tree_rate(&game, 1, time, true, false);
-        println!(
-            "bench board={size} policy=tree ownership=on threads=1 playouts_per_s={on:.0} ratio_to_off={:.2}",
-            on / off
-        );
+        for (label, ownership, patterns) in [("patterns", false, true), ("ownership", true, false)]
+        {
+            let on = tree_rate(&game, 1, time, ownership, patterns);
+            println!(
+                "bench board={size} policy=tree {label}=on threads=1 playouts_per_s={on:.0} ratio_to_off={:.2}",
+                on / off
+            );
+        }
         if let Some(ms) = analysis_stop_ms(size, 20) {
             println!(
                 "bench board={size} analysis_stop_ms median={:.1} max={:.1} samples={}",
