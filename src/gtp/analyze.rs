@@ -171,12 +171,18 @@ pub(super) fn genmove_analyze(e: &mut Engine, args: &[&str], format: Format) -> 
     open(e, args, format, true)
 }
 
-fn open(e: &mut Engine, args: &[&str], format: Format, genmove: bool) -> Reply {
-    if e.phantom.is_some() {
-        return Err(GtpError(
+/// Analysis shows the true game: refused while a phantom game is on.
+pub(super) fn refuse_during_phantom(e: &Engine) -> Result<(), GtpError> {
+    match e.phantom {
+        Some(_) => Err(GtpError(
             "no analysis during a phantom game (it would show what is hidden)".into(),
-        ));
+        )),
+        None => Ok(()),
     }
+}
+
+fn open(e: &mut Engine, args: &[&str], format: Format, genmove: bool) -> Reply {
+    refuse_during_phantom(e)?;
     let mut request = parse_request(e, args, format, genmove)?;
     // Under dice the analysis assumes the roll the next move will get: the
     // pending one, drawn now if none is (as genmove would).
@@ -205,10 +211,7 @@ impl Request {
 pub fn genmove(e: &mut Engine, request: &Request, out: &mut dyn Write) {
     let board = e.game.board().clone();
     let mut write = |r: &Report| {
-        if let Some(line) = info_line(r, request, &board) {
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
-        }
+        let _ = write_info(r, request, &board, out);
     };
     let decision = e.choose_move_watched(request.color, false, Some(request.watch(&mut write)));
     let answer = commands::commit_move(e, request.color, decision);
@@ -222,11 +225,25 @@ pub fn genmove(e: &mut Engine, request: &Request, out: &mut dyn Write) {
 pub fn analyze_in_line(e: &mut Engine, request: &Request, out: &mut dyn Write) {
     let game = e.game_for(request.color);
     let mut write = |r: &Report| {
-        if let Some(line) = info_line(r, request, game.board()) {
-            let _ = writeln!(out, "{line}");
-        }
+        let _ = write_info(r, request, game.board(), out);
     };
     e.analyse(&game, request.watch(&mut write));
+}
+
+/// Writes `report`'s line of analysis, if it has one, to `out`, flushed.
+pub fn write_info(
+    report: &Report,
+    request: &Request,
+    board: &Board,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    match info_line(report, request, board) {
+        Some(line) => {
+            writeln!(out, "{line}")?;
+            out.flush()
+        }
+        None => Ok(()),
+    }
 }
 
 /// An analysis with no end of its own: the budget of `analyze` beside the

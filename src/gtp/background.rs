@@ -47,13 +47,10 @@ impl Background {
         let thread_stop = stop.clone();
         let handle = std::thread::spawn(move || {
             let mut written = true;
-            let board = game.board().clone();
             let mut write = |r: &Report| {
-                if let Some(line) = request
-                    .as_ref()
-                    .and_then(|request| analyze::info_line(r, request, &board))
-                {
-                    written &= write_out(format!("{line}\n").as_bytes());
+                if let Some(request) = &request {
+                    let out = &mut std::io::stdout().lock();
+                    written &= analyze::write_info(r, request, game.board(), out).is_ok();
                 }
             };
             let watch = request.as_ref().map(|r| search::Watch {

@@ -42,15 +42,9 @@ pub fn draw_live(report: &Report, size: usize) {
 /// the blank line that ends it.
 fn gfx(report: &Report, size: usize) -> String {
     let mut out = String::from("gogui-gfx:\n");
-    let labels: Vec<String> = report
-        .candidates
-        .iter()
-        .filter(|m| m.mv.is_some() && m.visits > 0)
-        .take(SHOWN)
-        .map(|m| format!("{} {}", vertex_name(m.mv, size), m.visits))
-        .collect();
+    let labels = visit_labels(report, size);
     if !labels.is_empty() {
-        let _ = writeln!(out, "LABEL {}", labels.join(" "));
+        let _ = writeln!(out, "LABEL {labels}");
     }
     if let Some(best) = report.candidates.first() {
         let _ = writeln!(out, "VAR {}", variation(report.to_move, &best.pv, size));
@@ -60,6 +54,18 @@ fn gfx(report: &Report, size: usize) -> String {
     out
 }
 
+/// `D4 836 Q16 500 ...`: the most visited moves searched, with their visits.
+fn visit_labels(report: &Report, size: usize) -> String {
+    report
+        .candidates
+        .iter()
+        .filter(|m| m.mv.is_some() && m.visits > 0)
+        .take(SHOWN)
+        .map(|m| format!("{} {}", vertex_name(m.mv, size), m.visits))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `b D4 w Q16 ...`: a line of moves with their colours, `first` moving first.
 fn variation(first: Color, pv: &[Option<crate::board::Point>], size: usize) -> String {
     let mut c = first;
@@ -67,7 +73,7 @@ fn variation(first: Color, pv: &[Option<crate::board::Point>], size: usize) -> S
     for &p in pv {
         moves.push(format!(
             "{} {}",
-            if c == Color::Black { "b" } else { "w" },
+            c.letter().to_ascii_lowercase(),
             vertex_name(p, size)
         ));
         c = c.opponent();
@@ -104,11 +110,7 @@ fn evaluation(report: &Report, size: usize) -> String {
 fn searched(e: &mut Engine, a: &[&str]) -> Result<(Report, usize), GtpError> {
     arity(a, 1)?;
     let c = color(a[0])?;
-    if e.phantom.is_some() {
-        return Err(GtpError(
-            "no analysis during a phantom game (it would show what is hidden)".into(),
-        ));
-    }
+    super::analyze::refuse_during_phantom(e)?;
     e.roll_for_search(c);
     let game = e.game_for(c);
     let mut last = None;
@@ -129,14 +131,7 @@ fn searched(e: &mut Engine, a: &[&str]) -> Result<(Report, usize), GtpError> {
 /// first, each with its visits.
 pub(super) fn candidates(e: &mut Engine, a: &[&str]) -> Reply {
     let (report, size) = searched(e, a)?;
-    Ok(report
-        .candidates
-        .iter()
-        .filter(|m| m.mv.is_some() && m.visits > 0)
-        .take(SHOWN)
-        .map(|m| format!("{} {}", vertex_name(m.mv, size), m.visits))
-        .collect::<Vec<_>>()
-        .join(" "))
+    Ok(visit_labels(&report, size))
 }
 
 /// `kosumi-pv COLOR` (var): the expected line.

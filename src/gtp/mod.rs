@@ -424,25 +424,27 @@ impl Engine {
         let settings = self.search_settings(budget, cleanup && dead_opponents);
         let size = self.game.size();
         let mut draw = |r: &search::Report| gogui_analysis::draw_live(r, size);
-        let run = |engine: &mut Engine, watch: Option<Watch>| {
-            search::run_watched(
-                &engine.game,
-                &settings,
-                engine.config.threads,
-                engine.config.dice_planning,
-                &engine.stop,
-                &mut engine.tree,
-                watch,
-            )
+        let watch = match watch {
+            // The caller's report callback, seen for the shorter life of
+            // this one.
+            Some(w) => Some(Watch {
+                on_report: w.on_report,
+                ..w
+            }),
+            None => self
+                .config
+                .live_gfx
+                .then(|| gogui_analysis::live_watch(&mut draw)),
         };
-        let (decision, win_rate, playouts) = match watch {
-            Some(watch) => run(self, Some(watch)),
-            None => {
-                let live = self.config.live_gfx;
-                run(self, live.then(|| gogui_analysis::live_watch(&mut draw)))
-            }
-        };
-        let size = self.game.size();
+        let (decision, win_rate, playouts) = search::run_watched(
+            &self.game,
+            &settings,
+            self.config.threads,
+            self.config.dice_planning,
+            &self.stop,
+            &mut self.tree,
+            watch,
+        );
         let late_enough = self.game.move_count() >= size * size / 4;
         if self.config.resign > 0.0
             && win_rate < self.config.resign

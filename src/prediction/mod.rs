@@ -69,14 +69,6 @@ impl Model {
         })
     }
 
-    /// The feature of the largest known pattern among `names` (one per size).
-    pub fn pattern_feature(&self, names: &[u64; spatial::SIZES]) -> Option<u32> {
-        names
-            .iter()
-            .rev()
-            .find_map(|h| self.patterns.get(h).copied())
-    }
-
     /// All features of `p` (tactical, then the pattern) into `out`.
     pub fn features(&self, pos: &Position, p: Point, out: &mut Vec<u32>) {
         features::tactical(pos, p, out);
@@ -150,11 +142,17 @@ mod tests {
         assert_eq!(Model::from_bytes(&bytes).unwrap(), m);
         assert!(Model::from_bytes(&bytes[..bytes.len() - 1]).is_err());
         assert!(Model::from_bytes(b"nonsense").is_err());
-        assert_eq!(
-            m.pattern_feature(&[11, 0, 22, 0, 0, 0, 0, 0]),
-            Some(TACTICAL + 1)
-        );
-        assert_eq!(m.pattern_feature(&[5; spatial::SIZES]), None);
+        // A move's pattern feature is the largest known pattern around it.
+        let board = crate::board::Board::new(9);
+        let p = board.point(4, 4);
+        let pos = Position::new(&board, crate::board::Color::Black, None, None);
+        let names = features::spatial(&pos, p);
+        let known = Model::new(&[names[0], names[1], names[2], 7]);
+        let mut found = Vec::new();
+        known.features(&pos, p, &mut found);
+        assert_eq!(found.last(), Some(&(TACTICAL + 2)));
+        Model::new(&[5]).features(&pos, p, &mut found);
+        assert!(found.iter().all(|&f| f < TACTICAL), "{found:?}");
     }
 
     #[test]
