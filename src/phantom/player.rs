@@ -56,6 +56,15 @@ pub struct Player {
     pub options: Options,
     /// Tries refused since this seat's last accepted move or pass.
     refused: Vec<Point>,
+    /// Tries refused as suicide, remembered until a capture (the only
+    /// thing that frees their neighbours) is announced.
+    suicides: Vec<Point>,
+    /// Opponent moves to go before an atari on this seat's colour, heard
+    /// lately, stops counting: while it is above zero the samples may put
+    /// this seat's chains in atari; at zero they may not (an atari would
+    /// have been announced, and a chain left in atari is soon captured
+    /// or saved).
+    atari_heard: u8,
     /// The try standing on the view, waiting for its announcement.
     pending: Option<Option<Point>>,
     /// Stones of each colour on the true board, as announced.
@@ -73,12 +82,30 @@ fn captures(board: &Board, c: Color, p: Point) -> bool {
         .any(|&q| board.color_at(q) == Some(c.opponent()) && board.liberties(q) == 1)
 }
 
+/// Whether a stone of `c` at `p` would leave a chain of the other colour
+/// with one liberty that has two now.
+fn would_atari(board: &Board, c: Color, p: Point) -> bool {
+    board
+        .neighbors(p)
+        .iter()
+        .any(|&q| board.color_at(q) == Some(c.opponent()) && board.liberties(q) == 2)
+}
+
 /// Places `unseen` stones of each colour at random empty points of
 /// `board` where they stand without capturing and are no suicide (a view
-/// is a subset of the truth: the truth's other stones stand so). Gives up
-/// on a colour after many failed draws (a crowded board).
-pub fn place_unseen(board: &mut Board, unseen: [u32; 2], rule: Suicide, rng: &mut SmallRng) {
+/// is a subset of the truth: the truth's other stones stand so). With
+/// `guard`, no stone of the other colour is placed where it would put a
+/// chain of `guard` in atari (no atari on that colour was announced
+/// lately). Gives up on a colour after many failed draws (a crowded board).
+pub fn place_unseen(
+    board: &mut Board,
+    unseen: [u32; 2],
+    rule: Suicide,
+    guard: Option<Color>,
+    rng: &mut SmallRng,
+) {
     for c in [Color::Black, Color::White] {
+        let guarded = guard == Some(c.opponent());
         let mut left = unseen[c.index()];
         let mut draws = 0;
         while left > 0 && draws < 64 + 8 * unseen[c.index()] {
@@ -88,7 +115,10 @@ pub fn place_unseen(board: &mut Board, unseen: [u32; 2], rule: Suicide, rng: &mu
                 return;
             }
             let p = empty[rng.random_range(0..empty.len())];
-            if board.check(c, p, rule).is_err() || captures(board, c, p) {
+            if board.check(c, p, rule).is_err()
+                || captures(board, c, p)
+                || (guarded && would_atari(board, c, p))
+            {
                 continue;
             }
             board.place(c, p);
@@ -116,6 +146,8 @@ impl Player {
             kind,
             options,
             refused: Vec::new(),
+            suicides: Vec::new(),
+            atari_heard: 0,
             pending: None,
             on_board: [count(Color::Black), count(Color::White)],
             handicap: view.handicap(),
@@ -133,6 +165,19 @@ impl Player {
 
     pub fn refused(&self) -> &[Point] {
         &self.refused
+    }
+
+    /// Whether a try at `p` is known to be refused: refused this turn, or
+    /// refused as suicide since the last capture.
+    pub fn barred(&self, p: Point) -> bool {
+        self.refused.contains(&p) || self.suicides.contains(&p)
+    }
+
+    /// The colour whose chains the samples must not put in atari: this
+    /// seat's, unless an atari on it was heard lately (only where the
+    /// preset announces ataris).
+    pub fn atari_guard(&self) -> Option<Color> {
+        (self.options.ataris && self.atari_heard == 0).then(|| self.color())
     }
 
     /// Stones of each colour on the true board that the view does not show.
@@ -174,13 +219,13 @@ impl Player {
         };
         let (decision, _) = search.run(&s, stop);
         match decision {
-            Decision::Play(p) if self.refused.contains(&p) => {
+            Decision::Play(p) if self.barred(p) => {
                 // The best of the others.
                 let mut stats = search.root_stats();
                 stats.sort_by(|a, b| b.visits.total_cmp(&a.visits));
                 stats
                     .iter()
-                    .find(|m| m.mv.is_none_or(|p| !self.refused.contains(&p)))
+                    .find(|m| m.mv.is_none_or(|p| !self.barred(p)))
                     .map_or(Decision::Pass, |m| {
                         m.mv.map_or(Decision::Pass, Decision::Play)
                     })
@@ -207,9 +252,7 @@ impl Player {
             .iter()
             .copied()
             .filter(|&p| {
-                !self.refused.contains(&p)
-                    && board.check(me, p, rule).is_ok()
-                    && !board.is_eye(me, p)
+                !self.barred(p) && board.check(me, p, rule).is_ok() && !board.is_eye(me, p)
             })
             .map(Some)
             .collect();
@@ -235,6 +278,7 @@ impl Player {
         let rule = view.rules.suicide;
         let komi = view.komi + view.rules.handicap_bonus.points(self.handicap);
         let unseen = self.unseen(board);
+        let guard = self.atari_guard();
         let candidates = self.candidates(view);
         let mut visits = vec![0.0f64; candidates.len()];
         let mut wins = vec![0.0f64; candidates.len()];
@@ -267,7 +311,7 @@ impl Player {
                 })
                 .expect("a candidate at least");
             sample.copy_from(board);
-            place_unseen(&mut sample, unseen, rule, &mut rng);
+            place_unseen(&mut sample, unseen, rule, guard, &mut rng);
             playouts += 1;
             let reward = match candidates[pick] {
                 Some(p) if sample.check(me, p, rule).is_err() => {
@@ -384,6 +428,9 @@ impl Player {
                     }
                     back.set_to_move(me);
                     *view = back;
+                    if *o == Outcome::Suicide {
+                        self.suicides.push(p);
+                    }
                     self.refused.push(p);
                     self.pending = None;
                 }
@@ -399,7 +446,12 @@ impl Player {
                     ));
                 }
             },
-            Line::Outcome(Outcome::Accepted) => self.on_board[trier_color.index()] += 1,
+            Line::Outcome(Outcome::Accepted) => {
+                self.on_board[trier_color.index()] += 1;
+                if trier_color != me {
+                    self.atari_heard = self.atari_heard.saturating_sub(1);
+                }
+            }
             Line::Outcome(_) => {}
             Line::Item(Item::Captures(capturer, n, points)) => {
                 let victim = capturer.opponent();
@@ -427,8 +479,14 @@ impl Player {
                     *view = fresh;
                 }
                 self.on_board[victim.index()] -= i64::from(*n);
+                self.suicides.clear();
             }
             Line::Item(Item::End(_)) => self.over = true,
+            Line::Item(Item::Atari(c, _)) if *c == me && seat_color(trier) != me => {
+                // Counted down from the next opponent move on.
+                self.atari_heard = 2;
+            }
+            Line::Item(Item::AtariSelf) if trier == self.seat => self.atari_heard = 2,
             Line::Item(Item::AtariSelf | Item::Atari(..)) => {}
         }
         Ok(())
@@ -517,9 +575,83 @@ mod tests {
         let mut rng = SmallRng::seed_from_u64(1);
         for _ in 0..50 {
             let mut b = board.clone();
-            place_unseen(&mut b, [2, 3], Suicide::Forbidden, &mut rng);
+            place_unseen(&mut b, [2, 3], Suicide::Forbidden, None, &mut rng);
             assert_eq!(b.stone_count(), board.stone_count() + 5);
             assert_eq!(b.captures(Color::Black) + b.captures(Color::White), 0);
         }
+    }
+
+    #[test]
+    fn guarded_samples_put_no_chain_of_that_colour_in_atari() {
+        let board = Board::from_ascii(
+            "
+            . . . . .
+            . X X . .
+            . . . . .
+            . . . . .
+            . . . X .",
+        );
+        let mut rng = SmallRng::seed_from_u64(2);
+        let ataris = |b: &Board| {
+            b.points()
+                .filter(|&p| b.color_at(p) == Some(Color::Black) && b.liberties(p) == 1)
+                .count()
+        };
+        let mut unguarded = 0;
+        for _ in 0..200 {
+            let mut b = board.clone();
+            place_unseen(
+                &mut b,
+                [0, 6],
+                Suicide::Forbidden,
+                Some(Color::Black),
+                &mut rng,
+            );
+            assert_eq!(ataris(&b), 0, "{}", b.to_ascii());
+            let mut b = board.clone();
+            place_unseen(&mut b, [0, 6], Suicide::Forbidden, None, &mut rng);
+            unguarded += ataris(&b);
+        }
+        assert!(
+            unguarded > 0,
+            "without the guard some samples put Black in atari"
+        );
+    }
+
+    #[test]
+    fn a_suicide_stays_barred_until_a_capture_and_ataris_lift_the_guard() {
+        let mut view = Game::new(9, Rules::default(), 7.5);
+        let mut p = Player::new(2, Kind::Go, Options::preset("seed").unwrap(), &view);
+        assert_eq!(p.atari_guard(), Some(Color::White));
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        p.put_try(&mut view, pt("A1"));
+        p.hear(&mut view, 2, &line("illegal suicide")).unwrap();
+        p.put_try(&mut view, pt("E5"));
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        assert!(p.refused().is_empty());
+        assert!(
+            p.barred(pt("A1").unwrap()),
+            "suicide remembered at the next turn"
+        );
+        assert!(!p.candidates(&view).contains(&pt("A1")));
+        // Black's move puts White in atari: the samples may show it for two
+        // of Black's moves.
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        p.hear(&mut view, 1, &line("atari white 1")).unwrap();
+        assert_eq!(p.atari_guard(), None);
+        p.put_try(&mut view, pt("D5"));
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        assert_eq!(p.atari_guard(), None);
+        p.put_try(&mut view, pt("C5"));
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        assert_eq!(p.atari_guard(), Some(Color::White));
+        // A capture may free the point.
+        p.hear(&mut view, 1, &line("captures black 1 C5")).unwrap();
+        assert!(!p.barred(pt("A1").unwrap()));
+        // No guard where the preset does not announce ataris.
+        let q = Player::new(2, Kind::Go, Options::preset("olympiad").unwrap(), &view);
+        assert_eq!(q.atari_guard(), None);
     }
 }
