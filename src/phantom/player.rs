@@ -19,11 +19,18 @@ use super::{Kind, seat_color};
 use crate::board::{Board, Color, Point};
 use crate::game::Game;
 use crate::rules::Suicide;
-use crate::search::{self, Budget, Decision, Policy};
+use crate::search::{self, Budget, Decision, Policy, RootMove};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+
+/// The expected owner (+1 the seat's, -1 the opponent's) above which a
+/// point of the view is the seat's settled area, where the view search
+/// does not try. A view lacks the partner's stones in Rengo, so the eyes
+/// they make look like empty area; filling it killed whole groups (two
+/// games lost by more than 89 points, docs/phantom.md).
+pub const SETTLED: f64 = 0.7;
 
 /// How the player searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +53,10 @@ pub struct Settings {
     pub budget: Budget,
     pub seed: u64,
     pub max_nodes: usize,
+    /// The learned move patterns in the view search's priors.
+    pub patterns: bool,
+    /// The view search balances the view's expected score by its komi.
+    pub balance_view: bool,
 }
 
 /// One seat's knowledge.
@@ -135,6 +146,17 @@ pub fn stand(view: &mut Game, c: Color, p: Point) -> bool {
     view.play(c, Some(p)).is_ok() || view.setup(&[(c, p)], false).is_ok()
 }
 
+/// The most visited of `stats` that is a pass or a point `open` lets
+/// through; a pass where there is none.
+fn most_visited_open(mut stats: Vec<RootMove>, open: impl Fn(Point) -> bool) -> Decision {
+    stats.sort_by(|a, b| b.visits.total_cmp(&a.visits));
+    stats
+        .iter()
+        .find(|m| m.mv.is_none_or(&open))
+        .and_then(|m| m.mv)
+        .map_or(Decision::Pass, Decision::Play)
+}
+
 impl Player {
     /// A player of `seat` whose view starts as `view`'s board (the stones
     /// on it are public: handicap, setup).
@@ -206,32 +228,79 @@ impl Player {
         }
     }
 
+    /// The ordinary search on the view. A view lacks the stones its seat
+    /// cannot see, so it often looks won or lost by far, and a search
+    /// that sees every move win (or lose) chooses at random. As Pachi's
+    /// dynamic komi does in handicap games, a first quarter of the budget
+    /// measures the view's expected score, and the rest searches with the
+    /// komi moved by that lead, so that the moves that gain most on the
+    /// view win most.
     fn choose_on_view(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
         let mut game = view.clone();
         game.set_to_move(self.color());
-        let search = search::Search::new(&game, settings.seed, settings.max_nodes);
         let s = search::Settings {
             budget: settings.budget,
             seed: settings.seed,
             cleanup: false,
             max_nodes: settings.max_nodes,
-            patterns: false,
+            patterns: settings.patterns,
         };
-        let (decision, _) = search.run(&s, stop);
-        match decision {
-            Decision::Play(p) if self.barred(p) => {
-                // The best of the others.
-                let mut stats = search.root_stats();
-                stats.sort_by(|a, b| b.visits.total_cmp(&a.visits));
-                stats
-                    .iter()
-                    .find(|m| m.mv.is_none_or(|p| !self.barred(p)))
-                    .map_or(Decision::Pass, |m| {
-                        m.mv.map_or(Decision::Pass, Decision::Play)
-                    })
+        if settings.balance_view {
+            let probe = search::Search::new(&game, settings.seed, settings.max_nodes)
+                .with_patterns(settings.patterns);
+            let quarter = Budget {
+                playouts: settings.budget.playouts.map(|n| n / 4),
+                time: settings.budget.time.map(|t| t / 4),
+            };
+            let rest = Budget {
+                playouts: settings.budget.playouts.map(|n| n - n / 4),
+                time: settings.budget.time.map(|t| t - t / 4),
+            };
+            probe.search(
+                &search::Settings {
+                    budget: quarter,
+                    ..s
+                },
+                stop,
+                0,
+            );
+            if let Some(lead) = probe.report(0).score_lead() {
+                let sign = if self.color() == Color::Black {
+                    1.0
+                } else {
+                    -1.0
+                };
+                // Half-integer komi: no jigo on the balanced view.
+                game.komi = (view.komi + sign * lead).round() + 0.5;
+                log::info!(
+                    "phantom seat {}: view lead {lead:.1}, komi {}",
+                    self.seat,
+                    game.komi
+                );
             }
-            other => other,
+            return self.best_on_view(&game, &search::Settings { budget: rest, ..s }, stop);
         }
+        self.best_on_view(&game, &s, stop)
+    }
+
+    /// The view search's choice: its most visited move that is not known
+    /// to be refused and not in the seat's settled area (a point the seat
+    /// owns in most playouts, see [`SETTLED`]); a pass where none is left.
+    fn best_on_view(&self, game: &Game, s: &search::Settings, stop: &AtomicBool) -> Decision {
+        let search = search::Search::new(game, s.seed, s.max_nodes)
+            .with_patterns(s.patterns)
+            .with_ownership(true);
+        search.search(s, stop, 0);
+        let sign = if self.color() == Color::Black {
+            1.0
+        } else {
+            -1.0
+        };
+        let owned = search.report(0).ownership.map(|(mean, _)| mean);
+        let mine = |p: Point| owned.as_ref().map_or(0.0, |m| sign * m[p as usize]);
+        most_visited_open(search.root_stats(), |p| {
+            !self.barred(p) && mine(p) < SETTLED
+        })
     }
 
     /// The candidate tries: the view's empty points where the stone is no
@@ -551,6 +620,8 @@ mod tests {
             },
             seed: 3,
             max_nodes: 10_000,
+            patterns: true,
+            balance_view: true,
         };
         let stop = AtomicBool::new(false);
         for seed in 0..4 {
@@ -653,5 +724,40 @@ mod tests {
         // No guard where the preset does not announce ataris.
         let q = Player::new(2, Kind::Go, Options::preset("olympiad").unwrap(), &view);
         assert_eq!(q.atari_guard(), None);
+    }
+
+    #[test]
+    fn the_view_search_skips_closed_points_and_passes_when_none_is_open() {
+        let (a, b, c) = (pt("A1"), pt("B1"), pt("C1"));
+        let stats = |moves: &[(Option<Point>, f64)]| -> Vec<RootMove> {
+            moves
+                .iter()
+                .map(|&(mv, visits)| RootMove {
+                    mv,
+                    visits,
+                    wins: visits / 2.0,
+                })
+                .collect()
+        };
+        let settled = |p: Point| Some(p) != a;
+        let s = stats(&[(b, 10.0), (a, 50.0), (None, 5.0), (c, 20.0)]);
+        assert_eq!(
+            most_visited_open(s.clone(), |_| true),
+            Decision::Play(a.unwrap())
+        );
+        assert_eq!(
+            most_visited_open(s.clone(), settled),
+            Decision::Play(c.unwrap())
+        );
+        assert_eq!(
+            most_visited_open(s, |p| Some(p) == b),
+            Decision::Play(b.unwrap())
+        );
+        let s = stats(&[(a, 50.0), (None, 30.0), (c, 20.0)]);
+        assert_eq!(most_visited_open(s.clone(), settled), Decision::Pass);
+        assert_eq!(
+            most_visited_open(stats(&[(a, 9.0)]), settled),
+            Decision::Pass
+        );
     }
 }
