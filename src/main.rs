@@ -65,10 +65,6 @@ struct Cli {
     /// Phantom player: the playout policy, light (uniform) or full.
     #[arg(long, default_value = "light", value_parser = ["light", "full"])]
     phantom_policy: String,
-    /// Phantom player's view search: on, the komi balances the view's
-    /// expected score (Pachi's dynamic komi); off, the game's komi.
-    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
-    phantom_balance: String,
     /// Aléago: how the search plans for rolls below the root: chance (every
     /// move under a drawn roll) or root-only (only the root obeys the roll).
     #[arg(long, default_value = "chance", value_parser = ["chance", "root-only"])]
@@ -358,7 +354,6 @@ fn main() {
             "determinized" => kosumi::phantom::player::Mode::Determinized,
             _ => kosumi::phantom::player::Mode::Auto,
         },
-        phantom_balance: cli.phantom_balance == "on",
         phantom_policy: if cli.phantom_policy == "full" {
             kosumi::search::Policy::Full
         } else {

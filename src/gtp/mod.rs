@@ -85,8 +85,6 @@ pub struct Config {
     /// Phantom player: how it searches, and its playout policy.
     pub phantom_mode: crate::phantom::player::Mode,
     pub phantom_policy: search::Policy,
-    /// The phantom view search balances the view's score by its komi.
-    pub phantom_balance: bool,
     /// Host a phantom game for a person at this seat (GoGui's ruler
     /// interface): the seat, Go or Rengo, the conventions.
     pub phantom_host: Option<(
@@ -116,7 +114,6 @@ impl Default for Config {
             dice_planning: Planning::Chance,
             phantom_mode: crate::phantom::player::Mode::Auto,
             phantom_policy: search::Policy::Light,
-            phantom_balance: true,
             phantom_host: None,
             ponder: false,
             live_gfx: false,

@@ -208,7 +208,6 @@ mod tests {
             seed: 1,
             max_nodes: 1000,
             patterns: true,
-            balance_view: true,
         }
     }
 

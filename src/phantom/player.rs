@@ -32,6 +32,14 @@ use std::time::Instant;
 /// games lost by more than 89 points, docs/phantom.md).
 pub const SETTLED: f64 = 0.7;
 
+/// Once an opponent has passed, the view search passes too where passing
+/// wins within this margin of its best try (with at least [`PASS_VISITS`]
+/// playouts through the pass): the others pass once their view is settled,
+/// and a seat's further tries only fill its own area, whose eyes it
+/// partly cannot see.
+pub const PASS_MARGIN: f64 = 0.03;
+pub const PASS_VISITS: f64 = 30.0;
+
 /// How the player searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -55,8 +63,6 @@ pub struct Settings {
     pub max_nodes: usize,
     /// The learned move patterns in the view search's priors.
     pub patterns: bool,
-    /// The view search balances the view's expected score by its komi.
-    pub balance_view: bool,
 }
 
 /// One seat's knowledge.
@@ -76,6 +82,12 @@ pub struct Player {
     /// have been announced, and a chain left in atari is soon captured
     /// or saved).
     atari_heard: u8,
+    /// An opponent passed since the last opponent stone was accepted.
+    opponent_passed: bool,
+    /// Chains of this seat's colour an opponent move left in atari, as
+    /// announced since this seat's last move (0 after its move or a
+    /// capture of its colour).
+    atari_on_me: u32,
     /// The try standing on the view, waiting for its announcement.
     pending: Option<Option<Point>>,
     /// Stones of each colour on the true board, as announced.
@@ -146,6 +158,23 @@ pub fn stand(view: &mut Game, c: Color, p: Point) -> bool {
     view.play(c, Some(p)).is_ok() || view.setup(&[(c, p)], false).is_ok()
 }
 
+/// Whether passing wins about as often as `choice` (within
+/// [`PASS_MARGIN`]) after enough playouts to say so.
+fn pass_is_as_good(stats: &[RootMove], choice: Decision) -> bool {
+    let rate = |m: &RootMove| m.wins / m.visits.max(1.0);
+    let Decision::Play(p) = choice else {
+        return true;
+    };
+    let pass = stats.iter().find(|m| m.mv.is_none());
+    let chosen = stats.iter().find(|m| m.mv == Some(p));
+    match (pass, chosen) {
+        (Some(pass), Some(chosen)) => {
+            pass.visits >= PASS_VISITS && rate(pass) >= rate(chosen) - PASS_MARGIN
+        }
+        _ => false,
+    }
+}
+
 /// The most visited of `stats` that is a pass or a point `open` lets
 /// through; a pass where there is none.
 fn most_visited_open(mut stats: Vec<RootMove>, open: impl Fn(Point) -> bool) -> Decision {
@@ -170,6 +199,8 @@ impl Player {
             refused: Vec::new(),
             suicides: Vec::new(),
             atari_heard: 0,
+            opponent_passed: false,
+            atari_on_me: 0,
             pending: None,
             on_board: [count(Color::Black), count(Color::White)],
             handicap: view.handicap(),
@@ -213,6 +244,37 @@ impl Player {
         })
     }
 
+    /// Where an unseen opponent stone most likely stands when an atari on
+    /// this seat's colour was announced since its last move and the view
+    /// shows fewer of its chains in atari: on a liberty of its largest
+    /// chain with two liberties on the view (a liberty where the stone
+    /// stands without capturing). The view search then sees the atari and
+    /// can save the chain; if the guess is wrong the try on the other
+    /// liberty is refused and reveals the attacker.
+    pub fn unseen_attacker(&self, view: &Board) -> Option<Point> {
+        let me = self.color();
+        let chains = |libs: usize| {
+            view.points().filter(move |&p| {
+                view.color_at(p) == Some(me) && view.chain(p) == p && view.liberties(p) == libs
+            })
+        };
+        if self.atari_on_me == 0 || chains(1).count() >= self.atari_on_me as usize {
+            return None;
+        }
+        let chain = chains(2).max_by_key(|&p| (view.chain_size(p), p))?;
+        let mut liberties: Vec<Point> = view
+            .chain_stones(chain)
+            .flat_map(|s| view.neighbors(s))
+            .filter(|&q| view.color_at(q).is_none())
+            .collect();
+        liberties.sort_unstable();
+        liberties.dedup();
+        let opponent = me.opponent();
+        liberties.into_iter().find(|&q| {
+            view.check(opponent, q, Suicide::Forbidden).is_ok() && !captures(view, opponent, q)
+        })
+    }
+
     /// Chooses a try for this seat on `view` (never one refused this turn).
     pub fn choose(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
         if self.over {
@@ -228,15 +290,14 @@ impl Player {
         }
     }
 
-    /// The ordinary search on the view. A view lacks the stones its seat
-    /// cannot see, so it often looks won or lost by far, and a search
-    /// that sees every move win (or lose) chooses at random. As Pachi's
-    /// dynamic komi does in handicap games, a first quarter of the budget
-    /// measures the view's expected score, and the rest searches with the
-    /// komi moved by that lead, so that the moves that gain most on the
-    /// view win most.
+    /// The ordinary search on the view, as if it were the whole board,
+    /// with a hypothetical attacker where an atari was heard and not seen.
     fn choose_on_view(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
         let mut game = view.clone();
+        if let Some(p) = self.unseen_attacker(view.board()) {
+            // A hypothesis for the search only: the view is not changed.
+            let _ = game.setup(&[(self.color().opponent(), p)], false);
+        }
         game.set_to_move(self.color());
         let s = search::Settings {
             budget: settings.budget,
@@ -245,41 +306,6 @@ impl Player {
             max_nodes: settings.max_nodes,
             patterns: settings.patterns,
         };
-        if settings.balance_view {
-            let probe = search::Search::new(&game, settings.seed, settings.max_nodes)
-                .with_patterns(settings.patterns);
-            let quarter = Budget {
-                playouts: settings.budget.playouts.map(|n| n / 4),
-                time: settings.budget.time.map(|t| t / 4),
-            };
-            let rest = Budget {
-                playouts: settings.budget.playouts.map(|n| n - n / 4),
-                time: settings.budget.time.map(|t| t - t / 4),
-            };
-            probe.search(
-                &search::Settings {
-                    budget: quarter,
-                    ..s
-                },
-                stop,
-                0,
-            );
-            if let Some(lead) = probe.report(0).score_lead() {
-                let sign = if self.color() == Color::Black {
-                    1.0
-                } else {
-                    -1.0
-                };
-                // Half-integer komi: no jigo on the balanced view.
-                game.komi = (view.komi + sign * lead).round() + 0.5;
-                log::info!(
-                    "phantom seat {}: view lead {lead:.1}, komi {}",
-                    self.seat,
-                    game.komi
-                );
-            }
-            return self.best_on_view(&game, &search::Settings { budget: rest, ..s }, stop);
-        }
         self.best_on_view(&game, &s, stop)
     }
 
@@ -298,9 +324,12 @@ impl Player {
         };
         let owned = search.report(0).ownership.map(|(mean, _)| mean);
         let mine = |p: Point| owned.as_ref().map_or(0.0, |m| sign * m[p as usize]);
-        most_visited_open(search.root_stats(), |p| {
-            !self.barred(p) && mine(p) < SETTLED
-        })
+        let stats = search.root_stats();
+        let choice = most_visited_open(stats.clone(), |p| !self.barred(p) && mine(p) < SETTLED);
+        if self.opponent_passed && pass_is_as_good(&stats, choice) {
+            return Decision::Pass;
+        }
+        choice
     }
 
     /// The candidate tries: the view's empty points where the stone is no
@@ -473,10 +502,12 @@ impl Player {
             Line::Outcome(outcome) if trier == self.seat => match (outcome, self.pending) {
                 (Outcome::Accepted, Some(Some(_))) => {
                     self.on_board[me.index()] += 1;
+                    self.atari_on_me = 0;
                     self.refused.clear();
                     self.pending = None;
                 }
                 (Outcome::Pass, Some(None) | None) => {
+                    self.atari_on_me = 0;
                     self.refused.clear();
                     self.pending = None;
                 }
@@ -519,8 +550,10 @@ impl Player {
                 self.on_board[trier_color.index()] += 1;
                 if trier_color != me {
                     self.atari_heard = self.atari_heard.saturating_sub(1);
+                    self.opponent_passed = false;
                 }
             }
+            Line::Outcome(Outcome::Pass) if trier_color != me => self.opponent_passed = true,
             Line::Outcome(_) => {}
             Line::Item(Item::Captures(capturer, n, points)) => {
                 let victim = capturer.opponent();
@@ -549,11 +582,15 @@ impl Player {
                 }
                 self.on_board[victim.index()] -= i64::from(*n);
                 self.suicides.clear();
+                if victim == me {
+                    self.atari_on_me = 0;
+                }
             }
             Line::Item(Item::End(_)) => self.over = true,
-            Line::Item(Item::Atari(c, _)) if *c == me && seat_color(trier) != me => {
+            Line::Item(Item::Atari(c, n)) if *c == me && seat_color(trier) != me => {
                 // Counted down from the next opponent move on.
                 self.atari_heard = 2;
+                self.atari_on_me = self.atari_on_me.max(*n);
             }
             Line::Item(Item::AtariSelf) if trier == self.seat => self.atari_heard = 2,
             Line::Item(Item::AtariSelf | Item::Atari(..)) => {}
@@ -621,7 +658,6 @@ mod tests {
             seed: 3,
             max_nodes: 10_000,
             patterns: true,
-            balance_view: true,
         };
         let stop = AtomicBool::new(false);
         for seed in 0..4 {
@@ -759,5 +795,66 @@ mod tests {
             most_visited_open(stats(&[(a, 9.0)]), settled),
             Decision::Pass
         );
+    }
+
+    #[test]
+    fn pass_is_as_good_only_within_the_margin_after_enough_playouts() {
+        let (a, b) = (pt("A1"), pt("B1"));
+        let m = |mv: Option<Point>, visits: f64, rate: f64| RootMove {
+            mv,
+            visits,
+            wins: visits * rate,
+        };
+        let play_a = Decision::Play(a.unwrap());
+        let close = [m(a, 500.0, 0.60), m(None, 100.0, 0.58), m(b, 50.0, 0.5)];
+        assert!(pass_is_as_good(&close, play_a));
+        let far = [m(a, 500.0, 0.60), m(None, 100.0, 0.50)];
+        assert!(!pass_is_as_good(&far, play_a));
+        let unsure = [m(a, 500.0, 0.60), m(None, 10.0, 0.60)];
+        assert!(!pass_is_as_good(&unsure, play_a));
+        assert!(!pass_is_as_good(&[m(a, 500.0, 0.6)], play_a));
+        assert!(pass_is_as_good(&far, Decision::Pass));
+    }
+
+    #[test]
+    fn an_announced_atari_the_view_does_not_show_puts_a_hypothetical_attacker() {
+        // Seat 1 (Black) of Rengo: its two-stone chain C3-D3 has two
+        // liberties on its view plus the ones unseen white stones fill.
+        let mut view = Game::new(9, Rules::default(), 7.5);
+        let stones: Vec<(Color, Point)> = ["C3", "D3", "G7"]
+            .iter()
+            .map(|v| (Color::Black, pt(v).unwrap()))
+            .chain(
+                ["C2", "D2", "B3", "E3"]
+                    .iter()
+                    .map(|v| (Color::White, pt(v).unwrap())),
+            )
+            .collect();
+        view.setup(&stones, false).unwrap();
+        let mut p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
+        assert_eq!(p.unseen_attacker(view.board()), None, "no atari heard");
+        p.hear(&mut view, 4, &line("accepted")).unwrap();
+        p.hear(&mut view, 4, &line("atari black 1")).unwrap();
+        let at = p.unseen_attacker(view.board()).expect("a liberty of C3-D3");
+        assert!([pt("C4"), pt("D4")].contains(&Some(at)), "{at}");
+        // Once the seat has moved, the atari is answered (or not) and forgotten.
+        p.put_try(&mut view, pt("C4"));
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        assert_eq!(p.unseen_attacker(view.board()), None);
+        // An atari the view shows needs no hypothesis.
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        p.hear(&mut view, 2, &line("atari black 1")).unwrap();
+        let mut shown = view.clone();
+        shown
+            .setup(
+                &[
+                    (Color::White, pt("B4").unwrap()),
+                    (Color::White, pt("C5").unwrap()),
+                ],
+                false,
+            )
+            .unwrap();
+        assert_eq!(shown.board().liberties(pt("C3").unwrap()), 1);
+        assert_eq!(p.unseen_attacker(shown.board()), None);
     }
 }
