@@ -40,6 +40,9 @@ pub const SETTLED: f64 = 0.7;
 pub const PASS_MARGIN: f64 = 0.03;
 pub const PASS_VISITS: f64 = 30.0;
 
+/// Samples of the view searched by [`Mode::SampledView`].
+pub const VIEW_SAMPLES: u32 = 4;
+
 /// How the player searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -47,6 +50,11 @@ pub enum Mode {
     Determinized,
     /// The ordinary search on the view, as if it were the whole board.
     View,
+    /// The ordinary search on a few samples of the view, each with the
+    /// unseen opponent stones placed at random (the partner's unseen
+    /// stones are left out: placed at random they fill their own eyes),
+    /// the root visits summed over the samples.
+    SampledView,
     /// Determinized in Phantom Go, the view in Phantom Rengo, where half
     /// the stones of both colours are unseen and random samples of them
     /// made the determinized player lose every game to GNU Go (docs/phantom.md).
@@ -285,46 +293,92 @@ impl Player {
                 self.choose_determinized(view, settings, stop)
             }
             (Mode::View, _) | (Mode::Auto, Kind::Rengo) => {
-                self.choose_on_view(view, settings, stop)
+                self.choose_on_view(view, settings, stop, 1)
             }
+            (Mode::SampledView, _) => self.choose_on_view(view, settings, stop, VIEW_SAMPLES),
         }
     }
 
-    /// The ordinary search on the view, as if it were the whole board,
-    /// with a hypothetical attacker where an atari was heard and not seen.
-    fn choose_on_view(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
+    /// The ordinary search on the view (or on `samples` samples of it,
+    /// each with a share of the budget), with a hypothetical attacker
+    /// where an atari was heard and not seen. Its choice: the most visited
+    /// move that is not known to be refused and not in the seat's settled
+    /// area (a point the seat owns in most playouts, see [`SETTLED`]); a
+    /// pass where none is left.
+    fn choose_on_view(
+        &self,
+        view: &Game,
+        settings: &Settings,
+        stop: &AtomicBool,
+        samples: u32,
+    ) -> Decision {
+        let me = self.color();
         let mut game = view.clone();
         if let Some(p) = self.unseen_attacker(view.board()) {
             // A hypothesis for the search only: the view is not changed.
-            let _ = game.setup(&[(self.color().opponent(), p)], false);
+            let _ = game.setup(&[(me.opponent(), p)], false);
         }
-        game.set_to_move(self.color());
-        let s = search::Settings {
-            budget: settings.budget,
-            seed: settings.seed,
-            cleanup: false,
-            max_nodes: settings.max_nodes,
-            patterns: settings.patterns,
+        game.set_to_move(me);
+        let share = |n: u32| Budget {
+            playouts: settings.budget.playouts.map(|p| p / u64::from(n)),
+            time: settings.budget.time.map(|t| t / n),
         };
-        self.best_on_view(&game, &s, stop)
-    }
-
-    /// The view search's choice: its most visited move that is not known
-    /// to be refused and not in the seat's settled area (a point the seat
-    /// owns in most playouts, see [`SETTLED`]); a pass where none is left.
-    fn best_on_view(&self, game: &Game, s: &search::Settings, stop: &AtomicBool) -> Decision {
-        let search = search::Search::new(game, s.seed, s.max_nodes)
-            .with_patterns(s.patterns)
-            .with_ownership(true);
-        search.search(s, stop, 0);
-        let sign = if self.color() == Color::Black {
-            1.0
-        } else {
-            -1.0
-        };
-        let owned = search.report(0).ownership.map(|(mean, _)| mean);
-        let mine = |p: Point| owned.as_ref().map_or(0.0, |m| sign * m[p as usize]);
-        let stats = search.root_stats();
+        let sign = if me == Color::Black { 1.0 } else { -1.0 };
+        let mut unseen = self.unseen(game.board());
+        unseen[me.index()] = 0;
+        let mut rng = SmallRng::seed_from_u64(settings.seed ^ view.board().hash());
+        let mut stats: Vec<RootMove> = Vec::new();
+        let mut owned = vec![0.0; crate::board::MAX_POINTS];
+        for k in 0..samples.max(1) {
+            let mut sample = game.clone();
+            if samples > 1 {
+                let mut board = game.board().clone();
+                place_unseen(
+                    &mut board,
+                    unseen,
+                    view.rules.suicide,
+                    self.atari_guard(),
+                    &mut rng,
+                );
+                let added: Vec<(Color, Point)> = board
+                    .points()
+                    .filter(|&p| game.board().color_at(p).is_none())
+                    .filter_map(|p| board.color_at(p).map(|c| (c, p)))
+                    .collect();
+                let _ = sample.setup(&added, false);
+                sample.set_to_move(me);
+            }
+            let s = search::Settings {
+                budget: share(samples.max(1)),
+                seed: settings.seed.wrapping_add(u64::from(k)),
+                cleanup: false,
+                max_nodes: settings.max_nodes,
+                patterns: settings.patterns,
+            };
+            let search = search::Search::new(&sample, s.seed, s.max_nodes)
+                .with_patterns(s.patterns)
+                .with_ownership(true);
+            search.search(&s, stop, 0);
+            if let Some((mean, _)) = search.report(0).ownership {
+                for (o, m) in owned.iter_mut().zip(mean) {
+                    *o += sign * m / f64::from(samples.max(1));
+                }
+            }
+            for m in search.root_stats() {
+                // Points a sample filled are no tries of the view's.
+                if m.mv.is_some_and(|p| view.board().color_at(p).is_some()) {
+                    continue;
+                }
+                match stats.iter_mut().find(|s| s.mv == m.mv) {
+                    Some(s) => {
+                        s.visits += m.visits;
+                        s.wins += m.wins;
+                    }
+                    None => stats.push(m),
+                }
+            }
+        }
+        let mine = |p: Point| owned[p as usize];
         let choice = most_visited_open(stats.clone(), |p| !self.barred(p) && mine(p) < SETTLED);
         if self.opponent_passed && pass_is_as_good(&stats, choice) {
             return Decision::Pass;
@@ -642,7 +696,7 @@ mod tests {
     }
 
     #[test]
-    fn determinized_choice_is_legal_on_the_view_and_never_refused() {
+    fn every_mode_chooses_a_try_legal_on_the_view_and_never_refused() {
         let mut view = Game::new(9, Rules::default(), 7.5);
         let mut p = Player::new(1, Kind::Go, Options::preset("seed").unwrap(), &view);
         p.refused.push(pt("E5").unwrap());
@@ -660,11 +714,21 @@ mod tests {
             patterns: true,
         };
         let stop = AtomicBool::new(false);
-        for seed in 0..4 {
-            let d = p.choose(&view, &Settings { seed, ..settings }, &stop);
-            assert_ne!(d, Decision::Play(pt("E5").unwrap()));
-            if let Decision::Play(q) = d {
-                assert!(view.check(Color::Black, q).is_ok());
+        for mode in [Mode::Determinized, Mode::View, Mode::SampledView] {
+            for seed in 0..4 {
+                let d = p.choose(
+                    &view,
+                    &Settings {
+                        seed,
+                        mode,
+                        ..settings
+                    },
+                    &stop,
+                );
+                assert_ne!(d, Decision::Play(pt("E5").unwrap()), "{mode:?}");
+                if let Decision::Play(q) = d {
+                    assert!(view.check(Color::Black, q).is_ok(), "{mode:?}");
+                }
             }
         }
     }
