@@ -32,14 +32,6 @@ use std::time::Instant;
 /// games lost by more than 89 points, docs/phantom.md).
 pub const SETTLED: f64 = 0.7;
 
-/// Once an opponent has passed, the view search passes too where passing
-/// wins within this margin of its best try (with at least [`PASS_VISITS`]
-/// playouts through the pass): the others pass once their view is settled,
-/// and a seat's further tries only fill its own area, whose eyes it
-/// partly cannot see.
-pub const PASS_MARGIN: f64 = 0.03;
-pub const PASS_VISITS: f64 = 30.0;
-
 /// Samples of the view searched by [`Mode::SampledView`].
 pub const VIEW_SAMPLES: u32 = 4;
 
@@ -90,8 +82,6 @@ pub struct Player {
     /// have been announced, and a chain left in atari is soon captured
     /// or saved).
     atari_heard: u8,
-    /// An opponent passed since the last opponent stone was accepted.
-    opponent_passed: bool,
     /// Chains of this seat's colour an opponent move left in atari, as
     /// announced since this seat's last move (0 after its move or a
     /// capture of its colour).
@@ -166,23 +156,6 @@ pub fn stand(view: &mut Game, c: Color, p: Point) -> bool {
     view.play(c, Some(p)).is_ok() || view.setup(&[(c, p)], false).is_ok()
 }
 
-/// Whether passing wins about as often as `choice` (within
-/// [`PASS_MARGIN`]) after enough playouts to say so.
-fn pass_is_as_good(stats: &[RootMove], choice: Decision) -> bool {
-    let rate = |m: &RootMove| m.wins / m.visits.max(1.0);
-    let Decision::Play(p) = choice else {
-        return true;
-    };
-    let pass = stats.iter().find(|m| m.mv.is_none());
-    let chosen = stats.iter().find(|m| m.mv == Some(p));
-    match (pass, chosen) {
-        (Some(pass), Some(chosen)) => {
-            pass.visits >= PASS_VISITS && rate(pass) >= rate(chosen) - PASS_MARGIN
-        }
-        _ => false,
-    }
-}
-
 /// The most visited of `stats` that is a pass or a point `open` lets
 /// through; a pass where there is none.
 fn most_visited_open(mut stats: Vec<RootMove>, open: impl Fn(Point) -> bool) -> Decision {
@@ -207,7 +180,6 @@ impl Player {
             refused: Vec::new(),
             suicides: Vec::new(),
             atari_heard: 0,
-            opponent_passed: false,
             atari_on_me: 0,
             pending: None,
             on_board: [count(Color::Black), count(Color::White)],
@@ -379,11 +351,7 @@ impl Player {
             }
         }
         let mine = |p: Point| owned[p as usize];
-        let choice = most_visited_open(stats.clone(), |p| !self.barred(p) && mine(p) < SETTLED);
-        if self.opponent_passed && pass_is_as_good(&stats, choice) {
-            return Decision::Pass;
-        }
-        choice
+        most_visited_open(stats, |p| !self.barred(p) && mine(p) < SETTLED)
     }
 
     /// The candidate tries: the view's empty points where the stone is no
@@ -604,10 +572,8 @@ impl Player {
                 self.on_board[trier_color.index()] += 1;
                 if trier_color != me {
                     self.atari_heard = self.atari_heard.saturating_sub(1);
-                    self.opponent_passed = false;
                 }
             }
-            Line::Outcome(Outcome::Pass) if trier_color != me => self.opponent_passed = true,
             Line::Outcome(_) => {}
             Line::Item(Item::Captures(capturer, n, points)) => {
                 let victim = capturer.opponent();
@@ -859,25 +825,6 @@ mod tests {
             most_visited_open(stats(&[(a, 9.0)]), settled),
             Decision::Pass
         );
-    }
-
-    #[test]
-    fn pass_is_as_good_only_within_the_margin_after_enough_playouts() {
-        let (a, b) = (pt("A1"), pt("B1"));
-        let m = |mv: Option<Point>, visits: f64, rate: f64| RootMove {
-            mv,
-            visits,
-            wins: visits * rate,
-        };
-        let play_a = Decision::Play(a.unwrap());
-        let close = [m(a, 500.0, 0.60), m(None, 100.0, 0.58), m(b, 50.0, 0.5)];
-        assert!(pass_is_as_good(&close, play_a));
-        let far = [m(a, 500.0, 0.60), m(None, 100.0, 0.50)];
-        assert!(!pass_is_as_good(&far, play_a));
-        let unsure = [m(a, 500.0, 0.60), m(None, 10.0, 0.60)];
-        assert!(!pass_is_as_good(&unsure, play_a));
-        assert!(!pass_is_as_good(&[m(a, 500.0, 0.6)], play_a));
-        assert!(pass_is_as_good(&far, Decision::Pass));
     }
 
     #[test]
