@@ -48,11 +48,9 @@ struct Cli {
     #[arg(long, requires = "dice")]
     dice_referee: bool,
     /// Phantom player: determinized (flat Monte Carlo over samples of the
-    /// unseen stones), view (the ordinary search on the view alone),
-    /// sampled-view (the ordinary search on 4 samples of the view with the
-    /// unseen opponent stones placed at random), or auto (determinized in
-    /// Phantom Go, view in Phantom Rengo).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "determinized", "view", "sampled-view"])]
+    /// unseen stones), view (the ordinary search on the view alone), or
+    /// auto (determinized in Phantom Go, view in Phantom Rengo).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "determinized", "view"])]
     phantom_search: String,
     /// Host a phantom game for a person at this seat (1 to 4), kosumi
     /// playing every other seat: for GoGui's ruler interface.
@@ -354,7 +352,6 @@ fn main() {
         phantom_mode: match cli.phantom_search.as_str() {
             "view" => kosumi::phantom::player::Mode::View,
             "determinized" => kosumi::phantom::player::Mode::Determinized,
-            "sampled-view" => kosumi::phantom::player::Mode::SampledView,
             _ => kosumi::phantom::player::Mode::Auto,
         },
         phantom_policy: if cli.phantom_policy == "full" {

@@ -207,7 +207,6 @@ mod tests {
             },
             seed: 1,
             max_nodes: 1000,
-            patterns: true,
         }
     }
 

@@ -19,21 +19,11 @@ use super::{Kind, seat_color};
 use crate::board::{Board, Color, Point};
 use crate::game::Game;
 use crate::rules::Suicide;
-use crate::search::{self, Budget, Decision, Policy, RootMove};
+use crate::search::{self, Budget, Decision, Policy};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-
-/// The expected owner (+1 the seat's, -1 the opponent's) above which a
-/// point of the view is the seat's settled area, where the view search
-/// does not try. A view lacks the partner's stones in Rengo, so the eyes
-/// they make look like empty area; filling it killed whole groups (two
-/// games lost by more than 89 points, docs/phantom.md).
-pub const SETTLED: f64 = 0.7;
-
-/// Samples of the view searched by [`Mode::SampledView`].
-pub const VIEW_SAMPLES: u32 = 4;
 
 /// How the player searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,11 +32,6 @@ pub enum Mode {
     Determinized,
     /// The ordinary search on the view, as if it were the whole board.
     View,
-    /// The ordinary search on a few samples of the view, each with the
-    /// unseen opponent stones placed at random (the partner's unseen
-    /// stones are left out: placed at random they fill their own eyes),
-    /// the root visits summed over the samples.
-    SampledView,
     /// Determinized in Phantom Go, the view in Phantom Rengo, where half
     /// the stones of both colours are unseen and random samples of them
     /// made the determinized player lose every game to GNU Go (docs/phantom.md).
@@ -61,8 +46,6 @@ pub struct Settings {
     pub budget: Budget,
     pub seed: u64,
     pub max_nodes: usize,
-    /// The learned move patterns in the view search's priors.
-    pub patterns: bool,
 }
 
 /// One seat's knowledge.
@@ -82,10 +65,6 @@ pub struct Player {
     /// have been announced, and a chain left in atari is soon captured
     /// or saved).
     atari_heard: u8,
-    /// Chains of this seat's colour an opponent move left in atari, as
-    /// announced since this seat's last move (0 after its move or a
-    /// capture of its colour).
-    atari_on_me: u32,
     /// The try standing on the view, waiting for its announcement.
     pending: Option<Option<Point>>,
     /// Stones of each colour on the true board, as announced.
@@ -156,17 +135,6 @@ pub fn stand(view: &mut Game, c: Color, p: Point) -> bool {
     view.play(c, Some(p)).is_ok() || view.setup(&[(c, p)], false).is_ok()
 }
 
-/// The most visited of `stats` that is a pass or a point `open` lets
-/// through; a pass where there is none.
-fn most_visited_open(mut stats: Vec<RootMove>, open: impl Fn(Point) -> bool) -> Decision {
-    stats.sort_by(|a, b| b.visits.total_cmp(&a.visits));
-    stats
-        .iter()
-        .find(|m| m.mv.is_none_or(&open))
-        .and_then(|m| m.mv)
-        .map_or(Decision::Pass, Decision::Play)
-}
-
 impl Player {
     /// A player of `seat` whose view starts as `view`'s board (the stones
     /// on it are public: handicap, setup).
@@ -180,7 +148,6 @@ impl Player {
             refused: Vec::new(),
             suicides: Vec::new(),
             atari_heard: 0,
-            atari_on_me: 0,
             pending: None,
             on_board: [count(Color::Black), count(Color::White)],
             handicap: view.handicap(),
@@ -224,37 +191,6 @@ impl Player {
         })
     }
 
-    /// Where an unseen opponent stone most likely stands when an atari on
-    /// this seat's colour was announced since its last move and the view
-    /// shows fewer of its chains in atari: on a liberty of its largest
-    /// chain with two liberties on the view (a liberty where the stone
-    /// stands without capturing). The view search then sees the atari and
-    /// can save the chain; if the guess is wrong the try on the other
-    /// liberty is refused and reveals the attacker.
-    pub fn unseen_attacker(&self, view: &Board) -> Option<Point> {
-        let me = self.color();
-        let chains = |libs: usize| {
-            view.points().filter(move |&p| {
-                view.color_at(p) == Some(me) && view.chain(p) == p && view.liberties(p) == libs
-            })
-        };
-        if self.atari_on_me == 0 || chains(1).count() >= self.atari_on_me as usize {
-            return None;
-        }
-        let chain = chains(2).max_by_key(|&p| (view.chain_size(p), p))?;
-        let mut liberties: Vec<Point> = view
-            .chain_stones(chain)
-            .flat_map(|s| view.neighbors(s))
-            .filter(|&q| view.color_at(q).is_none())
-            .collect();
-        liberties.sort_unstable();
-        liberties.dedup();
-        let opponent = me.opponent();
-        liberties.into_iter().find(|&q| {
-            view.check(opponent, q, Suicide::Forbidden).is_ok() && !captures(view, opponent, q)
-        })
-    }
-
     /// Chooses a try for this seat on `view` (never one refused this turn).
     pub fn choose(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
         if self.over {
@@ -265,93 +201,37 @@ impl Player {
                 self.choose_determinized(view, settings, stop)
             }
             (Mode::View, _) | (Mode::Auto, Kind::Rengo) => {
-                self.choose_on_view(view, settings, stop, 1)
+                self.choose_on_view(view, settings, stop)
             }
-            (Mode::SampledView, _) => self.choose_on_view(view, settings, stop, VIEW_SAMPLES),
         }
     }
 
-    /// The ordinary search on the view (or on `samples` samples of it,
-    /// each with a share of the budget), with a hypothetical attacker
-    /// where an atari was heard and not seen. Its choice: the most visited
-    /// move that is not known to be refused and not in the seat's settled
-    /// area (a point the seat owns in most playouts, see [`SETTLED`]); a
-    /// pass where none is left.
-    fn choose_on_view(
-        &self,
-        view: &Game,
-        settings: &Settings,
-        stop: &AtomicBool,
-        samples: u32,
-    ) -> Decision {
-        let me = self.color();
+    fn choose_on_view(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
         let mut game = view.clone();
-        if let Some(p) = self.unseen_attacker(view.board()) {
-            // A hypothesis for the search only: the view is not changed.
-            let _ = game.setup(&[(me.opponent(), p)], false);
-        }
-        game.set_to_move(me);
-        let share = |n: u32| Budget {
-            playouts: settings.budget.playouts.map(|p| p / u64::from(n)),
-            time: settings.budget.time.map(|t| t / n),
+        game.set_to_move(self.color());
+        let search = search::Search::new(&game, settings.seed, settings.max_nodes);
+        let s = search::Settings {
+            budget: settings.budget,
+            seed: settings.seed,
+            cleanup: false,
+            max_nodes: settings.max_nodes,
+            patterns: false,
         };
-        let sign = if me == Color::Black { 1.0 } else { -1.0 };
-        let mut unseen = self.unseen(game.board());
-        unseen[me.index()] = 0;
-        let mut rng = SmallRng::seed_from_u64(settings.seed ^ view.board().hash());
-        let mut stats: Vec<RootMove> = Vec::new();
-        let mut owned = vec![0.0; crate::board::MAX_POINTS];
-        for k in 0..samples.max(1) {
-            let mut sample = game.clone();
-            if samples > 1 {
-                let mut board = game.board().clone();
-                place_unseen(
-                    &mut board,
-                    unseen,
-                    view.rules.suicide,
-                    self.atari_guard(),
-                    &mut rng,
-                );
-                let added: Vec<(Color, Point)> = board
-                    .points()
-                    .filter(|&p| game.board().color_at(p).is_none())
-                    .filter_map(|p| board.color_at(p).map(|c| (c, p)))
-                    .collect();
-                let _ = sample.setup(&added, false);
-                sample.set_to_move(me);
+        let (decision, _) = search.run(&s, stop);
+        match decision {
+            Decision::Play(p) if self.barred(p) => {
+                // The best of the others.
+                let mut stats = search.root_stats();
+                stats.sort_by(|a, b| b.visits.total_cmp(&a.visits));
+                stats
+                    .iter()
+                    .find(|m| m.mv.is_none_or(|p| !self.barred(p)))
+                    .map_or(Decision::Pass, |m| {
+                        m.mv.map_or(Decision::Pass, Decision::Play)
+                    })
             }
-            let s = search::Settings {
-                budget: share(samples.max(1)),
-                seed: settings.seed.wrapping_add(u64::from(k)),
-                cleanup: false,
-                max_nodes: settings.max_nodes,
-                patterns: settings.patterns,
-            };
-            let search = search::Search::new(&sample, s.seed, s.max_nodes)
-                .with_patterns(s.patterns)
-                .with_ownership(true);
-            search.search(&s, stop, 0);
-            if let Some((mean, _)) = search.report(0).ownership {
-                for (o, m) in owned.iter_mut().zip(mean) {
-                    *o += sign * m / f64::from(samples.max(1));
-                }
-            }
-            for m in search.root_stats() {
-                // Points a sample filled are no tries of the view's.
-                if m.mv.is_some_and(|p| view.board().color_at(p).is_some()) {
-                    continue;
-                }
-                match stats.iter_mut().find(|s| s.mv == m.mv) {
-                    Some(s) => {
-                        s.visits += m.visits;
-                        s.wins += m.wins;
-                    }
-                    None => stats.push(m),
-                }
-            }
+            other => other,
         }
-        let mine = |p: Point| owned[p as usize];
-        most_visited_open(stats, |p| !self.barred(p) && mine(p) < SETTLED)
     }
 
     /// The candidate tries: the view's empty points where the stone is no
@@ -524,12 +404,10 @@ impl Player {
             Line::Outcome(outcome) if trier == self.seat => match (outcome, self.pending) {
                 (Outcome::Accepted, Some(Some(_))) => {
                     self.on_board[me.index()] += 1;
-                    self.atari_on_me = 0;
                     self.refused.clear();
                     self.pending = None;
                 }
                 (Outcome::Pass, Some(None) | None) => {
-                    self.atari_on_me = 0;
                     self.refused.clear();
                     self.pending = None;
                 }
@@ -602,15 +480,11 @@ impl Player {
                 }
                 self.on_board[victim.index()] -= i64::from(*n);
                 self.suicides.clear();
-                if victim == me {
-                    self.atari_on_me = 0;
-                }
             }
             Line::Item(Item::End(_)) => self.over = true,
-            Line::Item(Item::Atari(c, n)) if *c == me && seat_color(trier) != me => {
+            Line::Item(Item::Atari(c, _)) if *c == me && seat_color(trier) != me => {
                 // Counted down from the next opponent move on.
                 self.atari_heard = 2;
-                self.atari_on_me = self.atari_on_me.max(*n);
             }
             Line::Item(Item::AtariSelf) if trier == self.seat => self.atari_heard = 2,
             Line::Item(Item::AtariSelf | Item::Atari(..)) => {}
@@ -662,7 +536,7 @@ mod tests {
     }
 
     #[test]
-    fn every_mode_chooses_a_try_legal_on_the_view_and_never_refused() {
+    fn determinized_choice_is_legal_on_the_view_and_never_refused() {
         let mut view = Game::new(9, Rules::default(), 7.5);
         let mut p = Player::new(1, Kind::Go, Options::preset("seed").unwrap(), &view);
         p.refused.push(pt("E5").unwrap());
@@ -677,24 +551,13 @@ mod tests {
             },
             seed: 3,
             max_nodes: 10_000,
-            patterns: true,
         };
         let stop = AtomicBool::new(false);
-        for mode in [Mode::Determinized, Mode::View, Mode::SampledView] {
-            for seed in 0..4 {
-                let d = p.choose(
-                    &view,
-                    &Settings {
-                        seed,
-                        mode,
-                        ..settings
-                    },
-                    &stop,
-                );
-                assert_ne!(d, Decision::Play(pt("E5").unwrap()), "{mode:?}");
-                if let Decision::Play(q) = d {
-                    assert!(view.check(Color::Black, q).is_ok(), "{mode:?}");
-                }
+        for seed in 0..4 {
+            let d = p.choose(&view, &Settings { seed, ..settings }, &stop);
+            assert_ne!(d, Decision::Play(pt("E5").unwrap()));
+            if let Decision::Play(q) = d {
+                assert!(view.check(Color::Black, q).is_ok());
             }
         }
     }
@@ -790,82 +653,5 @@ mod tests {
         // No guard where the preset does not announce ataris.
         let q = Player::new(2, Kind::Go, Options::preset("olympiad").unwrap(), &view);
         assert_eq!(q.atari_guard(), None);
-    }
-
-    #[test]
-    fn the_view_search_skips_closed_points_and_passes_when_none_is_open() {
-        let (a, b, c) = (pt("A1"), pt("B1"), pt("C1"));
-        let stats = |moves: &[(Option<Point>, f64)]| -> Vec<RootMove> {
-            moves
-                .iter()
-                .map(|&(mv, visits)| RootMove {
-                    mv,
-                    visits,
-                    wins: visits / 2.0,
-                })
-                .collect()
-        };
-        let settled = |p: Point| Some(p) != a;
-        let s = stats(&[(b, 10.0), (a, 50.0), (None, 5.0), (c, 20.0)]);
-        assert_eq!(
-            most_visited_open(s.clone(), |_| true),
-            Decision::Play(a.unwrap())
-        );
-        assert_eq!(
-            most_visited_open(s.clone(), settled),
-            Decision::Play(c.unwrap())
-        );
-        assert_eq!(
-            most_visited_open(s, |p| Some(p) == b),
-            Decision::Play(b.unwrap())
-        );
-        let s = stats(&[(a, 50.0), (None, 30.0), (c, 20.0)]);
-        assert_eq!(most_visited_open(s.clone(), settled), Decision::Pass);
-        assert_eq!(
-            most_visited_open(stats(&[(a, 9.0)]), settled),
-            Decision::Pass
-        );
-    }
-
-    #[test]
-    fn an_announced_atari_the_view_does_not_show_puts_a_hypothetical_attacker() {
-        // Seat 1 (Black) of Rengo: its two-stone chain C3-D3 has two
-        // liberties on its view plus the ones unseen white stones fill.
-        let mut view = Game::new(9, Rules::default(), 7.5);
-        let stones: Vec<(Color, Point)> = ["C3", "D3", "G7"]
-            .iter()
-            .map(|v| (Color::Black, pt(v).unwrap()))
-            .chain(
-                ["C2", "D2", "B3", "E3"]
-                    .iter()
-                    .map(|v| (Color::White, pt(v).unwrap())),
-            )
-            .collect();
-        view.setup(&stones, false).unwrap();
-        let mut p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
-        assert_eq!(p.unseen_attacker(view.board()), None, "no atari heard");
-        p.hear(&mut view, 4, &line("accepted")).unwrap();
-        p.hear(&mut view, 4, &line("atari black 1")).unwrap();
-        let at = p.unseen_attacker(view.board()).expect("a liberty of C3-D3");
-        assert!([pt("C4"), pt("D4")].contains(&Some(at)), "{at}");
-        // Once the seat has moved, the atari is answered (or not) and forgotten.
-        p.put_try(&mut view, pt("C4"));
-        p.hear(&mut view, 1, &line("accepted")).unwrap();
-        assert_eq!(p.unseen_attacker(view.board()), None);
-        // An atari the view shows needs no hypothesis.
-        p.hear(&mut view, 2, &line("accepted")).unwrap();
-        p.hear(&mut view, 2, &line("atari black 1")).unwrap();
-        let mut shown = view.clone();
-        shown
-            .setup(
-                &[
-                    (Color::White, pt("B4").unwrap()),
-                    (Color::White, pt("C5").unwrap()),
-                ],
-                false,
-            )
-            .unwrap();
-        assert_eq!(shown.board().liberties(pt("C3").unwrap()), 1);
-        assert_eq!(p.unseen_attacker(shown.board()), None);
     }
 }
