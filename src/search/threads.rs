@@ -83,7 +83,6 @@ pub fn run_watched(
         .with_planning(planning)
         .with_tree((!fresh).then(|| std::mem::take(tree)))
         .with_ownership(watch.as_ref().is_some_and(|w| w.ownership))
-        .with_patterns(settings.patterns)
         .with_restrictions(restrict);
     match watch.as_mut() {
         None => std::thread::scope(|scope| {

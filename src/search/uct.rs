@@ -48,8 +48,6 @@ pub struct Search<'a> {
     playouts: AtomicU64,
     max_nodes: usize,
     policy: Policy,
-    /// The learned move patterns whose probabilities add to the priors.
-    patterns: Option<&'static Model>,
     /// Aléago: the dice, how to plan for them, and the opponent's roll
     /// already drawn (crystal ball).
     rolls: Option<Rolls>,
@@ -78,6 +76,9 @@ struct Worker {
     /// game's at each iteration (only the part its size uses).
     board: Box<Board>,
     first_mover: Vec<u8>,
+    /// The learned move patterns whose probabilities add to the priors
+    /// (`Settings::patterns`).
+    patterns: Option<&'static Model>,
 }
 
 impl<'a> Search<'a> {
@@ -92,7 +93,6 @@ impl<'a> Search<'a> {
             playouts: AtomicU64::new(0),
             max_nodes,
             policy: Policy::Full,
-            patterns: None,
             rolls: game.dice().map(|d| Rolls::new(d, game.board())),
             planning: Planning::Chance,
             opponent_roll: game.pending_roll(game.to_move().opponent()),
@@ -139,12 +139,6 @@ impl<'a> Search<'a> {
     /// Keeps the search off the moves `rules` forbid (at the depths they say).
     pub fn with_restrictions(mut self, rules: Option<MoveRules>) -> Search<'a> {
         self.restrict = rules;
-        self
-    }
-
-    /// Adds the learned patterns' move probabilities to the priors.
-    pub fn with_patterns(mut self, on: bool) -> Search<'a> {
-        self.patterns = on.then(Model::embedded);
         self
     }
 
@@ -266,15 +260,15 @@ impl<'a> Search<'a> {
     }
 
     /// The children of a node for `c` to move on `board` (the root if
-    /// `root`), `depth` moves below the root, with their priors, into `out`.
-    /// Computed outside the lock.
+    /// `root`), `depth` moves below the root, with their priors, into `out`,
+    /// the pass last. Computed outside the lock.
     fn children(
         &self,
         board: &Board,
         c: Color,
         root: bool,
         depth: usize,
-        [last, previous]: [Option<Point>; 2],
+        last: Option<Point>,
         out: &mut Vec<Node>,
     ) {
         out.clear();
@@ -302,9 +296,6 @@ impl<'a> Search<'a> {
                 out.push(Node::new(p, v, w));
             }
         }
-        if let Some(model) = self.patterns {
-            self.add_pattern_priors(model, board, c, [last, previous], out);
-        }
         let (v, w) = Self::prior(board, c, PASS, last);
         out.push(Node::new(PASS, v, w));
     }
@@ -313,7 +304,6 @@ impl<'a> Search<'a> {
     /// root of its learned probability relative to the likeliest child's
     /// (in the manner of Pachi's pattern prior).
     fn add_pattern_priors(
-        &self,
         model: &Model,
         board: &Board,
         c: Color,
@@ -466,16 +456,14 @@ impl<'a> Search<'a> {
                 Some(&(_, m)) => Some(m),
                 None => self.game.last_move().map(|(_, m)| m.unwrap_or(PASS)),
             };
-            let previous = recent_moves(&w.sequence, self.game)[1];
             let mut children = std::mem::take(&mut w.children);
-            self.children(
-                board,
-                c,
-                i == 0,
-                w.path.len(),
-                [last, previous],
-                &mut children,
-            );
+            self.children(board, c, i == 0, w.path.len(), last, &mut children);
+            if let Some(model) = w.patterns {
+                let previous = recent_moves(&w.sequence, self.game)[1];
+                // Every child but the pass, which `children` puts last.
+                let moves = children.len() - 1;
+                Self::add_pattern_priors(model, board, c, [last, previous], &mut children[..moves]);
+            }
             self.attach(&mut self.lock(), i, &children);
             w.children = children;
         }
@@ -562,6 +550,7 @@ impl<'a> Search<'a> {
             children: Vec::with_capacity(crate::board::MAX_POINTS),
             board: Box::new(self.game.board().clone()),
             first_mover: vec![0; crate::board::MAX_POINTS],
+            patterns: settings.patterns.then(Model::embedded),
         };
         // Aléago's line lists only if dice playouts ask for them.
         w.board.keep_lines(false);
