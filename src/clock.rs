@@ -89,9 +89,9 @@ impl Clock {
         self.left[color] = Some(Left { seconds, stones });
     }
 
-    /// How long to think for the next move of `color`, with `empty` points
-    /// left on the board; `None` when there is no limit.
-    pub fn budget(&self, color: usize, empty: usize) -> Option<Duration> {
+    /// How long to think for the next move of `color`, with `empty` of the
+    /// board's `area` points left empty; `None` when there is no limit.
+    pub fn budget(&self, color: usize, empty: usize, area: usize) -> Option<Duration> {
         let (main, period, count, is_canadian) = match self.system {
             TimeSystem::None => return None,
             TimeSystem::Absolute { main } => (main, 0.0, 0, false),
@@ -116,7 +116,7 @@ impl Clock {
         let seconds = if left.stones == 0 {
             // Main time; byo-yomi or Canadian afterwards lets us spend a
             // little more freely, absolute time must last to the end.
-            let share = left.seconds / moves_to_come;
+            let share = left.seconds / moves_to_come * stage_share(empty, area, moves_to_come);
             let after = if count > 0 && period > 0.0 {
                 if is_canadian {
                     period / count as f64
@@ -138,6 +138,38 @@ impl Clock {
     }
 }
 
+/// How much of an even share of main time a move gets at each stage of the
+/// game, by the part of the board already filled: less in the opening (the
+/// priors know it), more in the middle game, where fights are decided, and
+/// an even share in the endgame.
+const STAGES: [(f64, f64); 3] = [(0.1, 0.6), (0.5, 1.4), (f64::INFINITY, 1.0)];
+
+fn stage_weight(filled: f64) -> f64 {
+    STAGES
+        .iter()
+        .find(|&&(upto, _)| filled < upto)
+        .map_or(1.0, |s| s.1)
+}
+
+/// The next move's weight over the mean weight of the `moves_to_come`
+/// moves left to this player (each pair of moves filling two more points
+/// of `area`), so that the shares of the moves to come add up to the time
+/// left: in the manner of Pachi's time allocation, which also spends more
+/// in the middle game.
+fn stage_share(empty: usize, area: usize, moves_to_come: f64) -> f64 {
+    if area == 0 {
+        return 1.0;
+    }
+    let area = area as f64;
+    let filled = 1.0 - (empty as f64 / area).min(1.0);
+    let n = moves_to_come.ceil() as usize;
+    let mean = (0..n)
+        .map(|k| stage_weight(filled + 2.0 * k as f64 / area))
+        .sum::<f64>()
+        / n as f64;
+    stage_weight(filled) / mean
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,17 +178,17 @@ mod tests {
     fn absolute_time_is_shared_out() {
         let mut c = Clock::gtp_settings(300.0, 0.0, 0);
         c.set_left(0, 120.0, 0);
-        let t = c.budget(0, 81).unwrap().as_secs_f64();
+        let t = c.budget(0, 81, 81).unwrap().as_secs_f64();
         assert!(t > 1.0 && t < 12.0, "{t}");
         c.set_left(0, 1.0, 0);
-        assert!(c.budget(0, 81).unwrap().as_secs_f64() < 0.5);
+        assert!(c.budget(0, 81, 81).unwrap().as_secs_f64() < 0.5);
     }
 
     #[test]
     fn canadian_and_byo_yomi_periods() {
         let mut c = Clock::gtp_settings(0.0, 60.0, 10);
         c.set_left(1, 30.0, 5);
-        let t = c.budget(1, 100).unwrap().as_secs_f64();
+        let t = c.budget(1, 100, 361).unwrap().as_secs_f64();
         assert!(t < 6.0 && t > 4.0, "{t}");
         let mut b = Clock::with_system(TimeSystem::ByoYomi {
             main: 0.0,
@@ -164,9 +196,31 @@ mod tests {
             periods: 3,
         });
         b.set_left(0, 10.0, 3);
-        let t = b.budget(0, 100).unwrap().as_secs_f64();
+        let t = b.budget(0, 100, 361).unwrap().as_secs_f64();
         assert!(t < 10.0 && t > 7.0, "{t}");
-        assert_eq!(Clock::gtp_settings(0.0, 5.0, 0).budget(0, 10), None);
+        assert_eq!(Clock::gtp_settings(0.0, 5.0, 0).budget(0, 10, 81), None);
+    }
+
+    #[test]
+    fn the_middle_game_gets_more_time_and_absolute_time_lasts() {
+        // 30 minutes sudden death on 19x19, each move spending its budget,
+        // two points filled a move pair, 300 moves each (captures refill).
+        let mut c = Clock::gtp_settings(1800.0, 0.0, 0);
+        let mut left = 1800.0;
+        let mut spent = Vec::new();
+        for k in 0..300usize {
+            let empty = 361usize.saturating_sub(2 * k).max(40);
+            c.set_left(0, left, 0);
+            let t = c.budget(0, empty, 361).unwrap().as_secs_f64();
+            left -= t;
+            spent.push(t);
+            assert!(left > 0.0, "lost on time at move {k}");
+        }
+        let opening = spent[..15].iter().sum::<f64>() / 15.0;
+        let middle = spent[30..80].iter().sum::<f64>() / 50.0;
+        assert!(middle > 1.5 * opening, "opening {opening}, middle {middle}");
+        // The main time is mostly used by the end of the middle game.
+        assert!(left < 0.5 * 1800.0, "{left}");
     }
 
     #[test]
@@ -174,7 +228,7 @@ mod tests {
         for (main, left) in [(1e300, 1e300), (f64::MAX, f64::MAX), (100.0, f64::INFINITY)] {
             let mut c = Clock::gtp_settings(main, 0.0, 0);
             c.set_left(0, left, 0);
-            assert_eq!(c.budget(0, 81).unwrap().as_secs_f64(), LONGEST_MOVE);
+            assert_eq!(c.budget(0, 81, 81).unwrap().as_secs_f64(), LONGEST_MOVE);
         }
     }
 }

@@ -309,10 +309,11 @@ impl Engine {
                 time: fixed_time,
             };
         }
-        match self
-            .clock
-            .budget(color.index(), self.game.board().empty_points().len())
-        {
+        match self.clock.budget(
+            color.index(),
+            self.game.board().empty_points().len(),
+            self.game.size() * self.game.size(),
+        ) {
             Some(t) => Budget {
                 playouts: None,
                 time: Some(t),
