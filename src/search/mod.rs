@@ -12,12 +12,14 @@
 //! below the root the tree and the playouts use the board's placement rules and
 //! simple ko, as Monte Carlo engines do.
 //!
-//! The parts: [`playout`] (the policies and the count of a finished
+//! The parts: [`dynkomi`] (the handicap's worth the search counts for White,
+//! fading as the game goes on), [`playout`] (the policies and the count of a finished
 //! playout), [`tree`] (nodes, and the tree kept between moves), [`uct`] (one
 //! search: descent, expansion with priors, update), [`threads`] (threads
 //! sharing one tree, and the choice of a move), [`ownership`] (the estimate
 //! behind dead stones).
 
+mod dynkomi;
 mod ownership;
 mod playout;
 mod report;

@@ -1,6 +1,7 @@
 //! The UCT-RAVE search: descent, expansion with prior knowledge, playout and
 //! update, on one tree behind a lock.
 
+use super::dynkomi;
 use super::playout::{Policy, Rolls, empty_area, final_owner, on_line_set, playout, playout_area};
 use super::report::{MoveRules, RootScores};
 use super::tree::{EXPAND_AT, GrownFor, Node, RAVE_EQUIV, Tree};
@@ -43,6 +44,8 @@ pub struct Search<'a> {
     pub(super) game: &'a Game,
     suicide: Suicide,
     pub(super) komi: f64,
+    /// The komi the playouts count with: `komi` plus dynamic komi.
+    search_komi: f64,
     pub(super) nodes: Mutex<Vec<Node>>,
     seed: u64,
     playouts: AtomicU64,
@@ -88,6 +91,7 @@ impl<'a> Search<'a> {
             game,
             suicide: game.rules.suicide,
             komi,
+            search_komi: komi + dynkomi::extra_komi(game),
             nodes: Mutex::new(vec![Node::new(PASS, 0.0, 0.0)]),
             seed: seed ^ game.board().hash(),
             playouts: AtomicU64::new(0),
@@ -499,7 +503,7 @@ impl<'a> Search<'a> {
                 };
             }
         }
-        let lead = area as f64 - self.komi;
+        let lead = area as f64 - self.search_komi;
         let black_wins = lead > 0.0;
         self.update(&mut self.lock(), w, black_wins);
         self.playouts.fetch_add(1, Ordering::Relaxed);
