@@ -35,8 +35,10 @@ fn recent_moves(sequence: &[(Color, Point)], game: &Game) -> [Option<Point>; 2] 
     [moves.next().flatten(), moves.next().flatten()]
 }
 
-/// Prior wins (and visits) the likeliest move by the learned patterns gets.
-const PATTERN_PRIOR: f32 = 40.0;
+/// Prior wins (and visits) the likeliest move by the learned patterns gets:
+/// tuned by self-play on 9×9 at 3000 playouts (80 won 218 of 400 games
+/// against 40, 160 won 93 of 200 against 80).
+const PATTERN_PRIOR: f32 = 80.0;
 
 /// A UCT-RAVE search from one game position: one tree, behind a lock,
 /// shared by the threads that search it.
