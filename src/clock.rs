@@ -219,7 +219,7 @@ mod tests {
         let opening = spent[..15].iter().sum::<f64>() / 15.0;
         let middle = spent[30..80].iter().sum::<f64>() / 50.0;
         assert!(middle > 1.5 * opening, "opening {opening}, middle {middle}");
-        // The main time is mostly used by the end of the middle game.
+        // Most of the main time is used by the end.
         assert!(left < 0.5 * 1800.0, "{left}");
     }
 
