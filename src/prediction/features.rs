@@ -98,6 +98,30 @@ impl<'a> Position<'a> {
             grid: spatial::Grid::new(board, color),
         }
     }
+
+    /// The same, laying the board out in a grid used before (no
+    /// allocation once the grid has held a board of this size); take it
+    /// back with [`Position::into_grid`].
+    pub fn with_grid(
+        board: &'a Board,
+        color: Color,
+        last: Option<Point>,
+        previous: Option<Point>,
+        mut grid: spatial::Grid,
+    ) -> Position<'a> {
+        grid.lay_out(board, color);
+        Position {
+            board,
+            color,
+            last,
+            previous,
+            grid,
+        }
+    }
+
+    pub fn into_grid(self) -> spatial::Grid {
+        self.grid
+    }
 }
 
 /// The tactical and distance features of `p`, into `out` (cleared first).

@@ -115,9 +115,28 @@ fn steps(width: i32) -> &'static [Vec<i32>; 8] {
 
 impl Grid {
     pub fn new(board: &Board, c: Color) -> Grid {
+        let mut grid = Grid {
+            cells: Vec::new(),
+            width: 0,
+            size: 0,
+            steps: steps(0),
+        };
+        grid.lay_out(board, c);
+        grid
+    }
+
+    /// Lays `board` out again in this grid, as seen by `c`, reusing its
+    /// memory (allocating only when the board is larger than before).
+    pub fn lay_out(&mut self, board: &Board, c: Color) {
         let size = board.size();
         let width = size as i32 + 2 * REACH;
-        let mut cells = vec![3u8; (width * width) as usize];
+        if width != self.width {
+            self.width = width;
+            self.steps = steps(width);
+        }
+        self.size = size;
+        self.cells.clear();
+        self.cells.resize((width * width) as usize, 3);
         for y in 0..size {
             for x in 0..size {
                 let content = match board.color_at(board.point(x, y)) {
@@ -125,14 +144,8 @@ impl Grid {
                     Some(s) if s == c => 1,
                     Some(_) => 2,
                 };
-                cells[((y as i32 + REACH) * width + x as i32 + REACH) as usize] = content;
+                self.cells[((y as i32 + REACH) * width + x as i32 + REACH) as usize] = content;
             }
-        }
-        Grid {
-            cells,
-            width,
-            size,
-            steps: steps(width),
         }
     }
 

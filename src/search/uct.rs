@@ -12,6 +12,7 @@ use crate::game::{Action, Game};
 use crate::patterns;
 use crate::prediction::Model;
 use crate::prediction::features::Position;
+use crate::prediction::spatial::Grid;
 use crate::rules::Suicide;
 use crate::tactics;
 use rand::SeedableRng;
@@ -84,6 +85,19 @@ struct Worker {
     /// The learned move patterns whose probabilities add to the priors
     /// (`Settings::patterns`).
     patterns: Option<&'static Model>,
+    pattern_scratch: PatternScratch,
+}
+
+/// What the pattern priors reuse from one expansion to the next, so that
+/// an expansion allocates nothing once the first has run.
+#[derive(Default)]
+struct PatternScratch {
+    /// The board laid out for the spatial patterns.
+    grid: Option<Grid>,
+    /// One candidate's features.
+    features: Vec<u32>,
+    /// Each candidate's strength.
+    strengths: Vec<f32>,
 }
 
 impl<'a> Search<'a> {
@@ -315,18 +329,26 @@ impl<'a> Search<'a> {
         c: Color,
         [last, previous]: [Option<Point>; 2],
         out: &mut [Node],
+        scratch: &mut PatternScratch,
     ) {
-        let pos = Position::new(board, c, last.filter(|&l| l != PASS), previous);
-        let mut features = Vec::with_capacity(8);
-        let strengths: Vec<f32> = out
-            .iter()
-            .map(|ch| {
-                model.features(&pos, ch.mv, &mut features);
-                model.strength(&features)
-            })
-            .collect();
+        let last = last.filter(|&l| l != PASS);
+        let pos = match scratch.grid.take() {
+            Some(grid) => Position::with_grid(board, c, last, previous, grid),
+            None => Position::new(board, c, last, previous),
+        };
+        let PatternScratch {
+            features,
+            strengths,
+            ..
+        } = scratch;
+        strengths.clear();
+        strengths.extend(out.iter().map(|ch| {
+            model.features(&pos, ch.mv, features);
+            model.strength(features)
+        }));
+        scratch.grid = Some(pos.into_grid());
         let best = strengths.iter().copied().fold(f32::MIN_POSITIVE, f32::max);
-        for (ch, s) in out.iter_mut().zip(strengths) {
+        for (ch, &s) in out.iter_mut().zip(strengths.iter()) {
             let bonus = PATTERN_PRIOR * (s / best).sqrt();
             ch.visits += bonus;
             ch.wins += bonus;
@@ -468,7 +490,14 @@ impl<'a> Search<'a> {
                 let previous = recent_moves(&w.sequence, self.game)[1];
                 // Every child but the pass, which `children` puts last.
                 let moves = children.len() - 1;
-                Self::add_pattern_priors(model, board, c, [last, previous], &mut children[..moves]);
+                Self::add_pattern_priors(
+                    model,
+                    board,
+                    c,
+                    [last, previous],
+                    &mut children[..moves],
+                    &mut w.pattern_scratch,
+                );
             }
             self.attach(&mut self.lock(), i, &children);
             w.children = children;
@@ -557,6 +586,7 @@ impl<'a> Search<'a> {
             board: Box::new(self.game.board().clone()),
             first_mover: vec![0; crate::board::MAX_POINTS],
             patterns: settings.patterns.then(Model::embedded),
+            pattern_scratch: PatternScratch::default(),
         };
         // Aléago's line lists only if dice playouts ask for them.
         w.board.keep_lines(false);
