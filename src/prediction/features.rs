@@ -90,18 +90,12 @@ impl<'a> Position<'a> {
         last: Option<Point>,
         previous: Option<Point>,
     ) -> Position<'a> {
-        Position {
-            board,
-            color,
-            last,
-            previous,
-            grid: spatial::Grid::new(board, color),
-        }
+        Position::with_grid(board, color, last, previous, spatial::Grid::default())
     }
 
-    /// The same, laying the board out in a grid used before (no
-    /// allocation once the grid has held a board of this size); take it
-    /// back with [`Position::into_grid`].
+    /// The same, laying the board out in `grid` (no allocation once the
+    /// grid has held a board of this size); take it back with
+    /// [`Position::into_grid`].
     pub fn with_grid(
         board: &'a Board,
         color: Color,

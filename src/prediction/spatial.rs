@@ -113,14 +113,21 @@ fn steps(width: i32) -> &'static [Vec<i32>; 8] {
     })
 }
 
-impl Grid {
-    pub fn new(board: &Board, c: Color) -> Grid {
-        let mut grid = Grid {
+/// An empty grid, holding no board until [`Grid::lay_out`].
+impl Default for Grid {
+    fn default() -> Grid {
+        Grid {
             cells: Vec::new(),
             width: 0,
             size: 0,
             steps: steps(0),
-        };
+        }
+    }
+}
+
+impl Grid {
+    pub fn new(board: &Board, c: Color) -> Grid {
+        let mut grid = Grid::default();
         grid.lay_out(board, c);
         grid
     }
@@ -130,10 +137,8 @@ impl Grid {
     pub fn lay_out(&mut self, board: &Board, c: Color) {
         let size = board.size();
         let width = size as i32 + 2 * REACH;
-        if width != self.width {
-            self.width = width;
-            self.steps = steps(width);
-        }
+        self.width = width;
+        self.steps = steps(width);
         self.size = size;
         self.cells.clear();
         self.cells.resize((width * width) as usize, 3);

@@ -93,7 +93,7 @@ struct Worker {
 #[derive(Default)]
 struct PatternScratch {
     /// The board laid out for the spatial patterns.
-    grid: Option<Grid>,
+    grid: Grid,
     /// One candidate's features.
     features: Vec<u32>,
     /// Each candidate's strength.
@@ -332,10 +332,8 @@ impl<'a> Search<'a> {
         scratch: &mut PatternScratch,
     ) {
         let last = last.filter(|&l| l != PASS);
-        let pos = match scratch.grid.take() {
-            Some(grid) => Position::with_grid(board, c, last, previous, grid),
-            None => Position::new(board, c, last, previous),
-        };
+        let grid = std::mem::take(&mut scratch.grid);
+        let pos = Position::with_grid(board, c, last, previous, grid);
         let PatternScratch {
             features,
             strengths,
@@ -346,7 +344,7 @@ impl<'a> Search<'a> {
             model.features(&pos, ch.mv, features);
             model.strength(features)
         }));
-        scratch.grid = Some(pos.into_grid());
+        scratch.grid = pos.into_grid();
         let best = strengths.iter().copied().fold(f32::MIN_POSITIVE, f32::max);
         for (ch, &s) in out.iter_mut().zip(strengths.iter()) {
             let bonus = PATTERN_PRIOR * (s / best).sqrt();
