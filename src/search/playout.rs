@@ -384,8 +384,9 @@ fn crowded_point_acceptable(
 }
 
 /// How often (in percent) a playout's random move may be a self-atari of
-/// two stones: in self-play at 3000 playouts a move on 9×9
-/// (docs/strength.md), 40% won 214 of 400 games against never.
+/// two stones: in self-play on 9×9 (docs/strength.md), 40% won 437 of 800
+/// games against never at 3000 playouts a move, and 87 of 151 at equal
+/// time (0.18 s a move), its playouts being longer.
 const TWO_STONE_THROW_IN_PERCENT: u32 = 40;
 
 /// Which self-ataris one random move may be: a throw-in sacrifices a few
