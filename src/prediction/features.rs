@@ -113,6 +113,7 @@ impl<'a> Position<'a> {
         }
     }
 
+    /// Gives the grid back, for the next [`Position::with_grid`].
     pub fn into_grid(self) -> spatial::Grid {
         self.grid
     }

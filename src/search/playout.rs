@@ -403,14 +403,13 @@ enum ThrowIn {
 impl ThrowIn {
     /// Whether a self-atari of `c` at `p` is a throw-in this allows.
     fn allows(self, board: &Board, c: Color, p: Point) -> bool {
-        let mut own = board
-            .neighbors(p)
-            .into_iter()
-            .filter(|&q| board.color_at(q) == Some(c));
-        match (self, own.next(), own.next()) {
-            (ThrowIn::None, _, _) => false,
-            (_, None, _) => true,
-            (ThrowIn::TwoStones, Some(q), None) => board.chain_size(q) == 1,
+        match (self, board.neighbors_of_color(c, p)) {
+            (ThrowIn::None, _) => false,
+            (_, 0) => true,
+            (ThrowIn::TwoStones, 1) => board
+                .neighbors(p)
+                .into_iter()
+                .any(|q| board.color_at(q) == Some(c) && board.chain_size(q) == 1),
             _ => false,
         }
     }
