@@ -17,6 +17,7 @@ pub mod host;
 pub mod matches;
 pub mod options;
 pub mod player;
+pub mod probe;
 pub mod referee;
 pub mod view;
 

@@ -15,6 +15,7 @@
 
 use super::announcement::{Item, Line, Outcome};
 use super::options::Options;
+use super::probe::Probe;
 use super::{Kind, seat_color};
 use crate::board::{Board, Color, Point};
 use crate::game::Game;
@@ -67,6 +68,12 @@ pub struct Player {
     atari_heard: u8,
     /// The try standing on the view, waiting for its announcement.
     pending: Option<Option<Point>>,
+    /// What the next turn probes for, from the atari announced on this
+    /// seat's last accepted stone ([`Probe`]).
+    probe: Option<Probe>,
+    /// This seat's last accepted stone, and whether it was tried as a
+    /// rescue (a rescue left in atari again is not rescued again).
+    last_stone: Option<(Point, bool)>,
     /// Stones of each colour on the true board, as announced.
     on_board: [i64; 2],
     /// Handicap stones at the start (for White's bonus in the count).
@@ -149,6 +156,8 @@ impl Player {
             suicides: Vec::new(),
             atari_heard: 0,
             pending: None,
+            probe: None,
+            last_stone: None,
             on_board: [count(Color::Black), count(Color::White)],
             handicap: view.handicap(),
             over: false,
@@ -191,6 +200,22 @@ impl Player {
         })
     }
 
+    /// What the next turn probes for, if anything.
+    pub fn probe(&self) -> Option<Probe> {
+        self.probe
+    }
+
+    /// The probe's first try still open on `view`: not refused, not
+    /// suicide on the view.
+    fn probe_try(&self, view: &Game) -> Option<Point> {
+        let board = view.board();
+        let me = self.color();
+        self.probe?
+            .tries(board, me)
+            .into_iter()
+            .find(|&q| !self.barred(q) && board.check(me, q, view.rules.suicide).is_ok())
+    }
+
     /// Chooses a try for this seat on `view` (never one refused this turn).
     pub fn choose(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
         if self.over {
@@ -206,7 +231,20 @@ impl Player {
         }
     }
 
+    /// The view search: the probe's first open try where an atari on the
+    /// seat's last stone asks for one, else the ordinary search on the
+    /// view, its choice kept to the points not refused this turn and no
+    /// self-atari on the view: a stone that has one liberty on the view
+    /// has at most one on the true board, where the opponent's unseen
+    /// stones take away more (in session 10's 32 Rengo games against GNU
+    /// Go, 307 of 327 such tries were announced `atari self`: 58% of the
+    /// 529 self-ataris of the kosumi seats). The determinized player does
+    /// without the probes: its samples weigh those tries already, and with
+    /// the probes it won 45 of 100 Phantom Go games against itself without.
     fn choose_on_view(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
+        if let Some(p) = self.probe_try(view) {
+            return Decision::Play(p);
+        }
         let mut game = view.clone();
         game.set_to_move(self.color());
         let search = search::Search::new(&game, settings.seed, settings.max_nodes);
@@ -218,14 +256,16 @@ impl Player {
             patterns: false,
         };
         let (decision, _) = search.run(&s, stop);
+        let board = view.board();
+        let open = |p: Point| !self.barred(p) && !board.is_self_atari(self.color(), p);
         match decision {
-            Decision::Play(p) if self.barred(p) => {
+            Decision::Play(p) if !open(p) => {
                 // The best of the others.
                 let mut stats = search.root_stats();
                 stats.sort_by(|a, b| b.visits.total_cmp(&a.visits));
                 stats
                     .iter()
-                    .find(|m| m.mv.is_none_or(|p| !self.barred(p)))
+                    .find(|m| m.mv.is_none_or(open))
                     .map_or(Decision::Pass, |m| {
                         m.mv.map_or(Decision::Pass, Decision::Play)
                     })
@@ -402,14 +442,19 @@ impl Player {
         let trier_color = seat_color(trier);
         match line {
             Line::Outcome(outcome) if trier == self.seat => match (outcome, self.pending) {
-                (Outcome::Accepted, Some(Some(_))) => {
+                (Outcome::Accepted, Some(Some(p))) => {
                     self.on_board[me.index()] += 1;
                     self.refused.clear();
                     self.pending = None;
+                    let rescue = matches!(self.probe, Some(Probe::Rescue(_)));
+                    self.last_stone = Some((p, rescue));
+                    self.probe = None;
                 }
                 (Outcome::Pass, Some(None) | None) => {
                     self.refused.clear();
                     self.pending = None;
+                    self.last_stone = None;
+                    self.probe = None;
                 }
                 (o, Some(Some(p))) if o.is_illegal() => {
                     if let Outcome::Occupied(c) = o
@@ -486,7 +531,20 @@ impl Player {
                 // Counted down from the next opponent move on.
                 self.atari_heard = 2;
             }
-            Line::Item(Item::AtariSelf) if trier == self.seat => self.atari_heard = 2,
+            Line::Item(Item::Atari(c, _)) if *c != me && trier == self.seat => {
+                if let Some((p, _)) = self.last_stone {
+                    self.probe = Some(Probe::Hunt(p));
+                }
+            }
+            Line::Item(Item::AtariSelf) if trier == self.seat => {
+                self.atari_heard = 2;
+                if let Some((p, false)) = self.last_stone
+                    && self.probe.is_none()
+                    && view.board().chain_size(p) >= 2
+                {
+                    self.probe = Some(Probe::Rescue(p));
+                }
+            }
             Line::Item(Item::AtariSelf | Item::Atari(..)) => {}
         }
         Ok(())
@@ -653,5 +711,113 @@ mod tests {
         // No guard where the preset does not announce ataris.
         let q = Player::new(2, Kind::Go, Options::preset("olympiad").unwrap(), &view);
         assert_eq!(q.atari_guard(), None);
+    }
+
+    #[test]
+    fn an_atari_on_the_last_stone_makes_the_next_turn_probe() {
+        let settings = Settings {
+            mode: Mode::View,
+            policy: Policy::Light,
+            budget: Budget {
+                playouts: Some(50),
+                time: None,
+            },
+            seed: 1,
+            max_nodes: 10_000,
+        };
+        let stop = AtomicBool::new(false);
+        let mut view = Game::new(9, Rules::default(), 7.5);
+        let mut p = Player::new(1, Kind::Go, Options::preset("seed").unwrap(), &view);
+        // Black's E5 puts a white chain in atari: the next turn tries
+        // E5's neighbours, and after E6 shows a white stone, the points
+        // next to it.
+        p.put_try(&mut view, pt("E5"));
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        p.hear(&mut view, 1, &line("atari white 1")).unwrap();
+        assert_eq!(p.probe(), Some(Probe::Hunt(pt("E5").unwrap())));
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        let grid = Board::new(9);
+        let near = |d: Decision, around: &str| match d {
+            Decision::Play(q) => grid.neighbors(pt(around).unwrap()).contains(&q),
+            _ => false,
+        };
+        assert!(near(p.choose(&view, &settings, &stop), "E5"));
+        p.put_try(&mut view, pt("E6"));
+        p.hear(&mut view, 1, &line("illegal occupied white"))
+            .unwrap();
+        let d = p.choose(&view, &settings, &stop);
+        assert!(near(d, "E6"), "{d:?}");
+        assert_ne!(d, Decision::Play(pt("E5").unwrap()));
+        // An accepted try ends the hunt; a self-atari of a lone stone asks
+        // for no rescue, of two stones it does, once.
+        p.put_try(&mut view, pt("D6"));
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        p.hear(&mut view, 1, &line("atari self")).unwrap();
+        assert_eq!(p.probe(), None);
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        p.put_try(&mut view, pt("D5"));
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        p.hear(&mut view, 1, &line("atari self")).unwrap();
+        assert_eq!(p.probe(), Some(Probe::Rescue(pt("D5").unwrap())));
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        let d = p.choose(&view, &settings, &stop);
+        let chain_libs = ["C5", "D4", "C6", "D7", "F5", "E4"].map(pt);
+        assert!(
+            chain_libs.iter().any(|&q| d == Decision::Play(q.unwrap())),
+            "{d:?}"
+        );
+        p.put_try(
+            &mut view,
+            match d {
+                Decision::Play(q) => Some(q),
+                _ => None,
+            },
+        );
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        p.hear(&mut view, 1, &line("atari self")).unwrap();
+        assert_eq!(p.probe(), None, "a rescue is not rescued again");
+    }
+
+    #[test]
+    fn the_view_search_tries_no_self_atari_on_the_view() {
+        // Black's view: its points to the top row are self-ataris (one
+        // liberty each), the rest its own eyes; pass is the open choice.
+        let mut view = Game::new(5, Rules::default(), 0.5);
+        let rows = [
+            ". . O . .",
+            "O O O O O",
+            "X X X X X",
+            "X . X . X",
+            "X X X X X",
+        ];
+        for (r, row) in rows.iter().enumerate() {
+            for (c, cell) in row.split(' ').enumerate() {
+                let color = match cell {
+                    "X" => Color::Black,
+                    "O" => Color::White,
+                    _ => continue,
+                };
+                let p = view.board().point(c, 4 - r);
+                assert!(stand(&mut view, color, p));
+            }
+        }
+        let p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
+        let stop = AtomicBool::new(false);
+        for seed in 0..6 {
+            let settings = Settings {
+                mode: Mode::View,
+                policy: Policy::Light,
+                budget: Budget {
+                    playouts: Some(300),
+                    time: None,
+                },
+                seed,
+                max_nodes: 10_000,
+            };
+            let d = p.choose(&view, &settings, &stop);
+            if let Decision::Play(q) = d {
+                assert!(!view.board().is_self_atari(Color::Black, q), "{d:?}");
+            }
+        }
     }
 }
