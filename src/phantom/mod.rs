@@ -13,6 +13,7 @@
 //! `shared-view`, partners share one view instead.
 
 pub mod announcement;
+pub mod enclosure;
 pub mod host;
 pub mod matches;
 pub mod options;

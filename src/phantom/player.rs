@@ -14,6 +14,7 @@
 //! if it were the whole board with the ordinary UCT search.
 
 use super::announcement::{Item, Line, Outcome};
+use super::enclosure::in_enclosure;
 use super::options::Options;
 use super::probe::Probe;
 use super::{Kind, seat_color};
@@ -206,7 +207,8 @@ impl Player {
     }
 
     /// The probe's first try still open on `view`: not refused, not
-    /// suicide on the view.
+    /// suicide on the view. A probe may go into the seat's own enclosure:
+    /// the chain it hunts or rescues is where the view shows none.
     fn probe_try(&self, view: &Game) -> Option<Point> {
         let board = view.board();
         let me = self.color();
@@ -214,6 +216,18 @@ impl Player {
             .tries(board, me)
             .into_iter()
             .find(|&q| !self.barred(q) && board.check(me, q, view.rules.suicide).is_ok())
+    }
+
+    /// Whether a try at `p` lies in an empty region of the view that only
+    /// this seat's stones border ([`enclosure`](super::enclosure)), where
+    /// the view shows the face-to-face opponent's moves (Phantom Rengo
+    /// with views of their own): its own area, which the partner may be
+    /// filling from the other board. In Phantom Go the view shows no
+    /// opponent move, so every region would look enclosed.
+    fn fills_own_enclosure(&self, board: &Board, p: Point) -> bool {
+        self.kind == Kind::Rengo
+            && !self.options.shared_view
+            && in_enclosure(board, self.color(), p)
     }
 
     /// Chooses a try for this seat on `view` (never one refused this turn).
@@ -238,9 +252,11 @@ impl Player {
     /// has at most one on the true board, where the opponent's unseen
     /// stones take away more (in session 10's 32 Rengo games against GNU
     /// Go, 307 of 327 such tries were announced `atari self`: 58% of the
-    /// 529 self-ataris of the kosumi seats). The determinized player does
-    /// without the probes: its samples weigh those tries already, and with
-    /// the probes it won 45 of 100 Phantom Go games against itself without.
+    /// 529 self-ataris of the kosumi seats), and in Phantom Rengo none in
+    /// the seat's own enclosure ([`Player::fills_own_enclosure`]). The
+    /// determinized player does without the probes: its samples weigh
+    /// those tries already, and with the probes it won 45 of 100 Phantom Go
+    /// games against itself without.
     fn choose_on_view(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
         if let Some(p) = self.probe_try(view) {
             return Decision::Play(p);
@@ -257,7 +273,11 @@ impl Player {
         };
         let (decision, _) = search.run(&s, stop);
         let board = view.board();
-        let open = |p: Point| !self.barred(p) && !board.is_self_atari(self.color(), p);
+        let open = |p: Point| {
+            !self.barred(p)
+                && !board.is_self_atari(self.color(), p)
+                && !self.fills_own_enclosure(board, p)
+        };
         match decision {
             Decision::Play(p) if !open(p) => {
                 // The best of the others.
@@ -713,18 +733,23 @@ mod tests {
         assert_eq!(q.atari_guard(), None);
     }
 
-    #[test]
-    fn an_atari_on_the_last_stone_makes_the_next_turn_probe() {
-        let settings = Settings {
+    /// View-search settings for tests: light playouts, a fixed budget.
+    fn view_settings(playouts: u64, seed: u64) -> Settings {
+        Settings {
             mode: Mode::View,
             policy: Policy::Light,
             budget: Budget {
-                playouts: Some(50),
+                playouts: Some(playouts),
                 time: None,
             },
-            seed: 1,
+            seed,
             max_nodes: 10_000,
-        };
+        }
+    }
+
+    #[test]
+    fn an_atari_on_the_last_stone_makes_the_next_turn_probe() {
+        let settings = view_settings(50, 1);
         let stop = AtomicBool::new(false);
         let mut view = Game::new(9, Rules::default(), 7.5);
         let mut p = Player::new(1, Kind::Go, Options::preset("seed").unwrap(), &view);
@@ -778,18 +803,9 @@ mod tests {
         assert_eq!(p.probe(), None, "a rescue is not rescued again");
     }
 
-    #[test]
-    fn the_view_search_tries_no_self_atari_on_the_view() {
-        // Black's view: its points to the top row are self-ataris (one
-        // liberty each), the rest its own eyes; pass is the open choice.
+    /// A 5×5 view from rows of `X`, `O` and `.`, the top row first.
+    fn view_of(rows: &[&str; 5]) -> Game {
         let mut view = Game::new(5, Rules::default(), 0.5);
-        let rows = [
-            ". . O . .",
-            "O O O O O",
-            "X X X X X",
-            "X . X . X",
-            "X X X X X",
-        ];
         for (r, row) in rows.iter().enumerate() {
             for (c, cell) in row.split(' ').enumerate() {
                 let color = match cell {
@@ -801,19 +817,60 @@ mod tests {
                 assert!(stand(&mut view, color, p));
             }
         }
+        view
+    }
+
+    #[test]
+    fn a_rengo_seat_does_not_fill_its_own_enclosure() {
+        // Black's view: B2..D2 is walled by black stones alone, the top
+        // row's points are self-ataris; pass is the open choice. In
+        // Phantom Go the same view has every region "enclosed", and the
+        // rule is off.
+        let view = view_of(&[
+            ". . O . .",
+            "O O O O O",
+            "X X X X X",
+            "X . . . X",
+            "X X X X X",
+        ]);
+        let enclosed = ["B2", "C2", "D2"].map(|v| {
+            crate::vertex::parse_vertex(v, 5)
+                .expect("vertex")
+                .expect("not a pass")
+        });
+        let stop = AtomicBool::new(false);
+        let mut filled_in_go = 0;
+        for seed in 0..8 {
+            let settings = view_settings(300, seed);
+            let rengo = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
+            let d = rengo.choose(&view, &settings, &stop);
+            assert_eq!(d, Decision::Pass, "seed {seed}");
+            let go = Player::new(1, Kind::Go, Options::preset("seed").unwrap(), &view);
+            if let Decision::Play(q) = go.choose(&view, &settings, &stop) {
+                filled_in_go += enclosed.contains(&q) as usize;
+            }
+        }
+        assert!(
+            filled_in_go > 0,
+            "the view search never fills it: the test shows nothing"
+        );
+    }
+
+    #[test]
+    fn the_view_search_tries_no_self_atari_on_the_view() {
+        // Black's view: its points to the top row are self-ataris (one
+        // liberty each), the rest its own eyes; pass is the open choice.
+        let view = view_of(&[
+            ". . O . .",
+            "O O O O O",
+            "X X X X X",
+            "X . X . X",
+            "X X X X X",
+        ]);
         let p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
         let stop = AtomicBool::new(false);
         for seed in 0..6 {
-            let settings = Settings {
-                mode: Mode::View,
-                policy: Policy::Light,
-                budget: Budget {
-                    playouts: Some(300),
-                    time: None,
-                },
-                seed,
-                max_nodes: 10_000,
-            };
+            let settings = view_settings(300, seed);
             let d = p.choose(&view, &settings, &stop);
             if let Decision::Play(q) = d {
                 assert!(!view.board().is_self_atari(Color::Black, q), "{d:?}");

@@ -89,11 +89,7 @@ fn push_liberties(board: &Board, p: Point, out: &mut Vec<Point>) {
 mod tests {
     use super::*;
 
-    fn pt(b: &Board, v: &str) -> Point {
-        crate::vertex::parse_vertex(v, b.size())
-            .expect("vertex")
-            .expect("not a pass")
-    }
+    use crate::board::tests::at as pt;
 
     #[test]
     fn a_hunt_tries_next_to_known_opponent_stones_first() {
