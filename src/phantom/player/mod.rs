@@ -1,0 +1,391 @@
+//! A phantom seat's player: what it knows (its view, the tries refused
+//! this turn, how many stones of each colour the true board holds, from
+//! the announcements) and how it takes in each announcement.
+//!
+//! It chooses a try in one of two ways, each in its own module:
+//! [`determinized`], flat Monte Carlo over samples of the unseen stones
+//! (Phantom Go's default), and [`view`], the ordinary search on the view
+//! as if it were the whole board, with probes and filters (Phantom
+//! Rengo's default).
+
+mod determinized;
+mod view;
+
+pub use determinized::place_unseen;
+
+use super::announcement::{Item, Line, Outcome};
+use super::options::Options;
+use super::probe::Probe;
+use super::{Kind, seat_color};
+use crate::board::{Board, Color, Point};
+use crate::game::Game;
+use crate::search::{Budget, Decision, Policy};
+use std::sync::atomic::AtomicBool;
+
+/// How the player searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Flat Monte Carlo over determinizations of the unseen stones.
+    Determinized,
+    /// The ordinary search on the view, as if it were the whole board.
+    View,
+    /// Determinized in Phantom Go, the view in Phantom Rengo, where half
+    /// the stones of both colours are unseen and random samples of them
+    /// made the determinized player lose every game to GNU Go (docs/phantom.md).
+    Auto,
+}
+
+/// The search settings of one choice.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    pub mode: Mode,
+    pub policy: Policy,
+    pub budget: Budget,
+    pub seed: u64,
+    pub max_nodes: usize,
+}
+
+/// One seat's knowledge.
+#[derive(Clone, Debug)]
+pub struct Player {
+    pub seat: usize,
+    pub kind: Kind,
+    pub options: Options,
+    /// Tries refused since this seat's last accepted move or pass.
+    refused: Vec<Point>,
+    /// Tries refused as suicide, remembered until a capture (the only
+    /// thing that frees their neighbours) is announced.
+    suicides: Vec<Point>,
+    /// Opponent moves to go before an atari on this seat's colour, heard
+    /// lately, stops counting: while it is above zero the samples may put
+    /// this seat's chains in atari; at zero they may not (an atari would
+    /// have been announced, and a chain left in atari is soon captured
+    /// or saved).
+    atari_heard: u8,
+    /// The try standing on the view, waiting for its announcement.
+    pending: Option<Option<Point>>,
+    /// What the next turn probes for, from the atari announced on this
+    /// seat's last accepted stone ([`Probe`]).
+    probe: Option<Probe>,
+    /// This seat's last accepted stone, and whether it was tried as a
+    /// rescue (a rescue left in atari again is not rescued again).
+    last_stone: Option<(Point, bool)>,
+    /// Stones of each colour on the true board, as announced.
+    on_board: [i64; 2],
+    /// Handicap stones at the start (for White's bonus in the count).
+    handicap: u32,
+    over: bool,
+}
+
+/// Puts a stone of `c` at `p` on a view: as a move, or, where the view's
+/// own history forbids it (a view repeats positions the true game never
+/// had, since captures clear it), as a setup stone: the referee judges
+/// tries and stones on the true game. False if it cannot stand at all.
+pub fn stand(view: &mut Game, c: Color, p: Point) -> bool {
+    view.play(c, Some(p)).is_ok() || view.setup(&[(c, p)], false).is_ok()
+}
+
+impl Player {
+    /// A player of `seat` whose view starts as `view`'s board (the stones
+    /// on it are public: handicap, setup).
+    pub fn new(seat: usize, kind: Kind, options: Options, view: &Game) -> Player {
+        let b = view.board();
+        let count = |c: Color| b.points().filter(|&p| b.color_at(p) == Some(c)).count() as i64;
+        Player {
+            seat,
+            kind,
+            options,
+            refused: Vec::new(),
+            suicides: Vec::new(),
+            atari_heard: 0,
+            pending: None,
+            probe: None,
+            last_stone: None,
+            on_board: [count(Color::Black), count(Color::White)],
+            handicap: view.handicap(),
+            over: false,
+        }
+    }
+
+    pub fn color(&self) -> Color {
+        seat_color(self.seat)
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    pub fn refused(&self) -> &[Point] {
+        &self.refused
+    }
+
+    /// Whether a try at `p` is known to be refused: refused this turn, or
+    /// refused as suicide since the last capture.
+    pub fn barred(&self, p: Point) -> bool {
+        self.refused.contains(&p) || self.suicides.contains(&p)
+    }
+
+    /// The colour whose chains the samples must not put in atari: this
+    /// seat's, unless an atari on it was heard lately (only where the
+    /// preset announces ataris).
+    pub fn atari_guard(&self) -> Option<Color> {
+        (self.options.ataris && self.atari_heard == 0).then(|| self.color())
+    }
+
+    /// Stones of each colour on the true board that the view does not show.
+    pub fn unseen(&self, view: &Board) -> [u32; 2] {
+        [Color::Black, Color::White].map(|c| {
+            let shown = view
+                .points()
+                .filter(|&p| view.color_at(p) == Some(c))
+                .count() as i64;
+            (self.on_board[c.index()] - shown).max(0) as u32
+        })
+    }
+
+    /// What the next turn probes for, if anything.
+    pub fn probe(&self) -> Option<Probe> {
+        self.probe
+    }
+
+    /// Chooses a try for this seat on `view` (never one refused this turn).
+    pub fn choose(&self, view: &Game, settings: &Settings, stop: &AtomicBool) -> Decision {
+        if self.over {
+            return Decision::Pass;
+        }
+        match (settings.mode, self.kind) {
+            (Mode::Determinized, _) | (Mode::Auto, Kind::Go) => {
+                self.choose_determinized(view, settings, stop)
+            }
+            (Mode::View, _) | (Mode::Auto, Kind::Rengo) => {
+                self.choose_on_view(view, settings, stop)
+            }
+        }
+    }
+
+    /// Chooses a try and puts it on `view` ([`Player::put_try`]).
+    pub fn choose_try(
+        &mut self,
+        view: &mut Game,
+        settings: &Settings,
+        stop: &AtomicBool,
+    ) -> Option<Point> {
+        view.set_to_move(self.color());
+        let mv = match self.choose(view, settings, stop) {
+            Decision::Play(p) => Some(p),
+            Decision::Pass | Decision::Resign => None,
+        };
+        self.put_try(view, mv)
+    }
+
+    /// Puts this seat's try on `view`, where it stands until its
+    /// announcement; returns the try that stands (a pass if the stone
+    /// cannot).
+    pub fn put_try(&mut self, view: &mut Game, mv: Option<Point>) -> Option<Point> {
+        let color = self.color();
+        let mv = mv.filter(|&p| stand(view, color, p));
+        if mv.is_none() {
+            view.play(color, None).expect("pass is legal");
+        }
+        self.pending = Some(mv);
+        mv
+    }
+
+    /// Takes in one announcement line of `trier`'s try. Checks it against
+    /// what the seat knows first: a line that contradicts the view is an
+    /// error and changes nothing.
+    pub fn hear(&mut self, view: &mut Game, trier: usize, line: &Line) -> Result<(), String> {
+        let me = self.color();
+        let trier_color = seat_color(trier);
+        match line {
+            Line::Outcome(outcome) if trier == self.seat => match (outcome, self.pending) {
+                (Outcome::Accepted, Some(Some(p))) => {
+                    self.on_board[me.index()] += 1;
+                    self.refused.clear();
+                    self.pending = None;
+                    let rescue = matches!(self.probe, Some(Probe::Rescue(_)));
+                    self.last_stone = Some((p, rescue));
+                    self.probe = None;
+                }
+                (Outcome::Pass, Some(None) | None) => {
+                    self.refused.clear();
+                    self.pending = None;
+                    self.last_stone = None;
+                    self.probe = None;
+                }
+                (o, Some(Some(p))) if o.is_illegal() => {
+                    if let Outcome::Occupied(c) = o
+                        && self.kind == Kind::Go
+                        && *c == me
+                    {
+                        return Err("every stone of mine is on my view".into());
+                    }
+                    let mut back = view.clone();
+                    if !back.undo() || back.board().color_at(p).is_some() {
+                        return Err("my try is not the last move of my view".into());
+                    }
+                    if let Outcome::Occupied(c) = o {
+                        back.setup(&[(*c, p)], false)
+                            .map_err(|e| format!("the revealed stone cannot stand: {e}"))?;
+                    }
+                    back.set_to_move(me);
+                    *view = back;
+                    if *o == Outcome::Suicide {
+                        self.suicides.push(p);
+                    }
+                    self.refused.push(p);
+                    self.pending = None;
+                }
+                (o, pending) => {
+                    return Err(format!(
+                        "'{}' does not answer my try ({})",
+                        o.line(),
+                        match pending {
+                            None => "none is waiting".to_string(),
+                            Some(None) => "a pass".to_string(),
+                            Some(Some(_)) => "a stone".to_string(),
+                        }
+                    ));
+                }
+            },
+            Line::Outcome(Outcome::Accepted) => {
+                self.on_board[trier_color.index()] += 1;
+                if trier_color != me {
+                    self.atari_heard = self.atari_heard.saturating_sub(1);
+                }
+            }
+            Line::Outcome(_) => {}
+            Line::Item(Item::Captures(capturer, n, points)) => {
+                let victim = capturer.opponent();
+                if let Some(&p) = points
+                    .iter()
+                    .find(|&&p| view.board().color_at(p) == Some(*capturer))
+                {
+                    return Err(format!(
+                        "point {} holds a stone of the capturing colour on my view",
+                        crate::vertex::vertex_name(Some(p), view.size())
+                    ));
+                }
+                let keep: Vec<(Color, Point)> = view
+                    .board()
+                    .points()
+                    .filter(|p| !points.contains(p))
+                    .filter_map(|p| view.board().color_at(p).map(|c| (c, p)))
+                    .collect();
+                if keep.len() != view.board().stone_count() {
+                    let mut fresh = view.cleared();
+                    fresh
+                        .setup(&keep, false)
+                        .map_err(|e| format!("the view after the captures: {e}"))?;
+                    fresh.set_to_move(view.to_move());
+                    *view = fresh;
+                }
+                self.on_board[victim.index()] -= i64::from(*n);
+                self.suicides.clear();
+            }
+            Line::Item(Item::End(_)) => self.over = true,
+            Line::Item(Item::Atari(c, _)) if *c == me && seat_color(trier) != me => {
+                // Counted down from the next opponent move on.
+                self.atari_heard = 2;
+            }
+            Line::Item(Item::Atari(c, _)) if *c != me && trier == self.seat => {
+                if let Some((p, _)) = self.last_stone {
+                    self.probe = Some(Probe::Hunt(p));
+                }
+            }
+            Line::Item(Item::AtariSelf) if trier == self.seat => {
+                self.atari_heard = 2;
+                if let Some((p, false)) = self.last_stone
+                    && self.probe.is_none()
+                    && view.board().chain_size(p) >= 2
+                {
+                    self.probe = Some(Probe::Rescue(p));
+                }
+            }
+            Line::Item(Item::AtariSelf | Item::Atari(..)) => {}
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+    use crate::vertex::parse_vertex;
+
+    /// The point of a vertex on 9×9 (`None` for a pass).
+    pub(super) fn pt(v: &str) -> Option<Point> {
+        parse_vertex(v, 9).unwrap()
+    }
+
+    /// An announcement line on 9×9.
+    pub(super) fn line(s: &str) -> Line {
+        let words: Vec<&str> = s.split(' ').collect();
+        Line::parse(&words, 9).unwrap()
+    }
+
+    #[test]
+    fn unseen_stones_are_counted_from_the_announcements() {
+        let mut view = Game::new(9, Rules::default(), 7.5);
+        let mut p = Player::new(2, Kind::Go, Options::preset("seed").unwrap(), &view);
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        assert_eq!(p.put_try(&mut view, pt("E5")), pt("E5"));
+        p.hear(&mut view, 2, &line("illegal occupied black"))
+            .unwrap();
+        assert_eq!(view.board().color_at(pt("E5").unwrap()), Some(Color::Black));
+        assert_eq!(p.refused(), &[pt("E5").unwrap()]);
+        assert_eq!(p.unseen(view.board()), [0, 0]);
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        assert_eq!(p.unseen(view.board()), [1, 0]);
+        // A contradiction changes nothing.
+        let before = view.board().to_ascii();
+        assert!(
+            p.hear(&mut view, 2, &line("accepted")).is_err(),
+            "no try waits"
+        );
+        assert!(p.hear(&mut view, 1, &line("captures black 1 E5")).is_err());
+        assert_eq!(view.board().to_ascii(), before);
+        // White's capture of E5 clears it from the view.
+        p.hear(&mut view, 2, &line("captures white 1 E5")).unwrap();
+        assert_eq!(view.board().color_at(pt("E5").unwrap()), None);
+        assert_eq!(p.unseen(view.board()), [1, 0]);
+    }
+
+    #[test]
+    fn a_suicide_stays_barred_until_a_capture_and_ataris_lift_the_guard() {
+        let mut view = Game::new(9, Rules::default(), 7.5);
+        let mut p = Player::new(2, Kind::Go, Options::preset("seed").unwrap(), &view);
+        assert_eq!(p.atari_guard(), Some(Color::White));
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        p.put_try(&mut view, pt("A1"));
+        p.hear(&mut view, 2, &line("illegal suicide")).unwrap();
+        p.put_try(&mut view, pt("E5"));
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        assert!(p.refused().is_empty());
+        assert!(
+            p.barred(pt("A1").unwrap()),
+            "suicide remembered at the next turn"
+        );
+        assert!(!p.candidates(&view).contains(&pt("A1")));
+        // Black's move puts White in atari: the samples may show it for two
+        // of Black's moves.
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        p.hear(&mut view, 1, &line("atari white 1")).unwrap();
+        assert_eq!(p.atari_guard(), None);
+        p.put_try(&mut view, pt("D5"));
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        assert_eq!(p.atari_guard(), None);
+        p.put_try(&mut view, pt("C5"));
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        assert_eq!(p.atari_guard(), Some(Color::White));
+        // A capture may free the point.
+        p.hear(&mut view, 1, &line("captures black 1 C5")).unwrap();
+        assert!(!p.barred(pt("A1").unwrap()));
+        // No guard where the preset does not announce ataris.
+        let q = Player::new(2, Kind::Go, Options::preset("olympiad").unwrap(), &view);
+        assert_eq!(q.atari_guard(), None);
+    }
+}
