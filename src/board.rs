@@ -295,6 +295,41 @@ impl Board {
         [p - s - 1, p - s + 1, p + s - 1, p + s + 1]
     }
 
+    /// The empty region around `start` (flood fill through empty points,
+    /// marking `seen`) and whether stones of each colour border it
+    /// (`[black, white]`); `touching` is called with each bordering stone.
+    /// Not for the playouts: the region is a new vector.
+    pub fn empty_region(
+        &self,
+        start: Point,
+        seen: &mut [bool],
+        mut touching: impl FnMut(Point),
+    ) -> (Vec<Point>, [bool; 2]) {
+        let mut region = vec![start];
+        seen[start as usize] = true;
+        let mut borders = [false; 2];
+        let mut i = 0;
+        while i < region.len() {
+            let p = region[i];
+            i += 1;
+            for q in self.neighbors(p) {
+                match self.cell(q) {
+                    Cell::Empty if !seen[q as usize] => {
+                        seen[q as usize] = true;
+                        region.push(q);
+                    }
+                    cell => {
+                        if let Some(c) = cell.color() {
+                            borders[c.index()] = true;
+                            touching(q);
+                        }
+                    }
+                }
+            }
+        }
+        (region, borders)
+    }
+
     #[inline]
     pub fn cell(&self, p: Point) -> Cell {
         self.cells[p as usize]

@@ -151,7 +151,7 @@ fn statically_dead(board: &Board, ownership: &[f64], p: Point) -> bool {
         if board.cell(start) != Cell::Empty || in_region[start as usize] {
             continue;
         }
-        let (region, borders) = empty_region(board, start, &mut in_region, |_| {});
+        let (region, borders) = board.empty_region(start, &mut in_region, |_| {});
         if !borders[c.opponent().index()] {
             if region.len() > 2 {
                 return false;
@@ -213,40 +213,6 @@ pub fn format_margin(margin: f64) -> String {
     }
 }
 
-/// The empty region around `start` (flood fill through empty points,
-/// marking `seen`) and whether stones of each colour border it
-/// (`[black, white]`); `touching` is called with each bordering stone.
-fn empty_region(
-    board: &Board,
-    start: Point,
-    seen: &mut [bool],
-    mut touching: impl FnMut(Point),
-) -> (Vec<Point>, [bool; 2]) {
-    let mut region = vec![start];
-    seen[start as usize] = true;
-    let mut borders = [false; 2];
-    let mut i = 0;
-    while i < region.len() {
-        let p = region[i];
-        i += 1;
-        for q in board.neighbors(p) {
-            match board.cell(q) {
-                Cell::Empty if !seen[q as usize] => {
-                    seen[q as usize] = true;
-                    region.push(q);
-                }
-                cell => {
-                    if let Some(c) = cell.color() {
-                        borders[c.index()] = true;
-                        touching(q);
-                    }
-                }
-            }
-        }
-    }
-    (region, borders)
-}
-
 /// Empty regions: for each empty point, which colours border its region, and
 /// whether the region touches a seki chain.
 fn regions(board: &Board, status: &[Status]) -> Vec<(bool, bool, bool)> {
@@ -257,7 +223,7 @@ fn regions(board: &Board, status: &[Status]) -> Vec<(bool, bool, bool)> {
             continue;
         }
         let mut seki = false;
-        let (region, [black, white]) = empty_region(board, start, &mut seen, |q| {
+        let (region, [black, white]) = board.empty_region(start, &mut seen, |q| {
             seki |= status[q as usize] == Status::Seki;
         });
         for p in region {

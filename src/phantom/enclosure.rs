@@ -22,33 +22,11 @@ pub fn in_enclosure(board: &Board, c: Color, p: Point) -> bool {
     if board.cell(p) != Cell::Empty {
         return false;
     }
-    let limit = board.size() * board.size() / 4;
     let mut seen = [false; MAX_POINTS];
-    let mut stack = [0 as Point; MAX_POINTS];
-    let (mut top, mut size, mut own) = (1, 0, false);
-    stack[0] = p;
-    seen[p as usize] = true;
-    while top > 0 {
-        top -= 1;
-        let q = stack[top];
-        size += 1;
-        if size > limit {
-            return false;
-        }
-        for r in board.neighbors(q) {
-            match board.cell(r) {
-                Cell::Empty if !seen[r as usize] => {
-                    seen[r as usize] = true;
-                    stack[top] = r;
-                    top += 1;
-                }
-                Cell::Border | Cell::Empty => {}
-                cell if cell.color() == Some(c) => own = true,
-                _ => return false,
-            }
-        }
-    }
-    own
+    let (region, borders) = board.empty_region(p, &mut seen, |_| {});
+    region.len() <= board.size() * board.size() / 4
+        && borders[c.index()]
+        && !borders[c.opponent().index()]
 }
 
 #[cfg(test)]

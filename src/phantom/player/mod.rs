@@ -11,8 +11,6 @@
 mod determinized;
 mod view;
 
-pub use determinized::place_unseen;
-
 use super::announcement::{Item, Line, Outcome};
 use super::options::Options;
 use super::probe::Probe;
