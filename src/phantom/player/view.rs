@@ -35,6 +35,7 @@ impl Player {
             && !self.options.shared_view
             && in_enclosure(board, self.color(), p)
     }
+
     /// The view search: the probe's first open try where an atari on the
     /// seat's last stone asks for one, else the ordinary search on the
     /// view, its choice kept to the points not refused this turn and no
