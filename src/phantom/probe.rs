@@ -1,5 +1,6 @@
 //! Probes: the tries a seat makes on its next turn after an atari was
-//! announced on its own accepted stone, before any search.
+//! announced on its own accepted stone, or on the stone of the opponent
+//! it faces, before any search.
 //!
 //! A refused try costs no turn and shows the stone it hit, so a seat can
 //! feel its way along chains it cannot see:
@@ -15,6 +16,13 @@
 //!   partner's stone found there joins the chain and adds its own), so the
 //!   first of them accepted extends the chain. Tried once: a rescue that
 //!   is in atari again is left alone, as a lone stone in atari is.
+//! - **Kill**: the opponent the seat faces on its board (Phantom Rengo)
+//!   put its own stone in atari (`atari self` on its try). The seat sees
+//!   that stone, and the one true liberty of its chain is among the
+//!   chain's empty points on the view; the others hold stones the seat
+//!   cannot see (its partner's, mostly), and a try there is refused at no
+//!   cost. So the first try accepted captures the chain, unless the
+//!   other board's opponent saved it in between.
 //!
 //! The probes are data (an ordered list of points); the player tries the
 //! first that is not refused or suicide on its view, and searches when
@@ -29,21 +37,33 @@ pub enum Probe {
     Hunt(Point),
     /// Extend the seat's chain through this point, left in atari.
     Rescue(Point),
+    /// Capture the opponent chain through this point, which its own
+    /// stone there put in atari.
+    Kill(Point),
 }
 
 impl Probe {
     /// The seat's stone the probe starts from.
     pub fn stone(self) -> Point {
         match self {
-            Probe::Hunt(p) | Probe::Rescue(p) => p,
+            Probe::Hunt(p) | Probe::Rescue(p) | Probe::Kill(p) => p,
+        }
+    }
+
+    /// The colour of the stone the probe starts from: the seat's own, or
+    /// the opponent's for a kill.
+    fn stone_color(self, me: Color) -> Color {
+        match self {
+            Probe::Kill(_) => me.opponent(),
+            Probe::Hunt(_) | Probe::Rescue(_) => me,
         }
     }
 
     /// The points to try, best first, for a seat of colour `me` on its
-    /// view `board`; empty where the stone is no longer the seat's.
+    /// view `board`; empty where the stone is no longer there.
     pub fn tries(self, board: &Board, me: Color) -> Vec<Point> {
         let s = self.stone();
-        if board.color_at(s) != Some(me) {
+        if board.color_at(s) != Some(self.stone_color(me)) {
             return Vec::new();
         }
         let mut out = Vec::new();
@@ -65,6 +85,7 @@ impl Probe {
                 libs.sort_by_key(|&q| std::cmp::Reverse(board.empty_neighbors(q)));
                 out = libs;
             }
+            Probe::Kill(_) => push_liberties(board, s, &mut out),
         }
         out
     }

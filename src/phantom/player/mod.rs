@@ -65,6 +65,13 @@ pub struct Player {
     /// What the next turn probes for, from the atari announced on this
     /// seat's last accepted stone ([`Probe`]).
     probe: Option<Probe>,
+    /// An `atari self` heard on a try of the opponent this seat faces
+    /// (Phantom Rengo): true until that stone shows on the view (its
+    /// `play` comes after the announcement) and is located in `kill`.
+    kill_heard: bool,
+    /// That stone: the next turn probes to capture its chain
+    /// ([`Probe::Kill`]).
+    kill: Option<Point>,
     /// This seat's last accepted stone, and whether it was tried as a
     /// rescue (a rescue left in atari again is not rescued again).
     last_stone: Option<(Point, bool)>,
@@ -98,6 +105,8 @@ impl Player {
             atari_heard: 0,
             pending: None,
             probe: None,
+            kill_heard: false,
+            kill: None,
             last_stone: None,
             on_board: [count(Color::Black), count(Color::White)],
             handicap: view.handicap(),
@@ -144,6 +153,28 @@ impl Player {
     /// What the next turn probes for, if anything.
     pub fn probe(&self) -> Option<Probe> {
         self.probe
+    }
+
+    /// Whether `trier` is the opponent this seat faces on its board: the
+    /// one whose stones its view shows (Phantom Rengo without shared
+    /// views; in Phantom Go no opponent stone shows).
+    fn faces(&self, trier: usize) -> bool {
+        let shared = self.options.shared_view;
+        seat_color(trier) != self.color()
+            && self.kind.view_of(trier, shared) == self.kind.view_of(self.seat, shared)
+    }
+
+    /// The faced opponent's stone heard in atari by its own try, if it is
+    /// still to be captured: located, or the view's last move where the
+    /// stone has just been put on it.
+    pub fn kill(&self, view: &Game) -> Option<Probe> {
+        let them = self.color().opponent();
+        let last = || match view.last_move() {
+            Some((c, Some(p))) if c == them => Some(p),
+            _ => None,
+        };
+        let p = self.kill.or_else(|| self.kill_heard.then(last).flatten())?;
+        (view.board().color_at(p) == Some(them)).then_some(Probe::Kill(p))
     }
 
     /// Chooses a try for this seat on `view` (never one refused this turn).
@@ -195,6 +226,11 @@ impl Player {
     pub fn hear(&mut self, view: &mut Game, trier: usize, line: &Line) -> Result<(), String> {
         let me = self.color();
         let trier_color = seat_color(trier);
+        if self.kill_heard && !self.faces(trier) {
+            // The faced opponent's stone stands on the view by now.
+            self.kill = self.kill(view).map(Probe::stone);
+            self.kill_heard = false;
+        }
         match line {
             Line::Outcome(outcome) if trier == self.seat => match (outcome, self.pending) {
                 (Outcome::Accepted, Some(Some(p))) => {
@@ -204,12 +240,14 @@ impl Player {
                     let rescue = matches!(self.probe, Some(Probe::Rescue(_)));
                     self.last_stone = Some((p, rescue));
                     self.probe = None;
+                    self.kill = None;
                 }
                 (Outcome::Pass, Some(None) | None) => {
                     self.refused.clear();
                     self.pending = None;
                     self.last_stone = None;
                     self.probe = None;
+                    self.kill = None;
                 }
                 (o, Some(Some(p))) if o.is_illegal() => {
                     if let Outcome::Occupied(c) = o
@@ -299,6 +337,10 @@ impl Player {
                 {
                     self.probe = Some(Probe::Rescue(p));
                 }
+            }
+            Line::Item(Item::AtariSelf) if self.faces(trier) => {
+                self.kill_heard = true;
+                self.kill = None;
             }
             Line::Item(Item::AtariSelf | Item::Atari(..)) => {}
         }

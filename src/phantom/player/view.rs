@@ -12,15 +12,17 @@ use crate::search::{self, Decision};
 use std::sync::atomic::AtomicBool;
 
 impl Player {
-    /// The probe's first try still open on `view`: not refused, not
-    /// suicide on the view. A probe may go into the seat's own enclosure:
-    /// the chain it hunts or rescues is where the view shows none.
+    /// The probe's first try still open on `view`, a kill's first: not
+    /// refused, not suicide on the view (a try must stand on it). A probe
+    /// may go into the seat's own enclosure: the chain it hunts, rescues
+    /// or kills is where the view shows none.
     fn probe_try(&self, view: &Game) -> Option<Point> {
         let board = view.board();
         let me = self.color();
-        self.probe?
-            .tries(board, me)
+        self.kill(view)
             .into_iter()
+            .chain(self.probe)
+            .flat_map(|probe| probe.tries(board, me))
             .find(|&q| !self.barred(q) && board.check(me, q, view.rules.suicide).is_ok())
     }
 
@@ -244,5 +246,52 @@ mod tests {
                 assert!(!view.board().is_self_atari(Color::Black, q), "{d:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_rengo_seat_kills_the_chain_its_faced_opponent_put_in_atari() {
+        // Seat 1 (Black) sees its stones D5 and E4; seat 2 plays E5,
+        // announced `atari self`: its view liberties are E6 and F5, and
+        // one of them holds the partner's unseen stone. The next turn
+        // tries them, and after one is refused as a black stone, the
+        // other. The same stone heard with no atari asks for nothing.
+        let settings = view_settings(50, 1);
+        let stop = AtomicBool::new(false);
+        let start = |atari: bool| {
+            let mut view = Game::new(9, Rules::default(), 7.5);
+            let stones = [(Color::Black, pt("D5")), (Color::Black, pt("E4"))];
+            view.setup(&stones.map(|(c, q)| (c, q.unwrap())), false)
+                .unwrap();
+            let mut p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
+            p.hear(&mut view, 2, &line("accepted")).unwrap();
+            if atari {
+                p.hear(&mut view, 2, &line("atari self")).unwrap();
+            }
+            assert!(stand(&mut view, Color::White, pt("E5").unwrap()));
+            p.hear(&mut view, 3, &line("accepted")).unwrap();
+            p.hear(&mut view, 4, &line("accepted")).unwrap();
+            (p, view)
+        };
+        let (quiet, view) = start(false);
+        assert_eq!(quiet.kill(&view), None);
+        let (mut p, mut view) = start(true);
+        assert_eq!(p.kill(&view), Some(Probe::Kill(pt("E5").unwrap())));
+        let libs = [pt("E6"), pt("F5")];
+        let first = match p.choose(&view, &settings, &stop) {
+            Decision::Play(q) if libs.contains(&Some(q)) => q,
+            d => panic!("{d:?} is no liberty of E5"),
+        };
+        p.put_try(&mut view, Some(first));
+        p.hear(&mut view, 1, &line("illegal occupied black"))
+            .unwrap();
+        let other = libs.into_iter().flatten().find(|&q| q != first);
+        assert_eq!(
+            p.choose(&view, &settings, &stop),
+            Decision::Play(other.unwrap())
+        );
+        // Accepted: it captures, and the kill is over.
+        p.put_try(&mut view, other);
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        assert_eq!(p.kill(&view), None);
     }
 }
