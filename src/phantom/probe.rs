@@ -14,8 +14,9 @@
 //!   is now in atari (`atari self`). The one true liberty is among the
 //!   chain's empty points on the view (the others hold unseen stones; a
 //!   partner's stone found there joins the chain and adds its own), so the
-//!   first of them accepted extends the chain. Tried once: a rescue that
-//!   is in atari again is left alone, as a lone stone in atari is.
+//!   first of them accepted extends the chain; none that leaves it one
+//!   liberty on the view. Tried once: a rescue that is in atari again is
+//!   left alone, as a lone stone in atari is.
 //! - **Kill**: the opponent the seat faces on its board (Phantom Rengo)
 //!   put its own stone in atari (`atari self` on its try). The seat sees
 //!   that stone, and the one true liberty of its chain is among the
@@ -81,7 +82,10 @@ impl Probe {
             Probe::Rescue(_) => {
                 let mut libs = Vec::new();
                 push_liberties(board, s, &mut libs);
-                // Most room first: the extension most likely to live.
+                // Most room first: the extension most likely to live;
+                // none that leaves one liberty on the view (it saves
+                // nothing, and unseen stones may take that one too).
+                libs.retain(|&q| !board.is_self_atari(me, q));
                 libs.sort_by_key(|&q| std::cmp::Reverse(board.empty_neighbors(q)));
                 out = libs;
             }
@@ -154,5 +158,20 @@ mod tests {
                 .all(|w| b.empty_neighbors(w[0]) >= b.empty_neighbors(w[1]))
         );
         assert!(Probe::Rescue(s).tries(&b, Color::White).is_empty());
+    }
+
+    #[test]
+    fn a_rescue_leaves_out_the_liberty_that_keeps_the_chain_in_atari() {
+        // Black B2-C2 has the view liberties C1 and D2: at C1 the chain
+        // would have D2 alone.
+        let b = Board::from_ascii(
+            ". . . . .\n\
+             . . . . .\n\
+             . O O . .\n\
+             O X X . .\n\
+             . O . O .",
+        );
+        let tries = Probe::Rescue(pt(&b, "B2")).tries(&b, Color::Black);
+        assert_eq!(tries, vec![pt(&b, "D2")]);
     }
 }
