@@ -39,15 +39,18 @@ impl Player {
             && in_enclosure(board, self.color(), p)
     }
 
-    /// The view search: the probe's first open try where an atari on the seat's last stone or on
-    /// the faced opponent's asks for one, else the ordinary search on the view, its choice kept to
-    /// the points not refused this turn and no self-atari on the view: a stone that has one liberty
-    /// on the view has at most one on the true board, where the opponent's unseen stones take away
-    /// more (in session 10's 32 Rengo games against GNU Go, 307 of 327 such tries were announced
-    /// `atari self`: 58% of the 529 self-ataris of the kosumi seats), no thinning join
-    /// ([`thins_own_chain`]), and in Phantom Rengo none in the seat's own enclosure
-    /// ([`Player::fills_own_enclosure`]). The determinized player does without the probes: its
-    /// samples weigh those tries already, and with the probes it won 45 of 100 Phantom Go games
+    /// The view search: the probe's first open try where an atari on the
+    /// seat's last stone or on the faced opponent's asks for one, else the
+    /// ordinary search on the view, its choice kept to the points not
+    /// refused this turn and no self-atari on the view: a stone that has
+    /// one liberty on the view has at most one on the true board, where the
+    /// opponent's unseen stones take away more (in session 10's 32 Rengo
+    /// games against GNU Go, 307 of 327 such tries were announced `atari
+    /// self`: 58% of the 529 self-ataris of the kosumi seats), no thinning
+    /// join ([`thins_own_chain`]), and in Phantom Rengo none in the seat's
+    /// own enclosure ([`Player::fills_own_enclosure`]). The determinized
+    /// player does without the probes: its samples weigh those tries
+    /// already, and with the probes it won 45 of 100 Phantom Go games
     /// against itself without.
     pub(super) fn choose_on_view(
         &self,
