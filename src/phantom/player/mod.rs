@@ -199,6 +199,7 @@ impl Player {
         settings: &Settings,
         stop: &AtomicBool,
     ) -> Option<Point> {
+        self.locate_kill(view);
         view.set_to_move(self.color());
         let mv = match self.choose(view, settings, stop) {
             Decision::Play(p) => Some(p),
@@ -220,16 +221,25 @@ impl Player {
         mv
     }
 
+    /// Finds the faced opponent's stone heard in atari on `view`, where it
+    /// is the last move: before this seat's try stands on it, and before
+    /// a capture clears the view's history.
+    fn locate_kill(&mut self, view: &Game) {
+        if self.kill_heard {
+            self.kill = self.kill(view).map(Probe::stone);
+            self.kill_heard = false;
+        }
+    }
+
     /// Takes in one announcement line of `trier`'s try. Checks it against
     /// what the seat knows first: a line that contradicts the view is an
     /// error and changes nothing.
     pub fn hear(&mut self, view: &mut Game, trier: usize, line: &Line) -> Result<(), String> {
         let me = self.color();
         let trier_color = seat_color(trier);
-        if self.kill_heard && !self.faces(trier) {
+        if trier != self.seat && !self.faces(trier) {
             // The faced opponent's stone stands on the view by now.
-            self.kill = self.kill(view).map(Probe::stone);
-            self.kill_heard = false;
+            self.locate_kill(view);
         }
         match line {
             Line::Outcome(outcome) if trier == self.seat => match (outcome, self.pending) {

@@ -273,49 +273,52 @@ mod tests {
 
     #[test]
     fn a_rengo_seat_kills_the_chain_its_faced_opponent_put_in_atari() {
-        // Seat 1 (Black) sees its stones D5 and E4; seat 2 plays E5,
-        // announced `atari self`: its view liberties are E6 and F5, and
-        // one of them holds the partner's unseen stone. The next turn
-        // tries them, and after one is refused as a black stone, the
-        // other. The same stone heard with no atari asks for nothing.
+        // The seat sees its stone A2; the opponent it faces plays B2,
+        // announced `atari self`: its view liberties are B1, C2 and B3,
+        // and two of them hold unseen stones. The next turn tries them
+        // until one is accepted: after each refusal (a stone of the
+        // seat's colour shown), another of them. Seat 1 hears seats 3 and
+        // 4 before its turn; seat 2's turn comes right after seat 1's
+        // stone. The same stone heard with no atari asks for nothing.
         let settings = view_settings(50, 1);
         let stop = AtomicBool::new(false);
-        let start = |atari: bool| {
-            let mut view = Game::new(9, Rules::default(), 7.5);
-            let stones = [(Color::Black, pt("D5")), (Color::Black, pt("E4"))];
-            view.setup(&stones.map(|(c, q)| (c, q.unwrap())), false)
-                .unwrap();
-            let mut p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
-            p.hear(&mut view, 2, &line("accepted")).unwrap();
-            if atari {
-                p.hear(&mut view, 2, &line("atari self")).unwrap();
+        for seat in [1, 2] {
+            let me = crate::phantom::seat_color(seat);
+            let faced = 3 - seat;
+            let start = |atari: bool| {
+                let mut view = Game::new(9, Rules::default(), 7.5);
+                view.setup(&[(me, pt("A2").unwrap())], false).unwrap();
+                let seed = Options::preset("seed").unwrap();
+                let mut p = Player::new(seat, Kind::Rengo, seed, &view);
+                p.hear(&mut view, faced, &line("accepted")).unwrap();
+                if atari {
+                    p.hear(&mut view, faced, &line("atari self")).unwrap();
+                }
+                assert!(stand(&mut view, me.opponent(), pt("B2").unwrap()));
+                let between: &[usize] = if seat == 1 { &[3, 4] } else { &[] };
+                for &other in between {
+                    p.hear(&mut view, other, &line("accepted")).unwrap();
+                }
+                (p, view)
+            };
+            let (quiet, view) = start(false);
+            assert_eq!(quiet.kill(&view), None);
+            let (mut p, mut view) = start(true);
+            assert_eq!(p.kill(&view), Some(Probe::Kill(pt("B2").unwrap())));
+            let mut libs = vec![pt("B1"), pt("C2"), pt("B3")];
+            let revealed = format!("illegal occupied {}", crate::vertex::color_name(me));
+            for _ in 0..2 {
+                let tried = p.choose_try(&mut view, &settings, &stop);
+                assert!(libs.contains(&tried), "seat {seat}: {tried:?}");
+                libs.retain(|&q| q != tried);
+                p.hear(&mut view, seat, &line(&revealed)).unwrap();
+                assert_eq!(p.kill(&view), Some(Probe::Kill(pt("B2").unwrap())));
             }
-            assert!(stand(&mut view, Color::White, pt("E5").unwrap()));
-            p.hear(&mut view, 3, &line("accepted")).unwrap();
-            p.hear(&mut view, 4, &line("accepted")).unwrap();
-            (p, view)
-        };
-        let (quiet, view) = start(false);
-        assert_eq!(quiet.kill(&view), None);
-        let (mut p, mut view) = start(true);
-        assert_eq!(p.kill(&view), Some(Probe::Kill(pt("E5").unwrap())));
-        let libs = [pt("E6"), pt("F5")];
-        let first = match p.choose(&view, &settings, &stop) {
-            Decision::Play(q) if libs.contains(&Some(q)) => q,
-            d => panic!("{d:?} is no liberty of E5"),
-        };
-        p.put_try(&mut view, Some(first));
-        p.hear(&mut view, 1, &line("illegal occupied black"))
-            .unwrap();
-        let other = libs.into_iter().flatten().find(|&q| q != first);
-        assert_eq!(
-            p.choose(&view, &settings, &stop),
-            Decision::Play(other.unwrap())
-        );
-        // Accepted: it captures, and the kill is over.
-        p.put_try(&mut view, other);
-        p.hear(&mut view, 1, &line("accepted")).unwrap();
-        assert_eq!(p.kill(&view), None);
+            assert_eq!(p.choose_try(&mut view, &settings, &stop), libs[0]);
+            // Accepted: it captures, and the kill is over.
+            p.hear(&mut view, seat, &line("accepted")).unwrap();
+            assert_eq!(p.kill(&view), None);
+        }
     }
 
     #[test]
