@@ -93,6 +93,7 @@ fn player_settings(e: &Engine, color: crate::board::Color) -> player::Settings {
         budget: e.budget(color),
         seed: e.config.seed ^ e.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
         max_nodes: e.config.max_nodes,
+        patterns: e.config.patterns,
     }
 }
 

@@ -207,6 +207,7 @@ mod tests {
             },
             seed: 1,
             max_nodes: 1000,
+            patterns: false,
         }
     }
 

@@ -235,6 +235,7 @@ mod tests {
             },
             seed: 3,
             max_nodes: 10_000,
+            patterns: false,
         };
         let stop = AtomicBool::new(false);
         for seed in 0..4 {

@@ -41,6 +41,9 @@ pub struct Settings {
     pub budget: Budget,
     pub seed: u64,
     pub max_nodes: usize,
+    /// Whether the view search's priors take the learned move patterns
+    /// (`--patterns`); the determinized search's light playouts do not.
+    pub patterns: bool,
 }
 
 /// One seat's knowledge.

@@ -69,7 +69,7 @@ impl Player {
             seed: settings.seed,
             cleanup: false,
             max_nodes: settings.max_nodes,
-            patterns: false,
+            patterns: settings.patterns,
         };
         let (decision, _) = search.run(&s, stop);
         let board = view.board();
@@ -136,6 +136,7 @@ mod tests {
             },
             seed,
             max_nodes: 10_000,
+            patterns: false,
         }
     }
 
