@@ -196,6 +196,40 @@ mod tests {
         assert_eq!(p.probe(), None, "a rescue is not rescued again");
     }
 
+    /// The line (1 at the edge) of the first try of a Rengo seat on an
+    /// empty 13×13 view, with or without the learned patterns, per seed.
+    fn first_try_lines(patterns: bool) -> Vec<usize> {
+        let stop = AtomicBool::new(false);
+        (1..=8)
+            .map(|seed| {
+                let view = Game::new(13, Rules::default(), 7.5);
+                let p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
+                let settings = Settings {
+                    patterns,
+                    ..view_settings(100, seed)
+                };
+                match p.choose(&view, &settings, &stop) {
+                    Decision::Play(q) => {
+                        let (c, r) = view.board().coords(q);
+                        1 + c.min(r).min(12 - c).min(12 - r)
+                    }
+                    _ => 0,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_view_search_takes_the_learned_patterns_when_asked() {
+        // Strong players open on the third and fourth lines; at 100
+        // playouts the search alone has not found that out.
+        let near_the_corners = |lines: &[usize]| lines.iter().all(|l| (3..=4).contains(l));
+        let on = first_try_lines(true);
+        assert!(near_the_corners(&on), "{on:?}");
+        let off = first_try_lines(false);
+        assert!(!near_the_corners(&off), "the control: {off:?}");
+    }
+
     /// A 5×5 view from rows of `X`, `O` and `.`, the top row first.
     fn view_of(rows: &[&str; 5]) -> Game {
         let mut view = Game::new(5, Rules::default(), 0.5);
