@@ -198,7 +198,7 @@ mod tests {
 
     /// The line (1 at the edge) of the first try of a Rengo seat on an
     /// empty 13×13 view, with or without the learned patterns, per seed.
-    fn first_try_lines(patterns: bool) -> Vec<usize> {
+    fn first_try_lines(patterns: bool) -> Vec<u32> {
         let stop = AtomicBool::new(false);
         (1..=8)
             .map(|seed| {
@@ -209,10 +209,7 @@ mod tests {
                     ..view_settings(100, seed)
                 };
                 match p.choose(&view, &settings, &stop) {
-                    Decision::Play(q) => {
-                        let (c, r) = view.board().coords(q);
-                        1 + c.min(r).min(12 - c).min(12 - r)
-                    }
+                    Decision::Play(q) => view.board().line(q),
                     _ => 0,
                 }
             })
@@ -223,7 +220,7 @@ mod tests {
     fn the_view_search_takes_the_learned_patterns_when_asked() {
         // Strong players open on the third and fourth lines; at 100
         // playouts the search alone has not found that out.
-        let near_the_corners = |lines: &[usize]| lines.iter().all(|l| (3..=4).contains(l));
+        let near_the_corners = |lines: &[u32]| lines.iter().all(|l| (3..=4).contains(l));
         let on = first_try_lines(true);
         assert!(near_the_corners(&on), "{on:?}");
         let off = first_try_lines(false);
