@@ -109,3 +109,21 @@ fixed_handicap 2
 #? [2]
 520 phantom-view 2
 #? [.* 7 \. \. \. \. \. \. X \. \. 7.*]
+# A player's board is its seat's view. A stone it learns of by `play` (a
+# board-mate's, or one a try revealed) stands even where the view's own
+# history forbids it as a move: the referee judged it on the true game,
+# where the view's earlier position need not have been.
+clear_board
+phantom-seat 1 rengo
+play black B1
+play black A2
+play black B3
+play white C1
+play white D2
+play white C3
+play black C2
+play white B2
+600 play black C2
+#? []
+610 showboard
+#? [.* 2 X \. X O \. \. \. \. \. 2.*]

@@ -336,6 +336,7 @@ fn phantom_errors_change_nothing() {
     // A player: contradictions refused, nothing changed.
     e.ok("clear_board");
     e.ok("phantom-seat 2 go");
+    e.ok("play black E5");
     let view = e.ok("showboard");
     for (cmd, expected) in [
         ("phantom-heard 2 accepted", "contradicts"),
@@ -344,6 +345,7 @@ fn phantom_errors_change_nothing() {
         ("phantom-heard 3 accepted", "syntax error"),
         ("phantom-try 1 E5", "this engine is a phantom player"),
         ("genmove b", "syntax error: seat 2 plays white"),
+        ("play white E5", "illegal move: point is occupied"),
     ] {
         let msg = e.err(cmd);
         assert!(msg.starts_with(expected), "{cmd}: {msg}");

@@ -217,6 +217,9 @@ fn play(e: &mut Engine, a: &[&str]) -> Reply {
     if let Some(reply) = phantom::host_play(e, c, mv) {
         return reply;
     }
+    if let Some(reply) = phantom::player_play(e, c, mv) {
+        return reply;
+    }
     if mv.is_some() {
         referee_roll(e, c);
     }

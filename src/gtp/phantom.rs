@@ -152,6 +152,34 @@ pub(super) fn host_play(
     Some(reply)
 }
 
+/// `play` at a phantom player: a stone the seat learns of on its board
+/// (a board-mate's move, or a stone a try revealed). The view's own
+/// history may forbid it as a move (a view repeats positions the true
+/// game never had, since captures clear it), so it stands as a setup
+/// stone then; an occupied point stays an error. A pass is an ordinary
+/// `play`.
+pub(super) fn player_play(
+    e: &mut Engine,
+    color: crate::board::Color,
+    mv: Option<crate::board::Point>,
+) -> Option<Reply> {
+    let (Some(Phantom::Player(_)), Some(p)) = (&e.phantom, mv) else {
+        return None;
+    };
+    let mut view = e.game.clone();
+    let reply = match view.play(color, Some(p)) {
+        Ok(()) => Ok(String::new()),
+        Err(why) => view
+            .setup(&[(color, p)], false)
+            .map(|_| String::new())
+            .map_err(|_| GtpError::new("illegal move", why)),
+    };
+    if reply.is_ok() {
+        e.game = view;
+    }
+    Some(reply)
+}
+
 pub(super) fn rules_game_id(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 0)?;
     Ok(match host(e)?.referee.kind {

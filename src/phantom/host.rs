@@ -167,9 +167,10 @@ impl Host {
                     log::warn!("phantom host: seat {t} cannot take {line:?}: {e}");
                 }
             }
-            // A board-mate's accepted stone shows on this seat's board.
-            if let Some(p) = self.referee.mate_stone(a, trier, t, mv) {
-                player::stand(&mut seat.view, seat_color(trier), p);
+            // A board-mate's accepted stone, or the stone its refused try
+            // revealed, shows on this seat's board.
+            if let Some((c, p)) = self.referee.shown_stone(a, trier, t, mv) {
+                player::stand(&mut seat.view, c, p);
             }
         }
         if let Some(heard) = self.referee.heard_by(a, trier, self.human) {

@@ -1,7 +1,8 @@
 //! `kosumi phantom-match`: referees phantom games between GTP engines, as
 //! gogui-twogtp does for Go. A seat's engine that lists `phantom-seat` is
 //! told everything a player hears (`phantom-seat`, `play` for the stones
-//! its board shows, `phantom-heard` for each announcement line); a plain
+//! its board gets from the seat that shares it, accepted or revealed by a
+//! refused try, `phantom-heard` for each announcement line); a plain
 //! engine (GNU Go, Pachi) keeps a board that mirrors its view: the referee
 //! sends `play` for each stone it learns of, asks `genmove` again after an
 //! illegal try (at most [`TRIES_PER_TURN`] times, then passes for it), and
@@ -443,14 +444,15 @@ fn tell_seats(
                     .must(&format!("phantom-heard {s} {line}"))
                     .map_err(fail)?;
             }
-            // A board-mate's accepted stone shows on this seat's board
-            // (after the captures it made are cleared, or it would look
-            // like a suicide there).
-            if let Some(p) = referee.mate_stone(announcement, s, t, mv) {
+            // A board-mate's accepted stone, or the stone its refused try
+            // revealed, shows on this seat's board (an accepted one after
+            // the captures it made are cleared, or it would look like a
+            // suicide there).
+            if let Some((c, p)) = referee.shown_stone(announcement, s, t, mv) {
                 seat.client
                     .must(&format!(
                         "play {} {}",
-                        color_name(seat_color(s)),
+                        color_name(c),
                         vertex_name(Some(p), size)
                     ))
                     .map_err(fail)?;

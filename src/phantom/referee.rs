@@ -25,6 +25,9 @@ pub struct Referee {
     result: Option<String>,
     /// For each view, the captured points it showed, at the last try.
     captured_seen: [Vec<Point>; 2],
+    /// The stone the last try, refused as occupied, put on its board
+    /// (one the board did not show yet).
+    revealed: Option<(Color, Point)>,
     /// Seed of the ownership estimate at the end.
     pub seed: u64,
 }
@@ -55,6 +58,7 @@ impl Referee {
             tries: 0,
             result: None,
             captured_seen: [Vec::new(), Vec::new()],
+            revealed: None,
             seed: 0,
         }
     }
@@ -113,6 +117,7 @@ impl Referee {
         let reason = self.options.illegal == IllegalInfo::Reason;
         let mut items = Vec::new();
         self.captured_seen = [Vec::new(), Vec::new()];
+        self.revealed = None;
         self.tries += 1;
         let outcome = match mv {
             None => {
@@ -124,6 +129,9 @@ impl Referee {
             Some(p) => match (game.board().color_at(p), game.check(color, p)) {
                 (Some(there), _) => {
                     if self.options.illegal != IllegalInfo::Nothing {
+                        if self.views[mine].at(p).is_none() {
+                            self.revealed = Some((there, p));
+                        }
                         self.views[mine].set(p, Some(there));
                         Outcome::Occupied(there)
                     } else {
@@ -225,20 +233,29 @@ impl Referee {
             || (self.options.end == End::TwoPassesOrTries && self.tries >= 4 * size * size)
     }
 
-    /// The point of `trier`'s accepted stone `mv` where it shows on
-    /// `seat`'s board too (a board-mate's stone in Rengo), if it does.
-    pub fn mate_stone(
+    /// The stone `trier`'s last try put on `seat`'s board where `seat`
+    /// shares that board and did not try: a board-mate's accepted stone
+    /// (Phantom Rengo), or the stone a board-mate's try refused as
+    /// occupied revealed (the trier places it on the board they share,
+    /// seed 003). The announcement alone does not tell the board-mate
+    /// where it stands.
+    pub fn shown_stone(
         &self,
         a: &Announcement,
         trier: usize,
         seat: usize,
         mv: Option<Point>,
-    ) -> Option<Point> {
+    ) -> Option<(Color, Point)> {
         let shared = self.options.shared_view;
-        let mate = seat != trier
-            && a.outcome == Outcome::Accepted
-            && self.kind.view_of(seat, shared) == self.kind.view_of(trier, shared);
-        mv.filter(|&p| mate && self.view(seat).at(p).is_some())
+        if seat == trier || self.kind.view_of(seat, shared) != self.kind.view_of(trier, shared) {
+            return None;
+        }
+        let stone = match a.outcome {
+            Outcome::Accepted => (seat_color(trier), mv?),
+            Outcome::Occupied(_) => self.revealed?,
+            _ => return None,
+        };
+        (self.view(seat).at(stone.1) == Some(stone.0)).then_some(stone)
     }
 
     /// What `seat` hears of the announcement of `trier`'s last try (`None`:
@@ -359,6 +376,40 @@ mod tests {
         assert!(a.end().is_some(), "{a:?}");
         assert_eq!(r.to_move(), None);
         assert!(r.try_move(&mut g, 1, pt("A1")).is_err());
+    }
+
+    #[test]
+    fn a_board_mate_is_shown_the_stones_its_board_gets() {
+        let (mut r, mut g) = referee(Kind::Rengo, "seed");
+        let stone = |v: &str, c: Color| Some((c, pt(v).unwrap()));
+        let a = r.try_move(&mut g, 1, pt("C3")).unwrap();
+        assert_eq!(r.shown_stone(&a, 1, 2, pt("C3")), stone("C3", Color::Black));
+        assert_eq!(r.shown_stone(&a, 1, 3, pt("C3")), None, "board B");
+        assert_eq!(r.shown_stone(&a, 1, 1, pt("C3")), None, "the trier");
+        r.try_move(&mut g, 2, pt("G7")).unwrap();
+        r.try_move(&mut g, 3, pt("E5")).unwrap();
+        r.try_move(&mut g, 4, pt("G3")).unwrap();
+        // White's G3 is on board B: seat 1's try there shows it on board
+        // A, where seat 2 sees it as well as seat 1.
+        let a = r.try_move(&mut g, 1, pt("G3")).unwrap();
+        assert_eq!(a.outcome, Outcome::Occupied(Color::White));
+        assert_eq!(r.shown_stone(&a, 1, 2, pt("G3")), stone("G3", Color::White));
+        assert_eq!(r.shown_stone(&a, 1, 4, pt("G3")), None);
+        // Black's E5, seat 3's, is its partner's: shown to seat 2 too.
+        r.try_move(&mut g, 1, pt("D4")).unwrap();
+        let a = r.try_move(&mut g, 2, pt("E5")).unwrap();
+        assert_eq!(a.outcome, Outcome::Occupied(Color::Black));
+        assert_eq!(r.shown_stone(&a, 2, 1, pt("E5")), stone("E5", Color::Black));
+        // A stone the board shows already is no news, nor a refusal for
+        // another reason.
+        let a = r.try_move(&mut g, 2, pt("E5")).unwrap();
+        assert_eq!(r.shown_stone(&a, 2, 1, pt("E5")), None);
+        let (mut r, mut g) = referee(Kind::Rengo, "olympiad");
+        for (seat, v) in [(1, "C3"), (2, "G7"), (3, "E5"), (4, "G3")] {
+            r.try_move(&mut g, seat, pt(v)).unwrap();
+        }
+        let a = r.try_move(&mut g, 1, pt("E5")).unwrap();
+        assert_eq!(r.shown_stone(&a, 1, 2, pt("E5")), None, "olympiad hides it");
     }
 
     #[test]
