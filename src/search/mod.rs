@@ -14,14 +14,16 @@
 //!
 //! The parts: [`dynkomi`] (the handicap's worth the search counts for White,
 //! fading as the game goes on), [`playout`] (the policies and the count of a finished
-//! playout), [`tree`] (nodes, and the tree kept between moves), [`uct`] (one
-//! search: descent, expansion with priors, update), [`threads`] (threads
+//! playout), [`tree`] (nodes, and the tree kept between moves), [`priors`] (what a new
+//! node's children know before their first visit), [`uct`] (one search:
+//! descent, expansion, update), [`threads`] (threads
 //! sharing one tree, and the choice of a move), [`ownership`] (the estimate
 //! behind dead stones).
 
 mod dynkomi;
 mod ownership;
 mod playout;
+mod priors;
 mod report;
 mod threads;
 mod tree;

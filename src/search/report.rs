@@ -153,7 +153,7 @@ impl Search<'_> {
         let priors: Vec<(f32, f32)> = children
             .iter()
             .map(|ch| {
-                let (visits, wins) = Self::prior(board, c, ch.mv, last);
+                let (visits, wins) = super::priors::prior(board, c, ch.mv, last);
                 (ch.prior_visits, wins + (ch.prior_visits - visits).max(0.0))
             })
             .collect();

@@ -2,19 +2,16 @@
 //! update, on one tree behind a lock.
 
 use super::dynkomi;
-use super::playout::{Policy, Rolls, empty_area, final_owner, on_line_set, playout, playout_area};
+use super::playout::{Policy, Rolls, final_owner, on_line_set, playout, playout_area};
+use super::priors::{self, PatternScratch};
 use super::report::{MoveRules, RootScores};
 use super::tree::{EXPAND_AT, GrownFor, Node, RAVE_EQUIV, Tree};
 use super::{Decision, PASS, Planning, RootMove, Settings, decide};
 use crate::board::{Board, Color, Point};
 use crate::dice::{ALL_LINES, Lines};
 use crate::game::{Action, Game};
-use crate::patterns;
 use crate::prediction::Model;
-use crate::prediction::features::Position;
-use crate::prediction::spatial::Grid;
 use crate::rules::Suicide;
-use crate::tactics;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -35,11 +32,6 @@ fn recent_moves(sequence: &[(Color, Point)], game: &Game) -> [Option<Point>; 2] 
         .chain(from_game);
     [moves.next().flatten(), moves.next().flatten()]
 }
-
-/// Prior wins (and visits) the likeliest move by the learned patterns gets:
-/// tuned by self-play on 9×9 at 3000 playouts (80 won 218 of 400 games
-/// against 40, 160 won 93 of 200 against 80).
-const PATTERN_PRIOR: f32 = 80.0;
 
 /// A UCT-RAVE search from one game position: one tree, behind a lock,
 /// shared by the threads that search it.
@@ -86,18 +78,6 @@ struct Worker {
     /// (`Settings::patterns`).
     patterns: Option<&'static Model>,
     pattern_scratch: PatternScratch,
-}
-
-/// What the pattern priors reuse from one expansion to the next, so that
-/// an expansion allocates nothing once the first has run.
-#[derive(Default)]
-struct PatternScratch {
-    /// The board laid out for the spatial patterns.
-    grid: Grid,
-    /// One candidate's features.
-    features: Vec<u32>,
-    /// Each candidate's strength.
-    strengths: Vec<f32>,
 }
 
 impl<'a> Search<'a> {
@@ -197,88 +177,6 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Prior knowledge for a move: (visits, wins) added to its statistics.
-    /// `last` is the opponent's last move, if any.
-    pub(super) fn prior(board: &Board, c: Color, p: Point, last: Option<Point>) -> (f32, f32) {
-        if p == PASS {
-            return (10.0, 1.0);
-        }
-        if board.is_eye(c, p) {
-            return (20.0, 0.0);
-        }
-        // Even prior, then bonuses as (visits, wins) in the manner of michi.
-        let (mut visits, mut wins) = (10.0f32, 5.0f32);
-        let mut add = |v: f32, w: f32| {
-            visits += v;
-            wins += w;
-        };
-        let mut captured = 0;
-        for q in board.neighbors(p) {
-            if let Some(qc) = board.color_at(q)
-                && qc != c
-                && board.liberties(q) == 1
-            {
-                captured += board.chain_size(q);
-            }
-        }
-        if captured == 1 {
-            add(15.0, 15.0);
-        } else if captured > 1 {
-            add(30.0, 30.0);
-        }
-        // Saving a chain from atari: only if it then holds (no ladder).
-        if board
-            .neighbors(p)
-            .iter()
-            .any(|&q| board.color_at(q) == Some(c) && board.liberties(q) == 1)
-        {
-            if tactics::move_is_safe(board, c, p, tactics::LADDER_DEPTH) {
-                add(15.0, 15.0);
-            } else if captured == 0 {
-                add(10.0, 0.0); // runs into a ladder
-            }
-        }
-        let self_atari = board.is_self_atari(c, p);
-        if captured == 0 && self_atari {
-            add(10.0, 0.0);
-        }
-        // An atari the opponent cannot escape (a working ladder).
-        if !self_atari {
-            match tactics::catches(board, c, p, tactics::LADDER_DEPTH) {
-                0 => {}
-                1 => add(15.0, 15.0),
-                _ => add(30.0, 30.0),
-            }
-        }
-        if patterns::matches(board, p) {
-            add(10.0, 10.0);
-        }
-        // Near the last move.
-        if let Some(l) = last.filter(|&l| l != PASS) {
-            let (x, y) = board.coords(p);
-            let (lx, ly) = board.coords(l);
-            let d = x.abs_diff(lx) + y.abs_diff(ly);
-            match d {
-                1 => add(24.0, 24.0),
-                2 => add(22.0, 22.0),
-                3 => add(8.0, 8.0),
-                _ => {}
-            }
-        }
-        // Empty areas: the third line and above are good, the first two poor.
-        let (x, y) = board.coords(p);
-        let n = board.size();
-        let line = x.min(y).min(n - 1 - x).min(n - 1 - y);
-        if empty_area(board, p, 3) {
-            if line >= 2 {
-                add(10.0, 10.0);
-            } else {
-                add(10.0, 0.0);
-            }
-        }
-        (visits, wins)
-    }
-
     /// The children of a node for `c` to move on `board` (the root if
     /// `root`), `depth` moves below the root, with their priors, into `out`,
     /// the pass last. Computed outside the lock.
@@ -312,46 +210,12 @@ impl<'a> Search<'a> {
                 .as_ref()
                 .is_none_or(|r| r.permits(c, p, depth));
             if ok && permitted {
-                let (v, w) = Self::prior(board, c, p, last);
+                let (v, w) = priors::prior(board, c, p, last);
                 out.push(Node::new(p, v, w));
             }
         }
-        let (v, w) = Self::prior(board, c, PASS, last);
+        let (v, w) = priors::prior(board, c, PASS, last);
         out.push(Node::new(PASS, v, w));
-    }
-
-    /// Adds to each child's prior, as wins, `PATTERN_PRIOR` times the square
-    /// root of its learned probability relative to the likeliest child's
-    /// (in the manner of Pachi's pattern prior).
-    fn add_pattern_priors(
-        model: &Model,
-        board: &Board,
-        c: Color,
-        [last, previous]: [Option<Point>; 2],
-        out: &mut [Node],
-        scratch: &mut PatternScratch,
-    ) {
-        let last = last.filter(|&l| l != PASS);
-        let grid = std::mem::take(&mut scratch.grid);
-        let pos = Position::with_grid(board, c, last, previous, grid);
-        let PatternScratch {
-            features,
-            strengths,
-            ..
-        } = scratch;
-        strengths.clear();
-        strengths.extend(out.iter().map(|ch| {
-            model.features(&pos, ch.mv, features);
-            model.strength(features)
-        }));
-        scratch.grid = pos.into_grid();
-        let best = strengths.iter().copied().fold(f32::MIN_POSITIVE, f32::max);
-        for (ch, &s) in out.iter_mut().zip(strengths.iter()) {
-            let bonus = PATTERN_PRIOR * (s / best).sqrt();
-            ch.visits += bonus;
-            ch.wins += bonus;
-            ch.prior_visits += bonus;
-        }
     }
 
     /// Gives node `i` the `children` computed for it, unless another thread
@@ -488,7 +352,7 @@ impl<'a> Search<'a> {
                 let previous = recent_moves(&w.sequence, self.game)[1];
                 // Every child but the pass, which `children` puts last.
                 let moves = children.len() - 1;
-                Self::add_pattern_priors(
+                priors::add_pattern_priors(
                     model,
                     board,
                     c,
