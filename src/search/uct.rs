@@ -80,6 +80,22 @@ struct Worker {
     pattern_scratch: PatternScratch,
 }
 
+impl Worker {
+    /// `first_mover[p]`: the colour (1 black, 2 white) of the first move at
+    /// `p` in the playout, below the tree, filled walking the playout
+    /// backwards; done before the update takes the lock, which then goes on
+    /// through the tree's few moves only.
+    fn mark_playout_first_movers(&mut self) {
+        self.first_mover.fill(0);
+        let tree_len = self.path.len() - 1;
+        for &(col, p) in self.sequence[tree_len..].iter().rev() {
+            if p != PASS {
+                self.first_mover[p as usize] = col.index() as u8 + 1;
+            }
+        }
+    }
+}
+
 impl<'a> Search<'a> {
     pub fn new(game: &'a Game, seed: u64, max_nodes: usize) -> Search<'a> {
         let komi = game.komi + game.rules.handicap_bonus.points(game.handicap());
@@ -297,9 +313,11 @@ impl<'a> Search<'a> {
     }
 
     /// One descent (under the lock, adding a virtual loss: each node on the
-    /// path counts the visit now and the win, if any, at the update), the
-    /// expansion of the leaf it reached (its children's priors computed
-    /// unlocked), the playout (unlocked) and the update (locked again).
+    /// path counts the visit now and the win, if any, at the update; the
+    /// descent's moves are played on the board after the lock is released),
+    /// the expansion of the leaf it reached (its children's priors computed
+    /// unlocked), the playout (unlocked) and the update (locked again, for
+    /// the tree's moves only: the playout's AMAF marks are made before).
     fn iterate(&self, w: &mut Worker) {
         let board = &mut *w.board;
         board.copy_from(self.game.board());
@@ -324,13 +342,7 @@ impl<'a> Search<'a> {
                 let mv = nodes[j].mv;
                 w.path.push(j);
                 w.sequence.push((c, mv));
-                if mv == PASS {
-                    board.clear_ko();
-                    passes += 1;
-                } else {
-                    board.place(c, mv);
-                    passes = 0;
-                }
+                passes = if mv == PASS { passes + 1 } else { 0 };
                 c = c.opponent();
                 i = j;
                 if passes >= 2 {
@@ -339,6 +351,14 @@ impl<'a> Search<'a> {
             }
             for &k in &w.path {
                 nodes[k].visits += 1.0;
+            }
+        }
+        // The descent's moves on the board, with the lock released.
+        for &(col, mv) in &w.sequence {
+            if mv == PASS {
+                board.clear_ko();
+            } else {
+                board.place(col, mv);
             }
         }
         if let Some(i) = leaf {
@@ -398,38 +418,34 @@ impl<'a> Search<'a> {
         }
         let lead = area as f64 - self.search_komi;
         let black_wins = lead > 0.0;
+        w.mark_playout_first_movers();
         self.update(&mut self.lock(), w, black_wins);
         self.playouts.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Adds the result of a playout to the path's wins (its visits were
-    /// counted by the descent) and to the AMAF statistics of the siblings.
+    /// counted by the descent) and to the AMAF statistics of the siblings,
+    /// `first_mover` holding the playout's first movers
+    /// ([`Worker::mark_playout_first_movers`]).
     fn update(&self, nodes: &mut [Node], w: &mut Worker, black_wins: bool) {
-        // first_mover[p]: colour (1 black, 2 white) of the first move at p from
-        // the current depth on; filled walking the sequence backwards.
-        for m in w.first_mover.iter_mut() {
-            *m = 0;
-        }
         let path = &w.path;
         let tree_len = path.len() - 1;
-        for k in (0..w.sequence.len()).rev() {
+        for k in (0..tree_len).rev() {
             let (col, p) = w.sequence[k];
             if p != PASS {
                 w.first_mover[p as usize] = col.index() as u8 + 1;
             }
-            if k < tree_len {
-                // node path[k] has children played by col
-                let parent = &nodes[path[k]];
-                let (start, n) = (parent.first_child as usize, parent.children as usize);
-                let won = (col == Color::Black) == black_wins;
-                for ch in &mut nodes[start..start + n] {
-                    if ch.mv != PASS && w.first_mover[ch.mv as usize] == col.index() as u8 + 1 {
-                        ch.amaf_visits += 1.0;
-                        ch.amaf_wins += won as u8 as f32;
-                    }
+            // node path[k] has children played by col
+            let parent = &nodes[path[k]];
+            let (start, n) = (parent.first_child as usize, parent.children as usize);
+            let won = (col == Color::Black) == black_wins;
+            for ch in &mut nodes[start..start + n] {
+                if ch.mv != PASS && w.first_mover[ch.mv as usize] == col.index() as u8 + 1 {
+                    ch.amaf_visits += 1.0;
+                    ch.amaf_wins += won as u8 as f32;
                 }
-                nodes[path[k + 1]].wins += won as u8 as f32;
             }
+            nodes[path[k + 1]].wins += won as u8 as f32;
         }
     }
 
