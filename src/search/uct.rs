@@ -80,17 +80,23 @@ struct Worker {
     pattern_scratch: PatternScratch,
 }
 
+/// The mark of a first mover in `Worker::first_mover`: 1 black, 2 white (0
+/// for a point no one played).
+fn mover_mark(c: Color) -> u8 {
+    c.index() as u8 + 1
+}
+
 impl Worker {
-    /// `first_mover[p]`: the colour (1 black, 2 white) of the first move at
-    /// `p` in the playout, below the tree, filled walking the playout
-    /// backwards; done before the update takes the lock, which then goes on
-    /// through the tree's few moves only.
+    /// `first_mover[p]`: the [`mover_mark`] of the first move at `p` in the
+    /// playout, below the tree, filled walking the playout backwards; done
+    /// before the update takes the lock, which then goes on through the
+    /// tree's few moves only.
     fn mark_playout_first_movers(&mut self) {
         self.first_mover.fill(0);
         let tree_len = self.path.len() - 1;
         for &(col, p) in self.sequence[tree_len..].iter().rev() {
             if p != PASS {
-                self.first_mover[p as usize] = col.index() as u8 + 1;
+                self.first_mover[p as usize] = mover_mark(col);
             }
         }
     }
@@ -433,14 +439,14 @@ impl<'a> Search<'a> {
         for k in (0..tree_len).rev() {
             let (col, p) = w.sequence[k];
             if p != PASS {
-                w.first_mover[p as usize] = col.index() as u8 + 1;
+                w.first_mover[p as usize] = mover_mark(col);
             }
             // node path[k] has children played by col
             let parent = &nodes[path[k]];
             let (start, n) = (parent.first_child as usize, parent.children as usize);
             let won = (col == Color::Black) == black_wins;
             for ch in &mut nodes[start..start + n] {
-                if ch.mv != PASS && w.first_mover[ch.mv as usize] == col.index() as u8 + 1 {
+                if ch.mv != PASS && w.first_mover[ch.mv as usize] == mover_mark(col) {
                     ch.amaf_visits += 1.0;
                     ch.amaf_wins += won as u8 as f32;
                 }
