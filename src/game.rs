@@ -152,6 +152,23 @@ impl Game {
         })
     }
 
+    /// The board as it stood `back` actions ago (1: before the last move
+    /// or setup), if the game goes back that far.
+    pub fn earlier_board(&self, back: usize) -> Option<&Board> {
+        let n = self.earlier.len();
+        (back >= 1 && back <= n).then(|| &self.earlier[n - back].board)
+    }
+
+    /// The moves since the last setup (handicap or `gogui-setup`), oldest first.
+    pub fn moves_since_setup(&self) -> &[Action] {
+        let start = self
+            .actions
+            .iter()
+            .rposition(|a| matches!(a, Action::Setup(_)))
+            .map_or(0, |i| i + 1);
+        &self.actions[start..]
+    }
+
     pub fn move_count(&self) -> usize {
         self.moves().count()
     }

@@ -38,6 +38,7 @@ pub mod gtp;
 pub mod handicap;
 pub mod patterns;
 pub mod phantom;
+pub mod nn;
 pub mod prediction;
 pub mod rules;
 pub mod score;

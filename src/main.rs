@@ -83,6 +83,14 @@ struct Cli {
     /// search's priors: on or off.
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     patterns: String,
+    /// Whether to load a neural network (the embedded KataGo six-block
+    /// net, or --model): on or off.
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    nn: String,
+    /// A KataGo model file (.bin.gz or .txt.gz, model version 8) to use
+    /// instead of the embedded network.
+    #[arg(long, value_name = "FILE")]
+    model: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -390,8 +398,27 @@ fn main() {
             Some((usize::from(seat), kind, options))
         }
     };
+    let network = match (cli.nn.as_str(), &cli.model) {
+        ("off", Some(_)) => {
+            eprintln!("kosumi: --model names a network and --nn off asks for none");
+            std::process::exit(2);
+        }
+        ("off", None) => None,
+        (_, Some(path)) => match kosumi::nn::Evaluator::load(path) {
+            Ok(net) => Some(net),
+            Err(e) => {
+                eprintln!("kosumi: --model {}: {e}", path.display());
+                std::process::exit(2);
+            }
+        },
+        (_, None) => Some(kosumi::nn::Evaluator::embedded()),
+    };
+    if let Some(net) = &network {
+        log::info!("network {}", net.name());
+    }
     let config = Config {
         phantom_host,
+        network: network.map(std::sync::Arc::new),
         ..config
     };
     let mut engine = Engine::new(config, rules, cli.size, cli.komi);

@@ -4,7 +4,7 @@
 
 use super::analyze::{self, Format};
 use super::parse::{check_komi, parse_color, parse_float, parse_int, parse_vertex, vertex_name};
-use super::{Engine, GtpError, Reply, gogui_analysis, phantom};
+use super::{Engine, GtpError, Reply, gogui_analysis, network, phantom};
 use crate::board::{Cell, Color, Point};
 use crate::clock::{Clock, TimeSystem};
 use crate::rules::Rules;
@@ -94,6 +94,8 @@ pub static COMMANDS: &[Command] = table! {
     "kosumi-pass_stones" => |e, a| { arity(a, 1)?; let c = color(a[0])?; Ok(e.game.pass_stones(c).to_string()) },
     "kosumi-score" => kosumi_score,
     "kosumi-ownership" => |e, a| { arity(a, 0)?; Ok(ownership_board(e)) },
+    // the network, as KataGo answers it
+    "kata-raw-nn" => network::kata_raw_nn,
     "kosumi-gfx_ownership" => |e, a| { arity(a, 0)?; Ok(ownership_gfx(e)) },
     // Aléago
     "aleago-dice" => aleago_dice,

@@ -11,6 +11,7 @@ mod background;
 mod commands;
 mod gogui_analysis;
 mod input;
+mod network;
 mod parse;
 mod phantom;
 
@@ -99,6 +100,8 @@ pub struct Config {
     pub live_gfx: bool,
     /// Let the learned move patterns add to the search's priors.
     pub patterns: bool,
+    /// The neural network (`None` with `--nn off`).
+    pub network: Option<Arc<crate::nn::Evaluator>>,
 }
 
 impl Default for Config {
@@ -118,6 +121,7 @@ impl Default for Config {
             ponder: false,
             live_gfx: false,
             patterns: true,
+            network: None,
         }
     }
 }

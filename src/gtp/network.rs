@@ -1,0 +1,64 @@
+//! The network's GTP command, `kata-raw-nn [COLOR] SYMMETRY|all [OPTIMISM]`,
+//! as KataGo has it: the raw evaluation of the current position for one of
+//! the eight symmetries or all of them, in KataGo's text. With `all` the
+//! blocks follow one another without the blank line KataGo puts between
+//! them (a blank line would end the GTP reply). OPTIMISM is accepted for
+//! KataGo's syntax; version 8 nets have no optimistic policy to blend.
+
+use super::analyze::refuse_during_phantom;
+use super::parse::parse_float;
+use super::{Engine, GtpError, Reply};
+use crate::nn::{self, Request, Scratch};
+use crate::vertex::parse_color;
+
+pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
+    refuse_during_phantom(e)?;
+    let Some(net) = e.config.network.clone() else {
+        return Err(GtpError("no network loaded (kosumi runs with --nn off)".into()));
+    };
+    let mut rest = args;
+    let mut to_move = e.game.to_move();
+    if let Some(first) = rest.first()
+        && let Ok(c) = parse_color(first)
+    {
+        to_move = c;
+        rest = &rest[1..];
+    }
+    let usage = "expected an optional color, a symmetry 'all' or index [0-7], and an optional optimism [0-1]";
+    let symmetries: Vec<usize> = match rest.first().map(|s| s.to_ascii_lowercase()) {
+        Some(s) if s == "all" => (0..nn::SYMMETRIES).collect(),
+        Some(s) => match s.parse::<usize>() {
+            Ok(n) if n < nn::SYMMETRIES => vec![n],
+            _ => return Err(GtpError::syntax(format!("symmetry '{s}': {usage}"))),
+        },
+        None => return Err(GtpError::syntax(usage.to_string())),
+    };
+    rest = &rest[1..];
+    if let Some(opt) = rest.first() {
+        match parse_float(opt) {
+            Ok(x) if (0.0..=1.0).contains(&x) => rest = &rest[1..],
+            _ => return Err(GtpError::syntax(format!("optimism '{opt}': {usage}"))),
+        }
+    }
+    if let Some(extra) = rest.first() {
+        return Err(GtpError::syntax(format!("unexpected argument '{extra}'")));
+    }
+    let fresh = to_move != e.game.to_move();
+    let mut scratch = Scratch::default();
+    let text: Vec<String> = symmetries
+        .into_iter()
+        .map(|symmetry| {
+            let eval = net.evaluate(
+                Request {
+                    game: &e.game,
+                    to_move,
+                    fresh,
+                    symmetry,
+                },
+                &mut scratch,
+            );
+            nn::output::raw_nn_text(symmetry, &eval)
+        })
+        .collect();
+    Ok(text.concat().trim_end().to_string())
+}

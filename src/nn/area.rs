@@ -1,0 +1,199 @@
+//! Pass-alive areas as KataGo's network inputs read them (`Board::calculateArea`
+//! in KataGo's `board.cpp`): Benson's algorithm finds each colour's
+//! unconditionally alive chains and the regions they make safe; KataGo then
+//! also gives a colour the empty regions only its stones border ("big
+//! territories", safe when those stones are pass-alive) and, last, every
+//! stone not otherwise claimed to its own colour. Under area scoring the
+//! network sees the result as its "current territory" planes.
+
+use crate::board::{Board, Cell, Color, Point, MAX_POINTS};
+
+/// The owner of each point, indexed by `Point` (`None`: nobody's).
+pub type Area = [Option<Color>; MAX_POINTS];
+
+/// KataGo's `calculateArea` with non-pass-alive stones, safe and unsafe big
+/// territories all counted. `multi_stone_suicide` is whether the rules let
+/// a chain fill its own last liberty (then regions are judged point by
+/// point, occupied or not).
+pub fn area(board: &Board, multi_stone_suicide: bool) -> Area {
+    let mut result: Area = [None; MAX_POINTS];
+    for c in [Color::Black, Color::White] {
+        area_for(board, c, multi_stone_suicide, &mut result);
+    }
+    for p in board.points() {
+        if result[p as usize].is_none() {
+            result[p as usize] = board.color_at(p);
+        }
+    }
+    result
+}
+
+/// One maximal region of points empty or held by the opponent.
+struct Region {
+    points: Vec<Point>,
+    /// The chains of `pla` every (relevant) point of the region touches.
+    vital_for: Vec<Point>,
+    /// Points not next to any stone of `pla`, counted up to 2.
+    internal: u8,
+    contains_opp: bool,
+}
+
+fn touches_chain(board: &Board, p: Point, pla: Color, head: Point) -> bool {
+    board
+        .neighbors(p)
+        .iter()
+        .any(|&q| board.color_at(q) == Some(pla) && board.chain(q) == head)
+}
+
+fn area_for(board: &Board, pla: Color, multi_stone_suicide: bool, result: &mut Area) {
+    let opp = pla.opponent();
+    let mut region_of = [usize::MAX; MAX_POINTS];
+    let mut regions: Vec<Region> = Vec::new();
+    let mut at_least_one_pla = false;
+    // Regions in KataGo's order: rows from the top, each from the left.
+    let size = board.size();
+    for y in (0..size).rev() {
+        for x in 0..size {
+            let start = board.point(x, y);
+            if region_of[start as usize] != usize::MAX {
+                continue;
+            }
+            match board.color_at(start) {
+                Some(c) => {
+                    at_least_one_pla |= c == pla;
+                    continue;
+                }
+                None => {}
+            }
+            let index = regions.len();
+            let mut vital_for: Vec<Point> = Vec::new();
+            for q in board.neighbors(start) {
+                if board.color_at(q) == Some(pla) && !vital_for.contains(&board.chain(q)) {
+                    vital_for.push(board.chain(q));
+                }
+            }
+            let mut region = Region {
+                points: vec![start],
+                vital_for,
+                internal: 0,
+                contains_opp: false,
+            };
+            region_of[start as usize] = index;
+            let mut next = 0;
+            while next < region.points.len() {
+                let p = region.points[next];
+                next += 1;
+                if !region.vital_for.is_empty() && (multi_stone_suicide || board.cell(p) == Cell::Empty) {
+                    region.vital_for.retain(|&h| touches_chain(board, p, pla, h));
+                }
+                if region.internal < 2 && !board.neighbors(p).iter().any(|&q| board.color_at(q) == Some(pla)) {
+                    region.internal += 1;
+                }
+                if board.color_at(p) == Some(opp) {
+                    region.contains_opp = true;
+                }
+                for q in board.neighbors(p) {
+                    let cell = board.cell(q);
+                    if (cell == Cell::Empty || cell.color() == Some(opp)) && region_of[q as usize] == usize::MAX {
+                        region_of[q as usize] = index;
+                        region.points.push(q);
+                    }
+                }
+            }
+            regions.push(region);
+        }
+    }
+
+    // Benson: chains of pla with fewer than two vital regions die, and the
+    // regions they border stop counting for anyone, until nothing changes.
+    let heads: Vec<Point> = board
+        .points()
+        .filter(|&p| board.color_at(p) == Some(pla) && board.chain(p) == p)
+        .collect();
+    let mut vital_count = [0u32; MAX_POINTS];
+    for r in &regions {
+        for &h in &r.vital_for {
+            vital_count[h as usize] += 1;
+        }
+    }
+    let mut killed = vec![false; heads.len()];
+    let mut borders_dead = vec![false; regions.len()];
+    loop {
+        let mut changed = false;
+        for (i, &h) in heads.iter().enumerate() {
+            if killed[i] || vital_count[h as usize] >= 2 {
+                continue;
+            }
+            killed[i] = true;
+            changed = true;
+            for s in board.chain_stones(h) {
+                for q in board.neighbors(s) {
+                    let r = region_of[q as usize];
+                    let cell = board.cell(q);
+                    if r != usize::MAX && !borders_dead[r] && (cell == Cell::Empty || cell.color() == Some(opp)) {
+                        borders_dead[r] = true;
+                        for &v in &regions[r].vital_for {
+                            vital_count[v as usize] -= 1;
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+
+    for (i, &h) in heads.iter().enumerate() {
+        if !killed[i] {
+            for s in board.chain_stones(h) {
+                result[s as usize] = Some(pla);
+            }
+        }
+    }
+    for (r, region) in regions.iter().enumerate() {
+        let alive_border = !borders_dead[r] && at_least_one_pla;
+        let mark = (region.internal <= 1 && alive_border) || (!region.contains_opp && alive_border);
+        if mark {
+            for &p in &region.points {
+                result[p as usize] = Some(pla);
+            }
+        } else if !region.contains_opp && at_least_one_pla {
+            for &p in &region.points {
+                if result[p as usize].is_none() {
+                    result[p as usize] = Some(pla);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vertex::parse_vertex;
+
+    #[test]
+    fn a_group_with_two_real_eyes_owns_its_eyes_and_a_lone_stone_only_itself() {
+        let b = Board::from_ascii(
+            ". X . X O . .
+             X X X X O . .
+             O O O O O . .
+             . . . . . . .
+             . . . . . X .
+             . . . . . . .
+             . . . . . . .",
+        );
+        let a = area(&b, false);
+        let at = |v: &str| a[parse_vertex(v, 7).unwrap().unwrap() as usize];
+        // Black's corner group has two eyes, A7 and C7: pass-alive.
+        assert_eq!(at("A7"), Some(Color::Black));
+        assert_eq!(at("C7"), Some(Color::Black));
+        assert_eq!(at("B6"), Some(Color::Black));
+        // The lone black stone is not pass-alive but is its owner's stone;
+        // the open space around it is nobody's.
+        assert_eq!(at("F3"), Some(Color::Black));
+        assert_eq!(at("G1"), None);
+        assert_eq!(at("D4"), None);
+    }
+}

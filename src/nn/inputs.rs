@@ -1,0 +1,399 @@
+//! The network's inputs for a kosumi game: the 22 planes and 19 global
+//! features of KataGo's input version 7 (`NNInputs::fillRowV7` in KataGo's
+//! `nninputs.cpp`), the version its model 8 reads.
+//!
+//! Planes (one value per point, rows from the top as KataGo counts them):
+//! 0 on board; 1, 2 the mover's and the opponent's stones; 3, 4, 5 stones of
+//! chains with 1, 2, 3 liberties; 6 points banned by ko or superko; 9–13 the
+//! last five moves; 14 stones laddered now, 15 and 16 one and two moves
+//! ago; 17 the ataris that start a ladder on an opponent chain of two
+//! liberties; 18, 19 the mover's and opponent's area (pass-alive stones and
+//! territory, then the other stones) under area scoring. Planes 7, 8, 20 and
+//! 21 belong to KataGo's encore, which kosumi does not play, and stay zero.
+//!
+//! Globals: 0–4 which of the last five moves were passes; 5 the komi from the
+//! mover's side / 20; 6, 7 the ko rule; 8 multi-stone suicide; 9 territory
+//! scoring; 10, 11 the group tax; 14 whether a pass would end the game;
+//! 18 the komi's parity wave under area scoring.
+//!
+//! kosumi's rulesets map to KataGo's rule fields in [`NetRules::of`]; where
+//! KataGo has no counterpart (pass stones, White's extra pass) the points
+//! they move are folded into the komi the network sees.
+
+use super::area;
+use super::ladder::LadderReader;
+use crate::board::{Board, Color, Point};
+use crate::game::{Action, Game};
+use crate::rules::{Ko, Rules, Scoring, Suicide};
+
+/// Spatial planes of input version 7.
+pub const SPATIAL: usize = 22;
+/// Global features of input version 7.
+pub const GLOBAL: usize = 19;
+/// How far komi may stray beyond the board's area (KataGo's clip).
+const KOMI_CLIP: f32 = 20.0;
+
+/// The group tax of KataGo's rules (stones in seki, or every group's eyes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tax {
+    None,
+    Seki,
+}
+
+/// KataGo's rule fields, as the network reads them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetRules {
+    pub ko: Ko,
+    pub multi_stone_suicide: bool,
+    pub territory: bool,
+    pub tax: Tax,
+    /// Whether a pass that would end the game may be made before the dead
+    /// stones are captured (KataGo's `friendlyPassOk`): kosumi removes dead
+    /// stones when it counts, so under area scoring it is.
+    pub friendly_pass_ok: bool,
+}
+
+impl NetRules {
+    /// The KataGo rules nearest to kosumi's: the same ko rule, suicide and
+    /// scoring; Japanese-style territory scoring taxes seki as KataGo's
+    /// `japanese` does. (KataGo's own `chinese` preset uses simple ko; kosumi's
+    /// Chinese rules are positional superko, and the network is told so.)
+    pub fn of(rules: &Rules) -> NetRules {
+        let territory = rules.scoring == Scoring::Territory;
+        NetRules {
+            ko: rules.ko,
+            multi_stone_suicide: rules.suicide != Suicide::Forbidden,
+            territory,
+            tax: if territory { Tax::Seki } else { Tax::None },
+            friendly_pass_ok: !territory,
+        }
+    }
+}
+
+/// One position's inputs, in KataGo's orientation (no symmetry applied).
+#[derive(Clone, Debug)]
+pub struct Features {
+    pub side: usize,
+    /// `SPATIAL` planes of `side²` values.
+    pub spatial: Vec<f32>,
+    pub global: [f32; GLOBAL],
+}
+
+impl Features {
+    pub fn new(side: usize) -> Features {
+        Features {
+            side,
+            spatial: vec![0.0; SPATIAL * side * side],
+            global: [0.0; GLOBAL],
+        }
+    }
+}
+
+/// KataGo's index of a point: row from the top, then column.
+pub fn position(board: &Board, p: Point) -> usize {
+    let (x, y) = board.coords(p);
+    let n = board.size();
+    (n - 1 - y) * n + x
+}
+
+/// Every point in KataGo's order: rows from the top, each from the left.
+pub fn points_in_net_order(board: &Board) -> impl Iterator<Item = Point> + '_ {
+    let n = board.size();
+    (0..n).rev().flat_map(move |y| (0..n).map(move |x| board.point(x, y)))
+}
+
+/// Makes the inputs; keeps the ladder reader's scratch boards between calls.
+#[derive(Default)]
+pub struct FeatureMaker {
+    ladders: LadderReader,
+}
+
+impl FeatureMaker {
+    /// Fills `f` for `to_move` in `game`. With `fresh` the position is seen
+    /// as KataGo sees a position set up for another player than the one the
+    /// history expects: no history, no ko.
+    pub fn fill(&mut self, game: &Game, to_move: Color, fresh: bool, f: &mut Features) {
+        let board = game.board();
+        let n = board.size();
+        if f.side != n {
+            *f = Features::new(n);
+        }
+        let points = n * n;
+        f.spatial.fill(0.0);
+        f.global = [0.0; GLOBAL];
+        let rules = NetRules::of(&game.rules);
+        let pla = to_move;
+        let opp = pla.opponent();
+        let mut set = |plane: usize, pos: usize| f.spatial[plane * points + pos] = 1.0;
+
+        for p in board.points() {
+            let pos = position(board, p);
+            set(0, pos);
+            if let Some(c) = board.color_at(p) {
+                set(if c == pla { 1 } else { 2 }, pos);
+                match board.liberties(p) {
+                    1 => set(3, pos),
+                    2 => set(4, pos),
+                    3 => set(5, pos),
+                    _ => {}
+                }
+            }
+        }
+
+        // Ko and superko bans.
+        if !fresh {
+            let ko = board.ko().filter(|&(_, c)| c == pla).map(|(p, _)| p);
+            if let Some(p) = ko {
+                set(6, position(board, p));
+            }
+            if rules.ko != Ko::Simple {
+                for p in superko_banned(game, pla, ko) {
+                    set(6, position(board, p));
+                }
+            }
+        }
+
+        // Area under area scoring.
+        if !rules.territory {
+            let area = area::area(board, rules.multi_stone_suicide);
+            for p in board.points() {
+                match area[p as usize] {
+                    Some(c) if c == pla => set(18, position(board, p)),
+                    Some(_) => set(19, position(board, p)),
+                    None => {}
+                }
+            }
+        }
+
+        // History.
+        let moves: Vec<(Color, Option<Point>)> = if fresh {
+            Vec::new()
+        } else {
+            game.moves_since_setup()
+                .iter()
+                .filter_map(|a| match a {
+                    Action::Move(c, m, _) => Some((*c, *m)),
+                    Action::Setup(_) => None,
+                })
+                .collect()
+        };
+        let trailing_passes = moves.iter().rev().take_while(|(_, m)| m.is_none()).count();
+        let pass_ends_phase = trailing_passes >= 1;
+        let pass_ends_game = pass_ends_phase && !rules.territory;
+        let suppress = pass_ends_game && rules.friendly_pass_ok && trailing_passes == 1;
+        let max_turns = if suppress {
+            0
+        } else if pass_ends_game && trailing_passes >= 2 {
+            1
+        } else {
+            5
+        };
+        let mut included = 0;
+        for back in 1..=max_turns.min(moves.len()) {
+            let (c, m) = moves[moves.len() - back];
+            let expected = if back % 2 == 1 { opp } else { pla };
+            if c != expected {
+                break;
+            }
+            included = back;
+            match m {
+                None => f.global[back - 1] = 1.0,
+                Some(p) => f.spatial[(8 + back) * points + position(board, p)] = 1.0,
+            }
+        }
+
+        // Ladders now, one move ago and two moves ago.
+        self.ladder_planes(board, pla, &mut f.spatial, points, true, 14);
+        let prev = if included >= 1 { game.earlier_board(1).unwrap_or(board) } else { board };
+        self.ladder_planes(prev, pla, &mut f.spatial, points, false, 15);
+        let prev_prev = if included >= 2 { game.earlier_board(2).unwrap_or(prev) } else { prev };
+        self.ladder_planes(prev_prev, pla, &mut f.spatial, points, false, 16);
+
+        // Globals.
+        let area_points = points as f32;
+        let self_komi = (self_komi(game, pla) as f32).clamp(-area_points - KOMI_CLIP, area_points + KOMI_CLIP);
+        f.global[5] = self_komi / 20.0;
+        match rules.ko {
+            Ko::Simple => {}
+            Ko::Positional => {
+                f.global[6] = 1.0;
+                f.global[7] = 0.5;
+            }
+            Ko::Situational => {
+                f.global[6] = 1.0;
+                f.global[7] = -0.5;
+            }
+        }
+        if rules.multi_stone_suicide {
+            f.global[8] = 1.0;
+        }
+        if rules.territory {
+            f.global[9] = 1.0;
+        }
+        if rules.tax == Tax::Seki {
+            f.global[10] = 1.0;
+        }
+        if pass_ends_phase && !suppress {
+            f.global[14] = 1.0;
+        }
+        if !rules.territory {
+            f.global[18] = parity_wave(self_komi, points);
+        }
+    }
+
+    /// Marks `plane` on the stones of every laddered chain (KataGo's
+    /// `iterLadders`), and, with `working`, plane 17 on the ataris that
+    /// ladder an opponent chain of two liberties.
+    fn ladder_planes(&mut self, board: &Board, pla: Color, spatial: &mut [f32], points: usize, working: bool, plane: usize) {
+        let mut solved: Vec<(Point, bool)> = Vec::new();
+        for p in points_in_net_order(board) {
+            let Some(c) = board.color_at(p) else { continue };
+            let libs = board.liberties(p);
+            if libs != 1 && libs != 2 {
+                continue;
+            }
+            let head = board.chain(p);
+            let laddered = match solved.iter().find(|(h, _)| *h == head) {
+                Some(&(_, l)) => l,
+                None => {
+                    let l = if libs == 1 {
+                        self.ladders.in_atari_is_laddered(board, p)
+                    } else {
+                        let moves = self.ladders.two_liberties_working_moves(board, p);
+                        if working && c != pla {
+                            for m in moves.into_iter().flatten() {
+                                spatial[17 * points + position(board, m)] = 1.0;
+                            }
+                        }
+                        moves.iter().any(Option::is_some)
+                    };
+                    solved.push((head, l));
+                    l
+                }
+            };
+            if laddered {
+                spatial[plane * points + position(board, p)] = 1.0;
+            }
+        }
+    }
+}
+
+/// The empty points where `pla` may not play because the position would
+/// repeat (the ko point excepted): KataGo's `superKoBanned`. Only a point
+/// that held a stone before, or a suicide, can repeat a position.
+fn superko_banned(game: &Game, pla: Color, ko: Option<Point>) -> Vec<Point> {
+    let board = game.board();
+    let mut ever = vec![false; crate::board::MAX_POINTS];
+    for a in game.actions() {
+        match a {
+            Action::Move(_, Some(p), _) => ever[*p as usize] = true,
+            Action::Setup(stones) => stones.iter().for_each(|&(_, p)| ever[p as usize] = true),
+            Action::Move(_, None, _) => {}
+        }
+    }
+    board
+        .empty_points()
+        .iter()
+        .copied()
+        .filter(|&p| Some(p) != ko && (ever[p as usize] || board.is_suicide(pla, p)))
+        .filter(|&p| board.check(pla, p, game.rules.suicide).is_ok())
+        .filter(|&p| game.check(pla, p) == Err(crate::board::Illegal::Superko))
+        .collect()
+}
+
+/// White's komi as the network should see it, from `pla`'s side: the komi,
+/// the handicap bonus, KataGo's one point per move under territory scoring
+/// (its territory count is an area count less the stones each side played),
+/// and the pass stones handed over so far under rules that have them.
+pub fn self_komi(game: &Game, pla: Color) -> f64 {
+    let rules = &game.rules;
+    let mut white = game.komi + rules.handicap_bonus.points(game.handicap());
+    if rules.scoring == Scoring::Territory {
+        for a in game.moves_since_setup() {
+            if let Action::Move(c, Some(_), _) = a {
+                white += if *c == Color::Black { 1.0 } else { -1.0 };
+            }
+        }
+    }
+    white += f64::from(game.pass_stones(Color::Black)) - f64::from(game.pass_stones(Color::White));
+    if pla == Color::White { white } else { -white }
+}
+
+/// KataGo's triangle wave of the komi around the komis that allow a draw on
+/// a board of `points` points.
+fn parity_wave(self_komi: f32, points: usize) -> f32 {
+    let floor = if points % 2 == 0 {
+        (self_komi / 2.0).floor() * 2.0
+    } else {
+        ((self_komi - 1.0) / 2.0).floor() * 2.0 + 1.0
+    };
+    let delta = (self_komi - floor).clamp(0.0, 2.0);
+    if delta < 0.5 {
+        delta
+    } else if delta < 1.5 {
+        1.0 - delta
+    } else {
+        delta - 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vertex::parse_vertex;
+
+    fn play(game: &mut Game, moves: &[&str]) {
+        for v in moves {
+            let c = game.to_move();
+            game.play(c, parse_vertex(v, game.size()).unwrap()).unwrap();
+        }
+    }
+
+    #[test]
+    fn stones_liberties_and_the_last_moves_land_on_their_planes() {
+        let mut game = Game::new(9, Rules::preset("japanese").unwrap(), 6.5);
+        play(&mut game, &["E5", "D5", "pass"]);
+        let mut f = Features::new(9);
+        FeatureMaker::default().fill(&game, Color::White, false, &mut f);
+        let at = |plane: usize, v: &str| {
+            let p = parse_vertex(v, 9).unwrap().unwrap();
+            f.spatial[plane * 81 + position(game.board(), p)]
+        };
+        assert_eq!(at(1, "D5"), 1.0, "White to move: its stone is plane 1");
+        assert_eq!(at(2, "E5"), 1.0);
+        assert_eq!(at(5, "E5"), 1.0, "three liberties");
+        assert_eq!(f.global[0], 1.0, "Black's pass was the last move");
+        assert_eq!(at(10, "D5"), 1.0, "White's D5 two moves ago");
+        assert_eq!(at(11, "E5"), 1.0);
+        // Territory scoring: one point per stone played folds into the komi.
+        assert_eq!(f.global[5], (6.5 + 1.0 - 1.0) / 20.0);
+        assert_eq!(f.global[9], 1.0);
+        assert_eq!(f.global[14], 1.0, "a pass now ends the phase");
+        assert_eq!(f.global[6], 0.0, "simple ko");
+
+        // Under area scoring a pass that would end the game hides the
+        // history (KataGo's friendly pass).
+        let mut game = Game::new(9, Rules::default(), 7.5);
+        play(&mut game, &["E5", "D5", "pass"]);
+        FeatureMaker::default().fill(&game, Color::White, false, &mut f);
+        assert_eq!(f.global[0], 0.0);
+        assert_eq!(f.global[14], 0.0);
+        assert_eq!(f.global[6], 1.0, "positional superko");
+        assert_eq!(f.global[5], 7.5 / 20.0);
+        // Position 0 is A9, the top left.
+        assert_eq!(position(game.board(), parse_vertex("A9", 9).unwrap().unwrap()), 0);
+    }
+
+    #[test]
+    fn the_komi_wave_peaks_half_a_point_above_a_drawable_komi() {
+        // 9x9 has 81 points: odd komis can draw.
+        assert_eq!(parity_wave(7.5, 81), 0.5);
+        assert_eq!(parity_wave(7.0, 81), 0.0);
+        assert_eq!(parity_wave(6.5, 81), -0.5);
+        assert_eq!(parity_wave(8.0, 81), 0.0);
+        assert_eq!(parity_wave(-7.5, 81), -0.5);
+        // 8x8 has 64: even komis draw.
+        assert_eq!(parity_wave(6.5, 64), 0.5);
+        assert_eq!(parity_wave(7.5, 64), -0.5);
+    }
+}

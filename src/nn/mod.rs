@@ -1,0 +1,242 @@
+//! The neural network: KataGo's model files read and evaluated on the CPU.
+//!
+//! [`model`] reads a file into layer descriptions, [`network`] runs them
+//! (with [`layers`]: convolutions, norms, pooling), [`inputs`] makes KataGo's
+//! input planes for a kosumi [`Game`] (with [`ladder`] and [`area`], KataGo's
+//! ladder and pass-alive readers), and [`output`] turns the heads' numbers
+//! into probabilities and scores. [`Evaluator`] ties them together: a game,
+//! the colour to move and one of the eight symmetries in, an [`Evaluation`]
+//! out, for one position or a batch.
+//!
+//! kosumi embeds KataGo's six-block net of 2020
+//! (`g170-b6c96-s175395328-d26788732`, MIT; see `LICENSE-KataGo.txt` beside
+//! this file), so that it plays with a network with nothing else installed.
+
+pub mod area;
+pub mod inputs;
+pub mod ladder;
+pub mod layers;
+pub mod model;
+pub mod network;
+pub mod output;
+
+use crate::board::Color;
+use crate::game::Game;
+use inputs::{FeatureMaker, Features, NetRules, GLOBAL, SPATIAL};
+use layers::Shape;
+pub use model::ModelError;
+use model::ModelDesc;
+use network::{Network, RawOutput, Workspace};
+pub use output::Evaluation;
+
+/// The embedded network's file.
+pub static EMBEDDED_MODEL: &[u8] = include_bytes!("g170-b6c96-s175395328-d26788732.bin.gz");
+
+/// The number of symmetries of a square board.
+pub const SYMMETRIES: usize = 8;
+
+/// Where `pos` (row from the top · side + column) goes under `symmetry`
+/// (bit 0 flips rows, bit 1 columns, bit 2 transposes), as KataGo's
+/// `copyWithSymmetry` moves inputs (`reverse` false) or brings outputs
+/// back (`reverse` true).
+pub fn symmetric_position(symmetry: usize, side: usize, pos: usize, reverse: bool) -> usize {
+    let transpose = symmetry & 4 != 0;
+    let (mut flip_x, mut flip_y) = (symmetry & 2 != 0, symmetry & 1 != 0);
+    if transpose && !reverse {
+        std::mem::swap(&mut flip_x, &mut flip_y);
+    }
+    let (h, w) = (pos / side, pos % side);
+    let flip = |v: usize, f: bool| if f { side - 1 - v } else { v };
+    if transpose {
+        flip(w, flip_y) * side + flip(h, flip_x)
+    } else {
+        flip(h, flip_y) * side + flip(w, flip_x)
+    }
+}
+
+/// One position to evaluate.
+#[derive(Clone, Copy)]
+pub struct Request<'a> {
+    pub game: &'a Game,
+    pub to_move: Color,
+    /// See the note on `fresh` in [`FeatureMaker::fill`].
+    pub fresh: bool,
+    pub symmetry: usize,
+}
+
+/// The buffers one thread's evaluations reuse.
+#[derive(Default)]
+pub struct Scratch {
+    maker: FeatureMaker,
+    features: Vec<Features>,
+    workspace: Workspace,
+    raw: Vec<RawOutput>,
+    unmapped: RawOutput,
+    legal: Vec<bool>,
+}
+
+/// A loaded network.
+pub struct Evaluator {
+    network: Network,
+}
+
+impl std::fmt::Debug for Evaluator {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "Evaluator({})", self.network.name)
+    }
+}
+
+impl Evaluator {
+    pub fn new(desc: &ModelDesc) -> Evaluator {
+        Evaluator {
+            network: Network::new(desc),
+        }
+    }
+
+    /// The embedded six-block net.
+    pub fn embedded() -> Evaluator {
+        let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded network reads");
+        Evaluator::new(&desc)
+    }
+
+    /// A network from a KataGo model file.
+    pub fn load(path: &std::path::Path) -> Result<Evaluator, ModelError> {
+        Ok(Evaluator::new(&ModelDesc::load(path)?))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.network.name
+    }
+
+    /// Evaluates one position.
+    pub fn evaluate(&self, request: Request, scratch: &mut Scratch) -> Evaluation {
+        let mut out = [Evaluation::default()];
+        self.evaluate_batch(&[request], scratch, &mut out);
+        let [e] = out;
+        e
+    }
+
+    /// Evaluates positions of one board size together (one matrix product
+    /// per layer for the whole batch).
+    pub fn evaluate_batch(&self, requests: &[Request], scratch: &mut Scratch, out: &mut [Evaluation]) {
+        let Some(first) = requests.first() else { return };
+        let side = first.game.size();
+        assert!(requests.iter().all(|r| r.game.size() == side), "one board size per batch");
+        let batch = requests.len();
+        let shape = Shape { side, batch };
+        let points = shape.points();
+        let plane = shape.plane();
+        scratch.features.resize_with(batch, || Features::new(side));
+        scratch.raw.resize_with(batch, RawOutput::default);
+        for (r, f) in requests.iter().zip(&mut scratch.features) {
+            scratch.maker.fill(r.game, r.to_move, r.fresh, f);
+        }
+        let (spatial, global) = self.network.input_planes(&mut scratch.workspace, shape);
+        for (b, (r, f)) in requests.iter().zip(&scratch.features).enumerate() {
+            for c in 0..SPATIAL {
+                let src = &f.spatial[c * points..(c + 1) * points];
+                let dst = &mut spatial[c * plane + b * points..c * plane + (b + 1) * points];
+                for (pos, &v) in src.iter().enumerate() {
+                    dst[symmetric_position(r.symmetry, side, pos, false)] = v;
+                }
+            }
+            global[b * GLOBAL..(b + 1) * GLOBAL].copy_from_slice(&f.global);
+        }
+        self.network.forward(shape, &mut scratch.workspace, &mut scratch.raw);
+        for (b, r) in requests.iter().enumerate() {
+            let raw = &scratch.raw[b];
+            let u = &mut scratch.unmapped;
+            u.policy.resize(points, 0.0);
+            u.ownership.resize(points, 0.0);
+            for pos in 0..points {
+                let to = symmetric_position(r.symmetry, side, pos, true);
+                u.policy[to] = raw.policy[pos];
+                u.ownership[to] = raw.ownership[pos];
+            }
+            u.pass = raw.pass;
+            u.value = raw.value;
+            u.score = raw.score;
+            legal_moves(r, &scratch.features[b], &mut scratch.legal);
+            let rules = NetRules::of(&r.game.rules);
+            output::postprocess(u, &scratch.legal, r.to_move, &rules, side, &mut out[b]);
+        }
+    }
+}
+
+/// Which points the mover may play, in KataGo's order: placement by the
+/// board, ko and superko from the inputs' ban plane.
+fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
+    let board = r.game.board();
+    let points = board.size() * board.size();
+    legal.clear();
+    legal.resize(points, false);
+    for p in board.points() {
+        let pos = inputs::position(board, p);
+        legal[pos] = board.check(r.to_move, p, r.game.rules.suicide).is_ok() && f.spatial[6 * points + pos] == 0.0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    #[test]
+    fn symmetries_are_permutations_that_come_back() {
+        for side in [2, 5, 9] {
+            for s in 0..SYMMETRIES {
+                let mut seen = vec![false; side * side];
+                for pos in 0..side * side {
+                    let to = symmetric_position(s, side, pos, false);
+                    assert!(!seen[to]);
+                    seen[to] = true;
+                    assert_eq!(symmetric_position(s, side, to, true), pos, "symmetry {s} side {side}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_empty_board_gets_a_symmetric_policy_and_an_even_game() {
+        let net = Evaluator::embedded();
+        let game = Game::new(9, Rules::default(), 7.5);
+        let mut scratch = Scratch::default();
+        let evals: Vec<Evaluation> = (0..SYMMETRIES)
+            .map(|s| {
+                net.evaluate(
+                    Request {
+                        game: &game,
+                        to_move: Color::Black,
+                        fresh: false,
+                        symmetry: s,
+                    },
+                    &mut scratch,
+                )
+            })
+            .collect();
+        for e in &evals {
+            let total: f32 = e.policy.iter().sum::<f32>() + e.pass;
+            assert!((total - 1.0).abs() < 1e-4);
+            // The tengen and the 3-3 points are likely, the corners not.
+            assert!(e.policy[40] > e.policy[0] * 10.0);
+            assert!((0.2..0.8).contains(&e.white_win), "{}", e.white_win);
+            // On an empty board every symmetry sees the same position; the
+            // net is nearly, not exactly, symmetric.
+            assert!((e.white_win - evals[0].white_win).abs() < 0.02);
+        }
+        // A batch gives what one at a time gives.
+        let requests: Vec<Request> = (0..3)
+            .map(|s| Request {
+                game: &game,
+                to_move: Color::Black,
+                fresh: false,
+                symmetry: s,
+            })
+            .collect();
+        let mut batch = vec![Evaluation::default(); 3];
+        net.evaluate_batch(&requests, &mut scratch, &mut batch);
+        for (s, e) in batch.iter().enumerate() {
+            assert!((e.white_win - evals[s].white_win).abs() < 1e-5);
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! From the heads' raw numbers to what a player reads: the policy as
+//! probabilities over the legal moves, win / loss / no-result chances, score
+//! mean, spread and lead, and ownership, all from White's side as KataGo
+//! reports them (`NNEvaluator::evaluate` in KataGo's `nneval.cpp`, model
+//! version 8: every score scaled by 20, the variance time by 40), and
+//! KataGo's `kata-raw-nn` text.
+
+use super::inputs::NetRules;
+use super::network::RawOutput;
+use crate::board::Color;
+use crate::rules::Ko;
+use std::fmt::Write;
+
+/// One evaluation, White's point of view, KataGo's orientation (rows from
+/// the top).
+#[derive(Clone, Debug, Default)]
+pub struct Evaluation {
+    pub side: usize,
+    /// A probability per point, −1 where the move is illegal.
+    pub policy: Vec<f32>,
+    pub pass: f32,
+    pub white_win: f32,
+    pub white_loss: f32,
+    pub no_result: f32,
+    pub white_score_mean: f32,
+    pub white_score_mean_sq: f32,
+    pub white_lead: f32,
+    /// White's ownership of each point, −1 (Black's) to 1.
+    pub white_ownership: Vec<f32>,
+}
+
+impl Evaluation {
+    /// The score's standard deviation.
+    pub fn score_stdev(&self) -> f32 {
+        (self.white_score_mean_sq - self.white_score_mean * self.white_score_mean).max(0.0).sqrt()
+    }
+}
+
+fn soft_plus(x: f64) -> f64 {
+    if x > 40.0 { x } else { x.exp().ln_1p() }
+}
+
+/// Turns raw outputs (already mapped back to KataGo's orientation) into an
+/// evaluation. `legal[pos]` says which points `to_move` may play.
+pub fn postprocess(raw: &RawOutput, legal: &[bool], to_move: Color, rules: &NetRules, side: usize, out: &mut Evaluation) {
+    out.side = side;
+    let points = side * side;
+    out.policy.clear();
+    out.policy.resize(points, -1.0);
+    let mut max = raw.pass;
+    for (pos, &l) in legal.iter().enumerate().take(points) {
+        if l {
+            max = max.max(raw.policy[pos]);
+        }
+    }
+    let mut sum = 0.0f32;
+    for pos in 0..points {
+        if legal[pos] {
+            let e = (raw.policy[pos] - max).exp();
+            out.policy[pos] = e;
+            sum += e;
+        }
+    }
+    let pass = (raw.pass - max).exp();
+    sum += pass;
+    for p in out.policy.iter_mut().filter(|p| **p >= 0.0) {
+        *p /= sum;
+    }
+    out.pass = pass / sum;
+
+    let [win_logit, loss_logit, mut no_result_logit] = raw.value.map(f64::from);
+    let no_result_possible = rules.ko == Ko::Simple || rules.territory;
+    if !no_result_possible {
+        no_result_logit -= 100_000.0;
+    }
+    let m = win_logit.max(loss_logit).max(no_result_logit);
+    let (mut win, mut loss, mut no_result) = (
+        (win_logit - m).exp(),
+        (loss_logit - m).exp(),
+        (no_result_logit - m).exp(),
+    );
+    if !no_result_possible {
+        no_result = 0.0;
+    }
+    let total = win + loss + no_result;
+    win /= total;
+    loss /= total;
+    no_result /= total;
+    let [mean, spread, lead, _variance_time] = raw.score.map(f64::from);
+    let score_mean = mean * 20.0;
+    let stdev = soft_plus(spread) * 20.0;
+    let mean_sq = (score_mean * score_mean + stdev * stdev) * (1.0 - no_result);
+    let score_mean = score_mean * (1.0 - no_result);
+    let lead = lead * 20.0 * (1.0 - no_result);
+    let white = to_move == Color::White;
+    out.white_win = (if white { win } else { loss }) as f32;
+    out.white_loss = (if white { loss } else { win }) as f32;
+    out.no_result = no_result as f32;
+    out.white_score_mean = (if white { score_mean } else { -score_mean }) as f32;
+    out.white_score_mean_sq = mean_sq as f32;
+    out.white_lead = (if white { lead } else { -lead }) as f32;
+    out.white_ownership.clear();
+    out.white_ownership
+        .extend(raw.ownership.iter().take(points).map(|&o| if white { o.tanh() } else { -o.tanh() }));
+}
+
+/// KataGo's `kata-raw-nn` block for one symmetry (model version 8: no
+/// variance time and no short-term errors, printed as −1).
+pub fn raw_nn_text(symmetry: usize, e: &Evaluation) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "symmetry {symmetry}");
+    let _ = writeln!(s, "whiteWin {:.6}", e.white_win);
+    let _ = writeln!(s, "whiteLoss {:.6}", e.white_loss);
+    let _ = writeln!(s, "noResult {:.6}", e.no_result);
+    let _ = writeln!(s, "whiteLead {:.3}", e.white_lead);
+    let _ = writeln!(s, "whiteScoreSelfplay {:.3}", e.white_score_mean);
+    let _ = writeln!(s, "whiteScoreSelfplaySq {:.3}", e.white_score_mean_sq);
+    let _ = writeln!(s, "varTimeLeft {:.3}", -1.0);
+    let _ = writeln!(s, "shorttermWinlossError {:.3}", -1.0);
+    let _ = writeln!(s, "shorttermScoreError {:.3}", -1.0);
+    s.push_str("policy\n");
+    for row in e.policy.chunks(e.side) {
+        for &p in row {
+            if p < 0.0 {
+                s.push_str("    NAN ");
+            } else {
+                let _ = write!(s, "{p:8.6} ");
+            }
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "policyPass {:8.6} ", e.pass);
+    s.push_str("whiteOwnership\n");
+    for row in e.white_ownership.chunks(e.side) {
+        for &o in row {
+            let _ = write!(s, "{o:9.7} ");
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    #[test]
+    fn the_policy_sums_to_one_over_legal_moves_and_pass_and_values_flip_for_black() {
+        let raw = RawOutput {
+            policy: vec![1.0, 2.0, 3.0, 0.5],
+            pass: 0.0,
+            value: [2.0, 0.0, -1.0],
+            score: [0.1, 0.0, 0.2, 0.0],
+            ownership: vec![0.5; 4],
+        };
+        let rules = NetRules::of(&Rules::default());
+        let mut e = Evaluation::default();
+        postprocess(&raw, &[true, true, false, true], Color::Black, &rules, 2, &mut e);
+        assert_eq!(e.policy[2], -1.0);
+        let total: f32 = e.policy.iter().filter(|p| **p >= 0.0).sum::<f32>() + e.pass;
+        assert!((total - 1.0).abs() < 1e-6);
+        // Black to move: the net's win is Black's, so White's loss.
+        assert!(e.white_loss > e.white_win);
+        assert_eq!(e.no_result, 0.0, "no result cannot happen under superko and area scoring");
+        assert!((e.white_lead + 4.0).abs() < 1e-5);
+        assert!(e.white_ownership[0] < 0.0);
+        let text = raw_nn_text(3, &e);
+        assert!(text.starts_with("symmetry 3\nwhiteWin "));
+        assert!(text.contains("    NAN "));
+    }
+}
