@@ -14,7 +14,9 @@ use crate::vertex::parse_color;
 pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
     refuse_during_phantom(e)?;
     let Some(net) = e.config.network.clone() else {
-        return Err(GtpError("no network loaded (kosumi runs with --nn off)".into()));
+        return Err(GtpError(
+            "no network loaded (kosumi runs with --nn off)".into(),
+        ));
     };
     let mut rest = args;
     let mut to_move = e.game.to_move();

@@ -6,7 +6,7 @@
 //! stone not otherwise claimed to its own colour. Under area scoring the
 //! network sees the result as its "current territory" planes.
 
-use crate::board::{Board, Cell, Color, Point, MAX_POINTS};
+use crate::board::{Board, Cell, Color, MAX_POINTS, Point};
 
 /// The owner of each point, indexed by `Point` (`None`: nobody's).
 pub type Area = [Option<Color>; MAX_POINTS];
@@ -58,12 +58,9 @@ fn area_for(board: &Board, pla: Color, multi_stone_suicide: bool, result: &mut A
             if region_of[start as usize] != usize::MAX {
                 continue;
             }
-            match board.color_at(start) {
-                Some(c) => {
-                    at_least_one_pla |= c == pla;
-                    continue;
-                }
-                None => {}
+            if let Some(c) = board.color_at(start) {
+                at_least_one_pla |= c == pla;
+                continue;
             }
             let index = regions.len();
             let mut vital_for: Vec<Point> = Vec::new();
@@ -83,10 +80,19 @@ fn area_for(board: &Board, pla: Color, multi_stone_suicide: bool, result: &mut A
             while next < region.points.len() {
                 let p = region.points[next];
                 next += 1;
-                if !region.vital_for.is_empty() && (multi_stone_suicide || board.cell(p) == Cell::Empty) {
-                    region.vital_for.retain(|&h| touches_chain(board, p, pla, h));
+                if !region.vital_for.is_empty()
+                    && (multi_stone_suicide || board.cell(p) == Cell::Empty)
+                {
+                    region
+                        .vital_for
+                        .retain(|&h| touches_chain(board, p, pla, h));
                 }
-                if region.internal < 2 && !board.neighbors(p).iter().any(|&q| board.color_at(q) == Some(pla)) {
+                if region.internal < 2
+                    && !board
+                        .neighbors(p)
+                        .iter()
+                        .any(|&q| board.color_at(q) == Some(pla))
+                {
                     region.internal += 1;
                 }
                 if board.color_at(p) == Some(opp) {
@@ -94,7 +100,9 @@ fn area_for(board: &Board, pla: Color, multi_stone_suicide: bool, result: &mut A
                 }
                 for q in board.neighbors(p) {
                     let cell = board.cell(q);
-                    if (cell == Cell::Empty || cell.color() == Some(opp)) && region_of[q as usize] == usize::MAX {
+                    if (cell == Cell::Empty || cell.color() == Some(opp))
+                        && region_of[q as usize] == usize::MAX
+                    {
                         region_of[q as usize] = index;
                         region.points.push(q);
                     }
@@ -130,7 +138,10 @@ fn area_for(board: &Board, pla: Color, multi_stone_suicide: bool, result: &mut A
                 for q in board.neighbors(s) {
                     let r = region_of[q as usize];
                     let cell = board.cell(q);
-                    if r != usize::MAX && !borders_dead[r] && (cell == Cell::Empty || cell.color() == Some(opp)) {
+                    if r != usize::MAX
+                        && !borders_dead[r]
+                        && (cell == Cell::Empty || cell.color() == Some(opp))
+                    {
                         borders_dead[r] = true;
                         for &v in &regions[r].vital_for {
                             vital_count[v as usize] -= 1;
@@ -153,7 +164,7 @@ fn area_for(board: &Board, pla: Color, multi_stone_suicide: bool, result: &mut A
     }
     for (r, region) in regions.iter().enumerate() {
         let alive_border = !borders_dead[r] && at_least_one_pla;
-        let mark = (region.internal <= 1 && alive_border) || (!region.contains_opp && alive_border);
+        let mark = alive_border && (region.internal <= 1 || !region.contains_opp);
         if mark {
             for &p in &region.points {
                 result[p as usize] = Some(pla);

@@ -16,9 +16,10 @@
 //! scoring; 10, 11 the group tax; 14 whether a pass would end the game;
 //! 18 the komi's parity wave under area scoring.
 //!
-//! kosumi's rulesets map to KataGo's rule fields in [`NetRules::of`]; where
-//! KataGo has no counterpart (pass stones, White's extra pass) the points
-//! they move are folded into the komi the network sees.
+//! kosumi's rulesets map to KataGo's rule fields in [`NetRules::of`]. Pass
+//! stones and White's extra pass (EGC, AGA) have no counterpart there; they
+//! change only the Japanese-style count, not the area result the network
+//! predicts, and are left out.
 
 use super::area;
 use super::ladder::LadderReader;
@@ -99,7 +100,9 @@ pub fn position(board: &Board, p: Point) -> usize {
 /// Every point in KataGo's order: rows from the top, each from the left.
 pub fn points_in_net_order(board: &Board) -> impl Iterator<Item = Point> + '_ {
     let n = board.size();
-    (0..n).rev().flat_map(move |y| (0..n).map(move |x| board.point(x, y)))
+    (0..n)
+        .rev()
+        .flat_map(move |y| (0..n).map(move |x| board.point(x, y)))
 }
 
 /// Makes the inputs; keeps the ladder reader's scratch boards between calls.
@@ -204,14 +207,23 @@ impl FeatureMaker {
 
         // Ladders now, one move ago and two moves ago.
         self.ladder_planes(board, pla, &mut f.spatial, points, true, 14);
-        let prev = if included >= 1 { game.earlier_board(1).unwrap_or(board) } else { board };
+        let prev = if included >= 1 {
+            game.earlier_board(1).unwrap_or(board)
+        } else {
+            board
+        };
         self.ladder_planes(prev, pla, &mut f.spatial, points, false, 15);
-        let prev_prev = if included >= 2 { game.earlier_board(2).unwrap_or(prev) } else { prev };
+        let prev_prev = if included >= 2 {
+            game.earlier_board(2).unwrap_or(prev)
+        } else {
+            prev
+        };
         self.ladder_planes(prev_prev, pla, &mut f.spatial, points, false, 16);
 
         // Globals.
         let area_points = points as f32;
-        let self_komi = (self_komi(game, pla) as f32).clamp(-area_points - KOMI_CLIP, area_points + KOMI_CLIP);
+        let self_komi =
+            (self_komi(game, pla) as f32).clamp(-area_points - KOMI_CLIP, area_points + KOMI_CLIP);
         f.global[5] = self_komi / 20.0;
         match rules.ko {
             Ko::Simple => {}
@@ -244,7 +256,15 @@ impl FeatureMaker {
     /// Marks `plane` on the stones of every laddered chain (KataGo's
     /// `iterLadders`), and, with `working`, plane 17 on the ataris that
     /// ladder an opponent chain of two liberties.
-    fn ladder_planes(&mut self, board: &Board, pla: Color, spatial: &mut [f32], points: usize, working: bool, plane: usize) {
+    fn ladder_planes(
+        &mut self,
+        board: &Board,
+        pla: Color,
+        spatial: &mut [f32],
+        points: usize,
+        working: bool,
+        plane: usize,
+    ) {
         let mut solved: Vec<(Point, bool)> = Vec::new();
         for p in points_in_net_order(board) {
             let Some(c) = board.color_at(p) else { continue };
@@ -280,9 +300,16 @@ impl FeatureMaker {
 
 /// The empty points where `pla` may not play because the position would
 /// repeat (the ko point excepted): KataGo's `superKoBanned`. Only a point
-/// that held a stone before, or a suicide, can repeat a position.
+/// that held a stone before, or a suicide, can repeat a position. KataGo
+/// never allows a one-stone suicide, so such a point is not banned for
+/// repeating (kosumi's Tromp-Taylor rules allow it, and refuse it there as a
+/// repetition of the position).
 fn superko_banned(game: &Game, pla: Color, ko: Option<Point>) -> Vec<Point> {
     let board = game.board();
+    let katago_suicide = match game.rules.suicide {
+        Suicide::Forbidden => Suicide::Forbidden,
+        _ => Suicide::MultiStone,
+    };
     let mut ever = vec![false; crate::board::MAX_POINTS];
     for a in game.actions() {
         match a {
@@ -296,15 +323,16 @@ fn superko_banned(game: &Game, pla: Color, ko: Option<Point>) -> Vec<Point> {
         .iter()
         .copied()
         .filter(|&p| Some(p) != ko && (ever[p as usize] || board.is_suicide(pla, p)))
-        .filter(|&p| board.check(pla, p, game.rules.suicide).is_ok())
+        .filter(|&p| board.check(pla, p, katago_suicide).is_ok())
         .filter(|&p| game.check(pla, p) == Err(crate::board::Illegal::Superko))
         .collect()
 }
 
 /// White's komi as the network should see it, from `pla`'s side: the komi,
-/// the handicap bonus, KataGo's one point per move under territory scoring
-/// (its territory count is an area count less the stones each side played),
-/// and the pass stones handed over so far under rules that have them.
+/// the handicap bonus, and KataGo's one point per move under territory
+/// scoring (its territory count is an area count less the stones each side
+/// played). Pass stones are left out: the result kosumi counts under area
+/// scoring does not use them, and that is the count the network predicts.
 pub fn self_komi(game: &Game, pla: Color) -> f64 {
     let rules = &game.rules;
     let mut white = game.komi + rules.handicap_bonus.points(game.handicap());
@@ -315,14 +343,13 @@ pub fn self_komi(game: &Game, pla: Color) -> f64 {
             }
         }
     }
-    white += f64::from(game.pass_stones(Color::Black)) - f64::from(game.pass_stones(Color::White));
     if pla == Color::White { white } else { -white }
 }
 
 /// KataGo's triangle wave of the komi around the komis that allow a draw on
 /// a board of `points` points.
 fn parity_wave(self_komi: f32, points: usize) -> f32 {
-    let floor = if points % 2 == 0 {
+    let floor = if points.is_multiple_of(2) {
         (self_komi / 2.0).floor() * 2.0
     } else {
         ((self_komi - 1.0) / 2.0).floor() * 2.0 + 1.0
@@ -381,7 +408,10 @@ mod tests {
         assert_eq!(f.global[6], 1.0, "positional superko");
         assert_eq!(f.global[5], 7.5 / 20.0);
         // Position 0 is A9, the top left.
-        assert_eq!(position(game.board(), parse_vertex("A9", 9).unwrap().unwrap()), 0);
+        assert_eq!(
+            position(game.board(), parse_vertex("A9", 9).unwrap().unwrap()),
+            0
+        );
     }
 
     #[test]

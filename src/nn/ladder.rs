@@ -82,7 +82,9 @@ fn push_liberty_gaining_captures(board: &Board, p: Point, list: &mut Vec<Point>)
 }
 
 fn has_liberty_gaining_captures(board: &Board, p: Point) -> bool {
-    let Some(own) = board.color_at(p) else { return false };
+    let Some(own) = board.color_at(p) else {
+        return false;
+    };
     board.chain_stones(p).any(|s| {
         board
             .neighbors(s)
@@ -92,7 +94,11 @@ fn has_liberty_gaining_captures(board: &Board, p: Point) -> bool {
 }
 
 fn immediate_liberties(board: &Board, p: Point) -> i32 {
-    board.neighbors(p).iter().filter(|&&q| board.cell(q) == Cell::Empty).count() as i32
+    board
+        .neighbors(p)
+        .iter()
+        .filter(|&&q| board.cell(q) == Cell::Empty)
+        .count() as i32
 }
 
 /// Twice the liberties beyond 1.5 of each neighbouring chain of `c`
@@ -114,11 +120,9 @@ fn liberty_bounds(board: &Board, c: Color, p: Point) -> (usize, usize) {
     for q in board.neighbors(p) {
         match board.cell(q) {
             Cell::Empty => immediate += 1,
-            cell if cell.color() == Some(c.opponent()) => {
-                if board.liberties(q) == 1 {
-                    caps += 1;
-                    cap_stones += board.chain_size(q);
-                }
+            cell if cell.color() == Some(c.opponent()) && board.liberties(q) == 1 => {
+                caps += 1;
+                cap_stones += board.chain_size(q);
             }
             cell if cell.color() == Some(c) => {
                 let l = board.liberties(q) - 1;
@@ -128,7 +132,10 @@ fn liberty_bounds(board: &Board, c: Color, p: Point) -> (usize, usize) {
             _ => {}
         }
     }
-    (caps + max_conn.max(immediate), immediate + cap_stones + conn)
+    (
+        caps + max_conn.max(immediate),
+        immediate + cap_stones + conn,
+    )
 }
 
 /// Exact liberties of a stone of `c` at `p`, or `max` if at least `max`.
@@ -155,7 +162,9 @@ fn liberties_after(board: &Board, c: Color, p: Point, max: usize) -> usize {
     }
     let would_be_empty = |q: Point| match board.cell(q) {
         Cell::Empty => true,
-        cell if cell.color() == Some(c.opponent()) => captured[..n_captured].contains(&board.chain(q)),
+        cell if cell.color() == Some(c.opponent()) => {
+            captured[..n_captured].contains(&board.chain(q))
+        }
         _ => false,
     };
     let mut joined: [Point; 4] = [0; 4];
@@ -232,7 +241,9 @@ impl LadderReader {
     /// ladder capturing it (none: not laddered).
     pub fn two_liberties_working_moves(&mut self, board: &Board, p: Point) -> [Option<Point>; 2] {
         let mut working = [None; 2];
-        let Some(own) = board.color_at(p) else { return working };
+        let Some(own) = board.color_at(p) else {
+            return working;
+        };
         if board.liberties(p) != 2 {
             return working;
         }
@@ -268,10 +279,17 @@ impl LadderReader {
         self.nodes = 0;
         let size = self.boards[0].size();
         let stack_size = size * size * 3 / 2 + 1;
-        self.level(0, p, defender_first, stack_size).unwrap_or(false)
+        self.level(0, p, defender_first, stack_size)
+            .unwrap_or(false)
     }
 
-    fn level(&mut self, depth: usize, p: Point, defender_first: bool, stack_size: usize) -> Result<bool, Exhausted> {
+    fn level(
+        &mut self,
+        depth: usize,
+        p: Point,
+        defender_first: bool,
+        stack_size: usize,
+    ) -> Result<bool, Exhausted> {
         if depth >= stack_size - 1 {
             return Ok(true);
         }
@@ -279,9 +297,11 @@ impl LadderReader {
             return Err(Exhausted);
         }
         let board = &self.boards[depth];
-        let defender = board.color_at(p).expect("the chain stays on the board while the ladder runs");
+        let defender = board
+            .color_at(p)
+            .expect("the chain stays on the board while the ladder runs");
         let attacker = defender.opponent();
-        let is_defender = (depth % 2 == 0) == defender_first;
+        let is_defender = depth.is_multiple_of(2) == defender_first;
         let libs = board.liberties(p);
         if !is_defender && libs <= 1 {
             return Ok(true);
@@ -415,7 +435,12 @@ mod tests {
     #[test]
     fn a_chain_of_two_liberties_has_the_atari_that_starts_the_ladder() {
         let mut b = Board::new(9);
-        for (c, v) in [(Color::Black, "B3"), (Color::Black, "C2"), (Color::Black, "D4"), (Color::White, "C3")] {
+        for (c, v) in [
+            (Color::Black, "B3"),
+            (Color::Black, "C2"),
+            (Color::Black, "D4"),
+            (Color::White, "C3"),
+        ] {
             b.place(c, pt(&b, v));
         }
         let mut reader = LadderReader::new();

@@ -56,7 +56,14 @@ impl Conv {
     }
 
     /// `output = conv(input)`, or `output += conv(input)` with `accumulate`.
-    pub fn apply(&self, shape: Shape, input: &[f32], output: &mut [f32], scratch: &mut [f32], accumulate: bool) {
+    pub fn apply(
+        &self,
+        shape: Shape,
+        input: &[f32],
+        output: &mut [f32],
+        scratch: &mut [f32],
+        accumulate: bool,
+    ) {
         let plane = shape.plane();
         let k = self.in_channels * self.size * self.size;
         let b = if self.size == 1 {
@@ -251,7 +258,10 @@ impl MatMul {
 /// Adds a per-channel bias to each board's values (`[channel]` per board).
 pub fn add_bias(batch: usize, bias: &[f32], values: &mut [f32]) {
     for b in 0..batch {
-        for (v, &x) in values[b * bias.len()..(b + 1) * bias.len()].iter_mut().zip(bias) {
+        for (v, &x) in values[b * bias.len()..(b + 1) * bias.len()]
+            .iter_mut()
+            .zip(bias)
+        {
             *v += x;
         }
     }
@@ -339,7 +349,8 @@ mod tests {
                                 if sy < 0 || sx < 0 || sy >= n || sx >= n {
                                     continue;
                                 }
-                                let w = desc.weights[((oc * desc.in_channels + ic) * k as usize + ky as usize)
+                                let w = desc.weights[((oc * desc.in_channels + ic) * k as usize
+                                    + ky as usize)
                                     * k as usize
                                     + kx as usize];
                                 s += w * input[ic * side * side + (sy * n + sx) as usize];
@@ -357,7 +368,9 @@ mod tests {
     fn im2col_and_sgemm_equal_a_direct_convolution_at_each_kernel_size_and_in_a_batch() {
         for (size, side) in [(1, 5), (3, 7), (5, 9), (3, 2)] {
             let (ic, oc) = (3, 4);
-            let weights: Vec<f32> = (0..oc * ic * size * size).map(|i| ((i * 37 % 11) as f32 - 5.0) / 7.0).collect();
+            let weights: Vec<f32> = (0..oc * ic * size * size)
+                .map(|i| ((i * 37 % 11) as f32 - 5.0) / 7.0)
+                .collect();
             let desc = ConvDesc {
                 name: "t".into(),
                 size_y: size,
@@ -369,14 +382,19 @@ mod tests {
             let conv = Conv::new(&desc);
             let points = side * side;
             let boards: Vec<Vec<f32>> = (0..2)
-                .map(|b| (0..ic * points).map(|i| ((i * 13 + b * 5) % 17) as f32 / 9.0 - 0.8).collect())
+                .map(|b| {
+                    (0..ic * points)
+                        .map(|i| ((i * 13 + b * 5) % 17) as f32 / 9.0 - 0.8)
+                        .collect()
+                })
                 .collect();
             // Lay the two boards out channel by channel.
             let shape = Shape { side, batch: 2 };
             let mut input = vec![0.0; ic * shape.plane()];
             for (b, board) in boards.iter().enumerate() {
                 for c in 0..ic {
-                    input[c * shape.plane() + b * points..][..points].copy_from_slice(&board[c * points..][..points]);
+                    input[c * shape.plane() + b * points..][..points]
+                        .copy_from_slice(&board[c * points..][..points]);
                 }
             }
             let mut out = vec![0.0; oc * shape.plane()];
@@ -387,7 +405,10 @@ mod tests {
                 for c in 0..oc {
                     for p in 0..points {
                         let got = out[c * shape.plane() + b * points + p];
-                        assert!((got - want[c * points + p]).abs() < 1e-4, "size {size} side {side}");
+                        assert!(
+                            (got - want[c * points + p]).abs() < 1e-4,
+                            "size {size} side {side}"
+                        );
                     }
                 }
             }

@@ -22,10 +22,10 @@ pub mod output;
 
 use crate::board::Color;
 use crate::game::Game;
-use inputs::{FeatureMaker, Features, NetRules, GLOBAL, SPATIAL};
+use inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
 use layers::Shape;
-pub use model::ModelError;
 use model::ModelDesc;
+pub use model::ModelError;
 use network::{Network, RawOutput, Workspace};
 pub use output::Evaluation;
 
@@ -118,10 +118,20 @@ impl Evaluator {
 
     /// Evaluates positions of one board size together (one matrix product
     /// per layer for the whole batch).
-    pub fn evaluate_batch(&self, requests: &[Request], scratch: &mut Scratch, out: &mut [Evaluation]) {
-        let Some(first) = requests.first() else { return };
+    pub fn evaluate_batch(
+        &self,
+        requests: &[Request],
+        scratch: &mut Scratch,
+        out: &mut [Evaluation],
+    ) {
+        let Some(first) = requests.first() else {
+            return;
+        };
         let side = first.game.size();
-        assert!(requests.iter().all(|r| r.game.size() == side), "one board size per batch");
+        assert!(
+            requests.iter().all(|r| r.game.size() == side),
+            "one board size per batch"
+        );
         let batch = requests.len();
         let shape = Shape { side, batch };
         let points = shape.points();
@@ -142,7 +152,8 @@ impl Evaluator {
             }
             global[b * GLOBAL..(b + 1) * GLOBAL].copy_from_slice(&f.global);
         }
-        self.network.forward(shape, &mut scratch.workspace, &mut scratch.raw);
+        self.network
+            .forward(shape, &mut scratch.workspace, &mut scratch.raw);
         for (b, r) in requests.iter().enumerate() {
             let raw = &scratch.raw[b];
             let u = &mut scratch.unmapped;
@@ -164,7 +175,8 @@ impl Evaluator {
 }
 
 /// Which points the mover may play, in KataGo's order: placement by the
-/// board, ko and superko from the inputs' ban plane.
+/// board, ko and superko from the inputs' ban plane, and a suicide (which
+/// the ban plane leaves out) by the game's own rules.
 fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
     let board = r.game.board();
     let points = board.size() * board.size();
@@ -172,7 +184,9 @@ fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
     legal.resize(points, false);
     for p in board.points() {
         let pos = inputs::position(board, p);
-        legal[pos] = board.check(r.to_move, p, r.game.rules.suicide).is_ok() && f.spatial[6 * points + pos] == 0.0;
+        legal[pos] = board.check(r.to_move, p, r.game.rules.suicide).is_ok()
+            && f.spatial[6 * points + pos] == 0.0
+            && (r.fresh || !board.is_suicide(r.to_move, p) || r.game.check(r.to_move, p).is_ok());
     }
 }
 
@@ -190,7 +204,11 @@ mod tests {
                     let to = symmetric_position(s, side, pos, false);
                     assert!(!seen[to]);
                     seen[to] = true;
-                    assert_eq!(symmetric_position(s, side, to, true), pos, "symmetry {s} side {side}");
+                    assert_eq!(
+                        symmetric_position(s, side, to, true),
+                        pos,
+                        "symmetry {s} side {side}"
+                    );
                 }
             }
         }

@@ -188,7 +188,8 @@ impl ModelDesc {
 
     /// Reads a model file.
     pub fn load(path: &std::path::Path) -> Result<ModelDesc, ModelError> {
-        let bytes = std::fs::read(path).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))?;
+        let bytes =
+            std::fs::read(path).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))?;
         ModelDesc::parse(&bytes)
     }
 }
@@ -245,7 +246,10 @@ impl Reader<'_> {
     /// `n` weights: an `@BIN@` block if one follows, else text numbers.
     fn floats(&mut self, layer: &str, n: usize) -> Result<Vec<f32>, ModelError> {
         let mut skip = self.at;
-        while skip < self.data.len() && self.data[skip].is_ascii_whitespace() && skip - self.at <= 100 {
+        while skip < self.data.len()
+            && self.data[skip].is_ascii_whitespace()
+            && skip - self.at <= 100
+        {
             skip += 1;
         }
         let values = if self.data[skip..].starts_with(b"@BIN@") {
@@ -351,9 +355,19 @@ impl Reader<'_> {
         }
         let mean = self.floats(&name, n)?;
         let variance = self.floats(&name, n)?;
-        let gamma = if has_scale != 0 { self.floats(&name, n)? } else { vec![1.0; n] };
-        let beta = if has_bias != 0 { self.floats(&name, n)? } else { vec![0.0; n] };
-        let scale: Vec<f32> = (0..n).map(|c| gamma[c] / (variance[c] + epsilon).sqrt()).collect();
+        let gamma = if has_scale != 0 {
+            self.floats(&name, n)?
+        } else {
+            vec![1.0; n]
+        };
+        let beta = if has_bias != 0 {
+            self.floats(&name, n)?
+        } else {
+            vec![0.0; n]
+        };
+        let scale: Vec<f32> = (0..n)
+            .map(|c| gamma[c] / (variance[c] + epsilon).sqrt())
+            .collect();
         let bias = (0..n).map(|c| beta[c] - scale[c] * mean[c]).collect();
         Ok(BatchNormDesc { name, scale, bias })
     }
@@ -377,7 +391,12 @@ impl Reader<'_> {
         self.floats(&name, n)
     }
 
-    fn block(&mut self, version: i32, trunk_channels: usize, depth: usize) -> Result<BlockDesc, ModelError> {
+    fn block(
+        &mut self,
+        version: i32,
+        trunk_channels: usize,
+        depth: usize,
+    ) -> Result<BlockDesc, ModelError> {
         let kind = self.name("block")?;
         let name = self.name(&kind)?;
         let block = match kind.as_str() {
@@ -443,7 +462,12 @@ impl Reader<'_> {
         let trunk_name = self.name("trunk")?;
         let num_blocks = self.count(&trunk_name, "blocks")?;
         let channels = self.count(&trunk_name, "trunk channels")?;
-        for what in ["mid channels", "regular channels", "dilated channels", "gpool channels"] {
+        for what in [
+            "mid channels",
+            "regular channels",
+            "dilated channels",
+            "gpool channels",
+        ] {
             self.count(&trunk_name, what)?;
         }
         let initial_conv = self.conv()?;
@@ -523,12 +547,15 @@ impl BlockDesc {
                 conv2,
                 ..
             } => {
-                shape(name, pre_bn.scale.len() == channels && conv1.in_channels == channels, || {
-                    "input channels differ from the trunk's".into()
-                })?;
                 shape(
                     name,
-                    mid_bn.scale.len() == conv1.out_channels && conv2.in_channels == conv1.out_channels,
+                    pre_bn.scale.len() == channels && conv1.in_channels == channels,
+                    || "input channels differ from the trunk's".into(),
+                )?;
+                shape(
+                    name,
+                    mid_bn.scale.len() == conv1.out_channels
+                        && conv2.in_channels == conv1.out_channels,
                     || "middle channels differ".into(),
                 )?;
                 shape(name, conv2.out_channels == channels, || {
@@ -574,9 +601,11 @@ impl BlockDesc {
                 post_conv,
                 ..
             } => {
-                shape(name, pre_bn.scale.len() == channels && pre_conv.in_channels == channels, || {
-                    "input channels differ from the trunk's".into()
-                })?;
+                shape(
+                    name,
+                    pre_bn.scale.len() == channels && pre_conv.in_channels == channels,
+                    || "input channels differ from the trunk's".into(),
+                )?;
                 shape(
                     name,
                     post_bn.scale.len() == pre_conv.out_channels
@@ -592,15 +621,20 @@ impl BlockDesc {
 impl ModelDesc {
     fn check(&self) -> Result<(), ModelError> {
         let t = &self.trunk;
-        shape(&t.initial_conv.name, t.initial_conv.in_channels == self.spatial_inputs, || {
-            "input planes differ from the header's".into()
-        })?;
-        shape(&t.initial_conv.name, t.initial_conv.out_channels == t.channels, || {
-            "output channels differ from the trunk's".into()
-        })?;
+        shape(
+            &t.initial_conv.name,
+            t.initial_conv.in_channels == self.spatial_inputs,
+            || "input planes differ from the header's".into(),
+        )?;
+        shape(
+            &t.initial_conv.name,
+            t.initial_conv.out_channels == t.channels,
+            || "output channels differ from the trunk's".into(),
+        )?;
         shape(
             &t.initial_matmul.name,
-            t.initial_matmul.in_channels == self.global_inputs && t.initial_matmul.out_channels == t.channels,
+            t.initial_matmul.in_channels == self.global_inputs
+                && t.initial_matmul.out_channels == t.channels,
             || "global inputs or trunk channels differ".into(),
         )?;
         shape(&t.tip_bn.name, t.tip_bn.scale.len() == t.channels, || {
@@ -665,7 +699,9 @@ mod tests {
     #[test]
     fn a_cut_file_is_an_error_that_names_where_it_ends() {
         let mut bytes = Vec::new();
-        GzDecoder::new(crate::nn::EMBEDDED_MODEL).read_to_end(&mut bytes).unwrap();
+        GzDecoder::new(crate::nn::EMBEDDED_MODEL)
+            .read_to_end(&mut bytes)
+            .unwrap();
         bytes.truncate(bytes.len() / 2);
         let err = ModelDesc::parse(&bytes).unwrap_err();
         assert!(matches!(err, ModelError::Truncated { .. }), "{err}");

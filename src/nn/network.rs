@@ -105,7 +105,10 @@ impl Block {
                 final_conv,
                 ..
             } => (
-                regular.out_channels.max(regular.in_channels).max(gpool.out_channels),
+                regular
+                    .out_channels
+                    .max(regular.in_channels)
+                    .max(gpool.out_channels),
                 regular
                     .scratch_len(shape)
                     .max(gpool.scratch_len(shape))
@@ -119,7 +122,9 @@ impl Block {
             } => blocks.iter().fold(
                 (
                     pre_conv.in_channels,
-                    pre_conv.scratch_len(shape).max(post_conv.scratch_len(shape)),
+                    pre_conv
+                        .scratch_len(shape)
+                        .max(post_conv.scratch_len(shape)),
                 ),
                 |(c, s), b| {
                     let (bc, bs) = b.needs(shape);
@@ -142,7 +147,12 @@ impl Block {
         let (here, deeper) = levels.split_first_mut().expect("a level per nesting depth");
         let [a, b, c] = here;
         match self {
-            Block::Ordinary { pre, conv1, mid, conv2 } => {
+            Block::Ordinary {
+                pre,
+                conv1,
+                mid,
+                conv2,
+            } => {
                 pre.apply(shape, trunk, a);
                 conv1.apply(shape, a, b, &mut shared.scratch, false);
                 mid.apply(shape, b, a);
@@ -173,7 +183,9 @@ impl Block {
                 post,
                 post_conv,
             } => {
-                let (inner, nested_deeper) = nested.split_first_mut().expect("a buffer per nesting depth");
+                let (inner, nested_deeper) = nested
+                    .split_first_mut()
+                    .expect("a buffer per nesting depth");
                 pre.apply(shape, trunk, a);
                 pre_conv.apply(shape, a, inner, &mut shared.scratch, false);
                 for block in blocks {
@@ -321,7 +333,13 @@ impl Network {
             widest = widest.max(c);
             scratch = scratch.max(s);
         }
-        for conv in [&self.p1_conv, &self.g1_conv, &self.p2_conv, &self.v1_conv, &self.ownership_conv] {
+        for conv in [
+            &self.p1_conv,
+            &self.g1_conv,
+            &self.p2_conv,
+            &self.v1_conv,
+            &self.ownership_conv,
+        ] {
             widest = widest.max(conv.out_channels);
             scratch = scratch.max(conv.scratch_len(shape));
         }
@@ -352,7 +370,11 @@ impl Network {
 
     /// The spatial input buffer of board `b` (`spatial_inputs` planes of
     /// `side²` values), to be filled before [`Network::forward`].
-    pub fn input_planes<'a>(&self, ws: &'a mut Workspace, shape: Shape) -> (&'a mut [f32], &'a mut [f32]) {
+    pub fn input_planes<'a>(
+        &self,
+        ws: &'a mut Workspace,
+        shape: Shape,
+    ) -> (&'a mut [f32], &'a mut [f32]) {
         self.prepare(shape, ws);
         (
             &mut ws.input[..self.spatial_inputs * shape.plane()],
@@ -399,14 +421,18 @@ impl Network {
         self.g1_conv.apply(shape, trunk_out, head_b, scratch, false);
         self.g1_norm.apply_in_place(shape, head_b);
         layers::pool_global(shape, g, head_b, head_pooled);
-        self.p_gpool_to_bias.apply(shape.batch, head_pooled, head_bias);
-        self.p1_norm.apply_with_bias_in_place(shape, head_bias, head_a);
+        self.p_gpool_to_bias
+            .apply(shape.batch, head_pooled, head_bias);
+        self.p1_norm
+            .apply_with_bias_in_place(shape, head_bias, head_a);
         self.p2_conv.apply(shape, head_a, head_b, scratch, false);
         for (b, out) in outputs.iter_mut().enumerate().take(shape.batch) {
             out.policy.clear();
-            out.policy.extend_from_slice(&head_b[b * points..(b + 1) * points]);
+            out.policy
+                .extend_from_slice(&head_b[b * points..(b + 1) * points]);
         }
-        self.p_gpool_to_pass.apply(shape.batch, head_pooled, head_bias);
+        self.p_gpool_to_pass
+            .apply(shape.batch, head_pooled, head_bias);
         for (b, out) in outputs.iter_mut().enumerate().take(shape.batch) {
             out.pass = head_bias[b];
         }
@@ -431,10 +457,12 @@ impl Network {
         for (b, out) in outputs.iter_mut().enumerate().take(shape.batch) {
             out.score.copy_from_slice(&head_bias[b * 4..b * 4 + 4]);
         }
-        self.ownership_conv.apply(shape, head_a, head_b, scratch, false);
+        self.ownership_conv
+            .apply(shape, head_a, head_b, scratch, false);
         for (b, out) in outputs.iter_mut().enumerate().take(shape.batch) {
             out.ownership.clear();
-            out.ownership.extend_from_slice(&head_b[b * points..(b + 1) * points]);
+            out.ownership
+                .extend_from_slice(&head_b[b * points..(b + 1) * points]);
         }
     }
 }

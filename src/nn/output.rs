@@ -32,7 +32,9 @@ pub struct Evaluation {
 impl Evaluation {
     /// The score's standard deviation.
     pub fn score_stdev(&self) -> f32 {
-        (self.white_score_mean_sq - self.white_score_mean * self.white_score_mean).max(0.0).sqrt()
+        (self.white_score_mean_sq - self.white_score_mean * self.white_score_mean)
+            .max(0.0)
+            .sqrt()
     }
 }
 
@@ -42,7 +44,14 @@ fn soft_plus(x: f64) -> f64 {
 
 /// Turns raw outputs (already mapped back to KataGo's orientation) into an
 /// evaluation. `legal[pos]` says which points `to_move` may play.
-pub fn postprocess(raw: &RawOutput, legal: &[bool], to_move: Color, rules: &NetRules, side: usize, out: &mut Evaluation) {
+pub fn postprocess(
+    raw: &RawOutput,
+    legal: &[bool],
+    to_move: Color,
+    rules: &NetRules,
+    side: usize,
+    out: &mut Evaluation,
+) {
     out.side = side;
     let points = side * side;
     out.policy.clear();
@@ -54,11 +63,10 @@ pub fn postprocess(raw: &RawOutput, legal: &[bool], to_move: Color, rules: &NetR
         }
     }
     let mut sum = 0.0f32;
-    for pos in 0..points {
-        if legal[pos] {
-            let e = (raw.policy[pos] - max).exp();
-            out.policy[pos] = e;
-            sum += e;
+    for ((p, &l), &logit) in out.policy.iter_mut().zip(legal).zip(&raw.policy) {
+        if l {
+            *p = (logit - max).exp();
+            sum += *p;
         }
     }
     let pass = (raw.pass - max).exp();
@@ -100,8 +108,12 @@ pub fn postprocess(raw: &RawOutput, legal: &[bool], to_move: Color, rules: &NetR
     out.white_score_mean_sq = mean_sq as f32;
     out.white_lead = (if white { lead } else { -lead }) as f32;
     out.white_ownership.clear();
-    out.white_ownership
-        .extend(raw.ownership.iter().take(points).map(|&o| if white { o.tanh() } else { -o.tanh() }));
+    out.white_ownership.extend(
+        raw.ownership
+            .iter()
+            .take(points)
+            .map(|&o| if white { o.tanh() } else { -o.tanh() }),
+    );
 }
 
 /// KataGo's `kata-raw-nn` block for one symmetry (model version 8: no
@@ -156,13 +168,23 @@ mod tests {
         };
         let rules = NetRules::of(&Rules::default());
         let mut e = Evaluation::default();
-        postprocess(&raw, &[true, true, false, true], Color::Black, &rules, 2, &mut e);
+        postprocess(
+            &raw,
+            &[true, true, false, true],
+            Color::Black,
+            &rules,
+            2,
+            &mut e,
+        );
         assert_eq!(e.policy[2], -1.0);
         let total: f32 = e.policy.iter().filter(|p| **p >= 0.0).sum::<f32>() + e.pass;
         assert!((total - 1.0).abs() < 1e-6);
         // Black to move: the net's win is Black's, so White's loss.
         assert!(e.white_loss > e.white_win);
-        assert_eq!(e.no_result, 0.0, "no result cannot happen under superko and area scoring");
+        assert_eq!(
+            e.no_result, 0.0,
+            "no result cannot happen under superko and area scoring"
+        );
         assert!((e.white_lead + 4.0).abs() < 1e-5);
         assert!(e.white_ownership[0] < 0.0);
         let text = raw_nn_text(3, &e);
