@@ -1,23 +1,21 @@
-//! The computing layers of a network, over activations laid out channel by
-//! channel, each channel holding the batch's boards one after another
-//! (`[channel][board][point]`), so that one matrix product serves a whole
-//! batch. Convolutions are an im2col followed by an `sgemm` (the
-//! `matrixmultiply` crate, which picks AVX2/FMA kernels at run time);
-//! batch norms are one scale and bias per channel, applied with the
-//! activation in one pass; pooling is KataGo's (mean, mean scaled by board
-//! width, max; and the value head's variant).
+//! The computing layers of a network, over activations laid out point by
+//! point with the channels innermost (`[board][point][channel]`, KataGo's
+//! NHWC), so that every layer's inner loop runs along contiguous channels.
+//!
+//! 3×3 and 5×5 convolutions are Winograd convolutions with 6×6 input tiles
+//! (F(4×4, 3×3) and F(2×2, 5×5), KataGo's CPU choice, with its transforms):
+//! each tile is transformed, 36 matrix products (tiles × in channels times
+//! in × out) combine the channels, and the products are transformed back; a
+//! 3×3 convolution then takes about a quarter of the multiplications of a
+//! direct one. 1×1 convolutions are one matrix product; other sizes an
+//! im2col and a product. The products run on [`gemm`], a register-blocked
+//! kernel over weights packed once at load time, in AVX2 and FMA where the
+//! processor has them (chosen at run time). Batch norms are a scale and a bias per channel,
+//! applied with the activation in one pass; pooling is KataGo's.
 //!
 //! Every buffer is the caller's: nothing here allocates.
 
 use super::model::{Activation, BatchNormDesc, ConvDesc, MatMulDesc};
-
-/// A convolution, weights as a row-major `out × (in·k·k)` matrix.
-pub struct Conv {
-    size: usize,
-    pub in_channels: usize,
-    pub out_channels: usize,
-    weights: Vec<f32>,
-}
 
 /// The shape of the activations a layer works on: `batch` boards of side `side`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,28 +28,133 @@ impl Shape {
     pub fn points(self) -> usize {
         self.side * self.side
     }
-    /// Values of one channel across the batch.
-    pub fn plane(self) -> usize {
+    /// Points across the batch: the rows of an activation.
+    pub fn rows(self) -> usize {
         self.points() * self.batch
     }
 }
 
+/// Side of a Winograd input tile.
+const TILE: usize = 6;
+const TILE_POINTS: usize = TILE * TILE;
+
+/// A convolution.
+pub struct Conv {
+    size: usize,
+    pub in_channels: usize,
+    pub out_channels: usize,
+    /// For 1×1 and im2col: `(k·k·in) × out`, rows in the order y, x, in
+    /// channel.
+    weights: Packed,
+    /// For Winograd: per tile point `t` (36), an `in × out` matrix.
+    winograd: Vec<Packed>,
+}
+
+/// KataGo's transform of one kernel row of 3 to a tile row of 6 (G·g).
+fn kernel_row_3(z: [f32; 3]) -> [f32; 6] {
+    let [z0, z1, z2] = z.map(f64::from);
+    [
+        (0.25 * z0) as f32,
+        ((1.0 / 6.0) * (-z0 - z1 - z2)) as f32,
+        ((1.0 / 6.0) * (-z0 + z1 - z2)) as f32,
+        ((1.0 / 24.0) * (z0 + 2.0 * z1 + 4.0 * z2)) as f32,
+        ((1.0 / 24.0) * (z0 - 2.0 * z1 + 4.0 * z2)) as f32,
+        z2 as f32,
+    ]
+}
+
+/// KataGo's transform of one kernel row of 5 to a tile row of 6.
+fn kernel_row_5(z: [f32; 5]) -> [f32; 6] {
+    let [z0, z1, z2, z3, z4] = z.map(f64::from);
+    [
+        (0.25 * z0) as f32,
+        ((1.0 / 6.0) * (-z0 - z1 - z2 - z3 - z4)) as f32,
+        ((1.0 / 6.0) * (-z0 + z1 - z2 + z3 - z4)) as f32,
+        ((1.0 / 24.0) * (z0 + 2.0 * z1 + 4.0 * z2 + 8.0 * z3 + 16.0 * z4)) as f32,
+        ((1.0 / 24.0) * (z0 - 2.0 * z1 + 4.0 * z2 - 8.0 * z3 + 16.0 * z4)) as f32,
+        z4 as f32,
+    ]
+}
+
 impl Conv {
     pub fn new(desc: &ConvDesc) -> Conv {
+        let size = desc.size_x;
+        let (ic_n, oc_n) = (desc.in_channels, desc.out_channels);
+        let w = |oc: usize, ic: usize, y: usize, x: usize| {
+            desc.weights[((oc * ic_n + ic) * size + y) * size + x]
+        };
+        let mut weights = vec![0.0; size * size * ic_n * oc_n];
+        for y in 0..size {
+            for x in 0..size {
+                for ic in 0..ic_n {
+                    for oc in 0..oc_n {
+                        weights[((y * size + x) * ic_n + ic) * oc_n + oc] = w(oc, ic, y, x);
+                    }
+                }
+            }
+        }
+        let mut winograd = Vec::new();
+        if size == 3 || size == 5 {
+            winograd = vec![0.0; TILE_POINTS * ic_n * oc_n];
+            for oc in 0..oc_n {
+                for ic in 0..ic_n {
+                    // Rows first, then columns, as KataGo does.
+                    let mut tmp = [[0.0f32; TILE]; TILE];
+                    for (y, row) in tmp.iter_mut().enumerate().take(size) {
+                        *row = if size == 3 {
+                            kernel_row_3([w(oc, ic, y, 0), w(oc, ic, y, 1), w(oc, ic, y, 2)])
+                        } else {
+                            kernel_row_5(std::array::from_fn(|x| w(oc, ic, y, x)))
+                        };
+                    }
+                    // Columns read one value from each row.
+                    #[allow(clippy::needless_range_loop)]
+                    for x in 0..TILE {
+                        let col = if size == 3 {
+                            kernel_row_3([tmp[0][x], tmp[1][x], tmp[2][x]])
+                        } else {
+                            kernel_row_5(std::array::from_fn(|y| tmp[y][x]))
+                        };
+                        for (y, v) in col.into_iter().enumerate() {
+                            tmp[y][x] = v;
+                        }
+                    }
+                    for (t, v) in tmp.iter().flatten().enumerate() {
+                        winograd[(t * ic_n + ic) * oc_n + oc] = *v;
+                    }
+                }
+            }
+        }
         Conv {
-            size: desc.size_x,
-            in_channels: desc.in_channels,
-            out_channels: desc.out_channels,
-            weights: desc.weights.clone(),
+            size,
+            in_channels: ic_n,
+            out_channels: oc_n,
+            weights: Packed::new(size * size * ic_n, oc_n, &weights),
+            winograd: winograd
+                .chunks(ic_n * oc_n)
+                .map(|u| Packed::new(ic_n, oc_n, u))
+                .collect(),
         }
     }
 
-    /// Scratch values `apply` needs for `shape` (the im2col matrix).
+    fn out_tile(&self) -> usize {
+        if self.size == 5 { 2 } else { 4 }
+    }
+
+    /// Winograd tiles across the batch.
+    fn tiles(&self, shape: Shape) -> usize {
+        let per_side = shape.side.div_ceil(self.out_tile());
+        per_side * per_side * shape.batch
+    }
+
+    /// Scratch values `apply` needs for `shape`.
     pub fn scratch_len(&self, shape: Shape) -> usize {
-        if self.size == 1 {
+        if !self.winograd.is_empty() {
+            TILE_POINTS * (self.in_channels + self.out_channels) * self.tiles(shape)
+        } else if self.size == 1 {
             0
         } else {
-            self.in_channels * self.size * self.size * shape.plane()
+            self.size * self.size * self.in_channels * shape.rows()
         }
     }
 
@@ -64,75 +167,428 @@ impl Conv {
         scratch: &mut [f32],
         accumulate: bool,
     ) {
-        let plane = shape.plane();
-        let k = self.in_channels * self.size * self.size;
-        let b = if self.size == 1 {
-            &input[..self.in_channels * plane]
+        let rows = shape.rows();
+        let out = &mut output[..rows * self.out_channels];
+        if !self.winograd.is_empty() {
+            self.apply_winograd(shape, input, out, scratch, accumulate);
+        } else if self.size == 1 {
+            gemm(rows, input, &self.weights, out, accumulate);
         } else {
-            let col = &mut scratch[..k * plane];
+            let k = self.size * self.size * self.in_channels;
+            let col = &mut scratch[..rows * k];
             self.im2col(shape, input, col);
-            &*col
-        };
-        let out = &mut output[..self.out_channels * plane];
-        // SAFETY: the slices hold exactly the m×k, k×n and m×n row-major
-        // matrices described by the dimensions and strides passed.
-        unsafe {
-            matrixmultiply::sgemm(
-                self.out_channels,
-                k,
-                plane,
-                1.0,
-                self.weights.as_ptr(),
-                k as isize,
-                1,
-                b.as_ptr(),
-                plane as isize,
-                1,
-                if accumulate { 1.0 } else { 0.0 },
-                out.as_mut_ptr(),
-                plane as isize,
-                1,
-            );
+            gemm(rows, col, &self.weights, out, accumulate);
         }
     }
 
-    /// Rows of the input shifted by each kernel offset, zero beyond the edge.
-    fn im2col(&self, shape: Shape, input: &[f32], col: &mut [f32]) {
+    fn apply_winograd(
+        &self,
+        shape: Shape,
+        input: &[f32],
+        output: &mut [f32],
+        scratch: &mut [f32],
+        accumulate: bool,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                // SAFETY: the processor has the features the function is compiled for.
+                unsafe { self.winograd_avx2(shape, input, output, scratch, accumulate) };
+                return;
+            }
+        }
+        self.winograd_body(shape, input, output, scratch, accumulate);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn winograd_avx2(
+        &self,
+        shape: Shape,
+        input: &[f32],
+        output: &mut [f32],
+        scratch: &mut [f32],
+        accumulate: bool,
+    ) {
+        self.winograd_body(shape, input, output, scratch, accumulate);
+    }
+
+    /// The Winograd convolution; the transforms run on 8 channels at a time
+    /// (one AVX register), the rest one by one.
+    #[inline(always)]
+    fn winograd_body(
+        &self,
+        shape: Shape,
+        input: &[f32],
+        output: &mut [f32],
+        scratch: &mut [f32],
+        accumulate: bool,
+    ) {
         let n = shape.side;
         let points = shape.points();
-        let plane = shape.plane();
+        let out_tile = self.out_tile();
+        let offset = self.size / 2;
+        let per_side = n.div_ceil(out_tile);
+        let tiles = self.tiles(shape);
+        let (ic_n, oc_n) = (self.in_channels, self.out_channels);
+        let (transformed_in, rest) = scratch.split_at_mut(TILE_POINTS * tiles * ic_n);
+        let transformed_out = &mut rest[..TILE_POINTS * tiles * oc_n];
+        // The point (x, y) of board b, or None off the board.
+        let at = |b: usize, y: isize, x: isize| {
+            (y >= 0 && x >= 0 && y < n as isize && x < n as isize)
+                .then(|| b * points + y as usize * n + x as usize)
+        };
+
+        // Input tiles, transformed: transformed_in[t][tile][ic].
+        for b in 0..shape.batch {
+            for ty in 0..per_side {
+                for tx in 0..per_side {
+                    let tile = (b * per_side + ty) * per_side + tx;
+                    let y0 = (ty * out_tile) as isize - offset as isize;
+                    let x0 = (tx * out_tile) as isize - offset as isize;
+                    let src: [[Option<usize>; TILE]; TILE] = std::array::from_fn(|dy| {
+                        std::array::from_fn(|dx| at(b, y0 + dy as isize, x0 + dx as isize))
+                    });
+                    let mut ic = 0;
+                    while ic + 8 <= ic_n {
+                        transform_input::<8>(&src, input, ic_n, ic, transformed_in, tiles, tile);
+                        ic += 8;
+                    }
+                    while ic < ic_n {
+                        transform_input::<1>(&src, input, ic_n, ic, transformed_in, tiles, tile);
+                        ic += 1;
+                    }
+                }
+            }
+        }
+        // One product per tile point: out[t] = in[t] · U[t].
+        for (t, u) in self.winograd.iter().enumerate() {
+            gemm(
+                tiles,
+                &transformed_in[t * tiles * ic_n..(t + 1) * tiles * ic_n],
+                u,
+                &mut transformed_out[t * tiles * oc_n..(t + 1) * tiles * oc_n],
+                false,
+            );
+        }
+        // Back to the board.
+        for b in 0..shape.batch {
+            for ty in 0..per_side {
+                for tx in 0..per_side {
+                    let tile = (b * per_side + ty) * per_side + tx;
+                    let dst: [[Option<usize>; 4]; 4] = std::array::from_fn(|dy| {
+                        std::array::from_fn(|dx| {
+                            (dy < out_tile && dx < out_tile)
+                                .then(|| {
+                                    at(
+                                        b,
+                                        (ty * out_tile + dy) as isize,
+                                        (tx * out_tile + dx) as isize,
+                                    )
+                                })
+                                .flatten()
+                        })
+                    });
+                    let mut oc = 0;
+                    while oc + 8 <= oc_n {
+                        self.transform_output::<8>(
+                            &dst,
+                            transformed_out,
+                            tiles,
+                            tile,
+                            oc,
+                            output,
+                            accumulate,
+                        );
+                        oc += 8;
+                    }
+                    while oc < oc_n {
+                        self.transform_output::<1>(
+                            &dst,
+                            transformed_out,
+                            tiles,
+                            tile,
+                            oc,
+                            output,
+                            accumulate,
+                        );
+                        oc += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// One tile's output transform for channels `oc..oc + L`, written (or
+    /// added) to the tile's points on the board.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn transform_output<const L: usize>(
+        &self,
+        dst: &[[Option<usize>; 4]; 4],
+        transformed_out: &[f32],
+        tiles: usize,
+        tile: usize,
+        oc: usize,
+        output: &mut [f32],
+        accumulate: bool,
+    ) {
+        let oc_n = self.out_channels;
+        let out_tile = self.out_tile();
+        let m: [[[f32; L]; TILE]; TILE] = std::array::from_fn(|y| {
+            std::array::from_fn(|x| {
+                let at = ((y * TILE + x) * tiles + tile) * oc_n + oc;
+                transformed_out[at..at + L].try_into().expect("L channels")
+            })
+        });
+        let rows: [[[f32; L]; 4]; TILE] = std::array::from_fn(|y| output_lanes(m[y], self.size));
+        for x in 0..out_tile {
+            let col = output_lanes(std::array::from_fn(|y| rows[y][x]), self.size);
+            for (y, v) in col.iter().enumerate().take(out_tile) {
+                if let Some(p) = dst[y][x] {
+                    let o = &mut output[p * oc_n + oc..p * oc_n + oc + L];
+                    if accumulate {
+                        for (o, v) in o.iter_mut().zip(v) {
+                            *o += v;
+                        }
+                    } else {
+                        o.copy_from_slice(v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each point's `k·k·in` neighbourhood values (zero beyond the edge), a row each.
+    fn im2col(&self, shape: Shape, input: &[f32], col: &mut [f32]) {
+        let n = shape.side as isize;
         let r = (self.size / 2) as isize;
-        let mut row = 0;
-        for ic in 0..self.in_channels {
-            for ky in 0..self.size {
-                let dy = ky as isize - r;
-                for kx in 0..self.size {
-                    let dx = kx as isize - r;
-                    let dst = &mut col[row * plane..(row + 1) * plane];
-                    row += 1;
-                    for b in 0..shape.batch {
-                        let src = &input[ic * plane + b * points..ic * plane + (b + 1) * points];
-                        let dst = &mut dst[b * points..(b + 1) * points];
-                        for y in 0..n {
-                            let sy = y as isize + dy;
-                            let line = &mut dst[y * n..(y + 1) * n];
-                            if sy < 0 || sy >= n as isize {
-                                line.fill(0.0);
-                                continue;
+        let ic_n = self.in_channels;
+        let k = self.size * self.size * ic_n;
+        for b in 0..shape.batch {
+            for y in 0..n {
+                for x in 0..n {
+                    let row = (b * shape.points()) + (y * n + x) as usize;
+                    let dst = &mut col[row * k..(row + 1) * k];
+                    for ky in 0..self.size as isize {
+                        for kx in 0..self.size as isize {
+                            let (sy, sx) = (y + ky - r, x + kx - r);
+                            let d = &mut dst[((ky * self.size as isize + kx) as usize) * ic_n..]
+                                [..ic_n];
+                            if sy < 0 || sx < 0 || sy >= n || sx >= n {
+                                d.fill(0.0);
+                            } else {
+                                let p = b * shape.points() + (sy * n + sx) as usize;
+                                d.copy_from_slice(&input[p * ic_n..(p + 1) * ic_n]);
                             }
-                            let srow = &src[sy as usize * n..(sy as usize + 1) * n];
-                            let lo = (-dx).max(0) as usize;
-                            let hi = (n as isize - dx).min(n as isize) as usize;
-                            line[..lo.min(n)].fill(0.0);
-                            if lo < hi {
-                                let s0 = (lo as isize + dx) as usize;
-                                line[lo..hi].copy_from_slice(&srow[s0..s0 + (hi - lo)]);
-                            }
-                            line[hi.max(lo).min(n)..].fill(0.0);
                         }
                     }
                 }
             }
+        }
+    }
+}
+
+/// One tile's input transform (Bᵀ·d·B) for channels `ic..ic + L`, from the
+/// input points `src` (None: off the board, zero) into `transformed_in`.
+#[inline(always)]
+fn transform_input<const L: usize>(
+    src: &[[Option<usize>; TILE]; TILE],
+    input: &[f32],
+    ic_n: usize,
+    ic: usize,
+    transformed_in: &mut [f32],
+    tiles: usize,
+    tile: usize,
+) {
+    let mut d: [[[f32; L]; TILE]; TILE] = std::array::from_fn(|y| {
+        std::array::from_fn(|x| match src[y][x] {
+            Some(p) => input[p * ic_n + ic..p * ic_n + ic + L]
+                .try_into()
+                .expect("L channels"),
+            None => [0.0; L],
+        })
+    });
+    for row in d.iter_mut() {
+        *row = input_lanes(*row);
+    }
+    // Columns read one value from each row.
+    #[allow(clippy::needless_range_loop)]
+    for x in 0..TILE {
+        let col = input_lanes(std::array::from_fn(|y| d[y][x]));
+        for (y, v) in col.iter().enumerate() {
+            let at = ((y * TILE + x) * tiles + tile) * ic_n + ic;
+            transformed_in[at..at + L].copy_from_slice(v);
+        }
+    }
+}
+
+/// The input transform of six values (Bᵀ·d), on L channels at once.
+#[inline(always)]
+fn input_lanes<const L: usize>(z: [[f32; L]; 6]) -> [[f32; L]; 6] {
+    let [z0, z1, z2, z3, z4, z5] = z;
+    [
+        std::array::from_fn(|l| 4.0 * z0[l] - 5.0 * z2[l] + z4[l]),
+        std::array::from_fn(|l| -4.0 * z1[l] - 4.0 * z2[l] + z3[l] + z4[l]),
+        std::array::from_fn(|l| 4.0 * z1[l] - 4.0 * z2[l] - z3[l] + z4[l]),
+        std::array::from_fn(|l| -2.0 * z1[l] - z2[l] + 2.0 * z3[l] + z4[l]),
+        std::array::from_fn(|l| 2.0 * z1[l] - z2[l] - 2.0 * z3[l] + z4[l]),
+        std::array::from_fn(|l| 4.0 * z1[l] - 5.0 * z3[l] + z5[l]),
+    ]
+}
+
+/// The output transform of six values (Aᵀ·m), on L channels at once: four
+/// outputs for 3×3, two for 5×5.
+#[inline(always)]
+fn output_lanes<const L: usize>(z: [[f32; L]; 6], size: usize) -> [[f32; L]; 4] {
+    let [z0, z1, z2, z3, z4, z5] = z;
+    let first = std::array::from_fn(|l| z0[l] + z1[l] + z2[l] + z3[l] + z4[l]);
+    if size == 5 {
+        [
+            first,
+            std::array::from_fn(|l| (z1[l] - z2[l]) + 2.0 * (z3[l] - z4[l]) + z5[l]),
+            [0.0; L],
+            [0.0; L],
+        ]
+    } else {
+        [
+            first,
+            std::array::from_fn(|l| (z1[l] - z2[l]) + 2.0 * (z3[l] - z4[l])),
+            std::array::from_fn(|l| (z1[l] + z2[l]) + 4.0 * (z3[l] + z4[l])),
+            std::array::from_fn(|l| (z1[l] - z2[l]) + 8.0 * (z3[l] - z4[l]) + z5[l]),
+        ]
+    }
+}
+
+/// Rows of the block the kernel computes at once, and its columns.
+const MR: usize = 6;
+const NR: usize = 16;
+
+/// A constant right-hand matrix (`k × n`, the weights) packed for [`gemm`]:
+/// panels of 16 columns, each stored row after row (zero past column `n`),
+/// so that the kernel reads it straight through.
+pub struct Packed {
+    k: usize,
+    n: usize,
+    panels: Vec<f32>,
+}
+
+impl Packed {
+    /// Packs the row-major `k × n` matrix `b`.
+    pub fn new(k: usize, n: usize, b: &[f32]) -> Packed {
+        let count = n.div_ceil(NR);
+        let mut panels = vec![0.0; count * k * NR];
+        for p in 0..count {
+            for kk in 0..k {
+                for j in 0..NR.min(n - p * NR) {
+                    panels[(p * k + kk) * NR + j] = b[kk * n + p * NR + j];
+                }
+            }
+        }
+        Packed { k, n, panels }
+    }
+
+    fn panel(&self, p: usize) -> &[f32] {
+        &self.panels[p * self.k * NR..(p + 1) * self.k * NR]
+    }
+}
+
+/// `c = a · b` (or `c += a · b`) for a row-major `m × k` matrix `a` and a
+/// packed `k × n` matrix `b`, into the row-major `m × n` matrix `c`:
+/// 6×16 blocks of `c` kept in registers while `k` runs (AVX2 and FMA
+/// where the processor has them).
+pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
+    let (k, n) = (b.k, b.n);
+    assert!(a.len() >= m * k && c.len() >= m * n);
+    for p in 0..n.div_ceil(NR) {
+        let panel = b.panel(p);
+        let j0 = p * NR;
+        let cols = NR.min(n - j0);
+        let mut i0 = 0;
+        while i0 < m {
+            let rows = MR.min(m - i0);
+            let mut acc = [[0.0f32; NR]; MR];
+            block(&a[i0 * k..(i0 + rows) * k], k, rows, panel, &mut acc);
+            for (r, acc_row) in acc.iter().enumerate().take(rows) {
+                let dst = &mut c[(i0 + r) * n + j0..(i0 + r) * n + j0 + cols];
+                if accumulate {
+                    for (d, &v) in dst.iter_mut().zip(acc_row) {
+                        *d += v;
+                    }
+                } else {
+                    dst.copy_from_slice(&acc_row[..cols]);
+                }
+            }
+            i0 += MR;
+        }
+    }
+}
+
+/// One block: `acc[r] = Σ_kk a[r][kk] · panel[kk]` for the `rows` rows of `a`.
+fn block(a: &[f32], k: usize, rows: usize, panel: &[f32], acc: &mut [[f32; NR]; MR]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the processor has AVX2 and FMA; `a` holds `rows` rows
+            // of `k` values and `panel` k rows of NR values (checked inside).
+            unsafe {
+                match rows {
+                    6 => block_avx2_fma::<6>(a, k, panel, acc),
+                    5 => block_avx2_fma::<5>(a, k, panel, acc),
+                    4 => block_avx2_fma::<4>(a, k, panel, acc),
+                    3 => block_avx2_fma::<3>(a, k, panel, acc),
+                    2 => block_avx2_fma::<2>(a, k, panel, acc),
+                    _ => block_avx2_fma::<1>(a, k, panel, acc),
+                }
+            }
+            return;
+        }
+    }
+    for kk in 0..k {
+        let b = &panel[kk * NR..(kk + 1) * NR];
+        for (r, acc_row) in acc.iter_mut().enumerate().take(rows) {
+            let av = a[r * k + kk];
+            for (x, &bv) in acc_row.iter_mut().zip(b) {
+                *x += av * bv;
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn block_avx2_fma<const R: usize>(
+    a: &[f32],
+    k: usize,
+    panel: &[f32],
+    acc: &mut [[f32; NR]; MR],
+) {
+    use std::arch::x86_64::*;
+    assert!(a.len() >= R * k && panel.len() >= NR * k);
+    let zero = _mm256_setzero_ps();
+    let mut c = [[zero; 2]; R];
+    let ap = a.as_ptr();
+    let bp = panel.as_ptr();
+    for kk in 0..k {
+        // SAFETY: kk < k, so every offset is within the lengths asserted above.
+        unsafe {
+            let b0 = _mm256_loadu_ps(bp.add(kk * NR));
+            let b1 = _mm256_loadu_ps(bp.add(kk * NR + 8));
+            for (r, cr) in c.iter_mut().enumerate() {
+                let av = _mm256_broadcast_ss(&*ap.add(r * k + kk));
+                cr[0] = _mm256_fmadd_ps(av, b0, cr[0]);
+                cr[1] = _mm256_fmadd_ps(av, b1, cr[1]);
+            }
+        }
+    }
+    for (cr, out) in c.iter().zip(acc.iter_mut()) {
+        // SAFETY: each row of `acc` holds NR = 16 floats.
+        unsafe {
+            _mm256_storeu_ps(out.as_mut_ptr(), cr[0]);
+            _mm256_storeu_ps(out.as_mut_ptr().add(8), cr[1]);
         }
     }
 }
@@ -153,13 +609,18 @@ impl NormAct {
         }
     }
 
-    /// `output = act(input · scale + bias)`, channel by channel.
+    fn channels(&self) -> usize {
+        self.scale.len()
+    }
+
+    /// `output = act(input · scale + bias)`, point by point.
     pub fn apply(&self, shape: Shape, input: &[f32], output: &mut [f32]) {
-        let plane = shape.plane();
-        for (c, (&s, &b)) in self.scale.iter().zip(&self.bias).enumerate() {
-            let src = &input[c * plane..(c + 1) * plane];
-            let dst = &mut output[c * plane..(c + 1) * plane];
-            for (d, &x) in dst.iter_mut().zip(src) {
+        let c = self.channels();
+        for (src, dst) in input[..shape.rows() * c]
+            .chunks_exact(c)
+            .zip(output.chunks_exact_mut(c))
+        {
+            for (((d, &x), &s), &b) in dst.iter_mut().zip(src).zip(&self.scale).zip(&self.bias) {
                 *d = activate(self.act, x * s + b);
             }
         }
@@ -167,26 +628,10 @@ impl NormAct {
 
     /// `apply` on `values` in place.
     pub fn apply_in_place(&self, shape: Shape, values: &mut [f32]) {
-        let plane = shape.plane();
-        for (c, (&s, &b)) in self.scale.iter().zip(&self.bias).enumerate() {
-            for v in &mut values[c * plane..(c + 1) * plane] {
+        let c = self.channels();
+        for row in values[..shape.rows() * c].chunks_exact_mut(c) {
+            for ((v, &s), &b) in row.iter_mut().zip(&self.scale).zip(&self.bias) {
                 *v = activate(self.act, *v * s + b);
-            }
-        }
-    }
-
-    /// `apply_with_bias` on `values` in place.
-    pub fn apply_with_bias_in_place(&self, shape: Shape, extra: &[f32], values: &mut [f32]) {
-        let plane = shape.plane();
-        let points = shape.points();
-        let channels = self.scale.len();
-        for (c, (&s, &b)) in self.scale.iter().zip(&self.bias).enumerate() {
-            for board in 0..shape.batch {
-                let e = extra[board * channels + c];
-                let at = c * plane + board * points;
-                for v in &mut values[at..at + points] {
-                    *v = activate(self.act, (*v + e) * s + b);
-                }
             }
         }
     }
@@ -194,17 +639,38 @@ impl NormAct {
     /// Like `apply`, with a per-board bias added before the norm
     /// (`extra[board · channels + channel]`): a global-pooling bias.
     pub fn apply_with_bias(&self, shape: Shape, input: &[f32], extra: &[f32], output: &mut [f32]) {
-        let plane = shape.plane();
+        let c = self.channels();
         let points = shape.points();
-        let channels = self.scale.len();
-        for (c, (&s, &b)) in self.scale.iter().zip(&self.bias).enumerate() {
-            for board in 0..shape.batch {
-                let e = extra[board * channels + c];
-                let at = c * plane + board * points;
-                let src = &input[at..at + points];
-                let dst = &mut output[at..at + points];
-                for (d, &x) in dst.iter_mut().zip(src) {
-                    *d = activate(self.act, (x + e) * s + b);
+        for b in 0..shape.batch {
+            let e = &extra[b * c..(b + 1) * c];
+            let range = b * points * c..(b + 1) * points * c;
+            for (src, dst) in input[range.clone()]
+                .chunks_exact(c)
+                .zip(output[range].chunks_exact_mut(c))
+            {
+                for ((((d, &x), &s), &bias), &e) in dst
+                    .iter_mut()
+                    .zip(src)
+                    .zip(&self.scale)
+                    .zip(&self.bias)
+                    .zip(e)
+                {
+                    *d = activate(self.act, (x + e) * s + bias);
+                }
+            }
+        }
+    }
+
+    /// `apply_with_bias` on `values` in place.
+    pub fn apply_with_bias_in_place(&self, shape: Shape, extra: &[f32], values: &mut [f32]) {
+        let c = self.channels();
+        let points = shape.points();
+        for b in 0..shape.batch {
+            let e = &extra[b * c..(b + 1) * c];
+            for row in values[b * points * c..(b + 1) * points * c].chunks_exact_mut(c) {
+                for (((v, &s), &bias), &e) in row.iter_mut().zip(&self.scale).zip(&self.bias).zip(e)
+                {
+                    *v = activate(self.act, (*v + e) * s + bias);
                 }
             }
         }
@@ -257,11 +723,8 @@ impl MatMul {
 
 /// Adds a per-channel bias to each board's values (`[channel]` per board).
 pub fn add_bias(batch: usize, bias: &[f32], values: &mut [f32]) {
-    for b in 0..batch {
-        for (v, &x) in values[b * bias.len()..(b + 1) * bias.len()]
-            .iter_mut()
-            .zip(bias)
-        {
+    for row in values[..batch * bias.len()].chunks_exact_mut(bias.len()) {
+        for (v, &x) in row.iter_mut().zip(bias) {
             *v += x;
         }
     }
@@ -270,41 +733,47 @@ pub fn add_bias(batch: usize, bias: &[f32], values: &mut [f32]) {
 /// Adds a per-board, per-channel bias (`bias[board · channels + c]`) to
 /// every point of the spatial `values`.
 pub fn add_spatial_bias(shape: Shape, channels: usize, bias: &[f32], values: &mut [f32]) {
-    let plane = shape.plane();
     let points = shape.points();
-    for c in 0..channels {
-        for b in 0..shape.batch {
-            let e = bias[b * channels + c];
-            let at = c * plane + b * points;
-            for v in &mut values[at..at + points] {
-                *v += e;
+    for b in 0..shape.batch {
+        let e = &bias[b * channels..(b + 1) * channels];
+        for row in
+            values[b * points * channels..(b + 1) * points * channels].chunks_exact_mut(channels)
+        {
+            for (v, &x) in row.iter_mut().zip(e) {
+                *v += x;
             }
+        }
+    }
+}
+
+/// Per board, each channel's sum and maximum (never below −1, as KataGo's
+/// masked max) into `sum` and `max`.
+fn channel_sums(points: usize, channels: usize, board: &[f32], sum: &mut [f32], max: &mut [f32]) {
+    sum[..channels].fill(0.0);
+    max[..channels].fill(-1.0);
+    for row in board[..points * channels].chunks_exact(channels) {
+        for ((s, m), &x) in sum.iter_mut().zip(max.iter_mut()).zip(row) {
+            *s += x;
+            *m = m.max(x);
         }
     }
 }
 
 /// KataGo's global pooling of `channels` spatial channels into
 /// `out[board · 3C + …]`: each channel's mean, mean · (√points − 14) / 10,
-/// and max (never below −1, as KataGo's masked max).
+/// and max.
 pub fn pool_global(shape: Shape, channels: usize, input: &[f32], out: &mut [f32]) {
-    let plane = shape.plane();
     let points = shape.points();
     let div = points as f32;
     let width = div.sqrt();
     for b in 0..shape.batch {
         let row = &mut out[b * 3 * channels..(b + 1) * 3 * channels];
-        for c in 0..channels {
-            let v = &input[c * plane + b * points..c * plane + (b + 1) * points];
-            let mut sum = 0.0f32;
-            let mut max = -1.0f32;
-            for &x in v {
-                sum += x;
-                max = max.max(x);
-            }
-            let mean = sum / div;
-            row[c] = mean;
-            row[c + channels] = mean * (width - 14.0) * 0.1;
-            row[c + 2 * channels] = max;
+        let (sum, rest) = row.split_at_mut(channels);
+        let (scaled, max) = rest.split_at_mut(channels);
+        channel_sums(points, channels, &input[b * points * channels..], sum, max);
+        for (s, sc) in sum.iter_mut().zip(scaled.iter_mut()) {
+            *s /= div;
+            *sc = *s * (width - 14.0) * 0.1;
         }
     }
 }
@@ -312,18 +781,29 @@ pub fn pool_global(shape: Shape, channels: usize, input: &[f32], out: &mut [f32]
 /// The value head's pooling: mean, mean · (√points − 14) / 10 and
 /// mean · ((√points − 14)² / 100 − 0.1).
 pub fn pool_value(shape: Shape, channels: usize, input: &[f32], out: &mut [f32]) {
-    let plane = shape.plane();
     let points = shape.points();
     let div = points as f32;
     let width = div.sqrt();
     for b in 0..shape.batch {
         let row = &mut out[b * 3 * channels..(b + 1) * 3 * channels];
-        for c in 0..channels {
-            let v = &input[c * plane + b * points..c * plane + (b + 1) * points];
-            let mean = v.iter().sum::<f32>() / div;
-            row[c] = mean;
-            row[c + channels] = mean * (width - 14.0) * 0.1;
-            row[c + 2 * channels] = mean * ((width - 14.0) * (width - 14.0) * 0.01 - 0.1);
+        let (sum, rest) = row.split_at_mut(channels);
+        let (scaled, squared) = rest.split_at_mut(channels);
+        // The max lands in `squared` and is overwritten below.
+        channel_sums(
+            points,
+            channels,
+            &input[b * points * channels..],
+            sum,
+            squared,
+        );
+        for ((s, sc), sq) in sum
+            .iter_mut()
+            .zip(scaled.iter_mut())
+            .zip(squared.iter_mut())
+        {
+            *s /= div;
+            *sc = *s * (width - 14.0) * 0.1;
+            *sq = *s * ((width - 14.0) * (width - 14.0) * 0.01 - 0.1);
         }
     }
 }
@@ -332,32 +812,32 @@ pub fn pool_value(shape: Shape, channels: usize, input: &[f32], out: &mut [f32])
 mod tests {
     use super::*;
 
-    /// A direct convolution, for comparison.
+    /// A direct convolution of one board, channels innermost, for comparison.
     fn direct(desc: &ConvDesc, side: usize, input: &[f32]) -> Vec<f32> {
         let k = desc.size_x as isize;
         let r = k / 2;
         let n = side as isize;
-        let mut out = vec![0.0; desc.out_channels * side * side];
-        for oc in 0..desc.out_channels {
+        let (ic_n, oc_n) = (desc.in_channels, desc.out_channels);
+        let mut out = vec![0.0; oc_n * side * side];
+        for oc in 0..oc_n {
             for y in 0..n {
                 for x in 0..n {
                     let mut s = 0.0;
-                    for ic in 0..desc.in_channels {
+                    for ic in 0..ic_n {
                         for ky in 0..k {
                             for kx in 0..k {
                                 let (sy, sx) = (y + ky - r, x + kx - r);
                                 if sy < 0 || sx < 0 || sy >= n || sx >= n {
                                     continue;
                                 }
-                                let w = desc.weights[((oc * desc.in_channels + ic) * k as usize
-                                    + ky as usize)
+                                let w = desc.weights[((oc * ic_n + ic) * k as usize + ky as usize)
                                     * k as usize
                                     + kx as usize];
-                                s += w * input[ic * side * side + (sy * n + sx) as usize];
+                                s += w * input[(sy * n + sx) as usize * ic_n + ic];
                             }
                         }
                     }
-                    out[oc * side * side + (y * n + x) as usize] = s;
+                    out[(y * n + x) as usize * oc_n + oc] = s;
                 }
             }
         }
@@ -365,9 +845,11 @@ mod tests {
     }
 
     #[test]
-    fn im2col_and_sgemm_equal_a_direct_convolution_at_each_kernel_size_and_in_a_batch() {
-        for (size, side) in [(1, 5), (3, 7), (5, 9), (3, 2)] {
-            let (ic, oc) = (3, 4);
+    fn each_convolution_path_equals_a_direct_convolution_in_a_batch() {
+        // 1×1 (a product), 3×3 and 5×5 (Winograd, with partial edge tiles),
+        // 7×7 (im2col); 19 output channels leave a partial block in the kernel.
+        for (size, side) in [(1, 5), (3, 7), (3, 19), (5, 9), (3, 2), (7, 6)] {
+            let (ic, oc) = (5, 19);
             let weights: Vec<f32> = (0..oc * ic * size * size)
                 .map(|i| ((i * 37 % 11) as f32 - 5.0) / 7.0)
                 .collect();
@@ -381,35 +863,37 @@ mod tests {
             };
             let conv = Conv::new(&desc);
             let points = side * side;
-            let boards: Vec<Vec<f32>> = (0..2)
-                .map(|b| {
-                    (0..ic * points)
-                        .map(|i| ((i * 13 + b * 5) % 17) as f32 / 9.0 - 0.8)
-                        .collect()
-                })
-                .collect();
-            // Lay the two boards out channel by channel.
             let shape = Shape { side, batch: 2 };
-            let mut input = vec![0.0; ic * shape.plane()];
-            for (b, board) in boards.iter().enumerate() {
-                for c in 0..ic {
-                    input[c * shape.plane() + b * points..][..points]
-                        .copy_from_slice(&board[c * points..][..points]);
+            let input: Vec<f32> = (0..ic * shape.rows())
+                .map(|i| ((i * 13) % 17) as f32 / 9.0 - 0.8)
+                .collect();
+            let mut out = vec![0.5; oc * shape.rows()];
+            let mut scratch = vec![0.0; conv.scratch_len(shape)];
+            conv.apply(shape, &input, &mut out, &mut scratch, true);
+            for b in 0..2 {
+                let want = direct(&desc, side, &input[b * points * ic..(b + 1) * points * ic]);
+                for (i, w) in want.iter().enumerate() {
+                    let got = out[b * points * oc + i] - 0.5;
+                    assert!(
+                        (got - w).abs() < 1e-3 * (1.0 + w.abs()),
+                        "size {size} side {side}: {got} vs {w}"
+                    );
                 }
             }
-            let mut out = vec![0.0; oc * shape.plane()];
-            let mut scratch = vec![0.0; conv.scratch_len(shape)];
-            conv.apply(shape, &input, &mut out, &mut scratch, false);
-            for (b, board) in boards.iter().enumerate() {
-                let want = direct(&desc, side, board);
-                for c in 0..oc {
-                    for p in 0..points {
-                        let got = out[c * shape.plane() + b * points + p];
-                        assert!(
-                            (got - want[c * points + p]).abs() < 1e-4,
-                            "size {size} side {side}"
-                        );
-                    }
+        }
+    }
+
+    #[test]
+    fn the_kernel_multiplies_matrices_of_any_shape() {
+        for (m, k, n) in [(1, 1, 1), (4, 3, 16), (7, 5, 33), (25, 96, 96)] {
+            let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
+            let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
+            let mut c = vec![1.0; m * n];
+            gemm(m, &a, &Packed::new(k, n, &b), &mut c, true);
+            for i in 0..m {
+                for j in 0..n {
+                    let want: f32 = 1.0 + (0..k).map(|x| a[i * k + x] * b[x * n + j]).sum::<f32>();
+                    assert_eq!(c[i * n + j], want);
                 }
             }
         }

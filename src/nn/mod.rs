@@ -135,7 +135,6 @@ impl Evaluator {
         let batch = requests.len();
         let shape = Shape { side, batch };
         let points = shape.points();
-        let plane = shape.plane();
         scratch.features.resize_with(batch, || Features::new(side));
         scratch.raw.resize_with(batch, RawOutput::default);
         for (r, f) in requests.iter().zip(&mut scratch.features) {
@@ -143,11 +142,11 @@ impl Evaluator {
         }
         let (spatial, global) = self.network.input_planes(&mut scratch.workspace, shape);
         for (b, (r, f)) in requests.iter().zip(&scratch.features).enumerate() {
-            for c in 0..SPATIAL {
-                let src = &f.spatial[c * points..(c + 1) * points];
-                let dst = &mut spatial[c * plane + b * points..c * plane + (b + 1) * points];
-                for (pos, &v) in src.iter().enumerate() {
-                    dst[symmetric_position(r.symmetry, side, pos, false)] = v;
+            let board = &mut spatial[b * points * SPATIAL..(b + 1) * points * SPATIAL];
+            for pos in 0..points {
+                let to = symmetric_position(r.symmetry, side, pos, false);
+                for c in 0..SPATIAL {
+                    board[to * SPATIAL + c] = f.spatial[c * points + pos];
                 }
             }
             global[b * GLOBAL..(b + 1) * GLOBAL].copy_from_slice(&f.global);

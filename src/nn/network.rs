@@ -321,7 +321,7 @@ impl Network {
             return;
         }
         ws.shape = Some(shape);
-        let plane = shape.plane();
+        let rows = shape.rows();
         let grow = |v: &mut Vec<f32>, n: usize| {
             if v.len() < n {
                 v.resize(n, 0.0);
@@ -343,12 +343,12 @@ impl Network {
             widest = widest.max(conv.out_channels);
             scratch = scratch.max(conv.scratch_len(shape));
         }
-        grow(&mut ws.input, self.spatial_inputs * plane);
+        grow(&mut ws.input, self.spatial_inputs * rows);
         grow(&mut ws.global, self.global_inputs * shape.batch);
-        grow(&mut ws.trunk, self.trunk_channels * plane);
-        grow(&mut ws.trunk_out, self.trunk_channels * plane);
-        grow(&mut ws.head_a, widest * plane);
-        grow(&mut ws.head_b, widest * plane);
+        grow(&mut ws.trunk, self.trunk_channels * rows);
+        grow(&mut ws.trunk_out, self.trunk_channels * rows);
+        grow(&mut ws.head_a, widest * rows);
+        grow(&mut ws.head_b, widest * rows);
         grow(&mut ws.head_pooled, 3 * widest * shape.batch);
         grow(&mut ws.head_bias, widest * shape.batch);
         grow(&mut ws.v2, self.v2_mul.out_channels * shape.batch);
@@ -357,19 +357,20 @@ impl Network {
         ws.nested.resize_with(levels, Vec::new);
         for level in &mut ws.levels {
             for v in level.iter_mut() {
-                grow(v, widest * plane);
+                grow(v, widest * rows);
             }
         }
         for v in &mut ws.nested {
-            grow(v, widest * plane);
+            grow(v, widest * rows);
         }
         grow(&mut ws.shared.scratch, scratch);
         grow(&mut ws.shared.pooled, 3 * widest * shape.batch);
         grow(&mut ws.shared.pool_bias, widest * shape.batch);
     }
 
-    /// The spatial input buffer of board `b` (`spatial_inputs` planes of
-    /// `side²` values), to be filled before [`Network::forward`].
+    /// The input buffers, to be filled before [`Network::forward`]: the
+    /// spatial inputs point by point (`[board][point][plane]`) and the
+    /// global inputs board by board.
     pub fn input_planes<'a>(
         &self,
         ws: &'a mut Workspace,
@@ -377,16 +378,16 @@ impl Network {
     ) -> (&'a mut [f32], &'a mut [f32]) {
         self.prepare(shape, ws);
         (
-            &mut ws.input[..self.spatial_inputs * shape.plane()],
+            &mut ws.input[..self.spatial_inputs * shape.rows()],
             &mut ws.global[..self.global_inputs * shape.batch],
         )
     }
 
-    /// Runs the network on the inputs in `ws` (laid out `[plane][board][point]`
-    /// by [`Network::input_planes`]) and writes each board's raw outputs.
+    /// Runs the network on the inputs in `ws` (filled through
+    /// [`Network::input_planes`]) and writes each board's raw outputs.
     pub fn forward(&self, shape: Shape, ws: &mut Workspace, outputs: &mut [RawOutput]) {
         self.prepare(shape, ws);
-        let plane = shape.plane();
+        let rows = shape.rows();
         let points = shape.points();
         let c = self.trunk_channels;
         let Workspace {
@@ -440,7 +441,7 @@ impl Network {
         // Value head.
         let v = self.v1_conv.out_channels;
         self.v1_conv.apply(shape, trunk_out, head_b, scratch, false);
-        self.v1_norm.apply(shape, &head_b[..v * plane], head_a);
+        self.v1_norm.apply(shape, &head_b[..v * rows], head_a);
         layers::pool_value(shape, v, head_a, head_pooled);
         self.v2_mul.apply(shape.batch, head_pooled, v2);
         layers::add_bias(shape.batch, &self.v2_bias, v2);
