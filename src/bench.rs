@@ -95,6 +95,7 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
             println!("bench board={size} policy=tree threads={t} playouts_per_s={rate:.0}");
         }
     }
+    network(sizes, seconds);
     // The cost in tree playouts of the learned patterns in the priors and
     // of counting ownership for analysis, each against the plain search in
     // the same run; and how fast an analysis stops when input arrives.
@@ -145,6 +146,137 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
             rolled / plain
         );
     }
+}
+
+/// The network's lines: milliseconds per evaluation of the embedded net on
+/// the middle-game position (inputs, forward pass and outputs), one
+/// position at a time, in batches of 8, and on two threads at once; and,
+/// when a `katago` is on PATH, KataGo's own figure with the same net in the
+/// same run (`katago benchmark`, one search thread, one Eigen thread, its
+/// buffers the board's exact size: its evaluations per second, which also
+/// pay for its search's bookkeeping).
+pub fn network(sizes: &[usize], seconds: f64) {
+    let net = crate::nn::Evaluator::embedded();
+    let katago = katago_path();
+    for &size in sizes {
+        let game = middle_game(size);
+        let time = Duration::from_secs_f64(seconds);
+        let one = nn_ms_per_eval(&net, &game, 1, 1, time);
+        let mut line = format!(
+            "bench board={size} nn={} threads=1 batch=1 ms_per_eval={one:.2}",
+            net.name()
+        );
+        if let Some(k) = katago
+            .as_deref()
+            .and_then(|k| katago_ms_per_eval(k, size, seconds))
+        {
+            line += &format!(" katago_ms_per_eval={k:.2} ratio_to_katago={:.2}", one / k);
+        }
+        println!("{line}");
+        let batched = nn_ms_per_eval(&net, &game, 1, 8, time);
+        println!(
+            "bench board={size} nn={} threads=1 batch=8 ms_per_eval={batched:.2}",
+            net.name()
+        );
+        let two = nn_ms_per_eval(&net, &game, 2, 1, time);
+        println!(
+            "bench board={size} nn={} threads=2 batch=1 ms_per_eval={two:.2} ratio_to_one_thread={:.2}",
+            net.name(),
+            one / two
+        );
+    }
+}
+
+/// Milliseconds per evaluation of `game` (all threads together), each
+/// thread evaluating batches of `batch` symmetries for `duration`.
+fn nn_ms_per_eval(
+    net: &crate::nn::Evaluator,
+    game: &Game,
+    threads: usize,
+    batch: usize,
+    duration: Duration,
+) -> f64 {
+    use crate::nn::{Evaluation, Request, Scratch};
+    let counts: Vec<u64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(move || {
+                    let mut scratch = Scratch::default();
+                    let requests: Vec<Request> = (0..batch)
+                        .map(|s| Request {
+                            game,
+                            to_move: game.to_move(),
+                            fresh: false,
+                            symmetry: s % crate::nn::SYMMETRIES,
+                        })
+                        .collect();
+                    let mut out = vec![Evaluation::default(); batch];
+                    net.evaluate_batch(&requests, &mut scratch, &mut out);
+                    let start = Instant::now();
+                    let mut n = 0;
+                    while start.elapsed() < duration {
+                        net.evaluate_batch(&requests, &mut scratch, &mut out);
+                        n += batch as u64;
+                    }
+                    n
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("bench thread"))
+            .collect()
+    });
+    duration.as_secs_f64() * 1000.0 / counts.iter().sum::<u64>().max(1) as f64
+}
+
+/// `katago` on PATH, if any.
+fn katago_path() -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("katago"))
+            .find(|p| p.is_file())
+    })
+}
+
+/// KataGo's milliseconds per evaluation with the embedded net on `size`
+/// (its benchmark's evaluations per second at one search thread), or None
+/// if it could not be measured.
+fn katago_ms_per_eval(katago: &std::path::Path, size: usize, seconds: f64) -> Option<f64> {
+    let dir = std::env::temp_dir().join(format!("kosumi-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let model = dir.join("model.bin.gz");
+    let config = dir.join("bench.cfg");
+    std::fs::write(&model, crate::nn::EMBEDDED_MODEL).ok()?;
+    std::fs::write(&config, "logToStderr = false\nnumSearchThreads = 1\n").ok()?;
+    let visits = ((seconds * 40.0) as usize).max(20);
+    let out = Command::new(katago)
+        .args(["benchmark", "-model"])
+        .arg(&model)
+        .arg("-config")
+        .arg(&config)
+        .args([
+            "-v",
+            &visits.to_string(),
+            "-t",
+            "1",
+            "-boardsize",
+            &size.to_string(),
+        ])
+        .args(["-override-config", "numEigenThreadsPerModel=1"])
+        .stdin(Stdio::null())
+        .output()
+        .ok();
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&out?.stdout).into_owned();
+    let rate: f64 = text
+        .rsplit("nnEvals/s = ")
+        .next()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    (rate > 0.0).then(|| 1000.0 / rate)
 }
 
 /// A reproducible middle-game position: a quarter of the board filled by

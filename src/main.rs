@@ -170,6 +170,9 @@ enum Command {
         /// Board sizes to measure (repeat the option); 9, 13 and 19 if none.
         #[arg(long = "size")]
         sizes: Vec<usize>,
+        /// Only the network's figures.
+        #[arg(long)]
+        nn: bool,
     },
 }
 
@@ -304,7 +307,7 @@ fn main() {
         }
         return;
     }
-    if let Some(Command::Bench { seconds, sizes }) = cli.command {
+    if let Some(Command::Bench { seconds, sizes, nn }) = cli.command {
         if !sizes.iter().all(|&s| board_size_ok(s)) {
             eprintln!("kosumi: bench sizes must be 2 to 25");
             std::process::exit(2);
@@ -320,7 +323,11 @@ fn main() {
             .into_iter()
             .filter(|&t| t <= cores.max(2))
             .collect();
-        kosumi::bench::run(&sizes, &threads, seconds);
+        if nn {
+            kosumi::bench::network(&sizes, seconds);
+        } else {
+            kosumi::bench::run(&sizes, &threads, seconds);
+        }
         return;
     }
     let Some(rules) = Rules::preset(&cli.rules) else {

@@ -32,6 +32,9 @@ pub use output::Evaluation;
 /// The embedded network's file.
 pub static EMBEDDED_MODEL: &[u8] = include_bytes!("g170-b6c96-s175395328-d26788732.bin.gz");
 
+/// Most points a batch runs through the layers together.
+const BATCH_POINTS: usize = 400;
+
 /// The number of symmetries of a square board.
 pub const SYMMETRIES: usize = 8;
 
@@ -119,6 +122,24 @@ impl Evaluator {
     /// Evaluates positions of one board size together (one matrix product
     /// per layer for the whole batch).
     pub fn evaluate_batch(
+        &self,
+        requests: &[Request],
+        scratch: &mut Scratch,
+        out: &mut [Evaluation],
+    ) {
+        // Boards go through the layers together only while their
+        // activations stay in cache (measured: 8 boards of 19x19 at once
+        // cost 20% more per board than one at a time).
+        let Some(first) = requests.first() else {
+            return;
+        };
+        let chunk = (BATCH_POINTS / (first.game.size() * first.game.size())).max(1);
+        for (requests, out) in requests.chunks(chunk).zip(out.chunks_mut(chunk)) {
+            self.evaluate_together(requests, scratch, out);
+        }
+    }
+
+    fn evaluate_together(
         &self,
         requests: &[Request],
         scratch: &mut Scratch,
