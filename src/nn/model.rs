@@ -3,8 +3,9 @@
 //! `@BIN@` block of little-endian `f32` (`.bin.gz`) or as text numbers
 //! (`.txt.gz`), gzipped or not. The layer kinds and their order follow
 //! KataGo's `desc.cpp` for model version 8 (its 2020 nets): a trunk of
-//! ordinary, global-pooling and nested bottleneck residual blocks, a policy
-//! head and a value head.
+//! ordinary and global-pooling residual blocks, a policy head and a value
+//! head. Later versions (nested bottleneck blocks, mish activations, extra
+//! outputs, transformers) are refused with the version in the message.
 //!
 //! Nothing here computes: [`crate::nn::network`] turns these descriptions
 //! into the fused layers it evaluates.
@@ -108,15 +109,6 @@ pub enum BlockDesc {
         mid_bn: BatchNormDesc,
         mid_act: Activation,
         final_conv: ConvDesc,
-    },
-    NestedBottleneck {
-        pre_bn: BatchNormDesc,
-        pre_act: Activation,
-        pre_conv: ConvDesc,
-        blocks: Vec<BlockDesc>,
-        post_bn: BatchNormDesc,
-        post_act: Activation,
-        post_conv: ConvDesc,
     },
 }
 
@@ -391,12 +383,7 @@ impl Reader<'_> {
         self.floats(&name, n)
     }
 
-    fn block(
-        &mut self,
-        version: i32,
-        trunk_channels: usize,
-        depth: usize,
-    ) -> Result<BlockDesc, ModelError> {
+    fn block(&mut self, version: i32, trunk_channels: usize) -> Result<BlockDesc, ModelError> {
         let kind = self.name("block")?;
         let name = self.name(&kind)?;
         let block = match kind.as_str() {
@@ -420,25 +407,6 @@ impl Reader<'_> {
                 mid_act: self.activation(version)?,
                 final_conv: self.conv()?,
             },
-            "nested_bottleneck_block" if depth < 4 => {
-                let n = self.count(&name, "blocks")?;
-                let pre_bn = self.batch_norm()?;
-                let pre_act = self.activation(version)?;
-                let pre_conv = self.conv()?;
-                let inner = pre_conv.out_channels;
-                let blocks = (0..n)
-                    .map(|_| self.block(version, inner, depth + 1))
-                    .collect::<Result<_, _>>()?;
-                BlockDesc::NestedBottleneck {
-                    pre_bn,
-                    pre_act,
-                    pre_conv,
-                    blocks,
-                    post_bn: self.batch_norm()?,
-                    post_act: self.activation(version)?,
-                    post_conv: self.conv()?,
-                }
-            }
             other => {
                 return Err(ModelError::Malformed {
                     layer: name,
@@ -473,7 +441,7 @@ impl Reader<'_> {
         let initial_conv = self.conv()?;
         let initial_matmul = self.matmul()?;
         let blocks = (0..num_blocks)
-            .map(|_| self.block(version, channels, 0))
+            .map(|_| self.block(version, channels))
             .collect::<Result<Vec<_>, _>>()?;
         let tip_bn = self.batch_norm()?;
         let tip_act = self.activation(version)?;
@@ -592,26 +560,6 @@ impl BlockDesc {
                         && final_conv.in_channels == regular_conv.out_channels
                         && final_conv.out_channels == channels,
                     || "middle or output channels differ".into(),
-                )
-            }
-            BlockDesc::NestedBottleneck {
-                pre_bn,
-                pre_conv,
-                post_bn,
-                post_conv,
-                ..
-            } => {
-                shape(
-                    name,
-                    pre_bn.scale.len() == channels && pre_conv.in_channels == channels,
-                    || "input channels differ from the trunk's".into(),
-                )?;
-                shape(
-                    name,
-                    post_bn.scale.len() == pre_conv.out_channels
-                        && post_conv.in_channels == pre_conv.out_channels
-                        && post_conv.out_channels == channels,
-                    || "inner or output channels differ".into(),
                 )
             }
         }

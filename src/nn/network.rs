@@ -28,13 +28,6 @@ enum Block {
         mid: NormAct,
         final_conv: Conv,
     },
-    NestedBottleneck {
-        pre: NormAct,
-        pre_conv: Conv,
-        blocks: Vec<Block>,
-        post: NormAct,
-        post_conv: Conv,
-    },
 }
 
 impl Block {
@@ -73,26 +66,11 @@ impl Block {
                 mid: NormAct::new(mid_bn, *mid_act),
                 final_conv: Conv::new(final_conv),
             },
-            BlockDesc::NestedBottleneck {
-                pre_bn,
-                pre_act,
-                pre_conv,
-                blocks,
-                post_bn,
-                post_act,
-                post_conv,
-            } => Block::NestedBottleneck {
-                pre: NormAct::new(pre_bn, *pre_act),
-                pre_conv: Conv::new(pre_conv),
-                blocks: blocks.iter().map(Block::new).collect(),
-                post: NormAct::new(post_bn, *post_act),
-                post_conv: Conv::new(post_conv),
-            },
         }
     }
 
     /// The widest activation inside the block, in channels, and the
-    /// largest im2col scratch it needs.
+    /// largest convolution scratch it needs.
     fn needs(&self, shape: Shape) -> (usize, usize) {
         match self {
             Block::Ordinary { conv1, conv2, .. } => (
@@ -114,38 +92,17 @@ impl Block {
                     .max(gpool.scratch_len(shape))
                     .max(final_conv.scratch_len(shape)),
             ),
-            Block::NestedBottleneck {
-                pre_conv,
-                blocks,
-                post_conv,
-                ..
-            } => blocks.iter().fold(
-                (
-                    pre_conv.in_channels,
-                    pre_conv
-                        .scratch_len(shape)
-                        .max(post_conv.scratch_len(shape)),
-                ),
-                |(c, s), b| {
-                    let (bc, bs) = b.needs(shape);
-                    (c.max(bc), s.max(bs))
-                },
-            ),
         }
     }
 
-    /// `trunk += block(trunk)`; `levels[0]` and `nested[0]` are this
-    /// block's buffers, the rest its inner blocks'.
+    /// `trunk += block(trunk)`, with the three buffers `a`, `b`, `c`.
     fn apply(
         &self,
         shape: Shape,
         trunk: &mut [f32],
-        levels: &mut [[Vec<f32>; 3]],
-        nested: &mut [Vec<f32>],
+        [a, b, c]: &mut [Vec<f32>; 3],
         shared: &mut Shared,
     ) {
-        let (here, deeper) = levels.split_first_mut().expect("a level per nesting depth");
-        let [a, b, c] = here;
         match self {
             Block::Ordinary {
                 pre,
@@ -175,24 +132,6 @@ impl Block {
                 to_bias.apply(shape.batch, &shared.pooled, &mut shared.pool_bias);
                 mid.apply_with_bias(shape, b, &shared.pool_bias, a);
                 final_conv.apply(shape, a, trunk, &mut shared.scratch, true);
-            }
-            Block::NestedBottleneck {
-                pre,
-                pre_conv,
-                blocks,
-                post,
-                post_conv,
-            } => {
-                let (inner, nested_deeper) = nested
-                    .split_first_mut()
-                    .expect("a buffer per nesting depth");
-                pre.apply(shape, trunk, a);
-                pre_conv.apply(shape, a, inner, &mut shared.scratch, false);
-                for block in blocks {
-                    block.apply(shape, inner, deeper, nested_deeper, shared);
-                }
-                post.apply(shape, inner, a);
-                post_conv.apply(shape, a, trunk, &mut shared.scratch, true);
             }
         }
     }
@@ -264,21 +203,9 @@ pub struct Workspace {
     head_pooled: Vec<f32>,
     head_bias: Vec<f32>,
     v2: Vec<f32>,
-    /// Three buffers per nesting depth of blocks, and each nested trunk.
-    levels: Vec<[Vec<f32>; 3]>,
-    nested: Vec<Vec<f32>>,
+    /// A block's three buffers.
+    block: [Vec<f32>; 3],
     shared: Shared,
-}
-
-fn nesting(blocks: &[Block]) -> usize {
-    blocks
-        .iter()
-        .map(|b| match b {
-            Block::NestedBottleneck { blocks, .. } => 1 + nesting(blocks),
-            _ => 1,
-        })
-        .max()
-        .unwrap_or(1)
 }
 
 impl Network {
@@ -352,15 +279,7 @@ impl Network {
         grow(&mut ws.head_pooled, 3 * widest * shape.batch);
         grow(&mut ws.head_bias, widest * shape.batch);
         grow(&mut ws.v2, self.v2_mul.out_channels * shape.batch);
-        let levels = nesting(&self.blocks);
-        ws.levels.resize_with(levels, Default::default);
-        ws.nested.resize_with(levels, Vec::new);
-        for level in &mut ws.levels {
-            for v in level.iter_mut() {
-                grow(v, widest * rows);
-            }
-        }
-        for v in &mut ws.nested {
+        for v in ws.block.iter_mut() {
             grow(v, widest * rows);
         }
         grow(&mut ws.shared.scratch, scratch);
@@ -400,8 +319,7 @@ impl Network {
             head_pooled,
             head_bias,
             v2,
-            levels,
-            nested,
+            block: block_buffers,
             shared,
             ..
         } = ws;
@@ -411,7 +329,7 @@ impl Network {
         self.initial_matmul.apply(shape.batch, global, head_bias);
         layers::add_spatial_bias(shape, c, head_bias, trunk);
         for block in &self.blocks {
-            block.apply(shape, trunk, levels, nested, shared);
+            block.apply(shape, trunk, block_buffers, shared);
         }
         let scratch = &mut shared.scratch;
         self.tip.apply(shape, trunk, trunk_out);
