@@ -89,6 +89,8 @@ pub struct MatMulDesc {
 
 /// A residual block of the trunk.
 #[derive(Clone, Debug)]
+// Read once per model: the size of a variant does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum BlockDesc {
     Ordinary {
         pre_bn: BatchNormDesc,
