@@ -60,6 +60,11 @@ fn bad_arguments_get_standard_errors_and_change_nothing() {
         ("genmove_analyze purple", "syntax error"),
         ("kosumi-candidates", "syntax error"),
         ("kosumi-pv x", "syntax error"),
+        ("kata-raw-nn", "syntax error"),
+        ("kata-raw-nn 8", "syntax error"),
+        ("kata-raw-nn b", "syntax error"),
+        ("kata-raw-nn all 1.5", "syntax error"),
+        ("kata-raw-nn 0 0.5 x", "syntax error"),
         ("frobnicate", "unknown command"),
     ] {
         let msg = e.err(cmd);
@@ -263,6 +268,10 @@ fn command_line_values_out_of_range_are_refused_with_status_2() {
         &["--rules", "bogus"],
         &["--dice", "0d6"],
         &["bench", "--seconds", "1e20"],
+        &["--model", "/nonexistent/net.bin.gz"],
+        &["--model", "Cargo.toml"],
+        &["--nn", "off", "--model", "Cargo.toml"],
+        &["--nn", "maybe"],
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_kosumi"))
             .args(args)
@@ -274,6 +283,27 @@ fn command_line_values_out_of_range_are_refused_with_status_2() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
+}
+
+#[test]
+fn a_model_that_cannot_be_read_is_named_with_the_reason() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .args(["--model", "Cargo.toml"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("kosumi: --model Cargo.toml: "),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn without_a_network_kata_raw_nn_says_so() {
+    let mut e = Engine::start(&["--nn", "off"], Path::new(env!("CARGO_MANIFEST_DIR")));
+    assert!(e.err("kata-raw-nn 0").starts_with("no network loaded"));
+    assert!(e.finish().success());
 }
 
 #[test]
