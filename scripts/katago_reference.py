@@ -121,6 +121,8 @@ GAMES = [
     (19, "chinese", 0.5, 60, 25, ["D4", "Q16", "D16", "Q4"], None),
     (19, "tromp-taylor", 7.5, 250, 26, None, None),
     (19, "simple-ko", 7.5, 45, 27, None, "b"),
+    (9, "japanese", 6.5, 31, 28, None, "b"),
+    (9, "japanese", 0.5, 11, 29, ["C3", "G7"], None),
 ]
 
 # Hand-made: an active ko, ladders (one broken), a pass, pass-alive groups.
