@@ -759,51 +759,34 @@ fn channel_sums(points: usize, channels: usize, board: &[f32], sum: &mut [f32], 
     }
 }
 
-/// KataGo's global pooling of `channels` spatial channels into
-/// `out[board · 3C + …]`: each channel's mean, mean · (√points − 14) / 10,
-/// and max.
-pub fn pool_global(shape: Shape, channels: usize, input: &[f32], out: &mut [f32]) {
-    let points = shape.points();
-    let div = points as f32;
-    let width = div.sqrt();
-    for b in 0..shape.batch {
-        let row = &mut out[b * 3 * channels..(b + 1) * 3 * channels];
-        let (sum, rest) = row.split_at_mut(channels);
-        let (scaled, max) = rest.split_at_mut(channels);
-        channel_sums(points, channels, &input[b * points * channels..], sum, max);
-        for (s, sc) in sum.iter_mut().zip(scaled.iter_mut()) {
-            *s /= div;
-            *sc = *s * (width - 14.0) * 0.1;
-        }
-    }
+/// What the third third of a pooled row holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pooling {
+    /// Each channel's max: KataGo's global pooling in the blocks and the
+    /// policy head.
+    Max,
+    /// mean · ((√points − 14)² / 100 − 0.1): the value head's.
+    Quadratic,
 }
 
-/// The value head's pooling: mean, mean · (√points − 14) / 10 and
-/// mean · ((√points − 14)² / 100 − 0.1).
-pub fn pool_value(shape: Shape, channels: usize, input: &[f32], out: &mut [f32]) {
+/// KataGo's pooling of `channels` spatial channels into
+/// `out[board · 3C + …]`: each channel's mean, mean · (√points − 14) / 10,
+/// then the max or the quadratic term.
+pub fn pool(shape: Shape, channels: usize, input: &[f32], out: &mut [f32], third: Pooling) {
     let points = shape.points();
     let div = points as f32;
     let width = div.sqrt();
     for b in 0..shape.batch {
         let row = &mut out[b * 3 * channels..(b + 1) * 3 * channels];
         let (sum, rest) = row.split_at_mut(channels);
-        let (scaled, squared) = rest.split_at_mut(channels);
-        // The max lands in `squared` and is overwritten below.
-        channel_sums(
-            points,
-            channels,
-            &input[b * points * channels..],
-            sum,
-            squared,
-        );
-        for ((s, sc), sq) in sum
-            .iter_mut()
-            .zip(scaled.iter_mut())
-            .zip(squared.iter_mut())
-        {
+        let (scaled, last) = rest.split_at_mut(channels);
+        channel_sums(points, channels, &input[b * points * channels..], sum, last);
+        for ((s, sc), l) in sum.iter_mut().zip(scaled.iter_mut()).zip(last.iter_mut()) {
             *s /= div;
             *sc = *s * (width - 14.0) * 0.1;
-            *sq = *s * ((width - 14.0) * (width - 14.0) * 0.01 - 0.1);
+            if third == Pooling::Quadratic {
+                *l = *s * ((width - 14.0) * (width - 14.0) * 0.01 - 0.1);
+            }
         }
     }
 }
@@ -904,9 +887,9 @@ mod tests {
         let shape = Shape { side: 2, batch: 1 };
         let input = [1.0, 2.0, 3.0, 6.0];
         let mut out = [0.0; 3];
-        pool_global(shape, 1, &input, &mut out);
+        pool(shape, 1, &input, &mut out, Pooling::Max);
         assert_eq!(out, [3.0, 3.0 * (2.0 - 14.0) * 0.1, 6.0]);
-        pool_value(shape, 1, &input, &mut out);
+        pool(shape, 1, &input, &mut out, Pooling::Quadratic);
         assert!((out[2] - 3.0 * (1.44 - 0.1)).abs() < 1e-5);
     }
 }

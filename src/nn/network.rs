@@ -9,7 +9,7 @@
 //! largest batch and board it has seen and is then reused, so an evaluation
 //! allocates nothing.
 
-use super::layers::{self, Conv, MatMul, NormAct, Shape};
+use super::layers::{self, Conv, MatMul, NormAct, Pooling, Shape};
 use super::model::{BlockDesc, ModelDesc};
 
 enum Block {
@@ -128,7 +128,13 @@ impl Block {
                 regular.apply(shape, a, b, &mut shared.scratch, false);
                 gpool.apply(shape, a, c, &mut shared.scratch, false);
                 gpool_norm.apply_in_place(shape, c);
-                layers::pool_global(shape, gpool.out_channels, c, &mut shared.pooled);
+                layers::pool(
+                    shape,
+                    gpool.out_channels,
+                    c,
+                    &mut shared.pooled,
+                    Pooling::Max,
+                );
                 to_bias.apply(shape.batch, &shared.pooled, &mut shared.pool_bias);
                 mid.apply_with_bias(shape, b, &shared.pool_bias, a);
                 final_conv.apply(shape, a, trunk, &mut shared.scratch, true);
@@ -339,7 +345,7 @@ impl Network {
         self.p1_conv.apply(shape, trunk_out, head_a, scratch, false);
         self.g1_conv.apply(shape, trunk_out, head_b, scratch, false);
         self.g1_norm.apply_in_place(shape, head_b);
-        layers::pool_global(shape, g, head_b, head_pooled);
+        layers::pool(shape, g, head_b, head_pooled, Pooling::Max);
         self.p_gpool_to_bias
             .apply(shape.batch, head_pooled, head_bias);
         self.p1_norm
@@ -360,7 +366,7 @@ impl Network {
         let v = self.v1_conv.out_channels;
         self.v1_conv.apply(shape, trunk_out, head_b, scratch, false);
         self.v1_norm.apply(shape, &head_b[..v * rows], head_a);
-        layers::pool_value(shape, v, head_a, head_pooled);
+        layers::pool(shape, v, head_a, head_pooled, Pooling::Quadratic);
         self.v2_mul.apply(shape.batch, head_pooled, v2);
         layers::add_bias(shape.batch, &self.v2_bias, v2);
         for x in v2.iter_mut().take(self.v2_mul.out_channels * shape.batch) {
