@@ -191,9 +191,7 @@ impl Conv {
     ) {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
+            if has_avx2_fma() {
                 // SAFETY: the processor has the features the function is compiled for.
                 unsafe { self.winograd_avx2(shape, input, output, scratch, accumulate) };
                 return;
@@ -462,6 +460,12 @@ fn output_lanes<const L: usize>(z: [[f32; L]; 6], size: usize) -> [[f32; L]; 4] 
     }
 }
 
+/// Whether the processor has AVX2 and FMA (the fast paths are compiled for them).
+#[cfg(target_arch = "x86_64")]
+fn has_avx2_fma() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
 /// Rows of the block the kernel computes at once, and its columns.
 const MR: usize = 6;
 const NR: usize = 16;
@@ -530,8 +534,7 @@ pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
 fn block(a: &[f32], k: usize, rows: usize, panel: &[f32], acc: &mut [[f32; NR]; MR]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
+        if has_avx2_fma() {
             // SAFETY: the processor has AVX2 and FMA; `a` holds `rows` rows
             // of `k` values and `panel` k rows of NR values (checked inside).
             unsafe {
