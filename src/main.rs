@@ -87,6 +87,10 @@ struct Cli {
     /// net, or --model): on or off.
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     nn: String,
+    /// How moves are chosen: net (PUCT with the network, in plain Go) or
+    /// mc (Monte Carlo tree search with playouts).
+    #[arg(long, default_value = "mc", value_parser = ["net", "mc"])]
+    search: String,
     /// A KataGo model file (.bin.gz or .txt.gz, model version 8) to use
     /// instead of the embedded network.
     #[arg(long, value_name = "FILE")]
@@ -422,9 +426,13 @@ fn main() {
     };
     if let Some(net) = &network {
         log::info!("network {}", net.name());
+    } else if cli.search == "net" {
+        eprintln!("kosumi: --search net needs a network (--nn off asks for none)");
+        std::process::exit(2);
     }
     let config = Config {
         phantom_host,
+        net_search: cli.search == "net" && network.is_some(),
         network: network.map(std::sync::Arc::new),
         ..config
     };

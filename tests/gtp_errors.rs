@@ -272,6 +272,8 @@ fn command_line_values_out_of_range_are_refused_with_status_2() {
         &["--model", "Cargo.toml"],
         &["--nn", "off", "--model", "Cargo.toml"],
         &["--nn", "maybe"],
+        &["--search", "net", "--nn", "off"],
+        &["--search", "deep"],
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_kosumi"))
             .args(args)
@@ -297,6 +299,34 @@ fn a_model_that_cannot_be_read_is_named_with_the_reason() {
         stderr.starts_with("kosumi: --model Cargo.toml: "),
         "{stderr}"
     );
+}
+
+#[test]
+fn the_network_search_plays_legal_moves_and_takes_a_stone_in_atari() {
+    let mut e = Engine::start(
+        &["--size", "9", "--search", "net", "--playouts", "32"],
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    );
+    for m in [
+        "play b D5",
+        "play w E5",
+        "play b F5",
+        "play w A1",
+        "play b E6",
+        "play w J1",
+    ] {
+        e.ok(m);
+    }
+    assert_eq!(e.ok("genmove b"), "E4");
+    for _ in 0..6 {
+        let m = e.ok("genmove w");
+        assert!(m == "pass" || m == "resign" || m.len() >= 2, "{m}");
+        if m == "resign" {
+            break;
+        }
+        e.ok("genmove b");
+    }
+    assert!(e.finish().success());
 }
 
 #[test]

@@ -102,6 +102,9 @@ pub struct Config {
     pub patterns: bool,
     /// The neural network (`None` with `--nn off`).
     pub network: Option<Arc<crate::nn::Evaluator>>,
+    /// Choose moves by the network's PUCT search where it applies (plain
+    /// Go: no dice, no phantom role) instead of Monte Carlo.
+    pub net_search: bool,
 }
 
 impl Default for Config {
@@ -122,6 +125,7 @@ impl Default for Config {
             live_gfx: false,
             patterns: true,
             network: None,
+            net_search: false,
         }
     }
 }
@@ -379,6 +383,15 @@ impl Engine {
         );
     }
 
+    /// The network, when moves are chosen with it: `--search net`, plain Go
+    /// (no dice; a phantom player searches its own way).
+    fn network_for_search(&self) -> Option<Arc<crate::nn::Evaluator>> {
+        self.config
+            .network
+            .clone()
+            .filter(|_| self.config.net_search && self.game.dice().is_none())
+    }
+
     /// Chooses a move for `color` without playing it. In cleanup mode the
     /// engine does not pass while opponent stones it judges dead remain.
     pub fn choose_move(&mut self, color: Color, cleanup: bool) -> Decision {
@@ -426,6 +439,20 @@ impl Engine {
             }
         }
         let budget = self.budget(color);
+        if let Some(net) = self.network_for_search() {
+            self.searches += 1;
+            let seed = self.config.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let out = search::puct::search(&self.game, &net, budget, seed, &self.stop);
+            let late_enough = self.game.move_count() >= self.game.size() * self.game.size() / 4;
+            if self.config.resign > 0.0
+                && out.win_rate < self.config.resign
+                && late_enough
+                && out.visits >= 50
+            {
+                return Decision::Resign;
+            }
+            return out.decision;
+        }
         let settings = self.search_settings(budget, cleanup && dead_opponents);
         let size = self.game.size();
         let mut draw = |r: &search::Report| gogui_analysis::draw_live(r, size);

@@ -24,6 +24,7 @@ mod dynkomi;
 mod ownership;
 mod playout;
 mod priors;
+pub mod puct;
 mod report;
 mod threads;
 mod tree;

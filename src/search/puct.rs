@@ -1,0 +1,309 @@
+//! The search with the network: PUCT as KataGo and Leela Zero run it. Each
+//! visit descends from the root by `Q + c·P·√N / (1 + n)` (P the policy's
+//! prior, Q the mean utility of the child, unvisited children at their
+//! parent's value less a first-play reduction), evaluates the leaf with the
+//! network (no playout), adds the leaf's legal moves with their priors, and
+//! backs the leaf's utility up. Utility is the win/loss value plus a small
+//! share of the score lead, so that a won game is still played tidily. A
+//! game ended by two passes is counted by the network's ownership. The move
+//! is the most visited child of the root.
+//!
+//! One thread; the game is walked down and undone along each visit, so the
+//! search keeps the game's history (superko, the network's history planes).
+
+use super::{Budget, Decision};
+use crate::board::{Color, Point};
+use crate::game::Game;
+use crate::nn::{Evaluation, Evaluator, Request, SYMMETRIES, Scratch, inputs};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// KataGo's exploration constant (utility in −1..1).
+const CPUCT: f64 = 1.0;
+/// KataGo's growth of exploration with visits: `+ 0.45·ln((N + 500) / 500)`.
+const CPUCT_LOG: f64 = 0.45;
+const CPUCT_BASE: f64 = 500.0;
+/// First-play urgency: an unvisited child starts at its parent's value less
+/// this times the root of the prior already visited (KataGo: 0.2, 0.1 at the root).
+const FPU_REDUCTION: f64 = 0.2;
+const ROOT_FPU_REDUCTION: f64 = 0.1;
+/// The score lead's share of the utility, and its scale in points per
+/// board side.
+const SCORE_UTILITY: f64 = 0.2;
+const SCORE_SCALE_PER_SIDE: f64 = 0.5;
+
+struct Node {
+    /// The move that leads here (`None`: pass).
+    mv: Option<Point>,
+    prior: f32,
+    visits: u32,
+    /// Sums of utility and of win/loss value, from the side of the player
+    /// who made `mv`.
+    utility: f64,
+    winloss: f64,
+    /// Children, once evaluated (`first..first + count` in the arena).
+    first: u32,
+    count: u32,
+    expanded: bool,
+}
+
+impl Node {
+    fn new(mv: Option<Point>, prior: f32) -> Node {
+        Node {
+            mv,
+            prior,
+            visits: 0,
+            utility: 0.0,
+            winloss: 0.0,
+            first: 0,
+            count: 0,
+            expanded: false,
+        }
+    }
+}
+
+/// What a search found.
+pub struct Outcome {
+    pub decision: Decision,
+    /// The root player's win rate by the search (0..1).
+    pub win_rate: f64,
+    pub visits: u64,
+}
+
+/// Searches `game` for its player to move within `budget` (visits, seconds
+/// or both), stopping early when `stop` is raised.
+pub fn search(
+    game: &Game,
+    net: &Evaluator,
+    budget: Budget,
+    seed: u64,
+    stop: &AtomicBool,
+) -> Outcome {
+    let mut walk = game.clone();
+    let root_player = walk.to_move();
+    let mut nodes = vec![Node::new(None, 1.0)];
+    let mut scratch = Scratch::default();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let start = Instant::now();
+    let side = game.size() as f64;
+    let mut visits = 0u64;
+    let mut path: Vec<usize> = Vec::with_capacity(64);
+    loop {
+        if visits > 0 {
+            let out_of_visits = budget.playouts.is_some_and(|n| visits >= n);
+            let out_of_time = budget.time.is_some_and(|t| start.elapsed() >= t);
+            if out_of_visits || out_of_time || stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if budget.playouts.is_none() && budget.time.is_none() {
+                break;
+            }
+        }
+        path.clear();
+        path.push(0);
+        let mut played = 0;
+        // Descend.
+        while nodes[*path.last().expect("the root")].expanded && !walk.is_over() {
+            let at = *path.last().expect("the root");
+            let Some(child) = select(&nodes, at, at == 0) else {
+                break;
+            };
+            let mover = walk.to_move();
+            if walk.play(mover, nodes[child].mv).is_err() {
+                // Legal by the network's mask, refused by the game (a
+                // situational repetition): never again.
+                nodes[child].prior = 0.0;
+                nodes[child].visits = u32::MAX / 2;
+                nodes[child].utility = -1e9;
+                continue;
+            }
+            played += 1;
+            path.push(child);
+        }
+        // Evaluate the leaf for its player to move.
+        let leaf = *path.last().expect("the root");
+        let to_move = walk.to_move();
+        let symmetry = rng.random_range(0..SYMMETRIES);
+        let eval = net.evaluate(
+            Request {
+                game: &walk,
+                to_move,
+                fresh: false,
+                symmetry,
+            },
+            &mut scratch,
+        );
+        let (utility, winloss) = if walk.is_over() {
+            let w = finished_value(&walk, &eval, to_move);
+            (w, w)
+        } else {
+            if !nodes[leaf].expanded {
+                expand(&mut nodes, leaf, &walk, &eval);
+            }
+            values(&eval, to_move, side)
+        };
+        // Back up: a node's sums are from the side of the player who moved
+        // into it, the opponent of the player to move there.
+        let mut sign = -1.0;
+        for &n in path.iter().rev() {
+            let node = &mut nodes[n];
+            node.visits += 1;
+            node.utility += sign * utility;
+            node.winloss += sign * winloss;
+            sign = -sign;
+        }
+        for _ in 0..played {
+            walk.undo();
+        }
+        visits += 1;
+    }
+    let root = &nodes[0];
+    let best = (root.first..root.first + root.count)
+        .map(|i| i as usize)
+        .filter(|&i| nodes[i].visits < u32::MAX / 2)
+        .max_by_key(|&i| (nodes[i].visits, (nodes[i].prior * 1e6) as u64));
+    let decision = match best.map(|i| nodes[i].mv) {
+        Some(Some(p)) => Decision::Play(p),
+        _ => Decision::Pass,
+    };
+    // The root's sums are from the side of the player who moved before it.
+    let win_rate = if root.visits > 0 {
+        (1.0 - root.winloss / root.visits as f64) / 2.0
+    } else {
+        0.5
+    };
+    let _ = root_player;
+    Outcome {
+        decision,
+        win_rate,
+        visits,
+    }
+}
+
+/// The child of `at` with the highest PUCT value, if any.
+fn select(nodes: &[Node], at: usize, is_root: bool) -> Option<usize> {
+    let node = &nodes[at];
+    let parent_visits = node.visits.max(1) as f64;
+    // The parent's value for the player to move there (its sums are the
+    // other side's).
+    let parent_q = if node.visits > 0 {
+        -node.utility / node.visits as f64
+    } else {
+        0.0
+    };
+    let children = node.first as usize..(node.first + node.count) as usize;
+    let visited_prior: f64 = children
+        .clone()
+        .filter(|&c| nodes[c].visits > 0)
+        .map(|c| nodes[c].prior as f64)
+        .sum();
+    let reduction = if is_root {
+        ROOT_FPU_REDUCTION
+    } else {
+        FPU_REDUCTION
+    };
+    let fpu = parent_q - reduction * visited_prior.sqrt();
+    let cpuct = CPUCT + CPUCT_LOG * ((parent_visits + CPUCT_BASE) / CPUCT_BASE).ln();
+    let explore = cpuct * parent_visits.sqrt();
+    children
+        .filter(|&c| nodes[c].visits < u32::MAX / 2)
+        .map(|c| {
+            let n = &nodes[c];
+            let q = if n.visits > 0 {
+                n.utility / n.visits as f64
+            } else {
+                fpu
+            };
+            (c, q + explore * n.prior as f64 / (1.0 + n.visits as f64))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(c, _)| c)
+}
+
+/// Adds the legal moves of the position at `leaf` with their priors (pass
+/// included).
+fn expand(nodes: &mut Vec<Node>, leaf: usize, game: &Game, eval: &Evaluation) {
+    let board = game.board();
+    let first = nodes.len();
+    for p in inputs::points_in_net_order(board) {
+        let prior = eval.policy[inputs::position(board, p)];
+        if prior >= 0.0 {
+            nodes.push(Node::new(Some(p), prior));
+        }
+    }
+    nodes.push(Node::new(None, eval.pass));
+    let count = (nodes.len() - first) as u32;
+    let node = &mut nodes[leaf];
+    node.first = first as u32;
+    node.count = count;
+    node.expanded = true;
+}
+
+/// Utility and win/loss value (−1..1) of an evaluation for `to_move`.
+fn values(eval: &Evaluation, to_move: Color, side: f64) -> (f64, f64) {
+    let sign = if to_move == Color::White { 1.0 } else { -1.0 };
+    let winloss = sign * (eval.white_win - eval.white_loss) as f64;
+    let lead = sign * eval.white_lead as f64;
+    let score = (lead / (SCORE_SCALE_PER_SIDE * side)).atan() * std::f64::consts::FRAC_2_PI;
+    (winloss + SCORE_UTILITY * score, winloss)
+}
+
+/// A game ended by two passes, for `to_move`: 1 won, −1 lost, 0 drawn, by
+/// an area count where each point goes to the side the network's ownership
+/// gives it.
+fn finished_value(game: &Game, eval: &Evaluation, to_move: Color) -> f64 {
+    let white_area: f64 = eval
+        .white_ownership
+        .iter()
+        .map(|&o| {
+            if o > 0.0 {
+                1.0
+            } else if o < 0.0 {
+                -1.0
+            } else {
+                0.0
+            }
+        })
+        .sum();
+    let komi = -inputs::self_komi(game, Color::Black);
+    let white_margin = white_area + komi;
+    let sign = if to_move == Color::White { 1.0 } else { -1.0 };
+    (sign * white_margin).signum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+    use crate::vertex::parse_vertex;
+
+    #[test]
+    fn it_captures_a_stone_in_atari_and_plays_a_legal_move() {
+        // White E5 in atari (Black D5, F5, E6; liberty E4): Black takes it.
+        let mut game = Game::new(9, Rules::default(), 7.5);
+        for (c, v) in [
+            (Color::Black, "D5"),
+            (Color::White, "E5"),
+            (Color::Black, "F5"),
+            (Color::White, "A1"),
+            (Color::Black, "E6"),
+            (Color::White, "J1"),
+        ] {
+            game.play(c, parse_vertex(v, 9).unwrap()).unwrap();
+        }
+        let net = Evaluator::embedded();
+        let budget = Budget {
+            playouts: Some(64),
+            time: None,
+        };
+        let out = search(&game, &net, budget, 1, &AtomicBool::new(false));
+        assert_eq!(
+            out.decision,
+            Decision::Play(parse_vertex("E4", 9).unwrap().unwrap())
+        );
+        assert_eq!(out.visits, 64);
+        assert!(out.win_rate > 0.5, "{}", out.win_rate);
+    }
+}
