@@ -147,6 +147,8 @@ pub struct Engine {
     pub(crate) searches: u64,
     /// The tree of the last search, for reuse.
     tree: search::Tree,
+    /// The tree of the last network search, for reuse.
+    net_tree: search::puct::NetTree,
     /// The engine's part in a phantom game, if any.
     pub phantom: Option<Phantom>,
     /// The analysis the command just run asks to stream, if any.
@@ -180,6 +182,7 @@ impl Engine {
             started: Instant::now(),
             searches: 0,
             tree: search::Tree::default(),
+            net_tree: search::puct::NetTree::default(),
             phantom: None,
             stream: None,
             ponder_wanted: false,
@@ -442,7 +445,14 @@ impl Engine {
         if let Some(net) = self.network_for_search() {
             self.searches += 1;
             let seed = self.config.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            let out = search::puct::search(&self.game, &net, budget, seed, &self.stop);
+            let out = search::puct::search(
+                &self.game,
+                &net,
+                budget,
+                seed,
+                &self.stop,
+                &mut self.net_tree,
+            );
             let late_enough = self.game.move_count() >= self.game.size() * self.game.size() / 4;
             if self.config.resign > 0.0
                 && out.win_rate < self.config.resign

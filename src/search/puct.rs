@@ -13,8 +13,9 @@
 
 use super::{Budget, Decision};
 use crate::board::{Color, Point};
-use crate::game::Game;
+use crate::game::{Action, Game};
 use crate::nn::{Evaluation, Evaluator, Request, SYMMETRIES, Scratch, inputs};
+use crate::rules::Rules;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,6 +30,8 @@ const CPUCT_BASE: f64 = 500.0;
 /// this times the root of the prior already visited (KataGo: 0.2, 0.1 at the root).
 const FPU_REDUCTION: f64 = 0.2;
 const ROOT_FPU_REDUCTION: f64 = 0.1;
+/// The most nodes a tree holds (about 160 MB); the search stops there.
+const MAX_NODES: usize = 4_000_000;
 /// The score lead's share of the utility, and its scale in points per
 /// board side.
 const SCORE_UTILITY: f64 = 0.2;
@@ -64,6 +67,85 @@ impl Node {
     }
 }
 
+/// The tree of the last search, kept for the next one: it serves again when
+/// the next position follows from its root by moves it holds (the moves
+/// played since), under the same rules and komi.
+#[derive(Default)]
+pub struct NetTree {
+    nodes: Vec<Node>,
+    /// The root's game: its actions, rules and komi.
+    actions: Vec<Action>,
+    rules: Option<Rules>,
+    komi: f64,
+    to_move: Option<Color>,
+}
+
+impl NetTree {
+    /// The nodes under the position of `game`, re-rooted, or a new root.
+    fn take_for(&mut self, game: &Game) -> Vec<Node> {
+        let mut nodes = std::mem::take(&mut self.nodes);
+        let same_game = self.rules == Some(game.rules)
+            && self.komi == game.komi
+            && game.actions().len() >= self.actions.len()
+            && game.actions()[..self.actions.len()] == self.actions[..];
+        let mut at = 0;
+        if same_game && !nodes.is_empty() {
+            let mut to_move = self.to_move;
+            for a in &game.actions()[self.actions.len()..] {
+                let Action::Move(c, mv, _) = a else {
+                    return vec![Node::new(None, 1.0)];
+                };
+                let node = &nodes[at];
+                let child = (node.first..node.first + node.count)
+                    .map(|i| i as usize)
+                    .find(|&i| nodes[i].mv == *mv && nodes[i].visits < u32::MAX / 2);
+                match child {
+                    Some(i) if node.expanded && to_move == Some(*c) => at = i,
+                    _ => return vec![Node::new(None, 1.0)],
+                }
+                to_move = Some(c.opponent());
+            }
+            if to_move != Some(game.to_move()) {
+                return vec![Node::new(None, 1.0)];
+            }
+        } else {
+            return vec![Node::new(None, 1.0)];
+        }
+        // Copy the subtree under `at` into a new arena, children together.
+        let mut kept = vec![Node::new(None, 1.0)];
+        let old_root = std::mem::replace(&mut nodes[at], Node::new(None, 1.0));
+        kept[0] = Node {
+            mv: None,
+            prior: 1.0,
+            ..old_root
+        };
+        // Each kept node still names its children by their old indices
+        // until it is taken from the queue.
+        let mut queue = vec![0usize];
+        while let Some(new) = queue.pop() {
+            if !kept[new].expanded {
+                continue;
+            }
+            let (first, count) = (kept[new].first as usize, kept[new].count as usize);
+            let start = kept.len();
+            for n in &mut nodes[first..first + count] {
+                kept.push(std::mem::replace(n, Node::new(None, 0.0)));
+            }
+            kept[new].first = start as u32;
+            queue.extend(start..start + count);
+        }
+        kept
+    }
+
+    fn keep(&mut self, nodes: Vec<Node>, game: &Game) {
+        self.nodes = nodes;
+        self.actions = game.actions().to_vec();
+        self.rules = Some(game.rules);
+        self.komi = game.komi;
+        self.to_move = Some(game.to_move());
+    }
+}
+
 /// What a search found.
 pub struct Outcome {
     pub decision: Decision,
@@ -80,10 +162,10 @@ pub fn search(
     budget: Budget,
     seed: u64,
     stop: &AtomicBool,
+    tree: &mut NetTree,
 ) -> Outcome {
     let mut walk = game.clone();
-    let root_player = walk.to_move();
-    let mut nodes = vec![Node::new(None, 1.0)];
+    let mut nodes = tree.take_for(game);
     let mut scratch = Scratch::default();
     let mut rng = SmallRng::seed_from_u64(seed);
     let start = Instant::now();
@@ -97,7 +179,7 @@ pub fn search(
             if out_of_visits || out_of_time || stop.load(Ordering::Relaxed) {
                 break;
             }
-            if budget.playouts.is_none() && budget.time.is_none() {
+            if budget.playouts.is_none() && budget.time.is_none() || nodes.len() >= MAX_NODES {
                 break;
             }
         }
@@ -174,12 +256,13 @@ pub fn search(
     } else {
         0.5
     };
-    let _ = root_player;
-    Outcome {
+    let outcome = Outcome {
         decision,
         win_rate,
         visits,
-    }
+    };
+    tree.keep(nodes, game);
+    outcome
 }
 
 /// The child of `at` with the highest PUCT value, if any.
@@ -298,12 +381,25 @@ mod tests {
             playouts: Some(64),
             time: None,
         };
-        let out = search(&game, &net, budget, 1, &AtomicBool::new(false));
-        assert_eq!(
-            out.decision,
-            Decision::Play(parse_vertex("E4", 9).unwrap().unwrap())
-        );
+        let mut tree = NetTree::default();
+        let out = search(&game, &net, budget, 1, &AtomicBool::new(false), &mut tree);
+        let e4 = parse_vertex("E4", 9).unwrap().unwrap();
+        assert_eq!(out.decision, Decision::Play(e4));
         assert_eq!(out.visits, 64);
         assert!(out.win_rate > 0.5, "{}", out.win_rate);
+        // The next search starts from the subtree of the move played.
+        game.play(Color::Black, Some(e4)).unwrap();
+        let kept = tree.take_for(&game);
+        assert!(kept[0].visits > 10, "{}", kept[0].visits);
+        assert!(kept[0].expanded);
+        let children = kept[0].first as usize..(kept[0].first + kept[0].count) as usize;
+        assert_eq!(
+            kept[0].visits - 1,
+            children.map(|c| kept[c].visits).sum::<u32>()
+        );
+        // Another game does not reuse it.
+        tree.keep(kept, &game);
+        let other = Game::new(9, Rules::default(), 6.5);
+        assert_eq!(tree.take_for(&other)[0].visits, 0);
     }
 }
