@@ -197,8 +197,10 @@ fn komi(s: &str) -> Result<f64, String> {
 fn seconds(s: &str) -> Result<f64, String> {
     let longest = kosumi::clock::LONGEST_MOVE;
     match finite(s)? {
-        v if (0.0..=longest).contains(&v) => Ok(v),
-        _ => Err(format!("'{s}' is not from 0 to {longest} seconds")),
+        v if v > 0.0 && v <= longest => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not more than 0 and at most {longest} seconds"
+        )),
     }
 }
 
@@ -363,7 +365,7 @@ fn main() {
     };
     let config = Config {
         playouts: cli.playouts,
-        time: cli.time.filter(|t| *t > 0.0),
+        time: cli.time,
         threads: cli.threads.max(1),
         seed: cli.seed,
         resign: cli.resign,

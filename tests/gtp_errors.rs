@@ -268,6 +268,8 @@ fn command_line_values_out_of_range_are_refused_with_status_2() {
         &["--rules", "bogus"],
         &["--dice", "0d6"],
         &["bench", "--seconds", "1e20"],
+        &["bench", "--seconds", "0"],
+        &["--time", "0"],
         &["--model", "/nonexistent/net.bin.gz"],
         &["--model", "Cargo.toml"],
         &["--nn", "off", "--model", "Cargo.toml"],
