@@ -22,14 +22,14 @@ play w B2
 play b D4
 50 reg_genmove w
 #? [[A-E][1-5]]
-# A board with no legal move but pass
+# A tiny board: a legal point, a pass, or (komi 7.5 on four points) resign
 boardsize 2
 clear_board
 play b A1
 play w B2
 play b pass
 60 genmove b
-#? [pass|A2|B1]
+#? [pass|A2|B1|resign]
 # Japanese rules: a finished game, the opponent passed, the mover wins:
 # pass.
 boardsize 7

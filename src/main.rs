@@ -87,9 +87,10 @@ struct Cli {
     /// net, or --model): on or off.
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     nn: String,
-    /// How moves are chosen: net (PUCT with the network, in plain Go) or
-    /// mc (Monte Carlo tree search with playouts).
-    #[arg(long, default_value = "mc", value_parser = ["net", "mc"])]
+    /// How genmove chooses: net (PUCT with the network, in plain Go), mc
+    /// (Monte Carlo tree search with playouts), or auto (net when a network
+    /// is loaded).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "net", "mc"])]
     search: String,
     /// A KataGo model file (.bin.gz or .txt.gz, model version 8) to use
     /// instead of the embedded network.
@@ -434,7 +435,7 @@ fn main() {
     }
     let config = Config {
         phantom_host,
-        net_search: cli.search == "net" && network.is_some(),
+        net_search: cli.search != "mc" && network.is_some(),
         network: network.map(std::sync::Arc::new),
         ..config
     };

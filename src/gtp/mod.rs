@@ -132,6 +132,9 @@ impl Default for Config {
 
 /// Playouts per move when neither playouts, time nor a clock is set.
 const DEFAULT_PLAYOUTS: u64 = 10_000;
+/// Network visits per move when neither playouts, time nor a clock is set
+/// (KataGo's example configuration: 500).
+const DEFAULT_VISITS: u64 = 500;
 
 /// The engine behind the protocol.
 pub struct Engine {
@@ -386,13 +389,37 @@ impl Engine {
         );
     }
 
-    /// The network, when moves are chosen with it: `--search net`, plain Go
-    /// (no dice; a phantom player searches its own way).
-    fn network_for_search(&self) -> Option<Arc<crate::nn::Evaluator>> {
-        self.config
-            .network
-            .clone()
-            .filter(|_| self.config.net_search && self.game.dice().is_none())
+    /// The network, when this move is chosen with it: a network search is
+    /// asked for, the game is plain Go (no dice; a phantom player searches
+    /// its own way), and nobody watches the search (the analysis lines,
+    /// GoGui's live graphics and the cleanup of dead stones come from the
+    /// Monte Carlo search for now).
+    fn network_for_search(
+        &self,
+        watched: bool,
+        cleanup: bool,
+    ) -> Option<Arc<crate::nn::Evaluator>> {
+        self.config.network.clone().filter(|_| {
+            self.config.net_search
+                && self.game.dice().is_none()
+                && !watched
+                && !cleanup
+                && !self.config.live_gfx
+        })
+    }
+
+    /// The budget of a network search: the move's budget, but where nothing
+    /// sets one, `DEFAULT_VISITS` visits.
+    fn net_budget(&self, color: Color) -> Budget {
+        let budget = self.budget(color);
+        if self.config.playouts.is_none() && budget.time.is_none() {
+            Budget {
+                playouts: Some(DEFAULT_VISITS),
+                time: None,
+            }
+        } else {
+            budget
+        }
     }
 
     /// Chooses a move for `color` without playing it. In cleanup mode the
@@ -441,8 +468,8 @@ impl Engine {
                 return Decision::Pass;
             }
         }
-        let budget = self.budget(color);
-        if let Some(net) = self.network_for_search() {
+        if let Some(net) = self.network_for_search(watch.is_some(), cleanup) {
+            let budget = self.net_budget(color);
             self.searches += 1;
             let seed = self.config.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15);
             let out = search::puct::search(
@@ -463,6 +490,7 @@ impl Engine {
             }
             return out.decision;
         }
+        let budget = self.budget(color);
         let settings = self.search_settings(budget, cleanup && dead_opponents);
         let size = self.game.size();
         let mut draw = |r: &search::Report| gogui_analysis::draw_live(r, size);
