@@ -73,7 +73,8 @@ impl Node {
 #[derive(Default)]
 pub struct NetTree {
     nodes: Vec<Node>,
-    /// The root's game: its actions, rules and komi.
+    /// The root's game: its board size, actions, rules and komi.
+    size: usize,
     actions: Vec<Action>,
     rules: Option<Rules>,
     komi: f64,
@@ -85,6 +86,7 @@ impl NetTree {
     fn take_for(&mut self, game: &Game) -> Vec<Node> {
         let mut nodes = std::mem::take(&mut self.nodes);
         let same_game = self.rules == Some(game.rules)
+            && self.size == game.size()
             && self.komi == game.komi
             && game.actions().len() >= self.actions.len()
             && game.actions()[..self.actions.len()] == self.actions[..];
@@ -139,6 +141,7 @@ impl NetTree {
 
     fn keep(&mut self, nodes: Vec<Node>, game: &Game) {
         self.nodes = nodes;
+        self.size = game.size();
         self.actions = game.actions().to_vec();
         self.rules = Some(game.rules);
         self.komi = game.komi;
@@ -397,9 +400,18 @@ mod tests {
             kept[0].visits - 1,
             children.map(|c| kept[c].visits).sum::<u32>()
         );
-        // Another game does not reuse it.
+        // Another game does not reuse it: other komi, or an empty board of
+        // another size (the root of an empty 9x9 board kept).
         tree.keep(kept, &game);
         let other = Game::new(9, Rules::default(), 6.5);
         assert_eq!(tree.take_for(&other)[0].visits, 0);
+        let empty = Game::new(9, Rules::default(), 7.5);
+        search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
+        assert!(tree.take_for(&empty)[0].visits > 0);
+        search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
+        assert_eq!(
+            tree.take_for(&Game::new(13, Rules::default(), 7.5))[0].visits,
+            0
+        );
     }
 }
