@@ -4,7 +4,9 @@
 //! Modules, each owning one concept: [`board`] (stones, chains, liberties,
 //! captures, hash), [`rules`] (the ruleset value and its presets), [`game`]
 //! (history, ko and superko, passes, undo), [`score`] (counting), [`dice`] (Aléago), [`search`]
-//! (playouts and UCT-RAVE), [`clock`] (time controls), [`handicap`], [`patterns`] (3×3 shapes), [`tactics`] (ladders),
+//! (playouts and UCT-RAVE, and PUCT with the network), [`nn`] (KataGo's
+//! networks: the model reader, the forward pass, the input planes),
+//! [`clock`] (time controls), [`handicap`], [`patterns`] (3×3 shapes), [`tactics`] (ladders),
 //! [`sgf`], [`gtp`] (the protocol), [`bench`] (speed figures) and [`fuzzing`]
 //! (the properties the fuzzers and property tests check).
 
