@@ -18,7 +18,8 @@
 //! node's children know before their first visit), [`uct`] (one search:
 //! descent, expansion, update), [`threads`] (threads
 //! sharing one tree, and the choice of a move), [`ownership`] (the estimate
-//! behind dead stones).
+//! behind dead stones), and [`puct`], the other search: PUCT over the
+//! neural network's policy and value, no playouts.
 
 mod dynkomi;
 mod ownership;
