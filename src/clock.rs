@@ -133,7 +133,11 @@ impl Clock {
             // Byo-yomi: `left.seconds` remain in the current period.
             left.seconds.min(period.max(left.seconds))
         };
-        let seconds = (seconds * 0.9 - SAFETY).clamp(0.05, LONGEST_MOVE);
+        // At least 50 ms, or a tenth of what is left when less than half a
+        // second is (a sudden-death game down to its last hundredths must
+        // still be answered in time), and never less than a millisecond.
+        let floor = (left.seconds * 0.1).clamp(0.001, 0.05);
+        let seconds = (seconds * 0.9 - SAFETY).clamp(floor, LONGEST_MOVE.max(floor));
         Some(Duration::from_secs_f64(seconds))
     }
 }
@@ -182,6 +186,19 @@ mod tests {
         assert!(t > 1.0 && t < 12.0, "{t}");
         c.set_left(0, 1.0, 0);
         assert!(c.budget(0, 81, 81).unwrap().as_secs_f64() < 0.5);
+    }
+
+    #[test]
+    fn the_last_hundredths_of_sudden_death_get_a_tenth_of_what_is_left() {
+        let mut c = Clock::gtp_settings(10.0, 0.0, 0);
+        c.set_left(0, 0.01, 0);
+        let t = c.budget(0, 300, 361).unwrap().as_secs_f64();
+        assert!((0.0009..=0.0011).contains(&t), "{t}");
+        c.set_left(0, 0.0, 0);
+        assert_eq!(c.budget(0, 300, 361).unwrap().as_secs_f64(), 0.001);
+        // With half a second or more left the floor stays at 50 ms.
+        c.set_left(0, 0.6, 0);
+        assert_eq!(c.budget(0, 300, 361).unwrap().as_secs_f64(), 0.05);
     }
 
     #[test]
