@@ -349,15 +349,29 @@ impl Engine {
         roll
     }
 
+    /// The seed of the engine's current search: a new one for every search
+    /// of the engine's life (counted by `searches`), so that games differ
+    /// (clear_board does not reset it) yet replay identically from the same
+    /// --seed and the same commands.
+    pub(crate) fn search_seed(&self) -> u64 {
+        self.config.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// Whether to resign with the search's `win_rate` for the move: below
+    /// the threshold, never in the first quarter of the game, and only after
+    /// `searched_enough`.
+    fn resigns(&self, win_rate: f64, searched_enough: bool) -> bool {
+        let size = self.game.size();
+        let late_enough = self.game.move_count() >= size * size / 4;
+        self.config.resign > 0.0 && win_rate < self.config.resign && late_enough && searched_enough
+    }
+
     /// The settings of the engine's next search.
     fn search_settings(&mut self, budget: Budget, cleanup: bool) -> Settings {
         self.searches += 1;
         Settings {
             budget,
-            // A new seed for every search of the engine's life, so that games
-            // differ (clear_board does not reset it) yet replay identically
-            // from the same --seed and the same commands.
-            seed: self.config.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            seed: self.search_seed(),
             cleanup,
             max_nodes: self.config.max_nodes,
             patterns: self.config.patterns,
@@ -471,7 +485,7 @@ impl Engine {
         if let Some(net) = self.network_for_search(watch.is_some(), cleanup) {
             let budget = self.net_budget(color);
             self.searches += 1;
-            let seed = self.config.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let seed = self.search_seed();
             let out = search::puct::search(
                 &self.game,
                 &net,
@@ -480,12 +494,7 @@ impl Engine {
                 &self.stop,
                 &mut self.net_tree,
             );
-            let late_enough = self.game.move_count() >= self.game.size() * self.game.size() / 4;
-            if self.config.resign > 0.0
-                && out.win_rate < self.config.resign
-                && late_enough
-                && out.visits >= 50
-            {
+            if self.resigns(out.win_rate, out.visits >= 50) {
                 return Decision::Resign;
             }
             return out.decision;
@@ -515,12 +524,7 @@ impl Engine {
             &mut self.tree,
             watch,
         );
-        let late_enough = self.game.move_count() >= size * size / 4;
-        if self.config.resign > 0.0
-            && win_rate < self.config.resign
-            && late_enough
-            && playouts >= 500
-        {
+        if self.resigns(win_rate, playouts >= 500) {
             return Decision::Resign;
         }
         decision

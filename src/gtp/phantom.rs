@@ -91,7 +91,7 @@ fn player_settings(e: &Engine, color: crate::board::Color) -> player::Settings {
         mode: e.config.phantom_mode,
         policy: e.config.phantom_policy,
         budget: e.budget(color),
-        seed: e.config.seed ^ e.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        seed: e.search_seed(),
         max_nodes: e.config.max_nodes,
         patterns: e.config.patterns,
     }
