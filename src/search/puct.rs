@@ -50,6 +50,9 @@ struct Node {
     first: u32,
     count: u32,
     expanded: bool,
+    /// Legal by the network's mask but refused by the game (a situational
+    /// repetition): never chosen again.
+    refused: bool,
 }
 
 impl Node {
@@ -63,6 +66,7 @@ impl Node {
             first: 0,
             count: 0,
             expanded: false,
+            refused: false,
         }
     }
 }
@@ -100,7 +104,7 @@ impl NetTree {
                 let node = &nodes[at];
                 let child = (node.first..node.first + node.count)
                     .map(|i| i as usize)
-                    .find(|&i| nodes[i].mv == *mv && nodes[i].visits < u32::MAX / 2);
+                    .find(|&i| nodes[i].mv == *mv && !nodes[i].refused);
                 match child {
                     Some(i) if node.expanded && to_move == Some(*c) => at = i,
                     _ => return vec![Node::new(None, 1.0)],
@@ -170,6 +174,8 @@ pub fn search(
     let mut walk = game.clone();
     let mut nodes = tree.take_for(game);
     let mut scratch = Scratch::default();
+    // One evaluation's buffers, reused from visit to visit.
+    let mut evals = [Evaluation::default()];
     let mut rng = SmallRng::seed_from_u64(seed);
     let start = Instant::now();
     let side = game.size() as f64;
@@ -197,11 +203,7 @@ pub fn search(
             };
             let mover = walk.to_move();
             if walk.play(mover, nodes[child].mv).is_err() {
-                // Legal by the network's mask, refused by the game (a
-                // situational repetition): never again.
-                nodes[child].prior = 0.0;
-                nodes[child].visits = u32::MAX / 2;
-                nodes[child].utility = -1e9;
+                nodes[child].refused = true;
                 continue;
             }
             played += 1;
@@ -211,23 +213,22 @@ pub fn search(
         let leaf = *path.last().expect("the root");
         let to_move = walk.to_move();
         let symmetry = rng.random_range(0..SYMMETRIES);
-        let eval = net.evaluate(
-            Request {
-                game: &walk,
-                to_move,
-                fresh: false,
-                symmetry,
-            },
-            &mut scratch,
-        );
+        let request = Request {
+            game: &walk,
+            to_move,
+            fresh: false,
+            symmetry,
+        };
+        net.evaluate_batch(&[request], &mut scratch, &mut evals);
+        let eval = &evals[0];
         let (utility, winloss) = if walk.is_over() {
-            let w = finished_value(&walk, &eval, to_move);
+            let w = finished_value(&walk, eval, to_move);
             (w, w)
         } else {
             if !nodes[leaf].expanded {
-                expand(&mut nodes, leaf, &walk, &eval);
+                expand(&mut nodes, leaf, &walk, eval);
             }
-            values(&eval, to_move, side)
+            values(eval, to_move, side)
         };
         // Back up: a node's sums are from the side of the player who moved
         // into it, the opponent of the player to move there.
@@ -247,7 +248,7 @@ pub fn search(
     let root = &nodes[0];
     let best = (root.first..root.first + root.count)
         .map(|i| i as usize)
-        .filter(|&i| nodes[i].visits < u32::MAX / 2)
+        .filter(|&i| !nodes[i].refused)
         .max_by_key(|&i| (nodes[i].visits, (nodes[i].prior * 1e6) as u64));
     let decision = match best.map(|i| nodes[i].mv) {
         Some(Some(p)) => Decision::Play(p),
@@ -294,7 +295,7 @@ fn select(nodes: &[Node], at: usize, is_root: bool) -> Option<usize> {
     let cpuct = CPUCT + CPUCT_LOG * ((parent_visits + CPUCT_BASE) / CPUCT_BASE).ln();
     let explore = cpuct * parent_visits.sqrt();
     children
-        .filter(|&c| nodes[c].visits < u32::MAX / 2)
+        .filter(|&c| !nodes[c].refused)
         .map(|c| {
             let n = &nodes[c];
             let q = if n.visits > 0 {
