@@ -159,14 +159,13 @@ impl Game {
         (back >= 1 && back <= n).then(|| &self.earlier[n - back].board)
     }
 
-    /// The moves since the last setup (handicap or `gogui-setup`), oldest first.
-    pub fn moves_since_setup(&self) -> &[Action] {
-        let start = self
-            .actions
-            .iter()
-            .rposition(|a| matches!(a, Action::Setup(_)))
-            .map_or(0, |i| i + 1);
-        &self.actions[start..]
+    /// The moves since the last setup (handicap or `gogui-setup`), the
+    /// latest first.
+    pub fn moves_since_setup(&self) -> impl Iterator<Item = (Color, Option<Point>)> + '_ {
+        self.actions.iter().rev().map_while(|a| match a {
+            Action::Move(c, m, _) => Some((*c, *m)),
+            Action::Setup(_) => None,
+        })
     }
 
     pub fn move_count(&self) -> usize {

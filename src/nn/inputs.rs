@@ -168,19 +168,17 @@ impl FeatureMaker {
             }
         }
 
-        // History.
-        let moves: Vec<(Color, Option<Point>)> = if fresh {
-            Vec::new()
-        } else {
-            game.moves_since_setup()
-                .iter()
-                .filter_map(|a| match a {
-                    Action::Move(c, m, _) => Some((*c, *m)),
-                    Action::Setup(_) => None,
-                })
-                .collect()
-        };
-        let trailing_passes = moves.iter().rev().take_while(|(_, m)| m.is_none()).count();
+        // History: the last five moves (latest first), nothing when fresh.
+        let mut recent = [None; 5];
+        if !fresh {
+            for (slot, m) in recent.iter_mut().zip(game.moves_since_setup()) {
+                *slot = Some(m);
+            }
+        }
+        let trailing_passes = recent
+            .iter()
+            .take_while(|m| matches!(m, Some((_, None))))
+            .count();
         let pass_ends_phase = trailing_passes >= 1;
         let pass_ends_game = pass_ends_phase && !rules.territory;
         let suppress = pass_ends_game && rules.friendly_pass_ok && trailing_passes == 1;
@@ -192,8 +190,8 @@ impl FeatureMaker {
             5
         };
         let mut included = 0;
-        for back in 1..=max_turns.min(moves.len()) {
-            let (c, m) = moves[moves.len() - back];
+        for (back, m) in (1..=max_turns).zip(recent) {
+            let Some((c, m)) = m else { break };
             let expected = if back % 2 == 1 { opp } else { pla };
             if c != expected {
                 break;
@@ -205,20 +203,18 @@ impl FeatureMaker {
             }
         }
 
-        // Ladders now, one move ago and two moves ago.
+        // Ladders now, one move ago and two moves ago (where the history
+        // does not reach that far, the same board again: its plane is copied).
         self.ladder_planes(board, pla, &mut f.spatial, points, true, 14);
-        let prev = if included >= 1 {
-            game.earlier_board(1).unwrap_or(board)
-        } else {
-            board
-        };
-        self.ladder_planes(prev, pla, &mut f.spatial, points, false, 15);
-        let prev_prev = if included >= 2 {
-            game.earlier_board(2).unwrap_or(prev)
-        } else {
-            prev
-        };
-        self.ladder_planes(prev_prev, pla, &mut f.spatial, points, false, 16);
+        let prev = game.earlier_board(1).filter(|_| included >= 1);
+        match prev {
+            Some(b) => self.ladder_planes(b, pla, &mut f.spatial, points, false, 15),
+            None => f.spatial.copy_within(14 * points..15 * points, 15 * points),
+        }
+        match game.earlier_board(2).filter(|_| included >= 2) {
+            Some(b) => self.ladder_planes(b, pla, &mut f.spatial, points, false, 16),
+            None => f.spatial.copy_within(15 * points..16 * points, 16 * points),
+        }
 
         // Globals.
         let area_points = points as f32;
