@@ -12,7 +12,7 @@
 //! commas), and for `kata-*` `ownership` and `ownershipStdev` (`true` or
 //! `false`). Win rates, scores and ownership are the side to move's.
 
-use super::parse::{parse_color, parse_int, parse_vertex};
+use super::parse::{leading_color, parse_color, parse_int, parse_vertex};
 use super::{Engine, GtpError, Reply, commands};
 use crate::board::{Board, Color};
 use crate::search::{Budget, MoveRules, Report, Watch};
@@ -98,16 +98,11 @@ pub fn parse_request(
     format: Format,
     genmove: bool,
 ) -> Result<Request, GtpError> {
-    let mut rest = args;
-    let mut color = e.game.to_move();
-    if let Some(first) = rest.first()
-        && let Ok(c) = parse_color(first)
-    {
-        color = c;
-        rest = &rest[1..];
-    } else if genmove {
-        return Err(GtpError::syntax("a colour first (b or w)"));
-    }
+    let (color, mut rest) = match leading_color(args) {
+        Some(found) => found,
+        None if genmove => return Err(GtpError::syntax("a colour first (b or w)")),
+        None => (e.game.to_move(), args),
+    };
     let mut interval = DEFAULT_INTERVAL_CS;
     if let Some(first) = rest.first()
         && first.bytes().all(|b| b.is_ascii_digit())

@@ -6,10 +6,9 @@
 //! KataGo's syntax; version 8 nets have no optimistic policy to blend.
 
 use super::analyze::refuse_during_phantom;
-use super::parse::parse_float;
+use super::parse::{leading_color, parse_float};
 use super::{Engine, GtpError, Reply};
 use crate::nn::{self, Request, Scratch};
-use crate::vertex::parse_color;
 
 pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
     refuse_during_phantom(e)?;
@@ -18,14 +17,7 @@ pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
             "no network loaded (kosumi runs with --nn off)".into(),
         ));
     };
-    let mut rest = args;
-    let mut to_move = e.game.to_move();
-    if let Some(first) = rest.first()
-        && let Ok(c) = parse_color(first)
-    {
-        to_move = c;
-        rest = &rest[1..];
-    }
+    let (to_move, mut rest) = leading_color(args).unwrap_or((e.game.to_move(), args));
     let usage = "expected an optional color, a symmetry 'all' or index [0-7], and an optional optimism [0-1]";
     let symmetries: Vec<usize> = match rest.first().map(|s| s.to_ascii_lowercase()) {
         Some(s) if s == "all" => (0..nn::SYMMETRIES).collect(),

@@ -126,6 +126,13 @@ pub fn command_line(line: &str) -> Result<CommandLine<'_>, LineError> {
 }
 
 /// A GTP float: a finite decimal number.
+/// A colour that opens the arguments (the analysis commands' and
+/// `kata-raw-nn`'s optional first argument) and the arguments after it.
+pub fn leading_color<'a, 'b>(args: &'a [&'b str]) -> Option<(crate::board::Color, &'a [&'b str])> {
+    let (first, rest) = args.split_first()?;
+    parse_color(first).ok().map(|c| (c, rest))
+}
+
 pub fn parse_float(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && !s.contains(['i', 'I', 'n', 'N']) => Ok(v),
