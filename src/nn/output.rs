@@ -29,15 +29,6 @@ pub struct Evaluation {
     pub white_ownership: Vec<f32>,
 }
 
-impl Evaluation {
-    /// The score's standard deviation.
-    pub fn score_stdev(&self) -> f32 {
-        (self.white_score_mean_sq - self.white_score_mean * self.white_score_mean)
-            .max(0.0)
-            .sqrt()
-    }
-}
-
 fn soft_plus(x: f64) -> f64 {
     if x > 40.0 { x } else { x.exp().ln_1p() }
 }
