@@ -98,13 +98,28 @@ impl fmt::Display for Illegal {
     }
 }
 
-/// splitmix64, used at compile time to fill the Zobrist table.
-const fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+/// The point at column `x`, row `y` (0-based, row 0 at the bottom) of a
+/// board of side `size`: points are indices into a grid padded by one
+/// border row and column on each side.
+pub const fn point_at(size: usize, x: usize, y: usize) -> Point {
+    ((y + 1) * (size + 2) + x + 1) as Point
+}
+
+/// Column and row of an on-board point of a board of side `size`.
+pub const fn coords_of(size: usize, p: Point) -> (usize, usize) {
+    let (p, stride) = (p as usize, size + 2);
+    (p % stride - 1, p / stride - 1)
+}
+
+/// The line of column `x`, row `y` on a `size` board: 1 at the edge (the
+/// dice of Aléago roll lines).
+pub fn line(size: usize, x: usize, y: usize) -> u32 {
+    (x.min(y).min(size - 1 - x).min(size - 1 - y) + 1) as u32
+}
+
+/// The highest line of a `size` board.
+pub fn top_line(size: usize) -> u32 {
+    size.div_ceil(2) as u32
 }
 
 const fn zobrist_table() -> [[u64; MAX_POINTS]; 2] {
@@ -114,7 +129,7 @@ const fn zobrist_table() -> [[u64; MAX_POINTS]; 2] {
         let mut p = 0;
         while p < MAX_POINTS {
             let seed = ((c * MAX_POINTS + p) as u64).wrapping_mul(0x1234_5678_9ABC_DEF1);
-            t[c][p] = splitmix(seed.wrapping_add(7));
+            t[c][p] = crate::random::splitmix(seed.wrapping_add(7));
             p += 1;
         }
         c += 1;
@@ -215,7 +230,7 @@ impl Board {
             for x in 0..size {
                 let p = b.point(x, y);
                 b.cells[p as usize] = Cell::Empty;
-                b.line[p as usize] = crate::dice::line(size, x, y) as u8;
+                b.line[p as usize] = line(size, x, y) as u8;
                 b.add_empty(p);
             }
         }
@@ -269,13 +284,12 @@ impl Board {
 
     /// The point at column `x`, row `y` (0-based, row 0 at the bottom).
     pub fn point(&self, x: usize, y: usize) -> Point {
-        ((y + 1) * self.stride + x + 1) as Point
+        point_at(self.size, x, y)
     }
 
     /// Column and row of an on-board point.
     pub fn coords(&self, p: Point) -> (usize, usize) {
-        let p = p as usize;
-        (p % self.stride - 1, p / self.stride - 1)
+        coords_of(self.size, p)
     }
 
     /// Every on-board point, row by row from the bottom.

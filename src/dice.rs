@@ -214,15 +214,7 @@ impl Dice {
     }
 }
 
-/// The line of column `x`, row `y` on a `size` board: 1 at the edge.
-pub fn line(size: usize, x: usize, y: usize) -> u32 {
-    (x.min(y).min(size - 1 - x).min(size - 1 - y) + 1) as u32
-}
-
-/// The highest line of a `size` board.
-pub fn top_line(size: usize) -> u32 {
-    size.div_ceil(2) as u32
-}
+pub use crate::board::{line, top_line};
 
 #[cfg(test)]
 mod tests {

@@ -7,8 +7,9 @@
 //! position.
 
 use crate::board::Color;
+use crate::engine::Engine;
 use crate::game::Game;
-use crate::gtp::{Engine, holds_command, leading_id};
+use crate::gtp::{execute, execute_ending, holds_command, leading_id};
 
 /// One GTP command built from the drawn numbers `kind`, `a` and `b`, on a
 /// board of side `size` (which `boardsize` changes): mostly the sessions a
@@ -128,11 +129,11 @@ pub fn session_command(kind: usize, a: usize, b: usize, size: &mut usize) -> Str
 /// comparing before and after a command: the board and counters, the
 /// record with its rolls, the rules and komi, the dice and their options.
 pub fn state_summary(engine: &mut Engine) -> String {
-    let record = crate::sgf::write(&engine.game, None);
+    let record = crate::sgf::write(engine.shown(), None);
     let mut out = record;
     for query in ["showboard", "kosumi-rules", "aleago-dice", "aleago-option"] {
         out.push('\n');
-        out.push_str(&engine.execute(query.as_bytes()).unwrap_or_default());
+        out.push_str(&execute(engine, query.as_bytes()).unwrap_or_default());
     }
     out
 }
@@ -220,8 +221,10 @@ pub fn check_session(
 ) -> Result<(), String> {
     for (i, command) in commands.iter().enumerate() {
         let before = state_summary(engine);
-        let reply = engine.execute(command.as_bytes());
-        check_framing(command.as_bytes(), reply.as_deref())?;
+        let executed = execute_ending(engine, command.as_bytes());
+        let reply = executed.as_ref().map(|(text, _)| text.as_str());
+        check_framing(command.as_bytes(), reply)?;
+        let quits = executed.as_ref().is_some_and(|&(_, quit)| quit);
         let reply = reply.unwrap_or_default();
         let referee_roll = reply.contains(" rolled ");
         if reply.starts_with('?') && !referee_roll {
@@ -234,19 +237,20 @@ pub fn check_session(
             }
         }
         if round_trip_every > 0 && (i + 1) % round_trip_every == 0 {
-            check_record_round_trip(&engine.game).map_err(|e| format!("after {command:?}: {e}"))?;
+            check_record_round_trip(engine.shown())
+                .map_err(|e| format!("after {command:?}: {e}"))?;
         }
-        if engine.wants_quit() {
+        if quits {
             break;
         }
     }
-    check_record_round_trip(&engine.game)
+    check_record_round_trip(engine.shown())
 }
 
 /// A small engine for checks: few playouts, a small tree.
 pub fn quick_engine(size: usize) -> Engine {
     Engine::new(
-        crate::gtp::Config {
+        crate::engine::Config {
             playouts: Some(30),
             ownership_playouts: 20,
             max_nodes: 2000,

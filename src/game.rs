@@ -88,6 +88,26 @@ impl Game {
         self.resized(self.size())
     }
 
+    /// This game's settings and public counts (rules, komi, captures,
+    /// passes, handicap, the side to move) around a position of `stones`
+    /// alone, with no history: what a seat of a phantom game is shown.
+    /// The stones must be a subset of a legal position (no chain of them
+    /// without a liberty); they are placed as they are.
+    pub fn showing(&self, stones: &[(Color, Point)]) -> Game {
+        let mut shown = Game::new(self.size(), self.rules, self.komi);
+        for &(c, p) in stones {
+            shown.now.board.place(c, p);
+        }
+        for c in [Color::Black, Color::White] {
+            shown.now.board.add_captures(c, self.board().captures(c));
+        }
+        shown.now.to_move = self.now.to_move;
+        shown.now.passes = self.now.passes;
+        shown.now.consecutive_passes = self.now.consecutive_passes;
+        shown.now.handicap = self.now.handicap;
+        shown
+    }
+
     pub fn board(&self) -> &Board {
         &self.now.board
     }
@@ -281,6 +301,16 @@ impl Game {
     /// The roll waiting for `color`'s next move.
     pub fn pending_roll(&self, color: Color) -> Option<u32> {
         self.now.pending[color.index()]
+    }
+
+    /// Under the dice's referee mode (kosumi rolls for every move of both
+    /// sides), draws `color`'s roll unless one is pending; the roll.
+    pub fn referee_roll(&mut self, color: Color) -> Option<u32> {
+        if self.dice.is_some_and(|d| d.referee) {
+            self.roll(color)
+        } else {
+            self.pending_roll(color)
+        }
     }
 
     /// Rolls for `color`'s next move (a pending roll is answered again).

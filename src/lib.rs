@@ -16,7 +16,8 @@
 //! ```
 //! use kosumi::board::Color;
 //! use kosumi::game::Game;
-//! use kosumi::gtp::{parse_vertex, Config, Engine};
+//! use kosumi::engine::{Config, Engine};
+//! use kosumi::gtp::{execute, parse_vertex};
 //! use kosumi::rules::Rules;
 //!
 //! let mut game = Game::new(9, Rules::preset("japanese").unwrap(), 6.5);
@@ -26,14 +27,15 @@
 //! assert_eq!(game.board().captures(Color::Black), 1);
 //!
 //! let mut engine = Engine::new(Config::default(), Rules::default(), 9, None);
-//! assert_eq!(engine.execute(b"1 play b E5").unwrap(), "=1 \n\n");
-//! assert_eq!(engine.execute(b"2 color E5").unwrap(), "=2 black\n\n");
+//! assert_eq!(execute(&mut engine, b"1 play b E5").unwrap(), "=1 \n\n");
+//! assert_eq!(execute(&mut engine, b"2 color E5").unwrap(), "=2 black\n\n");
 //! ```
 
 pub mod bench;
 pub mod board;
 pub mod clock;
 pub mod dice;
+pub mod engine;
 pub mod fuzzing;
 pub mod game;
 pub mod gtp;
@@ -42,6 +44,7 @@ pub mod nn;
 pub mod patterns;
 pub mod phantom;
 pub mod prediction;
+pub mod random;
 pub mod rules;
 pub mod score;
 pub mod search;

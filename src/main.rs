@@ -1,7 +1,8 @@
 //! The `kosumi` program: a GTP engine on stdin/stdout, or `kosumi bench`.
 
 use clap::{Parser, Subcommand};
-use kosumi::gtp::{Config, Engine, serve};
+use kosumi::engine::{Config, Engine};
+use kosumi::gtp::serve;
 use kosumi::rules::Rules;
 use kosumi::search::Planning;
 
@@ -440,8 +441,10 @@ fn main() {
         ..config
     };
     let mut engine = Engine::new(config, rules, cli.size, cli.komi);
-    engine.game.set_dice(dice);
-    engine.game.seed_rolls(cli.seed);
-    engine.start_phantom_host();
+    if let Ok(game) = engine.game_mut() {
+        game.set_dice(dice);
+        game.seed_rolls(cli.seed);
+    }
+    engine.start_host();
     serve(engine);
 }

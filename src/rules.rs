@@ -75,6 +75,8 @@ pub struct Rules {
 
 /// One preset: its names (canonical first) and its value.
 struct Preset {
+    /// How people call it (menus).
+    title: &'static str,
     names: &'static [&'static str],
     rules: Rules,
 }
@@ -108,10 +110,12 @@ use Suicide::*;
 
 const PRESETS: &[Preset] = &[
     Preset {
+        title: "Chinese",
         names: &["chinese"],
         rules: rules("chinese", Positional, Forbidden, Area, false, Hb::N, 7.5),
     },
     Preset {
+        title: "EGC 2011",
         names: &["egc2011", "ing-simplified", "ing_simplified"],
         rules: Rules {
             handicap_komi_n_minus_half: true,
@@ -119,6 +123,7 @@ const PRESETS: &[Preset] = &[
         },
     },
     Preset {
+        title: "Japanese",
         names: &["japanese"],
         rules: rules(
             "japanese",
@@ -131,6 +136,7 @@ const PRESETS: &[Preset] = &[
         ),
     },
     Preset {
+        title: "AGA",
         names: &["aga"],
         rules: rules(
             "aga",
@@ -143,6 +149,7 @@ const PRESETS: &[Preset] = &[
         ),
     },
     Preset {
+        title: "New Zealand",
         names: &["new-zealand", "new_zealand"],
         rules: rules(
             "new-zealand",
@@ -155,6 +162,7 @@ const PRESETS: &[Preset] = &[
         ),
     },
     Preset {
+        title: "Tromp-Taylor",
         names: &["tromp-taylor", "tromp_taylor"],
         rules: rules(
             "tromp-taylor",
@@ -167,6 +175,7 @@ const PRESETS: &[Preset] = &[
         ),
     },
     Preset {
+        title: "simple ko",
         names: &["simple-ko", "simple_ko"],
         rules: rules("simple-ko", Simple, Forbidden, Area, false, Hb::None, 7.5),
     },
@@ -187,6 +196,11 @@ impl Rules {
             .iter()
             .find(|p| p.names.contains(&name.as_str()))
             .map(|p| p.rules)
+    }
+
+    /// Each preset's canonical name and its title for people.
+    pub fn preset_titles() -> impl Iterator<Item = (&'static str, &'static str)> {
+        PRESETS.iter().map(|p| (p.names[0], p.title))
     }
 
     /// The canonical names of all presets.

@@ -2,13 +2,24 @@
 //! letters A–Z without I, any case), shared by the protocol, the SGF
 //! loader's messages and the phantom announcements.
 
-use crate::board::{Color, MAX_SIZE, Point};
+use crate::board::{Color, MAX_SIZE, Point, coords_of, point_at};
+
+/// The column letters, `I` left out.
+pub const COLUMNS: &str = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
 
 /// The GTP name of a colour: `black` or `white`.
 pub fn color_name(c: Color) -> &'static str {
     match c {
         Color::Black => "black",
         Color::White => "white",
+    }
+}
+
+/// A colour's name in a sentence's first word: `Black` or `White`.
+pub fn color_title(c: Color) -> &'static str {
+    match c {
+        Color::Black => "Black",
+        Color::White => "White",
     }
 }
 
@@ -45,8 +56,7 @@ pub fn parse_vertex(s: &str, size: usize) -> Result<Option<Point>, String> {
     if x >= size || y == 0 || y > size || size > MAX_SIZE {
         return Err(format!("vertex '{s}' is off the board"));
     }
-    let stride = size + 2;
-    Ok(Some((y * stride + x + 1) as Point))
+    Ok(Some(point_at(size, x, y - 1)))
 }
 
 /// The GTP name of a point (`pass` for `None`).
@@ -54,10 +64,9 @@ pub fn vertex_name(p: Option<Point>, size: usize) -> String {
     match p {
         None => "pass".into(),
         Some(p) => {
-            let stride = size + 2;
-            let (x, y) = (p as usize % stride - 1, p as usize / stride);
-            let letter = b"ABCDEFGHJKLMNOPQRSTUVWXYZ"[x] as char;
-            format!("{letter}{y}")
+            let (x, y) = coords_of(size, p);
+            let letter = COLUMNS.as_bytes()[x] as char;
+            format!("{letter}{}", y + 1)
         }
     }
 }

@@ -357,6 +357,14 @@ fn phantom_errors_change_nothing() {
         assert!(msg.starts_with(expected), "{cmd}: {msg}");
     }
     e.ok("phantom-new go");
+    // Before the first try the conventions may change; bad ones are refused.
+    for (cmd, expected) in [
+        ("phantom-option ataris maybe", "syntax error"),
+        ("phantom-option colour on", "syntax error: unknown option"),
+    ] {
+        let msg = e.err(cmd);
+        assert!(msg.starts_with(expected), "{cmd}: {msg}");
+    }
     e.ok("phantom-try 1 E5");
     let board = e.ok("showboard");
     let views = (e.ok("phantom-view 1"), e.ok("phantom-view 2"));
@@ -367,22 +375,28 @@ fn phantom_errors_change_nothing() {
         ("phantom-try 2 Z9", "syntax error"),
         ("phantom-try 2", "syntax error"),
         ("phantom-view 5", "syntax error"),
-        ("phantom-option ataris maybe", "syntax error"),
-        ("phantom-option colour on", "syntax error: unknown option"),
+        // Settings are fixed once the game has begun.
+        ("phantom-option ataris maybe", "the phantom game has begun"),
+        (
+            "phantom-option shared-view on",
+            "the phantom game has begun",
+        ),
+        ("komi 50", "the phantom game has begun"),
+        ("kosumi-rules japanese", "the phantom game has begun"),
         ("play w D4", "a phantom game is refereed here"),
-        ("kata-analyze w 50", "no analysis during a phantom game"),
+        ("kata-analyze w 50", "a phantom game is refereed here"),
         (
             "kata-genmove_analyze w 50",
-            "no analysis during a phantom game",
+            "a phantom game is refereed here",
         ),
-        ("kosumi-evaluation w", "no analysis during a phantom game"),
+        ("kosumi-evaluation w", "a phantom game is refereed here"),
         ("genmove w", "a phantom game is refereed here"),
         ("undo", "a phantom game is refereed here"),
         (
             "phantom-heard 1 accepted",
             "this engine is no phantom player",
         ),
-        ("phantom-seat 1 go", "this engine referees"),
+        ("phantom-seat 1 go", "a phantom game is refereed here"),
     ] {
         let msg = e.err(cmd);
         assert!(msg.starts_with(expected), "{cmd}: {msg}");

@@ -6,7 +6,7 @@
 //! every policy value and every ownership value must agree within 2·10⁻³,
 //! and an illegal point must be illegal to both.
 
-use kosumi::gtp::{Config, Engine};
+use kosumi::engine::{Config, Engine};
 use kosumi::rules::Rules;
 use std::sync::Arc;
 
@@ -102,7 +102,7 @@ fn positions() -> Vec<Position> {
 }
 
 fn reply(engine: &mut Engine, command: &str) -> String {
-    let r = engine.execute(command.as_bytes()).unwrap();
+    let r = kosumi::gtp::execute(engine, command.as_bytes()).unwrap();
     assert!(r.starts_with('='), "{command}: {r}");
     r[1..].trim().to_string()
 }

@@ -150,9 +150,9 @@ proptest! {
 
     #[test]
     fn gtp_never_panics_on_junk(lines in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..30)) {
-        let mut e = kosumi::gtp::Engine::new(kosumi::gtp::Config { playouts: Some(50), ..Default::default() }, Rules::default(), 5, None);
+        let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { playouts: Some(50), ..Default::default() }, Rules::default(), 5, None);
         for l in lines {
-            if let Some(r) = e.execute(&l) {
+            if let Some(r) = kosumi::gtp::execute(&mut e, &l) {
                 prop_assert!(r.starts_with('=') || r.starts_with('?'));
                 prop_assert!(r.ends_with("\n\n"));
             }
@@ -161,12 +161,12 @@ proptest! {
 
     #[test]
     fn gtp_never_panics_on_command_like_input(cmds in prop::collection::vec((0usize..kosumi::gtp::COMMANDS.len(), prop::collection::vec("[a-zA-Z0-9.-]{0,4}", 0..4)), 0..30)) {
-        let mut e = kosumi::gtp::Engine::new(kosumi::gtp::Config { playouts: Some(30), ownership_playouts: 20, ..Default::default() }, Rules::default(), 5, None);
+        let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { playouts: Some(30), ownership_playouts: 20, ..Default::default() }, Rules::default(), 5, None);
         for (i, args) in cmds {
             let name = kosumi::gtp::COMMANDS[i].name;
             if ["quit", "printsgf", "loadsgf"].contains(&name) { continue; }
             let line = format!("{name} {}", args.join(" "));
-            let r = e.execute(line.as_bytes()).unwrap();
+            let r = kosumi::gtp::execute(&mut e, line.as_bytes()).unwrap();
             prop_assert!(!r.contains("internal error"), "{}: {}", line, r);
         }
     }
@@ -177,11 +177,11 @@ proptest! {
 
     #[test]
     fn gtp_never_panics_in_well_formed_sessions(cmds in prop::collection::vec((0usize..28, 0usize..1000, 0usize..1000), 0..80)) {
-        let mut e = kosumi::gtp::Engine::new(kosumi::gtp::Config { playouts: Some(40), ownership_playouts: 20, max_nodes: 2000, ..Default::default() }, Rules::default(), 9, None);
+        let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { playouts: Some(40), ownership_playouts: 20, max_nodes: 2000, ..Default::default() }, Rules::default(), 9, None);
         let mut size = 9;
         for (kind, a, b) in cmds {
             let line = kosumi::fuzzing::session_command(kind, a, b, &mut size);
-            let r = e.execute(line.as_bytes()).unwrap();
+            let r = kosumi::gtp::execute(&mut e, line.as_bytes()).unwrap();
             prop_assert!(!r.contains("internal error"), "{}: {}", line, r);
         }
     }
@@ -306,11 +306,12 @@ proptest! {
             if line.contains(&b'\n') {
                 continue;
             }
-            let reply = e.execute(&line);
+            let executed = kosumi::gtp::execute_ending(&mut e, &line);
+            let reply = executed.as_ref().map(|(text, _)| text.clone());
             if let Err(msg) = kosumi::fuzzing::check_framing(&line, reply.as_deref()) {
                 prop_assert!(false, "{}", msg);
             }
-            if e.wants_quit() {
+            if executed.is_some_and(|(_, quit)| quit) {
                 break;
             }
         }

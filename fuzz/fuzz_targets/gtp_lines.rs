@@ -8,11 +8,12 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let mut engine = kosumi::fuzzing::quick_engine(5);
     for line in data.split(|&b| b == b'\n') {
-        let reply = engine.execute(line);
+        let executed = kosumi::gtp::execute_ending(&mut engine, line);
+        let reply = executed.as_ref().map(|(text, _)| text.clone());
         if let Err(msg) = kosumi::fuzzing::check_framing(line, reply.as_deref()) {
             panic!("{msg}");
         }
-        if engine.wants_quit() {
+        if executed.is_some_and(|(_, quit)| quit) {
             break;
         }
     }

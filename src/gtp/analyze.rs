@@ -1,215 +1,52 @@
 //! Live analysis in the formats Sabaki, Lizzie and their kin read: Leela
 //! Zero's `lz-analyze`, KataGo's `kata-analyze`, and `analyze` (the one
 //! Sabaki prefers: Leela Zero's lines with KataGo's `scoreLead`), with
-//! their `*genmove_analyze` forms. This module reads
-//! the commands' arguments and writes the `info` lines; the search runs
-//! beside the protocol ([`super::background`]) for `*-analyze`, in line for
-//! `*genmove_analyze` (a normal, synchronous command that streams).
-//!
-//! Arguments, as KataGo takes them: `[COLOR] [INTERVAL] KEY VALUE ...` with
-//! keys `interval` (centiseconds), `minmoves`, `maxmoves`, `avoid COLOR
-//! VERTICES DEPTH`, `allow COLOR VERTICES DEPTH` (vertices separated by
-//! commas), and for `kata-*` `ownership` and `ownershipStdev` (`true` or
-//! `false`). Win rates, scores and ownership are the side to move's.
+//! their `*genmove_analyze` forms. This module opens the stream and writes
+//! the `info` lines; the search runs beside the protocol (the `background`
+//! module) for `*-analyze`, in line for `*genmove_analyze` (a normal,
+//! synchronous command that streams). Win rates, scores and ownership are
+//! the side to move's.
 
-use super::parse::{leading_color, parse_color, parse_int, parse_vertex};
-use super::{Engine, GtpError, Reply, commands};
+pub use super::request::{Format, Request, parse_request};
+
+use super::error::GtpError;
+use super::reply::Answer;
 use crate::board::{Board, Color};
-use crate::search::{Budget, MoveRules, Report, Watch};
+use crate::engine::Engine;
+use crate::search::{Budget, Report};
 use crate::vertex::vertex_name;
 use std::fmt::Write as _;
 use std::io::Write;
-use std::time::Duration;
 
-/// Which dialect the lines are written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// Leela Zero: win rate, prior and lcb in hundredths of a percent.
-    Lz,
-    /// KataGo: floats in [0, 1], with score lead and ownership.
-    Kata,
-    /// `analyze`, the command Sabaki prefers: Leela Zero's integers, with
-    /// KataGo's `scoreLead` (which Sabaki reads when present).
-    Analyze,
-}
-
-/// One analysis asked for.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Request {
-    pub format: Format,
-    pub color: Color,
-    /// Time between lines; `None` (interval 0) writes only when stopped.
-    pub every: Option<Duration>,
-    pub min_moves: usize,
-    pub max_moves: usize,
-    pub ownership: bool,
-    pub ownership_stdev: bool,
-    pub restrict: Option<MoveRules>,
-    /// `*genmove_analyze`: choose and play a move, ending with `play VERTEX`.
-    pub genmove: bool,
-    /// Under Aléago, the roll the analysis assumes for `color`.
-    pub roll: Option<u32>,
-}
-
-/// Sabaki's interval when none is given: a line every second.
-const DEFAULT_INTERVAL_CS: u64 = 100;
-
-fn number(key: &str, value: Option<&&str>) -> Result<u64, GtpError> {
-    let value = value.ok_or_else(|| GtpError::syntax(format!("{key} needs a value")))?;
-    parse_int(value).map_err(|e| GtpError::syntax(format!("{key}: {e}")))
-}
-
-fn flag(key: &str, value: Option<&&str>) -> Result<bool, GtpError> {
-    match value.map(|v| v.to_ascii_lowercase()).as_deref() {
-        Some("true") => Ok(true),
-        Some("false") => Ok(false),
-        _ => Err(GtpError::syntax(format!("{key} takes true or false"))),
-    }
-}
-
-/// `COLOR VERTEX,VERTEX,... DEPTH` of `avoid` and `allow`.
-fn move_rule(
-    e: &Engine,
-    key: &str,
-    args: &[&str],
-) -> Result<(Color, Vec<crate::board::Point>, usize), GtpError> {
-    let [color, vertices, depth] = args else {
-        return Err(GtpError::syntax(format!(
-            "{key} takes a colour, vertices separated by commas and a depth"
-        )));
-    };
-    let color = parse_color(color).map_err(|e| GtpError::syntax(format!("{key}: {e}")))?;
-    let mut points = Vec::new();
-    for v in vertices.split(',').filter(|v| !v.is_empty()) {
-        match parse_vertex(v, e.game.size()) {
-            Ok(Some(p)) => points.push(p),
-            Ok(None) => {} // pass is never kept out
-            Err(err) => return Err(GtpError::syntax(format!("{key}: {err}"))),
-        }
-    }
-    let depth = number(key, Some(depth))? as usize;
-    Ok((color, points, depth))
-}
-
-/// Reads the arguments of an analysis command.
-pub fn parse_request(
-    e: &Engine,
+/// `lz-analyze`, `kata-analyze`, `analyze` and their `*genmove_analyze`
+/// forms: the reply is a stream the dispatcher opens for the request.
+pub(super) fn analyze(
+    e: &mut Engine,
     args: &[&str],
     format: Format,
     genmove: bool,
-) -> Result<Request, GtpError> {
-    let (color, mut rest) = match leading_color(args) {
-        Some(found) => found,
-        None if genmove => return Err(GtpError::syntax("a colour first (b or w)")),
-        None => (e.game.to_move(), args),
-    };
-    let mut interval = DEFAULT_INTERVAL_CS;
-    if let Some(first) = rest.first()
-        && first.bytes().all(|b| b.is_ascii_digit())
-    {
-        interval = number("interval", Some(first))?;
-        rest = &rest[1..];
-    }
-    let mut request = Request {
-        format,
-        color,
-        every: None,
-        min_moves: 0,
-        max_moves: usize::MAX,
-        ownership: false,
-        ownership_stdev: false,
-        restrict: None,
-        genmove,
-        roll: None,
-    };
-    let mut i = 0;
-    while i < rest.len() {
-        let key = rest[i];
-        let value = rest.get(i + 1);
-        match key {
-            "interval" => interval = number(key, value)?,
-            "minmoves" => request.min_moves = number(key, value)?.min(1000) as usize,
-            "maxmoves" => request.max_moves = number(key, value)? as usize,
-            "ownership" if format == Format::Kata => request.ownership = flag(key, value)?,
-            "ownershipStdev" if format == Format::Kata => {
-                request.ownership_stdev = flag(key, value)?
-            }
-            "avoid" | "allow" => {
-                let rule = move_rule(e, key, rest.get(i + 1..i + 4).unwrap_or(&[]))?;
-                let rules = request.restrict.get_or_insert_with(MoveRules::default);
-                if key == "avoid" {
-                    rules.avoid.push(rule);
-                } else if rules.allow.is_some() {
-                    return Err(GtpError::syntax("only one allow"));
-                } else {
-                    rules.allow = Some(rule);
-                }
-                i += 4;
-                continue;
-            }
-            _ => return Err(GtpError::syntax(format!("unknown key {key}"))),
-        }
-        i += 2;
-    }
-    request.every = (interval > 0).then(|| Duration::from_millis(interval.min(360_000) * 10));
-    Ok(request)
-}
-
-/// `lz-analyze`, `kata-analyze`, `analyze`: answered by the stream the
-/// dispatcher opens for the request left on the engine.
-pub(super) fn analyze(e: &mut Engine, args: &[&str], format: Format) -> Reply {
-    open(e, args, format, false)
-}
-
-/// `lz-genmove_analyze`, `kata-genmove_analyze`, `genmove_analyze`.
-pub(super) fn genmove_analyze(e: &mut Engine, args: &[&str], format: Format) -> Reply {
-    open(e, args, format, true)
-}
-
-/// Analysis shows the true game: refused while a phantom game is on.
-pub(super) fn refuse_during_phantom(e: &Engine) -> Result<(), GtpError> {
-    match e.phantom {
-        Some(_) => Err(GtpError(
-            "no analysis during a phantom game (it would show what is hidden)".into(),
-        )),
-        None => Ok(()),
-    }
-}
-
-fn open(e: &mut Engine, args: &[&str], format: Format, genmove: bool) -> Reply {
-    refuse_during_phantom(e)?;
+) -> Result<Answer, GtpError> {
     let mut request = parse_request(e, args, format, genmove)?;
     // Under dice the analysis assumes the roll the next move will get: the
     // pending one, drawn now if none is (as genmove would).
-    request.roll = e.roll_for_search(request.color);
-    e.stream = Some(request);
-    Ok(String::new())
-}
-
-impl Request {
-    /// A watch that writes this request's lines with `write`.
-    pub fn watch<'w>(&self, write: &'w mut dyn FnMut(&Report)) -> Watch<'w> {
-        Watch {
-            every: self.every,
-            at_end: true,
-            ownership: self.ownership || self.ownership_stdev,
-            min_moves: self.min_moves,
-            restrict: self.restrict.clone(),
-            on_report: write,
-        }
-    }
+    request.roll = e.game_to_analyse(request.color).1;
+    Ok(Answer::Stream(request))
 }
 
 /// `*genmove_analyze`: searches as `genmove` does, writing a line of
 /// analysis to `out` every interval (and at the end), plays the move and
 /// writes `play VERTEX` (or `play pass`, `play resign`).
 pub fn genmove(e: &mut Engine, request: &Request, out: &mut dyn Write) {
-    let board = e.game.board().clone();
+    let board = e.shown().board().clone();
     let mut write = |r: &Report| {
         let _ = write_info(r, request, &board, out);
     };
-    let decision = e.choose_move_watched(request.color, false, Some(request.watch(&mut write)));
-    let answer = commands::commit_move(e, request.color, decision);
+    let decision = e.genmove(request.color, false, Some(request.watch(&mut write)));
+    let answer = match decision {
+        Ok(crate::search::Decision::Play(p)) => vertex_name(Some(p), board.size()),
+        Ok(crate::search::Decision::Pass) => "pass".into(),
+        Ok(crate::search::Decision::Resign) | Err(_) => "resign".into(),
+    };
     let _ = writeln!(out, "play {answer}");
     let _ = out.flush();
 }
@@ -218,7 +55,7 @@ pub fn genmove(e: &mut Engine, request: &Request, out: &mut dyn Write) {
 /// engine's `--playouts`, `--time` or clock) with a line every interval and
 /// one at the end. The tree is kept for the next `genmove`.
 pub fn analyze_in_line(e: &mut Engine, request: &Request, out: &mut dyn Write) {
-    let game = e.game_for(request.color);
+    let (game, _) = e.game_to_analyse(request.color);
     let mut write = |r: &Report| {
         let _ = write_info(r, request, game.board(), out);
     };
@@ -327,9 +164,10 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> Option<St
 mod tests {
     use super::*;
     use crate::rules::Rules;
+    use std::time::Duration;
 
     fn engine() -> Engine {
-        Engine::new(super::super::Config::default(), Rules::default(), 9, None)
+        Engine::new(crate::engine::Config::default(), Rules::default(), 9, None)
     }
 
     #[test]

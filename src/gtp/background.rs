@@ -3,11 +3,11 @@
 //! on a copy of the game and with the engine's tree, while the dispatcher
 //! goes on reading input. The next input stops it: the thread is joined
 //! (the search polls its stop flag after every playout: `kosumi bench`
-//! measures the whole stop, input to answer, at a few milliseconds), the tree comes back to the engine for the next `genmove`,
-//! and an analysis's open reply is ended with its blank line.
+//! measures the whole stop, input to answer, at a few milliseconds) and
+//! the tree comes back to the engine for the next `genmove`.
 
 use super::analyze::{self, Request};
-use super::{Engine, write_out};
+use crate::engine::Engine;
 use crate::search::{self, Report, Tree};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,21 +27,20 @@ impl Background {
     /// Starts `request`'s analysis, writing its lines to stdout until
     /// stopped (the reply's first line is already written).
     pub fn analyze(e: &mut Engine, request: Request) -> Background {
-        let game = e.game_for(request.color);
+        let (game, _) = e.game_to_analyse(request.color);
         Self::start(e, game, Some(request))
     }
 
     /// Starts pondering: searching the position after the engine's move,
     /// the opponent to move, so that the next `genmove` finds the tree grown.
     pub fn ponder(e: &mut Engine) -> Background {
-        let game = e.game.clone();
+        let game = e.shown().clone();
         Self::start(e, game, None)
     }
 
     fn start(e: &mut Engine, game: crate::game::Game, request: Option<Request>) -> Background {
-        let settings = e.search_settings(analyze::UNBOUNDED, false);
+        let (mut tree, settings) = e.lend_tree(analyze::UNBOUNDED);
         let (threads, planning) = (e.config.threads, e.config.dice_planning);
-        let mut tree = std::mem::take(&mut e.tree);
         let stop = Arc::new(AtomicBool::new(false));
         let ends_reply = request.is_some();
         let thread_stop = stop.clone();
@@ -79,13 +78,13 @@ impl Background {
         }
     }
 
-    /// Stops the search, gives the engine its tree back and ends an open
-    /// reply; false if stdout is gone.
-    pub fn finish(self, e: &mut Engine) -> bool {
+    /// Stops the search and gives the engine its tree back; whether stdout
+    /// took every line, and whether an open reply waits for its blank line.
+    pub fn finish(self, e: &mut Engine) -> (bool, bool) {
         self.stop.store(true, Ordering::SeqCst);
         let written = match self.handle.join() {
             Ok((tree, written)) => {
-                e.tree = tree;
+                e.give_back_tree(tree);
                 written
             }
             Err(_) => {
@@ -93,6 +92,6 @@ impl Background {
                 true
             }
         };
-        written && (!self.ends_reply || write_out(b"\n"))
+        (written, self.ends_reply)
     }
 }

@@ -3,129 +3,182 @@
 //! agree with what is implemented.
 
 use super::analyze::{self, Format};
-use super::parse::{check_komi, parse_color, parse_float, parse_int, parse_vertex, vertex_name};
-use super::{Engine, GtpError, Reply, gogui_analysis, network, phantom};
-use crate::board::{Cell, Color, Point};
+use super::args::{arity, color, count, point, seconds, stones_count, vertex};
+use super::error::{GtpError, engine_error, refusal};
+use super::format::{board_diagram, decision_name, name, names};
+use super::parse::{check_komi, parse_float, parse_int};
+use super::reply::{Answer, Reply};
+use super::{dice, gogui_analysis, network, phantom};
+use crate::board::{Color, Point};
 use crate::clock::{Clock, TimeSystem};
+use crate::engine::{Engine, EngineError, Touch};
+use crate::game::Game;
 use crate::rules::Rules;
 use crate::score::Status;
-use crate::search::Decision;
-use crate::vertex::color_name;
-use crate::{handicap, sgf};
+use crate::sgf;
+use crate::vertex::{color_name, color_title};
 
-/// One GTP command: its name and its handler.
+/// One GTP command: its name, what it touches (the engine's role permits
+/// it or not) and its handler.
 pub struct Command {
     pub name: &'static str,
-    pub run: fn(&mut Engine, &[&str]) -> Reply,
+    pub touch: Touch,
+    pub run: fn(&mut Engine, &[&str]) -> Result<Answer, GtpError>,
+}
+
+/// A handler: `text` ones answer a reply's text, `answer` ones an
+/// [`Answer`] (a move played, a stream, the end of the session).
+macro_rules! handler {
+    (text, $run:expr) => {{
+        const RUN: fn(&mut Engine, &[&str]) -> Reply = $run;
+        |e: &mut Engine, a: &[&str]| RUN(e, a).map(Answer::Text)
+    }};
+    (answer, $run:expr) => {
+        $run
+    };
 }
 
 macro_rules! table {
-    ($($name:literal => $run:expr),* $(,)?) => {
-        &[$(Command { name: $name, run: $run }),*]
+    ($($name:literal $touch:ident $kind:ident $run:expr),* $(,)?) => {
+        &[$(Command { name: $name, touch: Touch::$touch, run: handler!($kind, $run) }),*]
     };
 }
 
 pub static COMMANDS: &[Command] = table! {
     // required
-    "protocol_version" => |_, a| { arity(a, 0)?; Ok("2".into()) },
-    "name" => |_, a| { arity(a, 0)?; Ok("kosumi".into()) },
-    "version" => |_, a| { arity(a, 0)?; Ok(env!("CARGO_PKG_VERSION").into()) },
-    "known_command" => known_command,
-    "list_commands" => |e, a| {
+    "protocol_version" Nothing text |_, a| { arity(a, 0)?; Ok("2".into()) },
+    "name" Nothing text |_, a| { arity(a, 0)?; Ok("kosumi".into()) },
+    "version" Nothing text |_, a| { arity(a, 0)?; Ok(env!("CARGO_PKG_VERSION").into()) },
+    "known_command" Nothing text known_command,
+    "list_commands" Nothing text |e, a| {
         arity(a, 0)?;
-        Ok(COMMANDS.iter().map(|c| c.name).filter(|n| phantom::listed(e, n)).collect::<Vec<_>>().join("\n"))
+        Ok(COMMANDS.iter().filter(|c| e.role().lists(c.touch)).map(|c| c.name).collect::<Vec<_>>().join("\n"))
     },
-    "quit" => |e, a| { arity(a, 0)?; e.quit = true; Ok(String::new()) },
-    "boardsize" => boardsize,
-    "clear_board" => |e, a| { arity(a, 0)?; e.game = e.game.cleared(); Ok(String::new()) },
-    "komi" => |e, a| {
+    "quit" Nothing answer |_, a| { arity(a, 0)?; Ok(Answer::Quit) },
+    "boardsize" Restarts text boardsize,
+    "clear_board" Restarts text |e, a| { arity(a, 0)?; e.new_game(None); Ok(String::new()) },
+    "komi" Settles text |e, a| {
         arity(a, 1)?;
         let k = parse_float(a[0]).and_then(check_komi).map_err(GtpError::syntax)?;
         e.set_komi(k);
         Ok(String::new())
     },
-    "play" => play,
-    "genmove" => |e, a| genmove(e, a, true, false),
+    "play" Moves text play,
+    "genmove" Chooses answer |e, a| genmove(e, a, false),
     // tournament and regression
-    "fixed_handicap" => fixed_handicap,
-    "place_free_handicap" => place_free_handicap,
-    "set_free_handicap" => set_free_handicap,
-    "loadsgf" => loadsgf,
-    "reg_genmove" => |e, a| genmove(e, a, false, false),
-    "undo" => |e, a| { arity(a, 0)?; undo(e, 1) },
-    "final_score" => |e, a| { arity(a, 0)?; Ok(e.score().result()) },
-    "final_status_list" => final_status_list,
-    "showboard" => |e, a| { arity(a, 0)?; Ok(showboard(e)) },
-    "time_settings" => time_settings,
-    "time_left" => time_left,
+    "fixed_handicap" Edits text |e, a| { arity(a, 1)?; let n = stones_count(a[0])?; let p = e.fixed_handicap(n).map_err(engine_error)?; Ok(names(e, &p)) },
+    "place_free_handicap" Edits text |e, a| { arity(a, 1)?; let n = stones_count(a[0])?; let p = e.free_handicap(n).map_err(engine_error)?; Ok(names(e, &p)) },
+    "set_free_handicap" Edits text set_free_handicap,
+    "loadsgf" Restarts text loadsgf,
+    "reg_genmove" Searches text reg_genmove,
+    "undo" Edits text |e, a| { arity(a, 0)?; e.undo(1).map_err(engine_error)?; Ok(String::new()) },
+    "final_score" Counts text |e, a| { arity(a, 0)?; Ok(e.score().result()) },
+    "final_status_list" Counts text final_status_list,
+    "showboard" Reads text |e, a| { arity(a, 0)?; Ok(showboard(e.shown())) },
+    "time_settings" Nothing text time_settings,
+    "time_left" Nothing text time_left,
     // GNU Go compatible
-    "captures" => |e, a| { arity(a, 1)?; let c = color(a[0])?; Ok(e.game.board().captures(c).to_string()) },
-    "is_legal" => is_legal,
-    "all_legal" => all_legal,
-    "list_stones" => list_stones,
-    "color" => point_color,
-    "countlib" => countlib,
-    "printsgf" => printsgf,
+    "captures" Reads text |e, a| { arity(a, 1)?; let c = color(a[0])?; Ok(e.shown().board().captures(c).to_string()) },
+    "is_legal" Reads text is_legal,
+    "all_legal" Reads text all_legal,
+    "list_stones" Reads text list_stones,
+    "color" Reads text point_color,
+    "countlib" Reads text countlib,
+    "printsgf" Reads text printsgf,
     // KGS
-    "kgs-rules" => kgs_rules,
-    "kgs-time_settings" => kgs_time_settings,
-    "kgs-genmove_cleanup" => |e, a| genmove(e, a, true, true),
-    "kgs-game_over" => |_, a| { arity(a, 0)?; log::info!("the server says the game is over"); Ok(String::new()) },
+    "kgs-rules" Settles text kgs_rules,
+    "kgs-time_settings" Nothing text kgs_time_settings,
+    "kgs-genmove_cleanup" Chooses answer |e, a| genmove(e, a, true),
+    "kgs-game_over" Nothing text |_, a| { arity(a, 0)?; log::info!("the server says the game is over"); Ok(String::new()) },
     // GoGui
-    "gogui-analyze_commands" => |_, a| { arity(a, 0)?; Ok(ANALYZE_COMMANDS.trim().to_string()) },
-    "gogui-interrupt" => |_, a| { arity(a, 0)?; Ok(String::new()) },
-    "gogui-setup" => gogui_setup,
-    "gogui-setup_player" => |e, a| { arity(a, 1)?; let c = color(a[0])?; e.game.set_to_move(c); Ok(String::new()) },
-    "gogui-play_sequence" => play_sequence,
-    "cputime" => |e, a| { arity(a, 0)?; Ok(format!("{:.3}", e.cpu_seconds())) },
-    "gg-undo" => gg_undo,
+    "gogui-analyze_commands" Nothing text |e, a| { arity(a, 0)?; Ok(analyze_commands(e)) },
+    "gogui-interrupt" Nothing text |_, a| { arity(a, 0)?; Ok(String::new()) },
+    "gogui-setup" Edits text gogui_setup,
+    "gogui-setup_player" Edits text |e, a| { arity(a, 1)?; let c = color(a[0])?; e.game_mut().map_err(refusal)?.set_to_move(c); Ok(String::new()) },
+    "gogui-play_sequence" Edits text play_sequence,
+    "cputime" Nothing text |e, a| { arity(a, 0)?; Ok(format!("{:.3}", e.cpu_seconds())) },
+    "gg-undo" Edits text gg_undo,
     // analysis: Leela Zero's and KataGo's (Sabaki, Lizzie), and GoGui's
-    "lz-analyze" => |e, a| analyze::analyze(e, a, Format::Lz),
-    "kata-analyze" => |e, a| analyze::analyze(e, a, Format::Kata),
-    "analyze" => |e, a| analyze::analyze(e, a, Format::Analyze),
-    "lz-genmove_analyze" => |e, a| analyze::genmove_analyze(e, a, Format::Lz),
-    "kata-genmove_analyze" => |e, a| analyze::genmove_analyze(e, a, Format::Kata),
-    "genmove_analyze" => |e, a| analyze::genmove_analyze(e, a, Format::Analyze),
-    "kosumi-candidates" => gogui_analysis::candidates,
-    "kosumi-pv" => gogui_analysis::principal_variation,
-    "kosumi-evaluation" => gogui_analysis::evaluation_text,
+    "lz-analyze" Searches answer |e, a| analyze::analyze(e, a, Format::Lz, false),
+    "kata-analyze" Searches answer |e, a| analyze::analyze(e, a, Format::Kata, false),
+    "analyze" Searches answer |e, a| analyze::analyze(e, a, Format::Analyze, false),
+    "lz-genmove_analyze" Searches answer |e, a| analyze::analyze(e, a, Format::Lz, true),
+    "kata-genmove_analyze" Searches answer |e, a| analyze::analyze(e, a, Format::Kata, true),
+    "genmove_analyze" Searches answer |e, a| analyze::analyze(e, a, Format::Analyze, true),
+    "kosumi-candidates" Searches text gogui_analysis::candidates,
+    "kosumi-pv" Searches text gogui_analysis::principal_variation,
+    "kosumi-evaluation" Searches text gogui_analysis::evaluation_text,
     // kosumi
-    "kosumi-rules" => kosumi_rules,
-    "kosumi-pass_stones" => |e, a| { arity(a, 1)?; let c = color(a[0])?; Ok(e.game.pass_stones(c).to_string()) },
-    "kosumi-score" => kosumi_score,
-    "kosumi-ownership" => |e, a| { arity(a, 0)?; Ok(ownership_board(e)) },
+    "kosumi-rules" Settles text kosumi_rules,
+    "kosumi-pass_stones" Reads text |e, a| { arity(a, 1)?; let c = color(a[0])?; Ok(e.shown().pass_stones(c).to_string()) },
+    "kosumi-score" Counts text kosumi_score,
+    "kosumi-ownership" Counts text |e, a| { arity(a, 0)?; Ok(ownership_board(e)) },
+    "kosumi-gfx_ownership" Counts text |e, a| { arity(a, 0)?; Ok(ownership_gfx(e)) },
     // the network, as KataGo answers it
-    "kata-raw-nn" => network::kata_raw_nn,
-    "kosumi-gfx_ownership" => |e, a| { arity(a, 0)?; Ok(ownership_gfx(e)) },
+    "kata-raw-nn" Searches text network::kata_raw_nn,
     // Aléago
-    "aleago-dice" => aleago_dice,
-    "aleago-option" => aleago_option,
-    "aleago-seed" => |e, a| { arity(a, 1)?; let n = parse_int(a[0]).map_err(GtpError::syntax)?; e.game.seed_rolls(n); Ok(String::new()) },
-    "aleago-roll" => |e, a| { arity(a, 1)?; let c = color(a[0])?; roll(e, c) },
-    "aleago-set_roll" => aleago_set_roll,
-    "aleago-allowed" => aleago_allowed,
-    "aleago-next_roll" => aleago_next_roll,
-    "aleago-gfx" => aleago_gfx,
+    "aleago-dice" Edits text dice::aleago_dice,
+    "aleago-option" Edits text dice::aleago_option,
+    "aleago-seed" Edits text |e, a| { arity(a, 1)?; let n = parse_int(a[0]).map_err(GtpError::syntax)?; e.game_mut().map_err(refusal)?.seed_rolls(n); Ok(String::new()) },
+    "aleago-roll" Edits text |e, a| { arity(a, 1)?; let c = color(a[0])?; dice::roll(e, c) },
+    "aleago-set_roll" Edits text dice::aleago_set_roll,
+    "aleago-allowed" Edits text dice::aleago_allowed,
+    "aleago-next_roll" Edits text dice::aleago_next_roll,
+    "aleago-gfx" Edits text dice::aleago_gfx,
     // Phantom Go and Phantom Rengo
-    "phantom-new" => phantom::phantom_new,
-    "phantom-option" => phantom::phantom_option,
-    "phantom-try" => phantom::phantom_try,
-    "phantom-view" => phantom::phantom_view,
-    "phantom-to_move" => phantom::phantom_to_move,
-    "phantom-seat" => phantom::phantom_seat,
-    "phantom-heard" => phantom::phantom_heard,
+    "phantom-new" StartsReferee text phantom::phantom_new,
+    "phantom-option" PhantomOptions text phantom::phantom_option,
+    "phantom-try" Referees text phantom::phantom_try,
+    "phantom-view" Referees text phantom::phantom_view,
+    "phantom-to_move" Referees text phantom::phantom_to_move,
+    "phantom-seat" TakesSeat text phantom::phantom_seat,
+    "phantom-heard" Hears text phantom::phantom_heard,
     // GoGui's ruler interface, while hosting a phantom game for a person
-    "gogui-rules_game_id" => phantom::rules_game_id,
-    "gogui-rules_board" => phantom::rules_board,
-    "gogui-rules_board_size" => phantom::rules_board_size,
-    "gogui-rules_legal_moves" => phantom::rules_legal_moves,
-    "gogui-rules_side_to_move" => phantom::rules_side_to_move,
-    "gogui-rules_captured_count" => phantom::rules_captured_count,
-    "gogui-rules_final_result" => phantom::rules_final_result,
-    "gogui-rules_board_gfx" => phantom::rules_board_gfx,
+    "gogui-rules_game_id" Hosts text phantom::rules_game_id,
+    "gogui-rules_board" Hosts text phantom::rules_board,
+    "gogui-rules_board_size" Hosts text phantom::rules_board_size,
+    "gogui-rules_legal_moves" Hosts text phantom::rules_legal_moves,
+    "gogui-rules_side_to_move" Hosts text phantom::rules_side_to_move,
+    "gogui-rules_captured_count" Hosts text phantom::rules_captured_count,
+    "gogui-rules_final_result" Hosts text phantom::rules_final_result,
+    "gogui-rules_board_gfx" Hosts text phantom::rules_board_gfx,
 };
 
-/// What GoGui shows in its Analyze menu (type/label/command).
+/// The command a GoGui analyze entry runs (its third field's first word).
+fn entry_command(entry: &str) -> &str {
+    entry
+        .splitn(3, '/')
+        .nth(2)
+        .and_then(|c| c.split_whitespace().next())
+        .unwrap_or("")
+}
+
+/// GoGui's Analyze menu: the entries whose command the role permits now,
+/// and a menu entry for each rules preset.
+fn analyze_commands(e: &Engine) -> String {
+    let permitted = |entry: &&str| {
+        COMMANDS
+            .iter()
+            .find(|c| c.name == entry_command(entry))
+            .is_some_and(|c| e.permits(c.touch).is_ok())
+    };
+    let presets: Vec<String> = Rules::preset_titles()
+        .map(|(name, title)| format!("none/Rules: {title}/kosumi-rules {name}"))
+        .collect();
+    ANALYZE_COMMANDS
+        .trim()
+        .lines()
+        .flat_map(|line| match line {
+            "RULES PRESETS" => presets.iter().map(String::as_str).collect(),
+            entry => vec![entry],
+        })
+        .filter(permitted)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What GoGui shows in its Analyze menu (type/label/command); `RULES
+/// PRESETS` stands for an entry per preset of the rules table.
 const ANALYZE_COMMANDS: &str = "
 string/Rules/kosumi-rules
 string/Pass stones: black/kosumi-pass_stones b
@@ -140,62 +193,18 @@ gfx/Ownership (influence)/kosumi-gfx_ownership
 pspairs/Search: candidates (visits)/kosumi-candidates %m
 var/Search: principal variation/kosumi-pv %m
 string/Search: evaluation/kosumi-evaluation %m
-none/Rules: Chinese/kosumi-rules chinese
-none/Rules: EGC 2011/kosumi-rules egc2011
-none/Rules: Japanese/kosumi-rules japanese
-none/Rules: AGA/kosumi-rules aga
-none/Rules: New Zealand/kosumi-rules new-zealand
-none/Rules: Tromp-Taylor/kosumi-rules tromp-taylor
-none/Rules: simple ko/kosumi-rules simple-ko
+RULES PRESETS
 plist/Dice: allowed moves/aleago-allowed %m
 gfx/Dice: rolled line/aleago-gfx %m
 string/Dice: roll for the side to move/aleago-roll %m
 string/Dice: spec/aleago-dice
 ";
 
-pub(super) fn arity(args: &[&str], n: usize) -> Result<(), GtpError> {
-    if args.len() == n {
-        Ok(())
-    } else {
-        Err(GtpError::syntax(format!(
-            "expected {n} argument{}, got {}",
-            if n == 1 { "" } else { "s" },
-            args.len()
-        )))
-    }
-}
-
-pub(super) fn color(s: &str) -> Result<Color, GtpError> {
-    parse_color(s).map_err(GtpError::syntax)
-}
-
-pub(super) fn vertex(e: &Engine, s: &str) -> Result<Option<Point>, GtpError> {
-    parse_vertex(s, e.game.size()).map_err(GtpError::syntax)
-}
-
-/// A vertex that must be a point, not `pass`.
-fn point(e: &Engine, s: &str) -> Result<Point, GtpError> {
-    vertex(e, s)?.ok_or_else(|| GtpError::syntax("expected a point, not pass"))
-}
-
-fn name(e: &Engine, p: Point) -> String {
-    vertex_name(Some(p), e.game.size())
-}
-
-/// Points as GTP vertices separated by spaces.
-fn names(e: &Engine, points: &[Point]) -> String {
-    points
-        .iter()
-        .map(|&p| name(e, p))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn known_command(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     Ok(COMMANDS
         .iter()
-        .any(|c| c.name == a[0] && phantom::listed(e, c.name))
+        .any(|c| c.name == a[0] && e.role().lists(c.touch))
         .to_string())
 }
 
@@ -205,7 +214,7 @@ fn boardsize(e: &mut Engine, a: &[&str]) -> Reply {
     if !(2..=crate::board::MAX_SIZE as u64).contains(&n) {
         return Err(GtpError::new("unacceptable size", n));
     }
-    e.game = e.game.resized(n as usize);
+    e.new_game(Some(n as usize));
     Ok(String::new())
 }
 
@@ -213,118 +222,30 @@ fn play(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 2)?;
     let c = color(a[0])?;
     let mv = vertex(e, a[1])?;
-    // Referee mode: a stone from the controller obeys a roll of kosumi's
-    // (a pass is always allowed and needs none). An illegal stone leaves
-    // the roll pending, so the player cannot roll again by erring.
-    if let Some(reply) = phantom::host_play(e, c, mv) {
-        return reply;
-    }
-    if let Some(reply) = phantom::player_play(e, c, mv) {
-        return reply;
-    }
-    if mv.is_some() {
-        referee_roll(e, c);
-    }
-    e.game.play(c, mv).map_err(|why| {
-        // The roll the stone had to obey, which stays pending.
-        let roll = match (e.game.pending_roll(c), e.game.dice()) {
-            (Some(t), Some(d)) => format!(" ({} rolled {t} with {})", color_name(c), d.spec()),
-            _ => String::new(),
-        };
-        GtpError::new("illegal move", format!("{why}{roll}"))
-    })?;
+    e.play(c, mv).map_err(engine_error)?;
     Ok(String::new())
 }
 
-/// Under the dice's referee mode, rolls for `c` if no roll is pending.
-fn referee_roll(e: &mut Engine, c: Color) {
-    if e.game.dice().is_some_and(|d| d.referee) {
-        e.game.roll(c);
-    }
-}
-
-fn genmove(e: &mut Engine, a: &[&str], commit: bool, cleanup: bool) -> Reply {
+/// `genmove` and `kgs-genmove_cleanup`: the engine's move, played (with
+/// GoGui's live graphics while thinking, if asked for).
+fn genmove(e: &mut Engine, a: &[&str], cleanup: bool) -> Result<Answer, GtpError> {
     arity(a, 1)?;
     let c = color(a[0])?;
-    if commit && let Some(reply) = phantom::player_genmove(e, c) {
-        return reply;
-    }
-    if commit {
-        let decision = e.choose_move(c, cleanup);
-        return Ok(commit_move(e, c, decision));
-    }
-    // reg_genmove leaves the game exactly as it was (rolls included).
-    let saved = e.game.clone();
-    let decision = e.choose_move(c, cleanup);
-    e.game = saved;
-    Ok(match decision {
-        Decision::Resign => "resign".to_string(),
-        Decision::Pass => "pass".to_string(),
-        Decision::Play(p) => name(e, p),
-    })
+    let size = e.shown().size();
+    let mut draw = |r: &crate::search::Report| gogui_analysis::draw_live(r, size);
+    let watch = e
+        .config
+        .live_gfx
+        .then(|| gogui_analysis::live_watch(&mut draw));
+    let decision = e.genmove(c, cleanup, watch).map_err(engine_error)?;
+    Ok(Answer::Moved(decision_name(e, decision)))
 }
 
-/// Plays the engine's `decision` for `c` (nothing for a resignation),
-/// asks to ponder after it, and names it.
-pub(super) fn commit_move(e: &mut Engine, c: Color, decision: Decision) -> String {
-    match decision {
-        Decision::Resign => return "resign".to_string(),
-        Decision::Pass => e.game.play(c, None).expect("pass is legal"),
-        Decision::Play(p) => e.game.play(c, Some(p)).expect("search plays legal moves"),
-    }
-    e.ponder_wanted = true;
-    match decision {
-        Decision::Play(p) => name(e, p),
-        _ => "pass".to_string(),
-    }
-}
-
-fn require_empty_board(e: &Engine) -> Result<(), GtpError> {
-    if e.game.board().stone_count() > 0 {
-        Err(GtpError("board not empty".into()))
-    } else {
-        Ok(())
-    }
-}
-
-fn stones_count(s: &str) -> Result<usize, GtpError> {
-    parse_int(s)
-        .map(|n| n.min(usize::MAX as u64) as usize)
-        .map_err(GtpError::syntax)
-}
-
-fn place_handicap(e: &mut Engine, points: &[Point]) -> Reply {
-    let stones: Vec<(Color, Point)> = points.iter().map(|&p| (Color::Black, p)).collect();
-    e.game
-        .setup(&stones, true)
-        .map_err(|why| GtpError::new("illegal move", why))?;
-    // EGC 2011 fixes the komi of a handicap game at N - 0.5; a `komi` the
-    // controller sends after the handicap still has the last word.
-    if let Some(k) = e.game.rules.handicap_komi(e.game.handicap()) {
-        e.game.komi = k;
-    }
-    Ok(names(e, points))
-}
-
-fn fixed_handicap(e: &mut Engine, a: &[&str]) -> Reply {
+fn reg_genmove(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
-    let n = stones_count(a[0])?;
-    require_empty_board(e)?;
-    let size = e.game.size();
-    let coords = handicap::fixed(size, n).map_err(|m| GtpError(m.into()))?;
-    let points: Vec<Point> = coords
-        .into_iter()
-        .map(|(x, y)| e.game.board().point(x, y))
-        .collect();
-    place_handicap(e, &points)
-}
-
-fn place_free_handicap(e: &mut Engine, a: &[&str]) -> Reply {
-    arity(a, 1)?;
-    let n = stones_count(a[0])?;
-    require_empty_board(e)?;
-    let points = handicap::free(e.game.board(), n).map_err(|m| GtpError(m.into()))?;
-    place_handicap(e, &points)
+    let c = color(a[0])?;
+    let decision = e.choose_only(c).map_err(engine_error)?;
+    Ok(decision_name(e, decision))
 }
 
 fn set_free_handicap(e: &mut Engine, a: &[&str]) -> Reply {
@@ -336,15 +257,8 @@ fn set_free_handicap(e: &mut Engine, a: &[&str]) -> Reply {
         }
         points.push(p);
     }
-    require_empty_board(e)?;
-    let size = e.game.size();
-    if points.len() < 2 || points.len() >= size * size {
-        return Err(GtpError::new(
-            "invalid number of stones",
-            format!("{} on a {size}x{size} board", points.len()),
-        ));
-    }
-    place_handicap(e, &points).map(|_| String::new())
+    e.set_free_handicap(&points).map_err(engine_error)?;
+    Ok(String::new())
 }
 
 fn loadsgf(e: &mut Engine, a: &[&str]) -> Reply {
@@ -358,24 +272,11 @@ fn loadsgf(e: &mut Engine, a: &[&str]) -> Reply {
         None => None,
     };
     let text = sgf::read_file(a[0]).map_err(|err| GtpError::new("cannot load file", err))?;
-    let game = sgf::load(&text, &e.game, move_number)
+    let game = sgf::load(&text, e.role().game(), move_number)
         .map_err(|err| GtpError::new("cannot load file", err))?;
-    e.game = game;
-    Ok(match e.game.to_move() {
-        Color::Black => "black".into(),
-        Color::White => "white".into(),
-    })
-}
-
-fn undo(e: &mut Engine, n: usize) -> Reply {
-    let mut copy = e.game.clone();
-    for _ in 0..n {
-        if !copy.undo() {
-            return Err(GtpError("cannot undo".into()));
-        }
-    }
-    e.game = copy;
-    Ok(String::new())
+    let to_move = game.to_move();
+    e.load_game(game);
+    Ok(color_name(to_move).into())
 }
 
 fn gg_undo(e: &mut Engine, a: &[&str]) -> Reply {
@@ -384,7 +285,8 @@ fn gg_undo(e: &mut Engine, a: &[&str]) -> Reply {
         [n] => stones_count(n)?,
         _ => return Err(GtpError::syntax("expected at most one argument")),
     };
-    undo(e, n)
+    e.undo(n).map_err(engine_error)?;
+    Ok(String::new())
 }
 
 fn final_status_list(e: &mut Engine, a: &[&str]) -> Reply {
@@ -396,7 +298,7 @@ fn final_status_list(e: &mut Engine, a: &[&str]) -> Reply {
         other => return Err(GtpError::syntax(format!("unknown status '{other}'"))),
     };
     let status = e.statuses();
-    let board = e.game.board();
+    let board = e.shown().board();
     let mut lines = Vec::new();
     for p in board.points() {
         if board.color_at(p).is_some() && board.chain(p) == p && status[p as usize] == wanted {
@@ -408,50 +310,19 @@ fn final_status_list(e: &mut Engine, a: &[&str]) -> Reply {
     Ok(lines.join("\n"))
 }
 
-/// A board in `showboard`'s layout: letters, rows from the top with their
-/// numbers, `X` Black, `O` White, `*` a ko point, and the letters again.
-pub(super) fn board_diagram(board: &crate::board::Board) -> String {
-    let n = board.size();
-    let letters: String = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
-        .chars()
-        .take(n)
-        .flat_map(|c| [' ', c])
-        .collect();
-    let mut out = format!("\n   {}\n", letters.trim_start());
-    let ko = board.ko().map(|(p, _)| p);
-    for y in (0..n).rev() {
-        out.push_str(&format!("{:>2}", y + 1));
-        for x in 0..n {
-            let p = board.point(x, y);
-            let ch = match board.cell(p) {
-                Cell::Black => 'X',
-                Cell::White => 'O',
-                _ if Some(p) == ko => '*',
-                _ => '.',
-            };
-            out.push(' ');
-            out.push(ch);
-        }
-        out.push_str(&format!(" {}\n", y + 1));
-    }
-    out.push_str(&format!("   {}\n", letters.trim_start()));
-    out
-}
-
-fn showboard(e: &Engine) -> String {
-    let board = e.game.board();
+fn showboard(game: &Game) -> String {
+    let board = game.board();
     let mut out = board_diagram(board);
     out.push_str(&format!(
         "Black (X) captures {}, pass stones given {}\nWhite (O) captures {}, pass stones given {}\n",
         board.captures(Color::Black),
-        e.game.pass_stones(Color::Black),
+        game.pass_stones(Color::Black),
         board.captures(Color::White),
-        e.game.pass_stones(Color::White),
+        game.pass_stones(Color::White),
     ));
-    if let Some(d) = e.game.dice() {
+    if let Some(d) = game.dice() {
         let pending = |c: Color| {
-            e.game
-                .pending_roll(c)
+            game.pending_roll(c)
                 .map_or("none".to_string(), |t| t.to_string())
         };
         out.push_str(&format!(
@@ -463,29 +334,12 @@ fn showboard(e: &Engine) -> String {
     }
     out.push_str(&format!(
         "{} to move, move {}, rules {}, komi {}",
-        if e.game.to_move() == Color::Black {
-            "Black"
-        } else {
-            "White"
-        },
-        e.game.move_count() + 1,
-        e.game.rules.name,
-        e.game.komi
+        color_title(game.to_move()),
+        game.move_count() + 1,
+        game.rules.name,
+        game.komi
     ));
     out
-}
-
-fn seconds(s: &str) -> Result<f64, GtpError> {
-    let v = parse_float(s).map_err(GtpError::syntax)?;
-    if v < 0.0 {
-        return Err(GtpError::syntax(format!("negative time {s}")));
-    }
-    Ok(v)
-}
-
-fn count(s: &str) -> Result<u32, GtpError> {
-    let n = parse_int(s).map_err(GtpError::syntax)?;
-    u32::try_from(n).map_err(|_| GtpError::syntax(format!("{s} is too large")))
 }
 
 fn time_settings(e: &mut Engine, a: &[&str]) -> Reply {
@@ -538,7 +392,7 @@ fn is_legal(e: &mut Engine, a: &[&str]) -> Reply {
     let c = color(a[0])?;
     let legal = match vertex(e, a[1])? {
         None => true,
-        Some(p) => e.game.check(c, p).is_ok(),
+        Some(p) => e.shown().check(c, p).is_ok(),
     };
     Ok(if legal { "1" } else { "0" }.into())
 }
@@ -546,13 +400,13 @@ fn is_legal(e: &mut Engine, a: &[&str]) -> Reply {
 fn all_legal(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     let c = color(a[0])?;
-    Ok(names(e, &e.game.legal_points(c)))
+    Ok(names(e, &e.shown().legal_points(c)))
 }
 
 fn list_stones(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     let c = color(a[0])?;
-    let board = e.game.board();
+    let board = e.shown().board();
     let stones: Vec<Point> = board
         .points()
         .filter(|&p| board.color_at(p) == Some(c))
@@ -563,29 +417,30 @@ fn list_stones(e: &mut Engine, a: &[&str]) -> Reply {
 fn point_color(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     let p = point(e, a[0])?;
-    Ok(match e.game.board().color_at(p) {
-        Some(Color::Black) => "black",
-        Some(Color::White) => "white",
-        None => "empty",
-    }
-    .into())
+    Ok(e.shown()
+        .board()
+        .color_at(p)
+        .map_or("empty", color_name)
+        .into())
 }
 
 fn countlib(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     let p = point(e, a[0])?;
-    if e.game.board().color_at(p).is_none() {
+    let board = e.shown().board();
+    if board.color_at(p).is_none() {
         return Err(GtpError::syntax(format!("{} is empty", a[0])));
     }
-    Ok(e.game.board().liberties(p).to_string())
+    Ok(board.liberties(p).to_string())
 }
 
 fn printsgf(e: &mut Engine, a: &[&str]) -> Reply {
     if a.len() > 1 {
         return Err(GtpError::syntax("expected at most a file name"));
     }
-    let result = e.game.is_over().then(|| e.score().result());
-    let text = sgf::write(&e.game, result.as_deref());
+    let game = e.shown();
+    let result = game.is_over().then(|| e.score().result());
+    let text = sgf::write(game, result.as_deref());
     match a.first() {
         Some(file) if *file != "-" => {
             std::fs::write(file, &text)
@@ -606,7 +461,7 @@ fn kgs_rules(e: &mut Engine, a: &[&str]) -> Reply {
 
 fn kosumi_rules(e: &mut Engine, a: &[&str]) -> Reply {
     match a {
-        [] => Ok(format!("{}\nkomi {}", e.game.rules, e.game.komi)),
+        [] => Ok(format!("{}\nkomi {}", e.shown().rules, e.shown().komi)),
         [name] => {
             let rules = Rules::preset(name).ok_or_else(|| {
                 GtpError::syntax(format!(
@@ -649,9 +504,7 @@ fn gogui_setup(e: &mut Engine, a: &[&str]) -> Reply {
     for pair in a.chunks(2) {
         stones.push((color(pair[0])?, point(e, pair[1])?));
     }
-    e.game
-        .setup(&stones, false)
-        .map_err(|why| GtpError::new("illegal move", why))?;
+    e.setup(&stones).map_err(engine_error)?;
     Ok(String::new())
 }
 
@@ -663,163 +516,19 @@ fn play_sequence(e: &mut Engine, a: &[&str]) -> Reply {
     for pair in a.chunks(2) {
         moves.push((color(pair[0])?, vertex(e, pair[1])?));
     }
-    let mut copy = e.game.clone();
-    for (i, &(c, mv)) in moves.iter().enumerate() {
-        copy.play(c, mv).map_err(|why| {
-            GtpError::new(
-                "illegal move",
-                format!("{} {}: {why}", a[2 * i], a[2 * i + 1]),
-            )
-        })?;
-    }
-    e.game = copy;
+    e.play_sequence(&moves).map_err(|(i, err)| match err {
+        EngineError::Illegal { why, .. } => GtpError::new(
+            "illegal move",
+            format!("{} {}: {why}", a[2 * i], a[2 * i + 1]),
+        ),
+        other => engine_error(other),
+    })?;
     Ok(String::new())
-}
-
-fn dice_of(e: &Engine) -> Result<crate::dice::Dice, GtpError> {
-    e.game
-        .dice()
-        .ok_or_else(|| GtpError("dice are off (aleago-dice SPEC turns them on)".into()))
-}
-
-fn aleago_dice(e: &mut Engine, a: &[&str]) -> Reply {
-    match a {
-        [] => Ok(e.game.dice().map_or("off".to_string(), |d| d.spec())),
-        [spec] if spec.eq_ignore_ascii_case("off") => {
-            e.game.set_dice(None);
-            Ok(String::new())
-        }
-        [spec] => {
-            let mut d = crate::dice::Dice::parse(spec).map_err(GtpError::syntax)?;
-            if let Some(old) = e.game.dice() {
-                d = d.keeping_options_of(&old);
-            }
-            e.game.set_dice(Some(d));
-            Ok(String::new())
-        }
-        _ => Err(GtpError::syntax("expected a dice spec like 1d6, or off")),
-    }
-}
-
-/// Options as `name value`, one a line (`aleago-option`, `phantom-option`).
-pub(super) fn option_lines(options: &[(&str, &str)]) -> String {
-    options
-        .iter()
-        .map(|(n, v)| format!("{n} {v}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn aleago_option(e: &mut Engine, a: &[&str]) -> Reply {
-    let mut d = dice_of(e)?;
-    match a {
-        [] => Ok(option_lines(&d.options())),
-        [name, value] => {
-            d.set_option(name, value).map_err(GtpError::syntax)?;
-            e.game.set_dice(Some(d));
-            Ok(String::new())
-        }
-        _ => Err(GtpError::syntax("expected an option name and a value")),
-    }
-}
-
-fn roll(e: &mut Engine, c: Color) -> Reply {
-    let d = dice_of(e)?;
-    if !d.rolls_for(c) {
-        return Err(GtpError(format!(
-            "{} is exempt from rolling",
-            color_name(c)
-        )));
-    }
-    Ok(e.game.roll(c).expect("dice on, not exempt").to_string())
-}
-
-fn aleago_set_roll(e: &mut Engine, a: &[&str]) -> Reply {
-    arity(a, 2)?;
-    let c = color(a[0])?;
-    let d = dice_of(e)?;
-    let total = parse_int(a[1]).map_err(GtpError::syntax)?;
-    let (lo, hi) = d.range();
-    if !(lo as u64..=hi as u64).contains(&total) {
-        return Err(GtpError::syntax(format!(
-            "roll {total} is out of range {lo}..{hi} for {}",
-            d.spec()
-        )));
-    }
-    if !d.rolls_for(c) {
-        return Err(GtpError(format!(
-            "{} is exempt from rolling",
-            color_name(c)
-        )));
-    }
-    e.game.set_roll(c, Some(total as u32));
-    Ok(String::new())
-}
-
-fn aleago_allowed(e: &mut Engine, a: &[&str]) -> Reply {
-    arity(a, 1)?;
-    let c = color(a[0])?;
-    dice_of(e)?;
-    referee_roll(e, c);
-    let points = e
-        .game
-        .allowed_points(c)
-        .ok_or_else(|| GtpError(format!("no roll pending for {}", color_name(c))))?;
-    Ok(names(e, &points))
-}
-
-fn aleago_next_roll(e: &mut Engine, a: &[&str]) -> Reply {
-    arity(a, 1)?;
-    let c = color(a[0])?;
-    let d = dice_of(e)?;
-    if !d.crystal_ball {
-        return Err(GtpError(
-            "crystal ball is off (aleago-option crystal-ball on)".into(),
-        ));
-    }
-    roll(e, c)
-}
-
-fn aleago_gfx(e: &mut Engine, a: &[&str]) -> Reply {
-    arity(a, 1)?;
-    let c = color(a[0])?;
-    let d = dice_of(e)?;
-    referee_roll(e, c);
-    let Some(total) = e.game.pending_roll(c) else {
-        return Ok(format!("TEXT no roll pending for {}", color_name(c)));
-    };
-    let allowed = e.game.allowed_points(c).unwrap_or_default();
-    let mut out = String::new();
-    if !allowed.is_empty() {
-        out.push_str("COLOR green");
-        for &p in &allowed {
-            out.push(' ');
-            out.push_str(&name(e, p));
-        }
-        out.push('\n');
-    }
-    let lines = d.line_sets(total, crate::dice::top_line(e.game.size())).0[0];
-    let rolled: Vec<String> = (1..=13)
-        .filter(|l| lines & (1 << l) != 0)
-        .map(|l| l.to_string())
-        .collect();
-    out.push_str(&format!(
-        "TEXT {} rolled {total} ({}): line {}{}",
-        color_name(c),
-        d.spec(),
-        rolled.join(", "),
-        if allowed.is_empty() {
-            ", no room: pass"
-        } else {
-            ""
-        }
-    ));
-    Ok(out)
 }
 
 fn ownership_board(e: &Engine) -> String {
     let own = e.ownership();
-    let board = e.game.board();
+    let board = e.shown().board();
     let n = board.size();
     (0..n)
         .rev()
@@ -835,7 +544,7 @@ fn ownership_board(e: &Engine) -> String {
 
 fn ownership_gfx(e: &Engine) -> String {
     let own = e.ownership();
-    let board = e.game.board();
+    let board = e.shown().board();
     let mut out = String::from("INFLUENCE");
     for p in board.points() {
         out.push_str(&format!(" {} {:.2}", name(e, p), own[p as usize]));

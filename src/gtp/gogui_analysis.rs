@@ -5,9 +5,11 @@
 //! (`pspairs`), the principal variation (`var`) and the evaluation
 //! (`string`).
 
-use super::commands::{arity, color};
-use super::{Engine, GtpError, Reply};
+use super::args::{arity, color};
+use super::error::GtpError;
+use super::reply::Reply;
 use crate::board::Color;
+use crate::engine::Engine;
 use crate::search::{Report, Watch};
 use crate::vertex::{color_name, vertex_name};
 use std::fmt::Write as _;
@@ -110,9 +112,7 @@ fn evaluation(report: &Report, size: usize) -> String {
 fn searched(e: &mut Engine, a: &[&str]) -> Result<(Report, usize), GtpError> {
     arity(a, 1)?;
     let c = color(a[0])?;
-    super::analyze::refuse_during_phantom(e)?;
-    e.roll_for_search(c);
-    let game = e.game_for(c);
+    let (game, _) = e.game_to_analyse(c);
     let mut last = None;
     let mut keep = |r: &Report| last = Some(r.clone());
     e.analyse(

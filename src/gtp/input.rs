@@ -9,12 +9,14 @@
 //! the dispatcher calls [`Interrupts::begin`] before each command, which
 //! raises the stop flag at once if an interrupt already came for it.
 
-use super::MAX_LINE;
 use super::parse::{holds_command, leading_id, preprocess};
 use std::collections::HashSet;
 use std::io::{BufRead, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
+
+/// Longest command line accepted; longer lines are answered with an error.
+pub const MAX_LINE: usize = 64 * 1024;
 
 /// One line read from the controller: one that needs a reply, or one that
 /// needs none but still stops an analysis (as KataGo's does).

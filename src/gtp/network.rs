@@ -5,19 +5,19 @@
 //! them (a blank line would end the GTP reply). OPTIMISM is accepted for
 //! KataGo's syntax; version 8 nets have no optimistic policy to blend.
 
-use super::analyze::refuse_during_phantom;
+use super::error::GtpError;
 use super::parse::{leading_color, parse_float};
-use super::{Engine, GtpError, Reply};
+use super::reply::Reply;
+use crate::engine::Engine;
 use crate::nn::{self, Request, Scratch};
 
 pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
-    refuse_during_phantom(e)?;
     let Some(net) = e.config.network.clone() else {
         return Err(GtpError(
             "no network loaded (kosumi runs with --nn off)".into(),
         ));
     };
-    let (to_move, mut rest) = leading_color(args).unwrap_or((e.game.to_move(), args));
+    let (to_move, mut rest) = leading_color(args).unwrap_or((e.shown().to_move(), args));
     let usage = "expected an optional color, a symmetry 'all' or index [0-7], and an optional optimism [0-1]";
     let symmetries: Vec<usize> = match rest.first().map(|s| s.to_ascii_lowercase()) {
         Some(s) if s == "all" => (0..nn::SYMMETRIES).collect(),
@@ -37,14 +37,14 @@ pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
     if let Some(extra) = rest.first() {
         return Err(GtpError::syntax(format!("unexpected argument '{extra}'")));
     }
-    let fresh = to_move != e.game.to_move();
+    let fresh = to_move != e.shown().to_move();
     let mut scratch = Scratch::default();
     let text: Vec<String> = symmetries
         .into_iter()
         .map(|symmetry| {
             let eval = net.evaluate(
                 Request {
-                    game: &e.game,
+                    game: e.shown(),
                     to_move,
                     fresh,
                     symmetry,

@@ -5,6 +5,7 @@
 //! try until it is the person's turn again, and the announcements the
 //! person heard are kept for display.
 
+use super::TRIES_PER_TURN;
 use super::announcement::Announcement;
 use super::options::Options;
 use super::player::{self, Player};
@@ -14,9 +15,6 @@ use crate::board::{Color, Point};
 use crate::game::Game;
 use crate::vertex::vertex_name;
 use std::sync::atomic::AtomicBool;
-
-/// Illegal tries one of kosumi's seats may make in a turn before passing.
-const TRIES_PER_TURN: usize = 10;
 
 /// One of kosumi's seats: its player and its view.
 #[derive(Clone)]
@@ -31,6 +29,13 @@ pub struct Host {
     pub referee: Referee,
     /// The person's seat.
     pub human: usize,
+    /// The position the game started from.
+    start: Game,
+    /// The true game.
+    truth: Game,
+    /// The person's board: their view's stones with the public counts
+    /// (captures, passes), the only game a person's command reads.
+    shown: Game,
     seats: Vec<Seat>,
     /// The person's tries refused this turn.
     refused: Vec<Point>,
@@ -40,6 +45,8 @@ pub struct Host {
     captured: Vec<Point>,
     /// Choices made so far (varies the players' seeds).
     choices: u64,
+    /// Whether the person has tried yet.
+    person_tried: bool,
 }
 
 fn color_word(c: Color) -> &'static str {
@@ -50,27 +57,68 @@ fn color_word(c: Color) -> &'static str {
 }
 
 impl Host {
-    /// A phantom game on `game`'s position, the person at `human`.
-    pub fn new(kind: Kind, options: Options, human: usize, game: &Game, seed: u64) -> Host {
-        let mut referee = Referee::new(kind, options, game);
+    /// A phantom game on `game`'s position, the person at `human`; kosumi's
+    /// seats have not tried yet ([`Host::play_others`]).
+    pub fn new(kind: Kind, options: Options, human: usize, game: Game, seed: u64) -> Host {
+        let mut referee = Referee::new(kind, options, &game);
         referee.seed = seed;
         let seats = (1..=kind.seats())
             .filter(|&s| s != human)
             .map(|s| Seat {
                 number: s,
-                player: Player::new(s, kind, options, game),
+                player: Player::new(s, kind, options, &game),
                 view: game.clone(),
             })
             .collect();
-        Host {
+        let mut host = Host {
             referee,
             human,
+            shown: game.clone(),
+            start: game.clone(),
+            truth: game,
             seats,
             refused: Vec::new(),
             heard: Vec::new(),
             captured: Vec::new(),
             choices: 0,
+            person_tried: false,
+        };
+        host.refresh_shown();
+        host
+    }
+
+    /// The position the game started from, before any try.
+    pub fn start_position(&self) -> Game {
+        self.start.clone()
+    }
+
+    /// The true game.
+    pub fn truth(&self) -> &Game {
+        &self.truth
+    }
+
+    /// The person's board ([`Game::showing`] of their view, the person's
+    /// colour to move), or the true game once the game is over.
+    pub fn shown(&self) -> &Game {
+        &self.shown
+    }
+
+    /// Whether the person has tried yet (until then the game may restart
+    /// under other settings).
+    pub fn person_tried(&self) -> bool {
+        self.person_tried
+    }
+
+    /// The person's board: their view while the game goes on, the true
+    /// game once it is over (nothing is hidden then).
+    fn refresh_shown(&mut self) {
+        if self.referee.result().is_some() {
+            self.shown = self.truth.clone();
+            return;
         }
+        let view = self.referee.view(self.human).stones();
+        self.shown = self.truth.showing(&view);
+        self.shown.set_to_move(self.human_color());
     }
 
     pub fn human_color(&self) -> Color {
@@ -94,7 +142,6 @@ impl Host {
     /// game is over.
     pub fn human_try(
         &mut self,
-        game: &mut Game,
         mv: Option<Point>,
         settings: &player::Settings,
         stop: &AtomicBool,
@@ -108,21 +155,23 @@ impl Host {
         }
         self.heard.clear();
         self.captured.clear();
-        let a = self.referee.try_move(game, self.human, mv)?;
-        self.announce(&a, self.human, mv, game.size());
+        let a = self.referee.try_move(&mut self.truth, self.human, mv)?;
+        self.person_tried = true;
+        self.announce(&a, self.human, mv);
         if a.outcome.is_illegal() {
             if let Some(p) = mv {
                 self.refused.push(p);
             }
         } else {
             self.refused.clear();
-            self.play_others(game, settings, stop);
+            self.play_others(settings, stop);
         }
+        self.refresh_shown();
         Ok(a)
     }
 
     /// kosumi's seats try until it is the person's turn or the game ends.
-    pub fn play_others(&mut self, game: &mut Game, settings: &player::Settings, stop: &AtomicBool) {
+    pub fn play_others(&mut self, settings: &player::Settings, stop: &AtomicBool) {
         let mut tries_this_turn = 0;
         while let Some(s) = self.referee.to_move() {
             if s == self.human {
@@ -138,12 +187,12 @@ impl Host {
             } else {
                 self.choices += 1;
                 let settings = player::Settings {
-                    seed: settings.seed ^ self.choices.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                    seed: crate::random::nth_seed(settings.seed, self.choices),
                     ..*settings
                 };
                 seat.player.choose_try(&mut seat.view, &settings, stop)
             };
-            let Ok(a) = self.referee.try_move(game, s, mv) else {
+            let Ok(a) = self.referee.try_move(&mut self.truth, s, mv) else {
                 break;
             };
             if a.outcome.is_illegal() {
@@ -151,12 +200,14 @@ impl Host {
             } else {
                 tries_this_turn = 0;
             }
-            self.announce(&a, s, mv, game.size());
+            self.announce(&a, s, mv);
         }
+        self.refresh_shown();
     }
 
     /// Tells kosumi's seats what they hear, and keeps what the person hears.
-    fn announce(&mut self, a: &Announcement, trier: usize, mv: Option<Point>, size: usize) {
+    fn announce(&mut self, a: &Announcement, trier: usize, mv: Option<Point>) {
+        let size = self.truth.size();
         for seat in &mut self.seats {
             let t = seat.number;
             let Some(heard) = self.referee.heard_by(a, trier, t) else {
@@ -216,22 +267,29 @@ mod tests {
     fn kosumi_plays_the_other_seats_until_the_persons_turn() {
         let stop = AtomicBool::new(false);
         for (kind, human) in [(Kind::Go, 2), (Kind::Rengo, 3)] {
-            let mut game = Game::new(7, Rules::default(), 7.5);
+            let game = Game::new(7, Rules::default(), 7.5);
             let options = Options::preset("seed").unwrap();
-            let mut host = Host::new(kind, options, human, &game, 1);
-            host.play_others(&mut game, &settings(), &stop);
+            let mut host = Host::new(kind, options, human, game, 1);
+            host.play_others(&settings(), &stop);
             assert_eq!(host.referee.to_move(), Some(human));
-            assert_eq!(game.board().stone_count(), human - 1, "{kind:?}");
+            assert_eq!(host.truth().board().stone_count(), human - 1, "{kind:?}");
             let p = parse_vertex("D4", 7).unwrap();
-            let a = host.human_try(&mut game, p, &settings(), &stop).unwrap();
+            let a = host.human_try(p, &settings(), &stop).unwrap();
             if a.outcome == Outcome::Accepted {
                 assert_eq!(host.referee.to_move(), Some(human));
                 assert!(host.heard().len() >= kind.seats(), "{:?}", host.heard());
             } else {
                 assert_eq!(host.refused(), &[p.unwrap()]);
             }
-            // The person's view holds their stones and no unseen one.
-            assert!(host.referee.view(human).is_subset_of(game.board()));
+            // The person's view holds their stones and no unseen one, and
+            // the board they are shown is that view.
+            assert!(host.referee.view(human).is_subset_of(host.truth().board()));
+            let shown = host.shown().board();
+            assert!(
+                shown
+                    .points()
+                    .all(|q| shown.color_at(q) == host.referee.view(human).at(q))
+            );
         }
     }
 }

@@ -5,7 +5,7 @@
 //! refused try, `phantom-heard` for each announcement line); a plain
 //! engine (GNU Go, Pachi) keeps a board that mirrors its view: the referee
 //! sends `play` for each stone it learns of, asks `genmove` again after an
-//! illegal try (at most [`TRIES_PER_TURN`] times, then passes for it), and
+//! illegal try (at most [`TRIES_PER_TURN`](super::TRIES_PER_TURN) times, then passes for it), and
 //! whenever its board differs from its view otherwise (captures, a refused
 //! stone it placed) re-synchronises it with `clear_board` and a replay of
 //! the view, which is always legal. An engine that dies, hangs past
@@ -17,7 +17,7 @@
 use super::announcement::Announcement;
 use super::options::Options;
 use super::referee::Referee;
-use super::{Kind, seat_color};
+use super::{Kind, TRIES_PER_TURN, seat_color};
 use crate::board::{Board, Color, Point};
 use crate::game::Game;
 use crate::rules::Rules;
@@ -30,8 +30,6 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Illegal tries a plain engine may make in one turn before it passes.
-pub const TRIES_PER_TURN: usize = 10;
 /// The longest a seat's engine may take to answer one command.
 pub const ANSWER_WITHIN: Duration = Duration::from_secs(600);
 
@@ -279,7 +277,7 @@ fn play_game(
     };
     let mut game = Game::new(config.size, config.rules, config.komi);
     let mut referee = Referee::new(kind, config.options, &game);
-    referee.seed = config.seed ^ (number as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    referee.seed = crate::random::nth_seed(config.seed, number as u64);
     let mut notes: Vec<String> = Vec::new();
     let mut pending_note = String::new();
     let mut record = GameRecord {

@@ -24,6 +24,10 @@ pub mod view;
 
 use crate::board::Color;
 
+/// Illegal tries a seat played by a program (kosumi's own, or an engine in
+/// a match) may make in one turn; then it passes.
+pub const TRIES_PER_TURN: usize = 10;
+
 /// Phantom Go (two seats) or Phantom Rengo (four).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {

@@ -43,14 +43,7 @@ fn shape() -> &'static Shape {
         }
         // SplitMix64 from a fixed seed: the same keys in every build, so a
         // trained table's hashes stay valid.
-        let mut state = 0x6b6f_7375_6d69_u64;
-        let mut next = move || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
+        let mut next = crate::random::splitmix_sequence(0x6b6f_7375_6d69_u64);
         let keys = offsets
             .iter()
             .map(|_| [next(), next(), next(), next()])

@@ -21,6 +21,7 @@
 //! behind dead stones), and [`puct`], the other search: PUCT over the
 //! neural network's policy and value, no playouts.
 
+pub mod chooser;
 mod dynkomi;
 mod ownership;
 mod playout;

@@ -83,6 +83,9 @@ pub struct Player {
     /// Handicap stones at the start (for White's bonus in the count).
     handicap: u32,
     over: bool,
+    /// Whether the game has begun for this seat: a try of its own made, or
+    /// an announcement heard.
+    begun: bool,
 }
 
 /// Puts a stone of `c` at `p` on a view: as a move, or, where the view's
@@ -114,6 +117,7 @@ impl Player {
             on_board: [count(Color::Black), count(Color::White)],
             handicap: view.handicap(),
             over: false,
+            begun: false,
         }
     }
 
@@ -123,6 +127,11 @@ impl Player {
 
     pub fn is_over(&self) -> bool {
         self.over
+    }
+
+    /// Whether a try was made or an announcement heard.
+    pub fn has_begun(&self) -> bool {
+        self.begun
     }
 
     pub fn refused(&self) -> &[Point] {
@@ -216,6 +225,7 @@ impl Player {
     /// cannot).
     pub fn put_try(&mut self, view: &mut Game, mv: Option<Point>) -> Option<Point> {
         let color = self.color();
+        self.begun = true;
         let mv = mv.filter(|&p| stand(view, color, p));
         if mv.is_none() {
             view.play(color, None).expect("pass is legal");
@@ -357,6 +367,7 @@ impl Player {
             }
             Line::Item(Item::AtariSelf | Item::Atari(..)) => {}
         }
+        self.begun = true;
         Ok(())
     }
 }

@@ -1,0 +1,420 @@
+//! The engine below the protocol. [`Engine`] holds the settings, the clock,
+//! the move chooser with its trees, and a [`Role`] that owns the games:
+//! plain Go, a phantom referee, a phantom player or a host for a person.
+//! Its methods speak Go — play, choose and play a move, undo, handicap,
+//! rules and komi, count, analyse, and the phantom game's tries and
+//! announcements — and every reading command reads one game,
+//! [`Engine::shown`]: the person's view when hosting, the true game when
+//! refereeing, the seat's view when playing a seat.
+//!
+//! The parts: [`config`] (the settings), [`role`] (the roles and what each
+//! lets a command touch), [`error`] (why a request is refused), and
+//! `phantom` (the phantom roles' methods).
+
+mod config;
+mod error;
+mod phantom;
+mod role;
+
+pub use config::Config;
+pub use error::EngineError;
+pub use role::{Refusal, Role, Touch};
+
+use crate::board::{Color, Point};
+use crate::clock::Clock;
+use crate::game::Game;
+use crate::rules::Rules;
+use crate::score::{self, Score, Status};
+use crate::search::chooser::{Chooser, Choosing};
+use crate::search::{self, Budget, Decision, Settings, Tree, Watch};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// The engine: its settings, clock, move chooser and role.
+pub struct Engine {
+    pub config: Config,
+    pub clock: Clock,
+    role: Role,
+    /// Whether the controller has set the komi (then rules changes keep it).
+    komi_from_controller: bool,
+    stop: Arc<AtomicBool>,
+    started: Instant,
+    chooser: Chooser,
+}
+
+impl Engine {
+    pub fn new(config: Config, rules: Rules, size: usize, komi: Option<f64>) -> Engine {
+        Engine {
+            role: Role::Go(Game::new(size, rules, komi.unwrap_or(rules.default_komi))),
+            config,
+            clock: Clock::default(),
+            komi_from_controller: komi.is_some(),
+            stop: Arc::new(AtomicBool::new(false)),
+            started: Instant::now(),
+            chooser: Chooser::default(),
+        }
+    }
+
+    pub fn role(&self) -> &Role {
+        &self.role
+    }
+
+    /// The game every reading command reads.
+    pub fn shown(&self) -> &Game {
+        self.role.shown()
+    }
+
+    /// Whether a command touching `touch` may run now.
+    pub fn permits(&self, touch: Touch) -> Result<(), Refusal> {
+        self.role.permits(touch)
+    }
+
+    /// The flag that stops a running search (set by `# interrupt`).
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    pub fn cpu_seconds(&self) -> f64 {
+        cpu_time().unwrap_or_else(|| self.started.elapsed().as_secs_f64())
+    }
+
+    /// The plain game, to edit it (undo, setup, the dice); refused in a
+    /// phantom role, whose games change only by tries.
+    pub fn game_mut(&mut self) -> Result<&mut Game, Refusal> {
+        match &mut self.role {
+            Role::Go(game) => Ok(game),
+            Role::Referee { .. } => Err(Refusal::Refereed),
+            Role::Player { .. } => Err(Refusal::Playing),
+            Role::Host(_) => Err(Refusal::Hosted),
+        }
+    }
+
+    /// Starts a new game on an empty board (of `size`, or the same): a
+    /// phantom game ends, except when hosting, where the next one starts.
+    pub fn new_game(&mut self, size: Option<usize>) {
+        let game = self.role.game();
+        let game = match size {
+            Some(n) => game.resized(n),
+            None => game.cleared(),
+        };
+        self.start(game);
+    }
+
+    /// Goes on from `game` (a loaded record) as a new game.
+    pub fn load_game(&mut self, game: Game) {
+        self.start(game);
+    }
+
+    /// Makes `game` the engine's game, in plain Go or, when hosting, as
+    /// the next hosted game.
+    fn start(&mut self, game: Game) {
+        self.role = Role::Go(game);
+        if self.config.phantom_host.is_some() {
+            self.start_host();
+        }
+    }
+
+    /// Sets the rules; the komi follows them unless the controller set it.
+    pub fn set_rules(&mut self, rules: Rules) {
+        let komi_from_controller = self.komi_from_controller;
+        self.settle(|game| {
+            game.rules = rules;
+            if !komi_from_controller {
+                game.komi = rules
+                    .handicap_komi(game.handicap())
+                    .unwrap_or(rules.default_komi);
+            }
+        });
+    }
+
+    pub fn set_komi(&mut self, komi: f64) {
+        self.komi_from_controller = true;
+        self.settle(|game| game.komi = komi);
+    }
+
+    /// Changes the settings of the role's game (a hosted game restarts
+    /// under them; the role permits it only before the person's first try).
+    fn settle(&mut self, change: impl Fn(&mut Game)) {
+        match &mut self.role {
+            Role::Go(game) => change(game),
+            Role::Referee { truth, .. } => change(truth),
+            Role::Player { view, .. } => change(view),
+            Role::Host(host) => {
+                let mut game = host.start_position();
+                change(&mut game);
+                self.start(game);
+            }
+        }
+    }
+
+    /// Plays `mv` for `c`: a move of plain Go (under the dice's referee
+    /// mode, obeying a roll of kosumi's, drawn now if none is pending); a
+    /// stone a phantom player learns of; the person's try when hosting.
+    pub fn play(&mut self, c: Color, mv: Option<Point>) -> Result<(), EngineError> {
+        match &mut self.role {
+            Role::Go(game) => {
+                if mv.is_some() {
+                    game.referee_roll(c);
+                }
+                game.play(c, mv).map_err(|why| EngineError::Illegal {
+                    why,
+                    // The roll the stone had to obey, which stays pending.
+                    roll: game
+                        .pending_roll(c)
+                        .zip(game.dice())
+                        .map(|(t, d)| (c, t, d.spec())),
+                })
+            }
+            Role::Player { .. } => self.hear_stone(c, mv),
+            Role::Host(_) => self.person_tries(c, mv),
+            Role::Referee { .. } => Err(Refusal::Refereed.into()),
+        }
+    }
+
+    /// The move's budget: fixed playouts or seconds, else the clock's
+    /// share; none where nothing sets one (the chooser has defaults).
+    pub fn move_budget(&self, color: Color) -> Budget {
+        let fixed_time = self.config.time.map(Duration::from_secs_f64);
+        if self.config.playouts.is_some() || fixed_time.is_some() {
+            return Budget {
+                playouts: self.config.playouts,
+                time: fixed_time,
+            };
+        }
+        let game = self.role.game();
+        Budget {
+            playouts: None,
+            time: self.clock.budget(
+                color.index(),
+                game.board().empty_points().len(),
+                game.size() * game.size(),
+            ),
+        }
+    }
+
+    /// How the settings have a move of `budget` chosen.
+    fn choosing(config: &Config, budget: Budget) -> Choosing<'_> {
+        let c = config;
+        Choosing {
+            budget,
+            threads: c.threads,
+            planning: c.dice_planning,
+            max_nodes: c.max_nodes,
+            patterns: c.patterns,
+            resign: c.resign,
+            ownership_playouts: c.ownership_playouts,
+            seed: c.seed,
+            network: c.network.as_deref().filter(|_| c.net_search),
+        }
+    }
+
+    /// Chooses a move for `color` in plain Go without playing it (a roll
+    /// drawn for it under dice), reporting to `watch` while searching. In
+    /// cleanup mode it does not pass while opponent stones it judges dead
+    /// remain.
+    pub fn choose(&mut self, color: Color, cleanup: bool, watch: Option<Watch>) -> Decision {
+        let Role::Go(game) = &mut self.role else {
+            unreachable!("the role permits choosing a plain move only in plain Go")
+        };
+        if game.to_move() != color {
+            game.set_to_move(color);
+        }
+        roll_for_search(game, color);
+        let game = game.clone();
+        let how = Self::choosing(&self.config, self.move_budget(color));
+        self.chooser.choose(&game, cleanup, &how, &self.stop, watch)
+    }
+
+    /// `genmove`: chooses `color`'s move and plays it (a resignation is not
+    /// played); a phantom player's try, put on its view.
+    pub fn genmove(
+        &mut self,
+        color: Color,
+        cleanup: bool,
+        watch: Option<Watch>,
+    ) -> Result<Decision, EngineError> {
+        if let Role::Player { .. } = self.role {
+            return self.player_try(color);
+        }
+        let decision = self.choose(color, cleanup, watch);
+        let game = self.game_mut()?;
+        match decision {
+            Decision::Resign => {}
+            Decision::Pass => game.play(color, None).expect("pass is legal"),
+            Decision::Play(p) => game.play(color, Some(p)).expect("search plays legal moves"),
+        }
+        Ok(decision)
+    }
+
+    /// `reg_genmove`: the move `genmove` would choose, the game left
+    /// exactly as it was (rolls included).
+    pub fn choose_only(&mut self, color: Color) -> Result<Decision, EngineError> {
+        let saved = self.game_mut()?.clone();
+        let decision = self.choose(color, false, None);
+        *self.game_mut()? = saved;
+        Ok(decision)
+    }
+
+    /// Takes back `n` moves, all or none.
+    pub fn undo(&mut self, n: usize) -> Result<(), EngineError> {
+        let game = self.game_mut()?;
+        let mut copy = game.clone();
+        for _ in 0..n {
+            if !copy.undo() {
+                return Err(EngineError::CannotUndo);
+            }
+        }
+        *game = copy;
+        Ok(())
+    }
+
+    /// Puts `n` handicap stones on their fixed points (GTP's placement).
+    pub fn fixed_handicap(&mut self, n: usize) -> Result<Vec<Point>, EngineError> {
+        let game = self.empty_board()?;
+        let points = crate::handicap::fixed(game.size(), n)
+            .map_err(EngineError::Handicap)?
+            .into_iter()
+            .map(|(x, y)| game.board().point(x, y))
+            .collect::<Vec<_>>();
+        self.place_handicap(&points)?;
+        Ok(points)
+    }
+
+    /// Puts `n` handicap stones where kosumi chooses.
+    pub fn free_handicap(&mut self, n: usize) -> Result<Vec<Point>, EngineError> {
+        let game = self.empty_board()?;
+        let points = crate::handicap::free(game.board(), n).map_err(EngineError::Handicap)?;
+        self.place_handicap(&points)?;
+        Ok(points)
+    }
+
+    /// Puts handicap stones where the controller says.
+    pub fn set_free_handicap(&mut self, points: &[Point]) -> Result<(), EngineError> {
+        let size = self.empty_board()?.size();
+        if points.len() < 2 || points.len() >= size * size {
+            return Err(EngineError::StoneCount {
+                count: points.len(),
+                size,
+            });
+        }
+        self.place_handicap(points)
+    }
+
+    fn empty_board(&mut self) -> Result<&mut Game, EngineError> {
+        let game = self.game_mut()?;
+        if game.board().stone_count() > 0 {
+            return Err(EngineError::BoardNotEmpty);
+        }
+        Ok(game)
+    }
+
+    /// Places handicap stones; under rules that fix a handicap game's komi
+    /// (EGC 2011: N − 0.5) the komi follows (a `komi` the controller sends
+    /// afterwards still has the last word).
+    fn place_handicap(&mut self, points: &[Point]) -> Result<(), EngineError> {
+        let game = self.game_mut()?;
+        let stones: Vec<(Color, Point)> = points.iter().map(|&p| (Color::Black, p)).collect();
+        game.setup(&stones, true)
+            .map_err(|why| EngineError::Illegal { why, roll: None })?;
+        if let Some(k) = game.rules.handicap_komi(game.handicap()) {
+            game.komi = k;
+        }
+        Ok(())
+    }
+
+    /// Puts stones on the board outside the flow of moves.
+    pub fn setup(&mut self, stones: &[(Color, Point)]) -> Result<(), EngineError> {
+        self.game_mut()?
+            .setup(stones, false)
+            .map_err(|why| EngineError::Illegal { why, roll: None })
+    }
+
+    /// Plays a sequence of moves, all or none; the error names the first
+    /// illegal one by its index.
+    pub fn play_sequence(
+        &mut self,
+        moves: &[(Color, Option<Point>)],
+    ) -> Result<(), (usize, EngineError)> {
+        let game = self.game_mut().map_err(|r| (0, r.into()))?;
+        let mut copy = game.clone();
+        for (i, &(c, mv)) in moves.iter().enumerate() {
+            copy.play(c, mv)
+                .map_err(|why| (i, EngineError::Illegal { why, roll: None }))?;
+        }
+        *game = copy;
+        Ok(())
+    }
+
+    /// Ownership of every point of the shown game (+1 Black), from playouts.
+    pub fn ownership(&self) -> Vec<f64> {
+        search::ownership(
+            self.shown(),
+            self.config.ownership_playouts,
+            self.config.seed,
+        )
+    }
+
+    /// Alive, dead or seki for every point of the shown game.
+    pub fn statuses(&self) -> Vec<Status> {
+        score::statuses(self.shown().board(), &self.ownership())
+    }
+
+    /// The count of the shown game, dead stones by the ownership estimate.
+    pub fn score(&self) -> Score {
+        score::score(self.shown(), &self.statuses())
+    }
+
+    /// The game to analyse for `color`: the game with `color` to move, its
+    /// roll drawn under dice (the roll the next move will get: the pending
+    /// one, drawn now if none is, as `genmove` would). Returns the roll too.
+    pub fn game_to_analyse(&mut self, color: Color) -> (Game, Option<u32>) {
+        let roll = match &mut self.role {
+            Role::Go(game) => roll_for_search(game, color),
+            _ => None,
+        };
+        let mut game = self.shown().clone();
+        if game.to_move() != color {
+            game.set_to_move(color);
+        }
+        (game, roll)
+    }
+
+    /// Searches `game` (from [`Engine::game_to_analyse`]) within the move's
+    /// budget, reporting to `watch`; the tree is kept for the next move.
+    pub fn analyse(&mut self, game: &Game, watch: Watch) {
+        let how = Self::choosing(&self.config, self.move_budget(game.to_move()));
+        self.chooser.analyse(game, &how, &self.stop, watch);
+    }
+
+    /// The Monte Carlo tree and the settings of a search with `budget` run
+    /// beside the protocol; [`Engine::give_back_tree`] returns the tree.
+    pub fn lend_tree(&mut self, budget: Budget) -> (Tree, Settings) {
+        let how = Self::choosing(&self.config, budget);
+        self.chooser.lend(&how, budget)
+    }
+
+    pub fn give_back_tree(&mut self, tree: Tree) {
+        self.chooser.give_back(tree);
+    }
+}
+
+/// Aléago: draws `color`'s roll for its next move unless one is pending
+/// (and, with the crystal ball, the opponent's too); the roll.
+fn roll_for_search(game: &mut Game, color: Color) -> Option<u32> {
+    let roll = game.roll(color);
+    if game.dice().is_some_and(|d| d.crystal_ball) {
+        game.roll(color.opponent());
+    }
+    roll
+}
+
+/// CPU seconds used by this process (Linux), if the system tells.
+fn cpu_time() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}

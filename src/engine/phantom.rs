@@ -1,0 +1,256 @@
+//! The engine's phantom roles: starting a referee, a seat's player or a
+//! hosted game for a person, and what each does with a try, a stone or an
+//! announcement. The role owns the games; these methods move it from one
+//! state to the next, all or nothing.
+
+use super::role::{Refusal, Role};
+use super::{Engine, EngineError};
+use crate::board::{Color, Point};
+use crate::phantom::announcement::{Announcement, Line};
+use crate::phantom::host::Host;
+use crate::phantom::options::Options;
+use crate::phantom::player::{self, Player};
+use crate::phantom::referee::Referee;
+use crate::phantom::{Kind, seat_color};
+use crate::vertex::color_name;
+
+impl Engine {
+    /// The search settings of a phantom seat's choice for `color`.
+    fn player_settings(&mut self, color: Color) -> player::Settings {
+        let budget = Self::choosing(&self.config, self.move_budget(color)).playout_budget();
+        player::Settings {
+            mode: self.config.phantom_mode,
+            policy: self.config.phantom_policy,
+            budget,
+            seed: self.chooser.next_seed(self.config.seed),
+            max_nodes: self.config.max_nodes,
+            patterns: self.config.patterns,
+        }
+    }
+
+    /// Phantom games roll no dice.
+    fn no_dice(&self) -> Result<(), EngineError> {
+        match self.role.game().dice() {
+            Some(_) => Err(EngineError::Phantom(
+                "phantom games roll no dice (aleago-dice off first)".into(),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Starts refereeing a phantom game on the present position.
+    pub fn referee_new(&mut self, kind: Kind, options: Options) -> Result<(), EngineError> {
+        self.no_dice()?;
+        let truth = self.role.game().clone();
+        let mut referee = Referee::new(kind, options, &truth);
+        referee.seed = self.config.seed;
+        self.role = Role::Referee { referee, truth };
+        Ok(())
+    }
+
+    /// Takes `seat` of a phantom game as its player; the present position's
+    /// stones are public.
+    pub fn take_seat(
+        &mut self,
+        seat: usize,
+        kind: Kind,
+        options: Options,
+    ) -> Result<(), EngineError> {
+        self.no_dice()?;
+        let view = self.role.game().clone();
+        let player = Player::new(seat, kind, options, &view);
+        self.role = Role::Player { player, view };
+        Ok(())
+    }
+
+    /// Starts hosting the phantom game of `config.phantom_host`, if any, on
+    /// the present position: kosumi's seats try until it is the person's turn.
+    pub fn start_host(&mut self) {
+        let Some((human, kind, options)) = self.config.phantom_host else {
+            return;
+        };
+        let mut game = self.role.game().clone();
+        game.set_dice(None);
+        let mut host = Host::new(kind, options, human, game, self.config.seed);
+        let settings = self.player_settings(seat_color(human).opponent());
+        host.play_others(&settings, &self.stop);
+        self.role = Role::Host(Box::new(host));
+    }
+
+    /// The kind of the phantom game in any phantom role.
+    pub fn phantom_kind(&self) -> Option<Kind> {
+        match &self.role {
+            Role::Go(_) => None,
+            Role::Referee { referee, .. } => Some(referee.kind),
+            Role::Player { player, .. } => Some(player.kind),
+            Role::Host(host) => Some(host.referee.kind),
+        }
+    }
+
+    /// The referee, when refereeing.
+    pub fn referee(&self) -> Option<&Referee> {
+        match &self.role {
+            Role::Referee { referee, .. } => Some(referee),
+            _ => None,
+        }
+    }
+
+    /// The hosted game, when hosting.
+    pub fn host(&self) -> Option<&Host> {
+        match &self.role {
+            Role::Host(host) => Some(host),
+            _ => None,
+        }
+    }
+
+    /// The phantom game's conventions.
+    pub fn phantom_options(&self) -> Option<&Options> {
+        match &self.role {
+            Role::Go(_) => None,
+            Role::Referee { referee, .. } => Some(&referee.options),
+            Role::Player { player, .. } => Some(&player.options),
+            Role::Host(host) => Some(&host.referee.options),
+        }
+    }
+
+    /// Sets one convention before the game has begun (a hosted game
+    /// restarts under it).
+    pub fn set_phantom_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        self.role.permits(super::Touch::Settles)?;
+        let mut options = *self
+            .phantom_options()
+            .ok_or(EngineError::Refused(Refusal::NoPhantomGame))?;
+        options.set(name, value).map_err(EngineError::Syntax)?;
+        match &mut self.role {
+            Role::Referee { referee, .. } => referee.options = options,
+            Role::Player { player, .. } => player.options = options,
+            Role::Host(host) => {
+                if let Some((_, _, o)) = &mut self.config.phantom_host {
+                    *o = options;
+                }
+                let start = host.start_position();
+                self.start(start);
+            }
+            Role::Go(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The referee judges `seat`'s try; the announcement.
+    pub fn referee_try(
+        &mut self,
+        seat: usize,
+        mv: Option<Point>,
+    ) -> Result<Announcement, EngineError> {
+        let Role::Referee { referee, truth } = &mut self.role else {
+            return Err(Refusal::NoReferee.into());
+        };
+        let (mut judged, mut game) = (referee.clone(), truth.clone());
+        let announcement = judged
+            .try_move(&mut game, seat, mv)
+            .map_err(EngineError::Phantom)?;
+        *referee = judged;
+        *truth = game;
+        Ok(announcement)
+    }
+
+    /// The person's try when hosting (an illegal try is no error: it is
+    /// announced, and the person tries again).
+    pub(super) fn person_tries(
+        &mut self,
+        color: Color,
+        mv: Option<Point>,
+    ) -> Result<(), EngineError> {
+        let Some(h) = self.host() else {
+            return Err(Refusal::NotHosting.into());
+        };
+        if color != h.human_color() {
+            return Err(EngineError::IllegalStone(format!(
+                "the person plays seat {} only",
+                h.human
+            )));
+        }
+        let settings = self.player_settings(color.opponent());
+        let Role::Host(h) = &mut self.role else {
+            unreachable!("hosting")
+        };
+        let mut host = h.clone();
+        host.human_try(mv, &settings, &self.stop)
+            .map_err(EngineError::IllegalStone)?;
+        *h = host;
+        Ok(())
+    }
+
+    /// A stone a phantom player learns of (a board-mate's move, or a stone
+    /// a try revealed), put on its view: as a move, or as a setup stone
+    /// where the view's own history forbids the move (a view repeats
+    /// positions the true game never had, since captures clear it); an
+    /// occupied point stays an error. A pass is an ordinary move.
+    pub(super) fn hear_stone(
+        &mut self,
+        color: Color,
+        mv: Option<Point>,
+    ) -> Result<(), EngineError> {
+        let Role::Player { view, .. } = &mut self.role else {
+            return Err(Refusal::NoPhantomGame.into());
+        };
+        let mut changed = view.clone();
+        match changed.play(color, mv) {
+            Ok(()) => {}
+            Err(why) => {
+                let p = mv.expect("a pass is legal");
+                changed
+                    .setup(&[(color, p)], false)
+                    .map_err(|_| EngineError::Illegal { why, roll: None })?;
+            }
+        }
+        *view = changed;
+        Ok(())
+    }
+
+    /// A phantom player takes in one announcement line of `trier`'s try.
+    pub fn hear(&mut self, trier: usize, line: &Line) -> Result<(), EngineError> {
+        let Role::Player { player, view } = &mut self.role else {
+            return Err(Refusal::NoPlayer.into());
+        };
+        let (mut heard, mut changed) = (player.clone(), view.clone());
+        heard
+            .hear(&mut changed, trier, line)
+            .map_err(|why| EngineError::Contradiction {
+                seat: heard.seat,
+                why,
+            })?;
+        *player = heard;
+        *view = changed;
+        Ok(())
+    }
+
+    /// A phantom player's try for its seat, put on its view.
+    pub(super) fn player_try(
+        &mut self,
+        color: Color,
+    ) -> Result<crate::search::Decision, EngineError> {
+        let seat_color = match &self.role {
+            Role::Player { player, .. } => player.color(),
+            _ => return Err(Refusal::NoPhantomGame.into()),
+        };
+        if color != seat_color {
+            let Role::Player { player, .. } = &self.role else {
+                unreachable!("a player")
+            };
+            return Err(EngineError::Syntax(format!(
+                "seat {} plays {}",
+                player.seat,
+                color_name(seat_color)
+            )));
+        }
+        let settings = self.player_settings(color);
+        let Role::Player { player, view } = &mut self.role else {
+            unreachable!("a player")
+        };
+        Ok(match player.choose_try(view, &settings, &self.stop) {
+            Some(p) => crate::search::Decision::Play(p),
+            None => crate::search::Decision::Pass,
+        })
+    }
+}

@@ -1,0 +1,211 @@
+//! The one move chooser: every move the engine plays or analyses is chosen
+//! here, with the policy around the search — when to pass (the opponent
+//! passed, the board is settled and the count wins), when to resign (below
+//! the threshold, late enough, after searching enough), and which search
+//! runs (the network's PUCT where a network applies and nobody watches,
+//! Monte Carlo otherwise). It keeps both searches' trees between moves and
+//! counts its searches, so that each gets a seed of its own.
+
+use super::puct::NetTree;
+use super::{Budget, Decision, Planning, Settings, Tree, Watch};
+use crate::board::Color;
+use crate::game::Game;
+use crate::nn::Evaluator;
+use crate::random::nth_seed;
+use crate::score::{self, Status};
+use std::sync::atomic::AtomicBool;
+
+/// Network visits per move when nothing sets a budget (KataGo's example
+/// configuration: 500).
+pub const DEFAULT_VISITS: u64 = 500;
+/// Monte Carlo playouts per move when nothing sets a budget.
+pub const DEFAULT_PLAYOUTS: u64 = 10_000;
+
+/// How the engine's settings have a move chosen.
+#[derive(Clone, Copy)]
+pub struct Choosing<'a> {
+    /// The move's budget: fixed playouts or seconds, or the clock's share;
+    /// `None` for both when nothing sets one.
+    pub budget: Budget,
+    pub threads: usize,
+    pub planning: Planning,
+    pub max_nodes: usize,
+    pub patterns: bool,
+    /// Resign below this win rate (0 never).
+    pub resign: f64,
+    /// Playouts of the ownership estimate that judges dead stones.
+    pub ownership_playouts: usize,
+    /// The engine's seed; each search varies it.
+    pub seed: u64,
+    /// The network, where the engine chooses its moves with it.
+    pub network: Option<&'a Evaluator>,
+}
+
+impl Choosing<'_> {
+    /// The budget of a Monte Carlo search.
+    pub fn playout_budget(&self) -> Budget {
+        if self.budget.playouts.is_none() && self.budget.time.is_none() {
+            Budget {
+                playouts: Some(DEFAULT_PLAYOUTS),
+                time: None,
+            }
+        } else {
+            self.budget
+        }
+    }
+
+    /// The budget of a network search.
+    fn visit_budget(&self) -> Budget {
+        if self.budget.playouts.is_none() && self.budget.time.is_none() {
+            Budget {
+                playouts: Some(DEFAULT_VISITS),
+                time: None,
+            }
+        } else {
+            self.budget
+        }
+    }
+}
+
+/// The trees kept between moves and the count of searches made.
+#[derive(Default)]
+pub struct Chooser {
+    tree: Tree,
+    net_tree: NetTree,
+    searches: u64,
+}
+
+impl Chooser {
+    /// The seed of the next search: a new one for every search of the
+    /// engine's life, so that games differ (a new game does not reset it)
+    /// yet replay identically from the same seed and the same commands.
+    pub fn next_seed(&mut self, base: u64) -> u64 {
+        self.searches += 1;
+        nth_seed(base, self.searches)
+    }
+
+    /// The settings of the next Monte Carlo search.
+    fn next_settings(&mut self, how: &Choosing, budget: Budget, cleanup: bool) -> Settings {
+        Settings {
+            budget,
+            seed: self.next_seed(how.seed),
+            cleanup,
+            max_nodes: how.max_nodes,
+            patterns: how.patterns,
+        }
+    }
+
+    /// Chooses a move for `game`'s player to move (the roll drawn, under
+    /// dice) without playing it, reporting to `watch` while searching. In
+    /// cleanup mode it does not pass while opponent stones it judges dead
+    /// remain.
+    pub fn choose(
+        &mut self,
+        game: &Game,
+        cleanup: bool,
+        how: &Choosing,
+        stop: &AtomicBool,
+        watch: Option<Watch>,
+    ) -> Decision {
+        let color = game.to_move();
+        // Dead stones matter only for passing now or for cleanup: estimate
+        // them only then (it costs a thousand playouts).
+        let opponent_passed = game.last_move() == Some((color.opponent(), None));
+        let (statuses, settled) = if opponent_passed || cleanup {
+            let ownership = super::ownership(game, how.ownership_playouts, how.seed);
+            let statuses = score::statuses(game.board(), &ownership);
+            let settled = score::is_settled(game.board(), &ownership, &statuses);
+            (statuses, settled)
+        } else {
+            (Vec::new(), false)
+        };
+        let board = game.board();
+        let dead_opponents = !statuses.is_empty()
+            && board.points().any(|p| {
+                board.color_at(p) == Some(color.opponent()) && statuses[p as usize] == Status::Dead
+            });
+        let sign = if color == Color::Black { 1.0 } else { -1.0 };
+        // The opponent passed, the board is settled and we win as things
+        // stand: end the game. (Under dice a pass often means a bad roll,
+        // not a finished game: an unsettled board is played on.)
+        if opponent_passed && settled && !(cleanup && dead_opponents) {
+            let mut ended = game.clone();
+            ended.play(color, None).expect("pass is legal");
+            let margin = score::score(&ended, &statuses).margin * sign;
+            if margin > 0.0 {
+                return Decision::Pass;
+            }
+        }
+        // The network searches plain Go (no dice) that nobody watches (the
+        // analysis lines and the cleanup of dead stones come from the Monte
+        // Carlo search for now).
+        let network = how
+            .network
+            .filter(|_| game.dice().is_none() && watch.is_none() && !cleanup);
+        if let Some(net) = network {
+            let seed = self.next_seed(how.seed);
+            let out = super::puct::search(
+                game,
+                net,
+                how.visit_budget(),
+                seed,
+                stop,
+                &mut self.net_tree,
+            );
+            if resigns(game, how.resign, out.win_rate, out.visits >= 50) {
+                return Decision::Resign;
+            }
+            return out.decision;
+        }
+        let settings = self.next_settings(how, how.playout_budget(), cleanup && dead_opponents);
+        let (decision, win_rate, playouts) = super::run_watched(
+            game,
+            &settings,
+            how.threads,
+            how.planning,
+            stop,
+            &mut self.tree,
+            watch,
+        );
+        if resigns(game, how.resign, win_rate, playouts >= 500) {
+            return Decision::Resign;
+        }
+        decision
+    }
+
+    /// Searches `game` for its player to move within the budget, reporting
+    /// to `watch`, without choosing; the tree is kept for the next move.
+    pub fn analyse(&mut self, game: &Game, how: &Choosing, stop: &AtomicBool, watch: Watch) {
+        let settings = self.next_settings(how, how.playout_budget(), false);
+        super::run_watched(
+            game,
+            &settings,
+            how.threads,
+            how.planning,
+            stop,
+            &mut self.tree,
+            Some(watch),
+        );
+    }
+
+    /// The Monte Carlo tree and the settings of a search with `budget` run
+    /// elsewhere (beside the protocol); [`Chooser::give_back`] returns the
+    /// tree.
+    pub fn lend(&mut self, how: &Choosing, budget: Budget) -> (Tree, Settings) {
+        let settings = self.next_settings(how, budget, false);
+        (std::mem::take(&mut self.tree), settings)
+    }
+
+    pub fn give_back(&mut self, tree: Tree) {
+        self.tree = tree;
+    }
+}
+
+/// Whether to resign with `win_rate` for `game`'s player to move: below
+/// `threshold`, never in the first quarter of the game, and only after
+/// `searched_enough`.
+fn resigns(game: &Game, threshold: f64, win_rate: f64, searched_enough: bool) -> bool {
+    let size = game.size();
+    let late_enough = game.move_count() >= size * size / 4;
+    threshold > 0.0 && win_rate < threshold && late_enough && searched_enough
+}
