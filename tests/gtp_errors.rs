@@ -422,6 +422,14 @@ fn phantom_errors_change_nothing() {
         ("phantom-try 1 E5", "this engine is a phantom player"),
         ("genmove b", "syntax error: seat 2 plays white"),
         ("play white E5", "illegal move: point is occupied"),
+        // A player's view changes only by what it hears, and it stays a
+        // player until clear_board.
+        ("undo", "this engine plays a phantom seat"),
+        ("gogui-setup b A1", "this engine plays a phantom seat"),
+        ("aleago-dice 1d6", "this engine plays a phantom seat"),
+        ("phantom-new go", "this engine plays a phantom seat"),
+        ("phantom-seat 1 go", "this engine plays a phantom seat"),
+        ("final_score", "this engine plays a phantom seat"),
     ] {
         let msg = e.err(cmd);
         assert!(msg.starts_with(expected), "{cmd}: {msg}");

@@ -109,3 +109,99 @@ fn rengo_with_the_person_at_seat_three() {
     assert!(e.ok("gogui-rules_final_result").contains('+'));
     assert!(e.finish().success());
 }
+
+/// Hosted Go and Rengo games, the person trying random points of their
+/// board: after every try, no reading command shows a stone the person
+/// cannot see (a refusal is fine), and the commands that would (counting,
+/// analysis, the referee's views) are refused.
+#[test]
+fn no_reading_command_reveals_a_hidden_stone() {
+    use kosumi::board::Color;
+    use kosumi::engine::{Config, Engine};
+    use kosumi::gtp::{COMMANDS, execute, vertex_name};
+    use kosumi::phantom::{Kind, options::Options};
+    use kosumi::rules::Rules;
+    use rand::{RngExt, SeedableRng};
+
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let mut answers = 0;
+    for (kind, human, size) in [(Kind::Go, 1, 7), (Kind::Go, 2, 7), (Kind::Rengo, 3, 7)] {
+        let config = Config {
+            playouts: Some(30),
+            ownership_playouts: 20,
+            phantom_host: Some((human, kind, Options::preset("seed").unwrap())),
+            ..Config::default()
+        };
+        let mut e = Engine::new(config, Rules::default(), size, None);
+        e.start_host();
+        let me = if human % 2 == 1 { "b" } else { "w" };
+        for _ in 0..60 {
+            let legal = execute(&mut e, b"gogui-rules_legal_moves").unwrap();
+            let legal: Vec<String> = legal[2..].split_whitespace().map(String::from).collect();
+            if legal.is_empty() {
+                break;
+            }
+            let pick = &legal[rng.random_range(0..legal.len())];
+            execute(&mut e, format!("play {me} {pick}").as_bytes()).unwrap();
+            let host = e.host().expect("hosting");
+            if host.referee.result().is_some() {
+                break;
+            }
+            let truth = host.truth().board().clone();
+            let view = host.referee.view(human).clone();
+            let hidden: Vec<String> = truth
+                .points()
+                .filter(|&p| truth.color_at(p).is_some() && view.at(p).is_none())
+                .map(|p| vertex_name(Some(p), size))
+                .collect();
+            for command in COMMANDS {
+                let line = match command.name {
+                    "list_stones" | "captures" | "all_legal" | "kosumi-pass_stones" => {
+                        format!("{} b\n{} w", command.name, command.name)
+                    }
+                    "color" | "countlib" => hidden
+                        .iter()
+                        .map(|v| format!("{} {v}", command.name))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    "is_legal" => hidden.iter().map(|v| format!("is_legal b {v}\nis_legal w {v}")).collect::<Vec<_>>().join("\n"),
+                    "quit" | "play" | "genmove" | "boardsize" | "clear_board" | "loadsgf" | "komi"
+                    | "kosumi-rules" | "kgs-rules" | "printsgf" => continue,
+                    name if name.starts_with("gogui-rules_") => name.to_string(),
+                    name => format!("{name} b"),
+                };
+                for line in line.lines() {
+                    let reply = execute(&mut e, line.as_bytes()).unwrap();
+                    answers += 1;
+                    if reply.starts_with('?') {
+                        continue;
+                    }
+                    for v in &hidden {
+                        let shown_as_stone = reply
+                            .split(|c: char| !c.is_ascii_alphanumeric())
+                            .any(|w| w.eq_ignore_ascii_case(v))
+                            && !line.contains(v.as_str())
+                            // Legal points are empty on the view; what was
+                            // heard names points of past captures.
+                            && !["all_legal", "gogui-rules_legal_moves", "gogui-rules_board_gfx"]
+                                .contains(&command.name);
+                        assert!(!shown_as_stone, "{line} names hidden {v}: {reply}");
+                    }
+                    if line.starts_with("color ") {
+                        assert_eq!(reply.trim(), "= empty", "{line}");
+                    }
+                    if line.starts_with("countlib ") {
+                        panic!("{line} answered {reply} for an empty point");
+                    }
+                }
+            }
+            // The board drawn holds exactly the person's view.
+            let drawn = execute(&mut e, b"showboard").unwrap();
+            let stones = drawn.matches(" X").count() + drawn.matches(" O").count();
+            let seen = view.count(Color::Black) + view.count(Color::White);
+            assert_eq!(stones, seen, "{drawn}");
+        }
+    }
+    println!("{answers} answers checked");
+    assert!(answers > 1000, "{answers} answers checked");
+}
