@@ -164,9 +164,13 @@ fn no_reading_command_reveals_a_hidden_stone() {
                         .map(|v| format!("{} {v}", command.name))
                         .collect::<Vec<_>>()
                         .join("\n"),
-                    "is_legal" => hidden.iter().map(|v| format!("is_legal b {v}\nis_legal w {v}")).collect::<Vec<_>>().join("\n"),
-                    "quit" | "play" | "genmove" | "boardsize" | "clear_board" | "loadsgf" | "komi"
-                    | "kosumi-rules" | "kgs-rules" | "printsgf" => continue,
+                    "is_legal" => hidden
+                        .iter()
+                        .map(|v| format!("is_legal b {v}\nis_legal w {v}"))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    "quit" | "play" | "genmove" | "boardsize" | "clear_board" | "loadsgf"
+                    | "komi" | "kosumi-rules" | "kgs-rules" | "printsgf" => continue,
                     name if name.starts_with("gogui-rules_") => name.to_string(),
                     name => format!("{name} b"),
                 };

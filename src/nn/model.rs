@@ -7,7 +7,7 @@
 //! head. Later versions (nested bottleneck blocks, mish activations, extra
 //! outputs, transformers) are refused with the version in the message.
 //!
-//! Nothing here computes: [`crate::nn::network`] turns these descriptions
+//! Nothing here computes: the `network` module turns these descriptions
 //! into the fused layers it evaluates.
 
 use flate2::read::GzDecoder;

@@ -2,7 +2,7 @@
 //! policy head and its value head, built from a [`ModelDesc`], run on a
 //! batch of boards of one size. It returns the raw outputs, the heads'
 //! numbers before any softmax or scaling, for the side to move, in the
-//! orientation the inputs were given; [`crate::nn::output`] turns them into
+//! orientation the inputs were given; the `output` module turns them into
 //! probabilities and scores.
 //!
 //! A [`Workspace`] holds every buffer a forward pass uses; it grows to the

@@ -6,8 +6,11 @@
 //! Monte Carlo otherwise). It keeps both searches' trees between moves and
 //! counts its searches, so that each gets a seed of its own.
 
-use super::puct::NetTree;
-use super::{Budget, Decision, Planning, Settings, Tree, Watch};
+use super::ownership::ownership;
+use super::puct::{self, NetTree};
+use super::settings::{Budget, Decision, Planning, Settings};
+use super::threads::{Watch, run_watched};
+use super::tree::Tree;
 use crate::board::Color;
 use crate::game::Game;
 use crate::nn::Evaluator;
@@ -112,7 +115,7 @@ impl Chooser {
         // them only then (it costs a thousand playouts).
         let opponent_passed = game.last_move() == Some((color.opponent(), None));
         let (statuses, settled) = if opponent_passed || cleanup {
-            let ownership = super::ownership(game, how.ownership_playouts, how.seed);
+            let ownership = ownership(game, how.ownership_playouts, how.seed);
             let statuses = score::statuses(game.board(), &ownership);
             let settled = score::is_settled(game.board(), &ownership, &statuses);
             (statuses, settled)
@@ -144,7 +147,7 @@ impl Chooser {
             .filter(|_| game.dice().is_none() && watch.is_none() && !cleanup);
         if let Some(net) = network {
             let seed = self.next_seed(how.seed);
-            let out = super::puct::search(
+            let out = puct::search(
                 game,
                 net,
                 how.visit_budget(),
@@ -158,7 +161,7 @@ impl Chooser {
             return out.decision;
         }
         let settings = self.next_settings(how, how.playout_budget(), cleanup && dead_opponents);
-        let (decision, win_rate, playouts) = super::run_watched(
+        let (decision, win_rate, playouts) = run_watched(
             game,
             &settings,
             how.threads,
@@ -177,7 +180,7 @@ impl Chooser {
     /// to `watch`, without choosing; the tree is kept for the next move.
     pub fn analyse(&mut self, game: &Game, how: &Choosing, stop: &AtomicBool, watch: Watch) {
         let settings = self.next_settings(how, how.playout_budget(), false);
-        super::run_watched(
+        run_watched(
             game,
             &settings,
             how.threads,

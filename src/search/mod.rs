@@ -28,56 +28,17 @@ mod playout;
 mod priors;
 pub mod puct;
 mod report;
+mod root;
+mod settings;
 mod threads;
 mod tree;
 mod uct;
 
 pub use ownership::ownership;
 pub use playout::{Policy, Rolls, playout, playout_area};
-pub use report::{Candidate, MoveRules, Report};
-pub use threads::{RootMove, Watch, decide, run_threads, run_watched};
+pub use report::{Candidate, Report};
+pub use root::{MoveRules, RootMove, decide};
+pub use settings::{Budget, Decision, Planning, Settings};
+pub use threads::{Watch, run_threads, run_watched};
 pub use tree::Tree;
 pub use uct::Search;
-
-use crate::board::Point;
-use std::time::Duration;
-
-/// How long to search.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Budget {
-    pub playouts: Option<u64>,
-    pub time: Option<Duration>,
-}
-
-/// What the search decided.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Decision {
-    Play(Point),
-    Pass,
-    Resign,
-}
-
-/// Pass in the tree and in playout move lists.
-const PASS: Point = 0;
-
-/// How the search plans for dice below the root.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Planning {
-    /// Every move below the root is made under a roll drawn from the dice.
-    Chance,
-    /// Only the root obeys the roll; the rest of the search ignores the dice.
-    RootOnly,
-}
-
-/// Settings of one search.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    pub budget: Budget,
-    pub seed: u64,
-    /// Pass is not considered unless this is false (cleanup removes dead stones).
-    pub cleanup: bool,
-    /// Upper bound on tree nodes.
-    pub max_nodes: usize,
-    /// Whether the learned patterns add to the priors.
-    pub patterns: bool,
-}

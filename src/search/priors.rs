@@ -5,9 +5,8 @@
 //! the manner of Pachi's pattern prior. Each prior is a number of visits and
 //! wins added to the node's statistics before the search visits it.
 
-use super::PASS;
 use super::playout::empty_area;
-use super::tree::Node;
+use super::tree::{Node, PASS};
 use crate::board::{Board, Color, Point};
 use crate::patterns;
 use crate::prediction::Model;

@@ -11,7 +11,7 @@
 //! One thread; the game is walked down and undone along each visit, so the
 //! search keeps the game's history (superko, the network's history planes).
 
-use super::{Budget, Decision};
+use super::settings::{Budget, Decision};
 use crate::board::{Color, Point};
 use crate::game::{Action, Game};
 use crate::nn::{Evaluation, Evaluator, Request, SYMMETRIES, Scratch, inputs};

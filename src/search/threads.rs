@@ -1,10 +1,11 @@
 //! Several threads on one tree, and the choice of a move from the root's
 //! statistics.
 
-use super::report::{MoveRules, Report};
+use super::report::Report;
+use super::root::{MoveRules, decide};
+use super::settings::{Decision, Planning, Settings};
+use super::tree::Tree;
 use super::uct::Search;
-use super::{Decision, Planning, Settings, Tree};
-use crate::board::Point;
 use crate::game::Game;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -24,29 +25,6 @@ pub struct Watch<'w> {
     /// tree and does not keep it (a reused tree holds them).
     pub restrict: Option<MoveRules>,
     pub on_report: &'w mut dyn FnMut(&Report),
-}
-
-/// One move at the root with its statistics.
-#[derive(Clone, Copy, Debug)]
-pub struct RootMove {
-    pub mv: Option<Point>,
-    pub visits: f64,
-    pub wins: f64,
-}
-
-/// The most visited root move (never a pass in cleanup) and its win rate.
-pub fn decide(stats: &[RootMove], cleanup: bool) -> (Decision, f64) {
-    let best = stats
-        .iter()
-        .filter(|m| !(cleanup && m.mv.is_none()))
-        .max_by(|a, b| a.visits.total_cmp(&b.visits));
-    match best {
-        None => (Decision::Pass, 0.5),
-        Some(m) => {
-            let rate = m.wins / m.visits.max(1.0);
-            (m.mv.map_or(Decision::Pass, Decision::Play), rate)
-        }
-    }
 }
 
 /// Searches with `threads` threads sharing one tree (each descent adds a

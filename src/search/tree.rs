@@ -1,9 +1,11 @@
 //! The search tree's nodes and the tree kept from one move to the next.
 
-use super::PASS;
 use crate::board::{Color, Point};
 use crate::game::{Action, Game};
 use crate::rules::Rules;
+
+/// Pass in the tree and in playout move lists.
+pub(super) const PASS: Point = 0;
 
 /// One node of the tree: the move that leads to it and its statistics, seen
 /// by the player who made that move.

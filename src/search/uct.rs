@@ -4,9 +4,9 @@
 use super::dynkomi;
 use super::playout::{Policy, Rolls, final_owner, on_line_set, playout, playout_area};
 use super::priors::{self, PatternScratch};
-use super::report::{MoveRules, RootScores};
-use super::tree::{EXPAND_AT, GrownFor, Node, RAVE_EQUIV, Tree};
-use super::{Decision, PASS, Planning, RootMove, Settings, decide};
+use super::root::{MoveRules, RootMove, RootScores, decide};
+use super::settings::{Decision, Planning, Settings};
+use super::tree::{EXPAND_AT, GrownFor, Node, PASS, RAVE_EQUIV, Tree};
 use crate::board::{Board, Color, Point};
 use crate::dice::{ALL_LINES, Lines};
 use crate::game::{Action, Game};

@@ -1,0 +1,97 @@
+//! What the search knows and decides at its root: the moves an analysis
+//! keeps out of it (`avoid` and `allow`), the score statistics of the
+//! playouts under each root move, and the choice of a move from the root's
+//! visits.
+
+use super::settings::Decision;
+use super::tree::PASS;
+use crate::board::{Color, MAX_POINTS, Point};
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// Moves kept out of the search: KataGo's and Leela Zero's `avoid COLOR
+/// VERTICES DEPTH` (none of those moves by that colour in the first DEPTH
+/// moves) and `allow COLOR VERTICES DEPTH` (only those). A pass is never
+/// kept out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MoveRules {
+    pub avoid: Vec<(Color, Vec<Point>, usize)>,
+    pub allow: Option<(Color, Vec<Point>, usize)>,
+}
+
+impl MoveRules {
+    /// Whether `c` may play `p` as the search's `depth`-th move (1: a root
+    /// move).
+    pub fn permits(&self, c: Color, p: Point, depth: usize) -> bool {
+        if p == PASS {
+            return true;
+        }
+        let avoided = self
+            .avoid
+            .iter()
+            .any(|(color, points, until)| *color == c && depth <= *until && points.contains(&p));
+        let allowed = match &self.allow {
+            Some((color, points, until)) if *color == c && depth <= *until => points.contains(&p),
+            _ => true,
+        };
+        !avoided && allowed
+    }
+}
+
+/// The final area counts of the playouts under each root move (indexed by
+/// the move's point, pass at 0): their number, sum and sum of squares.
+pub(super) struct RootScores {
+    counts: Vec<[AtomicI64; 3]>,
+}
+
+impl RootScores {
+    pub(super) fn new() -> RootScores {
+        RootScores {
+            counts: (0..MAX_POINTS)
+                .map(|_| [AtomicI64::new(0), AtomicI64::new(0), AtomicI64::new(0)])
+                .collect(),
+        }
+    }
+
+    /// A playout under root move `mv` ended with Black `area` points ahead.
+    pub(super) fn add(&self, mv: Point, area: i32) {
+        let c = &self.counts[mv as usize];
+        let area = area as i64;
+        c[0].fetch_add(1, Ordering::Relaxed);
+        c[1].fetch_add(area, Ordering::Relaxed);
+        c[2].fetch_add(area * area, Ordering::Relaxed);
+    }
+
+    /// (playouts, mean, standard deviation) of Black's area lead under `mv`.
+    pub(super) fn of(&self, mv: Point) -> Option<(i64, f64, f64)> {
+        let c = &self.counts[mv as usize];
+        let n = c[0].load(Ordering::Relaxed);
+        (n > 0).then(|| {
+            let mean = c[1].load(Ordering::Relaxed) as f64 / n as f64;
+            let square = c[2].load(Ordering::Relaxed) as f64 / n as f64;
+            (n, mean, (square - mean * mean).max(0.0).sqrt())
+        })
+    }
+}
+
+/// One move at the root with its statistics.
+#[derive(Clone, Copy, Debug)]
+pub struct RootMove {
+    pub mv: Option<Point>,
+    pub visits: f64,
+    pub wins: f64,
+}
+
+/// The most visited root move (never a pass in cleanup) and its win rate.
+pub fn decide(stats: &[RootMove], cleanup: bool) -> (Decision, f64) {
+    let best = stats
+        .iter()
+        .filter(|m| !(cleanup && m.mv.is_none()))
+        .max_by(|a, b| a.visits.total_cmp(&b.visits));
+    match best {
+        None => (Decision::Pass, 0.5),
+        Some(m) => {
+            let rate = m.wins / m.visits.max(1.0);
+            (m.mv.map_or(Decision::Pass, Decision::Play), rate)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! What a search is told and what it answers: how long to search, how to
+//! plan for dice below the root, one search's settings, and the decision.
+
+use crate::board::Point;
+use std::time::Duration;
+
+/// How long to search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budget {
+    pub playouts: Option<u64>,
+    pub time: Option<Duration>,
+}
+
+/// What the search decided.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decision {
+    Play(Point),
+    Pass,
+    Resign,
+}
+
+/// How the search plans for dice below the root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Planning {
+    /// Every move below the root is made under a roll drawn from the dice.
+    Chance,
+    /// Only the root obeys the roll; the rest of the search ignores the dice.
+    RootOnly,
+}
+
+/// Settings of one search.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub budget: Budget,
+    pub seed: u64,
+    /// Pass is not considered unless this is false (cleanup removes dead stones).
+    pub cleanup: bool,
+    /// Upper bound on tree nodes.
+    pub max_nodes: usize,
+    /// Whether the learned patterns add to the priors.
+    pub patterns: bool,
+}
