@@ -293,9 +293,35 @@ fn main() {
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
                 .max(1),
         };
-        match kosumi::prediction::train::train(&options) {
+        // The table's file is opened before training (which takes minutes),
+        // so that a place that cannot be written is reported at once.
+        let existed = out.exists();
+        let mut file = match std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&out)
+        {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!(
+                    "kosumi: train-patterns: cannot write {}: {e}",
+                    out.display()
+                );
+                std::process::exit(2);
+            }
+        };
+        let trained = kosumi::prediction::train::train(&options);
+        if trained.is_err() && !existed {
+            let _ = std::fs::remove_file(&out);
+        }
+        match trained {
             Ok((model, s)) => {
-                if let Err(e) = std::fs::write(&out, model.to_bytes()) {
+                use std::io::Write;
+                if let Err(e) = file
+                    .set_len(0)
+                    .and_then(|_| file.write_all(&model.to_bytes()))
+                {
                     eprintln!("kosumi: cannot write {}: {e}", out.display());
                     std::process::exit(1);
                 }

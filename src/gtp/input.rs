@@ -113,9 +113,13 @@ pub fn read_lines(mut input: impl BufRead, interrupts: &Interrupts, tx: mpsc::Se
             break;
         }
         let item = if buf.len() >= MAX_LINE && buf.last() != Some(&b'\n') {
-            // Too long to keep: read the rest in pieces, and answer only if
-            // some piece holds a command (a long comment or blank line
-            // gets no reply, as any comment or blank line).
+            // Too long to keep: any input stops an analysis at once, as a
+            // short line does; then read the rest in pieces, and answer
+            // only if some piece holds a command (a long comment or blank
+            // line gets no reply, as any comment or blank line).
+            if tx.send(Input::Blank).is_err() {
+                break;
+            }
             let mut in_comment = false;
             let mut command = holds_command(&buf, &mut in_comment);
             let id = leading_id(&buf);
@@ -191,6 +195,19 @@ mod tests {
             lines,
             ["1:name", "long:Some(\"7\")", "3:\u{a0}", "4:version"]
         );
+    }
+
+    #[test]
+    fn a_long_blank_comment_or_nul_line_is_input_that_stops_an_analysis() {
+        for filler in [b' ', b'#', 0u8] {
+            let mut input = vec![filler; 2 * MAX_LINE];
+            input.push(b'\n');
+            let stop = Arc::new(AtomicBool::new(false));
+            let (tx, rx) = mpsc::channel();
+            read_lines(&input[..], &Interrupts::new(stop), tx);
+            let items: Vec<Input> = rx.iter().collect();
+            assert!(matches!(items[..], [Input::Blank]), "filler {filler}");
+        }
     }
 
     #[test]

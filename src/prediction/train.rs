@@ -97,17 +97,29 @@ pub fn parse_record(text: &str) -> Option<Record> {
     (!moves.is_empty()).then_some(Record { size, moves })
 }
 
-/// The first `want` games under `dir`, files in name order.
+/// The first `want` games under `dir`, files in name order. Links are
+/// followed, but every directory and file is read once however many paths
+/// lead to it (a link back up the tree does not loop). Text that is not
+/// UTF-8 is read as Latin-1 (older records).
 pub fn read_games(dir: &Path, want: usize) -> Result<Vec<Record>, String> {
     let mut files = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
+        let Ok(real) = std::fs::canonicalize(&d) else {
+            continue; // a dangling link
+        };
+        if !seen.insert(real) {
+            continue;
+        }
         let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
-            } else {
+            } else if let Ok(real) = std::fs::canonicalize(&path)
+                && seen.insert(real)
+            {
                 files.push(path);
             }
         }
@@ -115,9 +127,11 @@ pub fn read_games(dir: &Path, want: usize) -> Result<Vec<Record>, String> {
     files.sort();
     let mut games = Vec::new();
     for file in files {
-        let Ok(text) = std::fs::read_to_string(&file) else {
-            continue; // not text: not a record
+        let Ok(bytes) = std::fs::read(&file) else {
+            continue; // unreadable: not a record
         };
+        let text = String::from_utf8(bytes)
+            .unwrap_or_else(|e| e.into_bytes().iter().map(|&b| char::from(b)).collect());
         let is_sgf = file
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("sgf"));
@@ -535,6 +549,28 @@ mod tests {
             parse_record("(;SZ[9];B[ai])").unwrap().moves[0].1,
             Some((0, 0))
         );
+    }
+
+    #[test]
+    fn links_are_read_once_and_latin1_records_count() {
+        let dir = std::env::temp_dir().join(format!("kosumi-links-{}", std::process::id()));
+        let sub = dir.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        write_games(&sub, 3);
+        // A record with a Latin-1 comment (not UTF-8).
+        let mut latin = b"(;SZ[9]C[caf\xe9];B[ee];W[cc])".to_vec();
+        latin.extend_from_slice(b"\n");
+        std::fs::write(dir.join("latin.sgf"), latin).unwrap();
+        // Links back up the tree, and a second path to the same files.
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&dir, sub.join("up")).unwrap();
+            std::os::unix::fs::symlink(&dir, sub.join("up2")).unwrap();
+            std::os::unix::fs::symlink(&sub, dir.join("again")).unwrap();
+        }
+        let games = read_games(&dir, 1000).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(games.len(), 4, "three games once each, and the Latin-1 one");
     }
 
     #[test]
