@@ -8,7 +8,9 @@
 //! ChaCha generator.
 
 use crate::board::Color;
+use crate::setting::{SettingError, on_off, on_off_word};
 use rand::RngExt;
+use std::fmt;
 
 /// Dice `NdM` and the variant's options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,23 +41,39 @@ pub type Lines = u32;
 /// All lines of any board.
 pub const ALL_LINES: Lines = !0;
 
+/// Why a dice spec was not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SpecError {
+    /// Not of the form `NdM`.
+    NotASpec(String),
+    /// Too many dice, or too few or too many faces.
+    OutOfRange(String),
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            SpecError::NotASpec(s) => write!(f, "'{s}' is not a dice spec like 1d6"),
+            SpecError::OutOfRange(s) => {
+                write!(f, "'{s}' is out of range: 1 to 4 dice of 2 to 20 faces")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SpecError {}
+
 impl Dice {
     /// Parses `NdM` (1 ≤ N ≤ 4, 2 ≤ M ≤ 20) with the default options: bonus
     /// on, except for 2d6 as in the seed's table.
-    pub fn parse(spec: &str) -> Result<Dice, String> {
+    pub fn parse(spec: &str) -> Result<Dice, SpecError> {
         let lower = spec.to_ascii_lowercase();
-        let (n, m) = lower
-            .split_once('d')
-            .ok_or_else(|| format!("'{spec}' is not a dice spec like 1d6"))?;
-        let count: u32 = if n.is_empty() { Ok(1) } else { n.parse() }
-            .map_err(|_| format!("'{spec}' is not a dice spec like 1d6"))?;
-        let faces: u32 = m
-            .parse()
-            .map_err(|_| format!("'{spec}' is not a dice spec like 1d6"))?;
+        let not_a_spec = || SpecError::NotASpec(spec.to_string());
+        let (n, m) = lower.split_once('d').ok_or_else(not_a_spec)?;
+        let count: u32 = if n.is_empty() { Ok(1) } else { n.parse() }.map_err(|_| not_a_spec())?;
+        let faces: u32 = m.parse().map_err(|_| not_a_spec())?;
         if !(1..=4).contains(&count) || !(2..=20).contains(&faces) {
-            return Err(format!(
-                "'{spec}' is out of range: 1 to 4 dice of 2 to 20 faces"
-            ));
+            return Err(SpecError::OutOfRange(spec.to_string()));
         }
         Ok(Dice {
             count,
@@ -108,12 +126,8 @@ impl Dice {
 
     /// Sets an option by its GTP name (`bonus`, `double-free`, `exempt`,
     /// `crystal-ball`, `mapping`, `referee`).
-    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
-        let on_off = |v: &str| match v.to_ascii_lowercase().as_str() {
-            "on" | "yes" | "true" => Ok(true),
-            "off" | "no" | "false" => Ok(false),
-            _ => Err(format!("{name} takes on or off, not '{v}'")),
-        };
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), SettingError> {
+        let on_off = |v: &str| on_off(name, v);
         match name.to_ascii_lowercase().as_str() {
             "bonus" => self.bonus = on_off(value)?,
             "double-free" | "double_free" => self.double_free = on_off(value)?,
@@ -124,20 +138,21 @@ impl Dice {
                     "b" | "black" => Some(Color::Black),
                     "w" | "white" => Some(Color::White),
                     "none" => None,
-                    _ => return Err(format!("exempt takes black, white or none, not '{value}'")),
+                    _ => return Err(SettingError::bad_value(name, value, "black, white or none")),
                 }
             }
             "mapping" => {
                 self.original_mapping = match value.to_ascii_lowercase().as_str() {
                     "standard" => false,
                     "original" => true,
-                    _ => return Err(format!("mapping takes standard or original, not '{value}'")),
+                    _ => return Err(SettingError::bad_value(name, value, "standard or original")),
                 }
             }
             other => {
-                return Err(format!(
-                    "unknown option '{other}' (bonus, double-free, exempt, crystal-ball, mapping, referee)"
-                ));
+                return Err(SettingError::Unknown {
+                    name: other.to_string(),
+                    known: "bonus, double-free, exempt, crystal-ball, mapping, referee",
+                });
             }
         }
         Ok(())
@@ -145,7 +160,7 @@ impl Dice {
 
     /// Every option as `(name, value)`, in the form `set_option` reads.
     pub fn options(&self) -> Vec<(&'static str, &'static str)> {
-        let on_off = |b: bool| if b { "on" } else { "off" };
+        let on_off = on_off_word;
         vec![
             ("bonus", on_off(self.bonus)),
             ("double-free", on_off(self.double_free)),

@@ -48,6 +48,7 @@ pub mod random;
 pub mod rules;
 pub mod score;
 pub mod search;
+pub mod setting;
 pub mod sgf;
 pub mod tactics;
 pub mod vertex;

@@ -3,6 +3,8 @@
 
 use super::role::Refusal;
 use crate::board::{Color, Illegal};
+use crate::phantom::referee::TryError;
+use crate::setting::SettingError;
 use crate::vertex::color_name;
 use std::fmt;
 
@@ -31,9 +33,12 @@ pub enum EngineError {
     /// An argument the engine cannot take (a colour its seat does not
     /// play, an unknown option or value).
     Syntax(String),
-    /// The phantom game says no (not this seat's turn, the game is over, a
-    /// seat out of range, a setting mid-game).
+    /// An option or value the conventions do not have.
+    Setting(SettingError),
+    /// The phantom game says no (dice on).
     Phantom(String),
+    /// The referee takes no try (the game is over, not this seat's turn).
+    Try(TryError),
     /// An announcement that contradicts what the seat knows.
     Contradiction {
         seat: usize,
@@ -65,7 +70,9 @@ impl fmt::Display for EngineError {
             ),
             EngineError::CannotLoad(why) => write!(f, "cannot load file: {why}"),
             EngineError::Syntax(why) => write!(f, "syntax error: {why}"),
+            EngineError::Setting(why) => write!(f, "syntax error: {why}"),
             EngineError::Phantom(why) => f.write_str(why),
+            EngineError::Try(why) => why.fmt(f),
             EngineError::Contradiction { seat, why } => {
                 write!(f, "contradicts what seat {seat} knows: {why}")
             }

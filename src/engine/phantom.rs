@@ -120,7 +120,7 @@ impl Engine {
         let mut options = *self
             .phantom_options()
             .ok_or(EngineError::Refused(Refusal::NoPhantomGame))?;
-        options.set(name, value).map_err(EngineError::Syntax)?;
+        options.set(name, value).map_err(EngineError::Setting)?;
         match &mut self.role {
             Role::Referee { referee, .. } => referee.options = options,
             Role::Player { player, .. } => player.options = options,
@@ -148,7 +148,7 @@ impl Engine {
         let (mut judged, mut game) = (referee.clone(), truth.clone());
         let announcement = judged
             .try_move(&mut game, seat, mv)
-            .map_err(EngineError::Phantom)?;
+            .map_err(EngineError::Try)?;
         *referee = judged;
         *truth = game;
         Ok(announcement)
@@ -176,7 +176,7 @@ impl Engine {
         };
         let mut host = h.clone();
         host.human_try(mv, &settings, &self.stop)
-            .map_err(EngineError::IllegalStone)?;
+            .map_err(|why| EngineError::IllegalStone(why.to_string()))?;
         *h = host;
         Ok(())
     }

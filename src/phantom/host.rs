@@ -9,7 +9,7 @@ use super::TRIES_PER_TURN;
 use super::announcement::Announcement;
 use super::options::Options;
 use super::player::{self, Player};
-use super::referee::Referee;
+use super::referee::{Referee, TryError};
 use super::{Kind, seat_color};
 use crate::board::{Color, Point};
 use crate::game::Game;
@@ -145,17 +145,10 @@ impl Host {
         mv: Option<Point>,
         settings: &player::Settings,
         stop: &AtomicBool,
-    ) -> Result<Announcement, String> {
-        match self.referee.to_move() {
-            None => return Err("the phantom game is over".into()),
-            Some(s) if s != self.human => {
-                return Err(format!("seat {s} is to try, not seat {}", self.human));
-            }
-            _ => {}
-        }
+    ) -> Result<Announcement, TryError> {
+        let a = self.referee.try_move(&mut self.truth, self.human, mv)?;
         self.heard.clear();
         self.captured.clear();
-        let a = self.referee.try_move(&mut self.truth, self.human, mv)?;
         self.person_tried = true;
         self.announce(&a, self.human, mv);
         if a.outcome.is_illegal() {

@@ -4,6 +4,8 @@
 //! Three presets (`seed`, `olympiad`, `openspiel`) and every option settable
 //! alone.
 
+use crate::setting::{SettingError, on_off, on_off_word};
+
 /// What a trier learns of an illegal try.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IllegalInfo {
@@ -108,14 +110,10 @@ impl Options {
 
     /// Sets one option by name (`illegal`, `tell-others`, `captures`,
     /// `ataris`, `end`, `repetition`, `shared-view`).
-    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), SettingError> {
         let v = value.to_ascii_lowercase();
-        let on_off = || match v.as_str() {
-            "on" | "yes" | "true" => Ok(true),
-            "off" | "no" | "false" => Ok(false),
-            _ => Err(format!("{name} takes on or off, not '{value}'")),
-        };
-        let bad = |choices: &str| Err(format!("{name} takes {choices}, not '{value}'"));
+        let on_off = || on_off(name, value);
+        let bad = |choices: &'static str| Err(SettingError::bad_value(name, value, choices));
         match name.to_ascii_lowercase().as_str() {
             "illegal" => {
                 self.illegal = match v.as_str() {
@@ -152,9 +150,10 @@ impl Options {
             }
             "shared-view" => self.shared_view = on_off()?,
             other => {
-                return Err(format!(
-                    "unknown option '{other}' (illegal, tell-others, captures, ataris, end, repetition, shared-view)"
-                ));
+                return Err(SettingError::Unknown {
+                    name: other.to_string(),
+                    known: "illegal, tell-others, captures, ataris, end, repetition, shared-view",
+                });
             }
         }
         Ok(())
@@ -162,7 +161,7 @@ impl Options {
 
     /// Every option as `name value`, in the form `set` reads.
     pub fn list(&self) -> Vec<(&'static str, &'static str)> {
-        let on_off = |b: bool| if b { "on" } else { "off" };
+        let on_off = on_off_word;
         vec![
             (
                 "illegal",

@@ -9,9 +9,35 @@ use super::view::View;
 use super::{Kind, seat_color};
 use crate::board::{Color, Illegal, Point};
 use crate::game::Game;
+use std::fmt;
 
 /// Playouts of the ownership estimate that judges dead stones at the end.
 const SCORING_PLAYOUTS: usize = 1000;
+
+/// Why the referee takes no try (nothing changes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TryError {
+    /// The game is over.
+    Over,
+    /// No seat of that number in this game.
+    NoSuchSeat { seat: usize, seats: usize },
+    /// Another seat is to try.
+    NotYourTurn { seat: usize, to_try: usize },
+}
+
+impl fmt::Display for TryError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            TryError::Over => f.write_str("the phantom game is over"),
+            TryError::NoSuchSeat { seat, seats } => write!(f, "seat {seat} is not 1 to {seats}"),
+            TryError::NotYourTurn { seat, to_try } => {
+                write!(f, "seat {to_try} is to try, not seat {seat}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TryError {}
 
 #[derive(Clone, Debug)]
 pub struct Referee {
@@ -99,18 +125,21 @@ impl Referee {
         game: &mut Game,
         seat: usize,
         mv: Option<Point>,
-    ) -> Result<Announcement, String> {
+    ) -> Result<Announcement, TryError> {
         if self.result.is_some() {
-            return Err("the phantom game is over".into());
+            return Err(TryError::Over);
         }
         if !(1..=self.kind.seats()).contains(&seat) {
-            return Err(format!("seat {seat} is not 1 to {}", self.kind.seats()));
+            return Err(TryError::NoSuchSeat {
+                seat,
+                seats: self.kind.seats(),
+            });
         }
         if seat != self.next_seat {
-            return Err(format!(
-                "seat {} is to try, not seat {seat}",
-                self.next_seat
-            ));
+            return Err(TryError::NotYourTurn {
+                seat,
+                to_try: self.next_seat,
+            });
         }
         let color = seat_color(seat);
         let mine = self.kind.view_of(seat, self.options.shared_view);
@@ -121,7 +150,7 @@ impl Referee {
         self.tries += 1;
         let outcome = match mv {
             None => {
-                game.play(color, None).map_err(|e| e.to_string())?;
+                game.play(color, None).expect("a pass is legal");
                 self.passes_in_row += 1;
                 self.advance();
                 Outcome::Pass
