@@ -9,6 +9,7 @@
 
 use crate::board::Color;
 use crate::setting::{SettingError, on_off, on_off_word};
+use crate::vertex::{color_name, parse_color};
 use rand::RngExt;
 use std::fmt;
 
@@ -135,10 +136,10 @@ impl Dice {
             "referee" => self.referee = on_off(value)?,
             "exempt" => {
                 self.exempt = match value.to_ascii_lowercase().as_str() {
-                    "b" | "black" => Some(Color::Black),
-                    "w" | "white" => Some(Color::White),
                     "none" => None,
-                    _ => return Err(SettingError::bad_value(name, value, "black, white or none")),
+                    _ => Some(parse_color(value).map_err(|_| {
+                        SettingError::bad_value(name, value, "black, white or none")
+                    })?),
                 }
             }
             "mapping" => {
@@ -164,14 +165,7 @@ impl Dice {
         vec![
             ("bonus", on_off(self.bonus)),
             ("double-free", on_off(self.double_free)),
-            (
-                "exempt",
-                match self.exempt {
-                    Some(Color::Black) => "black",
-                    Some(Color::White) => "white",
-                    None => "none",
-                },
-            ),
+            ("exempt", self.exempt.map_or("none", color_name)),
             ("crystal-ball", on_off(self.crystal_ball)),
             (
                 "mapping",

@@ -33,6 +33,7 @@
 
 pub mod bench;
 pub mod board;
+pub mod client;
 pub mod clock;
 pub mod dice;
 pub mod engine;

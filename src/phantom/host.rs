@@ -13,7 +13,7 @@ use super::referee::{Referee, TryError};
 use super::{Kind, seat_color};
 use crate::board::{Color, Point};
 use crate::game::Game;
-use crate::vertex::vertex_name;
+use crate::vertex::{color_title, vertex_name};
 use std::sync::atomic::AtomicBool;
 
 /// One of kosumi's seats: its player and its view.
@@ -47,13 +47,6 @@ pub struct Host {
     choices: u64,
     /// Whether the person has tried yet.
     person_tried: bool,
-}
-
-fn color_word(c: Color) -> &'static str {
-    match c {
-        Color::Black => "Black",
-        Color::White => "White",
-    }
 }
 
 impl Host {
@@ -223,7 +216,7 @@ impl Host {
                     self.captured.extend(points);
                 }
             }
-            let who = format!("{} (seat {trier})", color_word(seat_color(trier)));
+            let who = format!("{} (seat {trier})", color_title(seat_color(trier)));
             let what = match (trier == self.human, mv) {
                 (true, Some(p)) => format!("{who} {}", vertex_name(Some(p), size)),
                 _ => who,

@@ -19,14 +19,13 @@ use super::options::Options;
 use super::referee::Referee;
 use super::{Kind, TRIES_PER_TURN, seat_color};
 use crate::board::{Board, Color, Point};
+use crate::client::Client;
 use crate::game::Game;
 use crate::rules::Rules;
 use crate::vertex::{color_name, parse_vertex, vertex_name};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -80,72 +79,29 @@ impl GameRecord {
 }
 
 /// A seat's engine process, spoken to over GTP.
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
+struct SeatEngine(Client);
 
-impl Client {
-    fn start(command: &str) -> Result<Client, String> {
-        let mut child = Command::new("sh")
-            .args(["-c", command])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start '{command}': {e}"))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Ok(Client {
-            child,
-            stdin,
-            lines,
-        })
+impl SeatEngine {
+    fn start(command: &str) -> Result<SeatEngine, String> {
+        Client::shell(command)
+            .map(SeatEngine)
+            .map_err(|e| format!("'{command}': {e}"))
     }
 
     /// Sends a command; `Ok` with the text of a `=` reply, `Err` with the
     /// `?` message, or `Err` if the engine died, hung or wrote garbage.
     fn send(&mut self, command: &str) -> Result<Result<String, String>, String> {
-        writeln!(self.stdin, "{command}")
-            .and_then(|_| self.stdin.flush())
-            .map_err(|e| format!("'{command}': the engine is gone ({e})"))?;
-        let mut reply: Vec<String> = Vec::new();
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(ANSWER_WITHIN)
-                .map_err(|_| format!("'{command}': no answer"))?;
-            let line = line.trim_end_matches('\r').to_string();
-            if line.is_empty() {
-                if reply.is_empty() {
-                    continue;
-                }
-                break;
-            }
-            reply.push(line);
-        }
-        let first = &reply[0];
-        let ok = first.starts_with('=');
-        if !ok && !first.starts_with('?') {
-            return Err(format!("'{command}': garbage reply {first:?}"));
-        }
-        let text = first[1..].trim_start_matches(|c: char| c.is_ascii_digit());
-        let mut body = text.trim().to_string();
-        for more in &reply[1..] {
-            body.push('\n');
-            body.push_str(more);
-        }
-        Ok(if ok { Ok(body) } else { Err(body) })
+        let reply = self
+            .0
+            .command(command, ANSWER_WITHIN)
+            .map_err(|e| format!("'{command}': {e}"))?;
+        let text: Vec<&str> = reply
+            .text
+            .lines()
+            .map(|l| l.trim_end_matches('\r'))
+            .collect();
+        let text = text.join("\n").trim().to_string();
+        Ok(if reply.ok { Ok(text) } else { Err(text) })
     }
 
     /// A command that must succeed.
@@ -155,26 +111,10 @@ impl Client {
     }
 }
 
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// One seat during a game.
 struct Seat {
     number: usize,
-    client: Client,
+    client: SeatEngine,
     /// Whether the engine plays phantom games itself (lists `phantom-seat`).
     aware: bool,
     /// Plain engines: the board the engine holds, as the referee knows it.
@@ -194,7 +134,7 @@ impl Seat {
         config: &MatchConfig,
         kind: Kind,
     ) -> Result<Seat, String> {
-        let mut client = Client::start(command)?;
+        let mut client = SeatEngine::start(command)?;
         let aware = client.must("known_command phantom-seat")? == "true";
         client.must(&format!("boardsize {}", config.size))?;
         client.must("clear_board")?;
@@ -320,10 +260,7 @@ fn play_game(
             match reply {
                 Err(e) | Ok(Err(e)) => Err(e),
                 Ok(Ok(answer)) if answer.eq_ignore_ascii_case("resign") => {
-                    referee.end_with(format!(
-                        "{}+Resign",
-                        if color == Color::Black { "W" } else { "B" }
-                    ));
+                    referee.end_with(format!("{}+Resign", color.opponent().letter()));
                     pending_note.push_str(&format!("seat {s} resigns\n"));
                     break;
                 }
@@ -418,7 +355,7 @@ fn play_game(
 }
 
 fn forfeit(loser: Color) -> String {
-    format!("{}+Forfeit", if loser == Color::Black { "W" } else { "B" })
+    format!("{}+Forfeit", loser.opponent().letter())
 }
 
 /// Tells every seat what it learns of seat `s`'s try.
