@@ -106,7 +106,7 @@ aleago-dice 1d4
 #? [[1-4]]
 260 genmove b
 #? [[A-HJ][1-9]|pass]
-# A change of dice keeps the variant's options (seed 001: players may
+# A change of dice keeps the variant's options (players may
 # switch to one die near the end).
 boardsize 9
 clear_board

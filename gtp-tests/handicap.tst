@@ -64,7 +64,7 @@ kosumi-rules japanese
 komi 6.5
 120 final_score
 #? [W\+15\.5]
-# EGC 2011 (seed 000): a handicap game's komi is N - 0.5, whatever komi was
+# EGC 2011: a handicap game's komi is N - 0.5, whatever komi was
 # sent before the handicap; a komi sent after it has the last word.
 boardsize 9
 clear_board

@@ -1,4 +1,4 @@
-//! Aléago, the dice variant (RULES.md §2): the dice specification and its
+//! Aléago, the dice variant of Go: the dice specification and its
 //! options, the concentric lines of the board, and which lines a rolled total
 //! allows, in the order the no-room descent tries them.
 //!
@@ -88,8 +88,8 @@ impl Dice {
         })
     }
 
-    /// These dice with the options of `old` (the dice before a change), as
-    /// seed 001 lets players switch dice during a game: every option is
+    /// These dice with the options of `old` (the dice before a change:
+    /// players may switch dice during a game): every option is
     /// kept, the bonus too where it was set away from the old dice's
     /// default.
     pub fn keeping_options_of(self, old: &Dice) -> Dice {

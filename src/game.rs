@@ -137,7 +137,7 @@ impl Game {
     }
 
     /// Whether White's extra pass applies now: the game is over, Black
-    /// passed last, and the rules have the extra pass (seed 000).
+    /// passed last, and the rules have the extra pass (AGA, EGC 2011).
     pub fn white_extra_pass(&self) -> bool {
         self.rules.white_extra_pass && self.is_over() && self.black_passed_last()
     }

@@ -1,5 +1,5 @@
 //! Rulesets as data: one [`Rules`] value of independent fields, and the named
-//! presets of RULES.md §1 (`chinese`, `egc2011`, `japanese`, `aga`,
+//! presets (`chinese`, `egc2011`, `japanese`, `aga`,
 //! `new-zealand`, `tromp-taylor`, `simple-ko`).
 //!
 //! Each field is read in one place: suicide by the board, ko by the game, pass

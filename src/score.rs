@@ -293,8 +293,8 @@ pub fn score(game: &Game, status: &[Status]) -> Score {
     // alternating games that is none, and in a handicap game of N stones
     // N - 1 (White moves first after them, and makes the last move or the
     // extra pass): the Japanese-style count gives those N - 1 back. With
-    // EGC's komi of N - 0.5, White's komi in that count is 0.5, as seed 000
-    // intends; under AGA's N - 1 bonus, territory counting needs none.
+    // EGC's komi of N - 0.5, White's komi in that count is 0.5, as the
+    // EGC rules intend; under AGA's N - 1 bonus, territory counting needs none.
     let handicap_moves = game.handicap().saturating_sub(1) as f64;
     let japanese_style_margin = rules
         .pass_stones

@@ -1,4 +1,4 @@
-//! Regression tests for the faults a hostile controller found (issue 12),
+//! Regression tests for the faults a hostile controller found,
 //! run against the built binary: they are about the process (its stack,
 //! blocking reads, the framing of replies), not only the library.
 

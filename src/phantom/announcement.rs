@@ -1,4 +1,4 @@
-//! What the referee announces after a try, in the GTP grammar of issue 13:
+//! What the referee announces after a try, in kosumi's GTP grammar:
 //! a first line (`accepted`, `pass`, `illegal occupied black|white`,
 //! `illegal suicide`, `illegal ko`, or `illegal` where the reason is
 //! hidden), then as they apply `atari self`, `atari black|white N`,

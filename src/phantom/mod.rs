@@ -1,4 +1,4 @@
-//! Phantom Go and Phantom Rengo (seed 003, RULES.md §4): games where each
+//! Phantom Go and Phantom Rengo: games where each
 //! player sees only some of the board. A layer over [`Game`](crate::game::Game),
 //! which stays the true game: [`options`] (the conventions and presets),
 //! [`announcement`] (what the referee says, in its GTP grammar), [`view`]

@@ -1,4 +1,4 @@
-//! The conventions of a phantom game (RULES.md §4) as data: what a trier
+//! The conventions of a phantom game as data: what a trier
 //! learns of an illegal try, whether the others hear of it, what captures
 //! and ataris are announced, when the game ends and what a repetition does.
 //! Three presets (`seed`, `olympiad`, `openspiel`) and every option settable
@@ -10,7 +10,7 @@ use crate::setting::{SettingError, on_off, on_off_word};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IllegalInfo {
     /// The reason; on an occupied point its colour, and the stone is
-    /// placed on the trier's view (seed 003).
+    /// placed on the trier's view (the `seed` preset).
     Reason,
     /// Only "illegal" (Computer Olympiad).
     Nothing,
@@ -22,7 +22,8 @@ pub enum IllegalInfo {
 /// What is announced of captures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CaptureInfo {
-    /// The count to all; the points cleared on every view (seed 003).
+    /// The count to all; the points cleared on every view (the `seed`
+    /// preset).
     Count,
     /// The points to all (Computer Olympiad).
     Points,
@@ -68,7 +69,8 @@ pub struct Options {
     pub shared_view: bool,
 }
 
-/// The presets' names, in the order of RULES.md §4.
+/// The presets' names: the source document's conventions, the Computer
+/// Olympiad's, and OpenSpiel's `phantom_go`.
 pub const PRESETS: [&str; 3] = ["seed", "olympiad", "openspiel"];
 
 impl Options {

@@ -266,7 +266,7 @@ impl Referee {
     /// shares that board and did not try: a board-mate's accepted stone
     /// (Phantom Rengo), or the stone a board-mate's try refused as
     /// occupied revealed (the trier places it on the board they share,
-    /// seed 003). The announcement alone does not tell the board-mate
+    /// under the `seed` preset). The announcement alone does not tell the board-mate
     /// where it stands.
     pub fn shown_stone(
         &self,
