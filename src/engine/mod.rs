@@ -7,8 +7,8 @@
 //! [`Engine::shown`]: the person's view when hosting, the true game when
 //! refereeing, the seat's view when playing a seat.
 //!
-//! The parts: [`config`] (the settings), [`role`] (the roles and what each
-//! lets a command touch), [`error`] (why a request is refused), and
+//! The parts: `config` (the settings), `role` (the roles and what each
+//! lets a command touch), `error` (why a request is refused), and
 //! `phantom` (the phantom roles' methods).
 
 mod config;

@@ -12,14 +12,17 @@
 //! below the root the tree and the playouts use the board's placement rules and
 //! simple ko, as Monte Carlo engines do.
 //!
-//! The parts: [`dynkomi`] (the handicap's worth the search counts for White,
-//! fading as the game goes on), [`playout`] (the policies and the count of a finished
-//! playout), [`tree`] (nodes, and the tree kept between moves), [`priors`] (what a new
-//! node's children know before their first visit), [`uct`] (one search:
-//! descent, expansion, update), [`threads`] (threads
-//! sharing one tree, and the choice of a move), [`ownership`] (the estimate
-//! behind dead stones), and [`puct`], the other search: PUCT over the
-//! neural network's policy and value, no playouts.
+//! The parts: [`chooser`] (the one move chooser: when to pass or resign,
+//! and which search runs), `settings` (a search's budget and settings, its
+//! decision), `dynkomi` (the handicap's worth the search counts for White,
+//! fading as the game goes on), `playout` (the policies and the count of a
+//! finished playout), `tree` (nodes, and the tree kept between moves),
+//! `priors` (what a new node's children know before their first visit),
+//! `root` (the root's move rules, score statistics and choice), `uct` (one
+//! search: descent, expansion, update), `threads` (threads sharing one
+//! tree), `report` (what analysis shows), `ownership` (the estimate behind
+//! dead stones), and [`puct`], the other search: PUCT over the neural
+//! network's policy and value, no playouts.
 
 pub mod chooser;
 mod dynkomi;
