@@ -19,6 +19,17 @@ fn a_person_plays_white_and_sees_only_their_view() {
     assert_eq!(e.ok("gogui-rules_game_id"), "Phantomgo");
     assert_eq!(e.ok("gogui-rules_board_size"), "9");
     assert_eq!(e.ok("gogui-rules_side_to_move"), "white");
+    // GoGui's Analyze menu offers only what the host permits.
+    let menu = e.ok("gogui-analyze_commands");
+    assert!(menu.contains("all_legal"), "{menu}");
+    for hidden in [
+        "final_score",
+        "kosumi-ownership",
+        "kosumi-candidates",
+        "final_status_list",
+    ] {
+        assert!(!menu.contains(hidden), "{hidden} offered: {menu}");
+    }
     // Black (kosumi) has tried already: a stone on the true board, none on
     // the person's view, which every reading command reads.
     let board = e.ok("gogui-rules_board");
@@ -144,11 +155,11 @@ fn no_reading_command_reveals_a_hidden_stone() {
             let pick = &legal[rng.random_range(0..legal.len())];
             execute(&mut e, format!("play {me} {pick}").as_bytes()).unwrap();
             let host = e.host().expect("hosting");
-            if host.referee.result().is_some() {
+            if host.referee().result().is_some() {
                 break;
             }
             let truth = host.truth().board().clone();
-            let view = host.referee.view(human).clone();
+            let view = host.referee().view(human).clone();
             let hidden: Vec<String> = truth
                 .points()
                 .filter(|&p| truth.color_at(p).is_some() && view.at(p).is_none())

@@ -11,6 +11,7 @@ use crate::phantom::host::Host;
 use crate::phantom::options::Options;
 use crate::phantom::player::{self, Player};
 use crate::phantom::referee::Referee;
+use crate::phantom::table::TableError;
 use crate::phantom::{Kind, seat_color};
 use crate::vertex::color_name;
 
@@ -83,7 +84,7 @@ impl Engine {
             Role::Go(_) => None,
             Role::Referee { referee, .. } => Some(referee.kind),
             Role::Player { player, .. } => Some(player.kind),
-            Role::Host(host) => Some(host.referee.kind),
+            Role::Host(host) => Some(host.referee().kind),
         }
     }
 
@@ -109,7 +110,7 @@ impl Engine {
             Role::Go(_) => None,
             Role::Referee { referee, .. } => Some(&referee.options),
             Role::Player { player, .. } => Some(&player.options),
-            Role::Host(host) => Some(&host.referee.options),
+            Role::Host(host) => Some(&host.referee().options),
         }
     }
 
@@ -176,7 +177,10 @@ impl Engine {
         };
         let mut host = h.clone();
         host.human_try(mv, &settings, &self.stop)
-            .map_err(|why| EngineError::IllegalStone(why.to_string()))?;
+            .map_err(|why| match why {
+                TableError::Referee(e) => EngineError::IllegalStone(e.to_string()),
+                seat => EngineError::Phantom(seat.to_string()),
+            })?;
         *h = host;
         Ok(())
     }

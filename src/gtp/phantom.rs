@@ -133,7 +133,7 @@ pub(super) fn phantom_heard(e: &mut Engine, a: &[&str]) -> Reply {
 
 pub(super) fn rules_game_id(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 0)?;
-    Ok(match host(e)?.referee.kind {
+    Ok(match host(e)?.referee().kind {
         Kind::Go => "Phantomgo",
         Kind::Rengo => "Phantomrengo",
     }
@@ -171,7 +171,7 @@ pub(super) fn rules_board(e: &mut Engine, a: &[&str]) -> Reply {
 pub(super) fn rules_legal_moves(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 0)?;
     let h = host(e)?;
-    if h.referee.to_move().is_none() {
+    if h.referee().to_move().is_none() {
         return Ok(String::new());
     }
     let view = h.shown().board();
@@ -201,7 +201,7 @@ pub(super) fn rules_captured_count(e: &mut Engine, a: &[&str]) -> Reply {
 
 pub(super) fn rules_final_result(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 0)?;
-    Ok(match host(e)?.referee.result() {
+    Ok(match host(e)?.referee().result() {
         Some(r) => format!("{r} (the board now shows the true game)"),
         None => "the phantom game is not over".into(),
     })

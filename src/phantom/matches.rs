@@ -17,6 +17,7 @@
 use super::announcement::Announcement;
 use super::options::Options;
 use super::referee::Referee;
+use super::table::{Event, Seat, Table, TableError, Turn};
 use super::{Kind, TRIES_PER_TURN, seat_color};
 use crate::board::{Board, Color, Point};
 use crate::client::Client;
@@ -111,8 +112,8 @@ impl SeatEngine {
     }
 }
 
-/// One seat during a game.
-struct Seat {
+/// One seat during a game: a GTP program.
+struct Program {
     number: usize,
     client: SeatEngine,
     /// Whether the engine plays phantom games itself (lists `phantom-seat`).
@@ -127,13 +128,13 @@ fn same_stones(a: &Board, b: &Board) -> bool {
     a.points().all(|p| a.color_at(p) == b.color_at(p))
 }
 
-impl Seat {
+impl Program {
     fn start(
         number: usize,
         command: &str,
         config: &MatchConfig,
         kind: Kind,
-    ) -> Result<Seat, String> {
+    ) -> Result<Program, String> {
         let mut client = SeatEngine::start(command)?;
         let aware = client.must("known_command phantom-seat")? == "true";
         client.must(&format!("boardsize {}", config.size))?;
@@ -152,7 +153,7 @@ impl Seat {
                 client.must(&format!("phantom-option {name} {value}"))?;
             }
         }
-        Ok(Seat {
+        Ok(Program {
             number,
             client,
             aware,
@@ -203,6 +204,72 @@ impl Seat {
     }
 }
 
+impl Seat for Program {
+    fn number(&self) -> usize {
+        self.number
+    }
+
+    /// Asks the program for its try (`genmove`), timed; a plain engine's
+    /// stone stands on its own board, which the mirror follows.
+    fn turn(&mut self) -> Result<Turn, String> {
+        let color = seat_color(self.number);
+        let start = Instant::now();
+        let reply = self.client.send(&format!("genmove {}", color_name(color)));
+        self.seconds += start.elapsed().as_secs_f64();
+        self.moves += 1;
+        let answer = reply??;
+        if answer.eq_ignore_ascii_case("resign") {
+            return Ok(Turn::Resign);
+        }
+        let mv = parse_vertex(&answer, self.mirror.size())
+            .map_err(|e| format!("genmove answered {answer:?}: {e}"))?;
+        if !self.aware
+            && let Some(p) = mv
+            && self.mirror.color_at(p).is_none()
+        {
+            self.mirror.place(color, p);
+        }
+        Ok(Turn::Try(mv))
+    }
+
+    /// A phantom-aware engine hears the announcement's lines for it and
+    /// gets the stone its board shows; a plain engine's board is brought
+    /// to its view.
+    fn tell(
+        &mut self,
+        referee: &Referee,
+        announcement: &Announcement,
+        trier: usize,
+        mv: Option<Point>,
+    ) -> Result<(), String> {
+        let (t, size) = (self.number, self.mirror.size());
+        if !self.aware {
+            if referee.to_move().is_some() {
+                self.sync(&referee.view(t).board())?;
+            }
+            return Ok(());
+        }
+        let Some(heard) = referee.heard_by(announcement, trier, t) else {
+            return Ok(());
+        };
+        for line in heard.lines(size) {
+            self.client.must(&format!("phantom-heard {trier} {line}"))?;
+        }
+        // A board-mate's accepted stone, or the stone its refused try
+        // revealed, shows on this seat's board (an accepted one after the
+        // captures it made are cleared, or it would look like a suicide
+        // there).
+        if let Some((c, p)) = referee.shown_stone(announcement, trier, t, mv) {
+            self.client.must(&format!(
+                "play {} {}",
+                color_name(c),
+                vertex_name(Some(p), size)
+            ))?;
+        }
+        Ok(())
+    }
+}
+
 /// Plays one game; the seats' programs are `commands` (seat order).
 fn play_game(
     number: usize,
@@ -215,9 +282,10 @@ fn play_game(
     } else {
         Kind::Go
     };
-    let mut game = Game::new(config.size, config.rules, config.komi);
+    let game = Game::new(config.size, config.rules, config.komi);
     let mut referee = Referee::new(kind, config.options, &game);
     referee.seed = crate::random::nth_seed(config.seed, number as u64);
+    let mut table = Table::new(referee, game);
     let mut notes: Vec<String> = Vec::new();
     let mut pending_note = String::new();
     let mut record = GameRecord {
@@ -229,10 +297,10 @@ fn play_game(
         colour_moves: [0; 2],
         error: None,
     };
-    let mut seats: Vec<Seat> = Vec::new();
+    let mut programs: Vec<Program> = Vec::new();
     for (i, command) in commands.iter().enumerate() {
-        match Seat::start(i + 1, command, config, kind) {
-            Ok(s) => seats.push(s),
+        match Program::start(i + 1, command, config, kind) {
+            Ok(s) => programs.push(s),
             Err(e) => {
                 let c = seat_color(i + 1);
                 record.result = forfeit(c);
@@ -242,75 +310,37 @@ fn play_game(
         }
     }
     let size = config.size;
-    let mut tries_this_turn = 0;
-    while let Some(s) = referee.to_move() {
-        let color = seat_color(s);
-        let seat = &mut seats[s - 1];
-        // Ask for a try, unless this turn has seen too many refused.
-        let mv = if tries_this_turn >= TRIES_PER_TURN {
+    let mut seats: Vec<&mut dyn Seat> = programs.iter_mut().map(|p| p as &mut dyn Seat).collect();
+    let mut log = |event: Event| match event {
+        Event::Tried {
+            seat,
+            mv,
+            announcement,
+        } => {
             pending_note.push_str(&format!(
-                "seat {s}: {TRIES_PER_TURN} illegal tries, passes\n"
+                "seat {seat} tries {}: {}\n",
+                vertex_name(mv, size),
+                announcement.lines(size).join(", ")
             ));
-            Ok(None)
-        } else {
-            let start = Instant::now();
-            let reply = seat.client.send(&format!("genmove {}", color_name(color)));
-            seat.seconds += start.elapsed().as_secs_f64();
-            seat.moves += 1;
-            match reply {
-                Err(e) | Ok(Err(e)) => Err(e),
-                Ok(Ok(answer)) if answer.eq_ignore_ascii_case("resign") => {
-                    referee.end_with(format!("{}+Resign", color.opponent().letter()));
-                    pending_note.push_str(&format!("seat {s} resigns\n"));
-                    break;
-                }
-                Ok(Ok(answer)) => parse_vertex(&answer, size)
-                    .map_err(|e| format!("genmove answered {answer:?}: {e}")),
+            if !announcement.outcome.is_illegal() {
+                record.moves += 1;
+                notes.push(std::mem::take(&mut pending_note));
             }
-        };
-        let mv = match mv {
-            Ok(mv) => mv,
-            Err(e) => {
-                record.error = Some(format!("seat {s}: {e}"));
-                referee.end_with(forfeit(color));
-                break;
-            }
-        };
-        if !seat.aware
-            && let Some(p) = mv
-            && seat.mirror.color_at(p).is_none()
-        {
-            seat.mirror.place(color, p);
         }
-        let announcement = match referee.try_move(&mut game, s, mv) {
-            Ok(a) => a,
-            Err(e) => {
-                record.error = Some(format!("referee: {e}"));
-                break;
-            }
-        };
-        pending_note.push_str(&format!(
-            "seat {s} tries {}: {}\n",
-            vertex_name(mv, size),
-            announcement.lines(size).join(", ")
-        ));
-        if announcement.outcome.is_illegal() {
-            tries_this_turn += 1;
-        } else {
-            tries_this_turn = 0;
-            record.moves += 1;
-            notes.push(std::mem::take(&mut pending_note));
+        Event::ForcedPass { seat } => pending_note.push_str(&format!(
+            "seat {seat}: {TRIES_PER_TURN} illegal tries, passes\n"
+        )),
+        Event::Resigned { seat } => pending_note.push_str(&format!("seat {seat} resigns\n")),
+    };
+    let outcome = table.run(&mut seats, &mut log);
+    drop(seats);
+    match outcome {
+        Ok(_) => {}
+        Err(e @ TableError::Seat { seat, .. }) => {
+            record.error = Some(e.to_string());
+            table.referee.end_with(forfeit(seat_color(seat)));
         }
-        if let Err(e) = tell_seats(&mut seats, &referee, &announcement, s, mv, size) {
-            record.error = Some(e.clone());
-            let failed = e
-                .strip_prefix("seat ")
-                .and_then(|r| r.split(':').next())
-                .and_then(|n| n.parse::<usize>().ok())
-                .unwrap_or(s);
-            referee.end_with(forfeit(seat_color(failed)));
-            break;
-        }
+        Err(e @ TableError::Referee(_)) => record.error = Some(e.to_string()),
     }
     if !pending_note.is_empty() {
         if let Some(last) = notes.last_mut() {
@@ -319,8 +349,9 @@ fn play_game(
             notes.push(pending_note);
         }
     }
+    let Table { referee, truth, .. } = table;
     record.result = referee.result().unwrap_or("Void").to_string();
-    for seat in &seats {
+    for seat in &programs {
         let c = seat_color(seat.number).index();
         record.seconds[c] += seat.seconds;
         record.colour_moves[c] += seat.moves;
@@ -337,7 +368,7 @@ fn play_game(
                 .collect::<Vec<_>>()
                 .join("\n")
         );
-        let text = crate::sgf::write_annotated(&game, Some(&record.result), &root_note, &notes);
+        let text = crate::sgf::write_annotated(&truth, Some(&record.result), &root_note, &notes);
         let _ = std::fs::write(dir.join(format!("game-{number}.sgf")), text);
         for seat in 1..=kind.seats() {
             let mut view = Game::new(size, config.rules, config.komi);
@@ -356,47 +387,6 @@ fn play_game(
 
 fn forfeit(loser: Color) -> String {
     format!("{}+Forfeit", loser.opponent().letter())
-}
-
-/// Tells every seat what it learns of seat `s`'s try.
-fn tell_seats(
-    seats: &mut [Seat],
-    referee: &Referee,
-    announcement: &Announcement,
-    s: usize,
-    mv: Option<Point>,
-    size: usize,
-) -> Result<(), String> {
-    for seat in seats.iter_mut() {
-        let t = seat.number;
-        let fail = |e: String| format!("seat {t}: {e}");
-        if seat.aware {
-            let Some(heard) = referee.heard_by(announcement, s, t) else {
-                continue;
-            };
-            for line in heard.lines(size) {
-                seat.client
-                    .must(&format!("phantom-heard {s} {line}"))
-                    .map_err(fail)?;
-            }
-            // A board-mate's accepted stone, or the stone its refused try
-            // revealed, shows on this seat's board (an accepted one after
-            // the captures it made are cleared, or it would look like a
-            // suicide there).
-            if let Some((c, p)) = referee.shown_stone(announcement, s, t, mv) {
-                seat.client
-                    .must(&format!(
-                        "play {} {}",
-                        color_name(c),
-                        vertex_name(Some(p), size)
-                    ))
-                    .map_err(fail)?;
-            }
-        } else if referee.to_move().is_some() {
-            seat.sync(&referee.view(t).board()).map_err(fail)?;
-        }
-    }
-    Ok(())
 }
 
 /// Plays the match, printing a line per game and a summary; writes the

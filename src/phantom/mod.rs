@@ -20,6 +20,7 @@ pub mod options;
 pub mod player;
 pub mod probe;
 pub mod referee;
+pub mod table;
 pub mod view;
 
 use crate::board::Color;
