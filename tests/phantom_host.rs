@@ -154,6 +154,8 @@ fn no_reading_command_reveals_a_hidden_stone() {
             }
             let pick = &legal[rng.random_range(0..legal.len())];
             execute(&mut e, format!("play {me} {pick}").as_bytes()).unwrap();
+            // The try is judged when something reads the game.
+            e.catch_up();
             let host = e.host().expect("hosting");
             if host.referee().result().is_some() {
                 break;
@@ -219,4 +221,80 @@ fn no_reading_command_reveals_a_hidden_stone() {
     }
     println!("{answers} answers checked");
     assert!(answers > 1000, "{answers} answers checked");
+}
+
+/// GoGui's ruler clears the board and replays the whole move list after
+/// every move: replayed tries are answered from the record (the game does
+/// not change), a new try after them is judged, and a different try where
+/// the replay stopped starts a branch from there.
+#[test]
+fn replays_are_answered_from_the_record() {
+    let args = [
+        "--size",
+        "9",
+        "--phantom-human",
+        "2",
+        "--playouts",
+        "100",
+        "--seed",
+        "3",
+    ];
+    let mut e = host(&args);
+    let first = |e: &mut Engine| {
+        e.ok("gogui-rules_legal_moves")
+            .split(' ')
+            .find(|v| *v != "pass")
+            .unwrap()
+            .to_string()
+    };
+    let a = first(&mut e);
+    e.ok(&format!("play w {a}"));
+    let after_a = (e.ok("gogui-rules_board"), e.ok("gogui-rules_board_gfx"));
+    let b = first(&mut e);
+    e.ok(&format!("play w {b}"));
+    let after_b = (e.ok("gogui-rules_board"), e.ok("gogui-rules_board_gfx"));
+    // The replay: the same boards at each step, nothing tried anew.
+    for _ in 0..3 {
+        e.ok("clear_board");
+        e.ok(&format!("play w {a}"));
+        assert_eq!(
+            (e.ok("gogui-rules_board"), e.ok("gogui-rules_board_gfx")),
+            after_a
+        );
+        e.ok(&format!("play w {b}"));
+        assert_eq!(
+            (e.ok("gogui-rules_board"), e.ok("gogui-rules_board_gfx")),
+            after_b
+        );
+    }
+    // A program that only sends moves (GoGui's, beside its ruler) plays the
+    // same game, judged when it is read.
+    let mut program = host(&args);
+    program.ok(&format!("play w {a}"));
+    program.ok(&format!("play w {b}"));
+    assert_eq!(program.ok("gogui-rules_board"), after_b.0);
+    assert!(program.finish().success());
+    // A new try after the replay is judged; a branch where the replay
+    // stopped replaces what followed.
+    let c = first(&mut e);
+    e.ok(&format!("play w {c}"));
+    assert!(
+        e.ok("gogui-rules_board_gfx")
+            .contains(&format!("seat 2) {c}"))
+    );
+    e.ok("clear_board");
+    e.ok(&format!("play w {a}"));
+    let other = e
+        .ok("gogui-rules_legal_moves")
+        .split(' ')
+        .find(|v| *v != "pass" && *v != b)
+        .unwrap()
+        .to_string();
+    e.ok(&format!("play w {other}"));
+    assert!(
+        e.ok("gogui-rules_board_gfx")
+            .contains(&format!("seat 2) {other}"))
+    );
+    assert_eq!(e.ok(&format!("color {b}")), "empty");
+    assert!(e.finish().success());
 }

@@ -13,11 +13,13 @@
 
 mod config;
 mod error;
+mod hosting;
 mod phantom;
 mod role;
 
 pub use config::Config;
 pub use error::EngineError;
+pub use hosting::Hosting;
 pub use role::{Refusal, Role, Touch};
 
 use crate::board::{Color, Point};
@@ -91,8 +93,16 @@ impl Engine {
     }
 
     /// Starts a new game on an empty board (of `size`, or the same): a
-    /// phantom game ends, except when hosting, where the next one starts.
+    /// phantom game ends. When hosting, a board of the same size goes back
+    /// to the hosted game's start (the person's tries replayed next are
+    /// answered from the record); another size starts the next game.
     pub fn new_game(&mut self, size: Option<usize>) {
+        if let Role::Host(hosting) = &mut self.role
+            && size.is_none_or(|n| n == hosting.first().truth().size())
+        {
+            hosting.rewind();
+            return;
+        }
         let game = self.role.game();
         let game = match size {
             Some(n) => game.resized(n),
@@ -140,8 +150,8 @@ impl Engine {
             Role::Go(game) => change(game),
             Role::Referee { truth, .. } => change(truth),
             Role::Player { view, .. } => change(view),
-            Role::Host(host) => {
-                let mut game = host.start_position();
+            Role::Host(hosting) => {
+                let mut game = hosting.first().start_position();
                 change(&mut game);
                 self.start(game);
             }

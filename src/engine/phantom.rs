@@ -3,6 +3,7 @@
 //! announcement. The role owns the games; these methods move it from one
 //! state to the next, all or nothing.
 
+use super::hosting::Hosting;
 use super::role::{Refusal, Role};
 use super::{Engine, EngineError};
 use crate::board::{Color, Point};
@@ -11,22 +12,19 @@ use crate::phantom::host::Host;
 use crate::phantom::options::Options;
 use crate::phantom::player::{self, Player};
 use crate::phantom::referee::Referee;
-use crate::phantom::table::TableError;
 use crate::phantom::{Kind, seat_color};
+use crate::search::Budget;
 use crate::vertex::color_name;
 
 impl Engine {
     /// The search settings of a phantom seat's choice for `color`.
     fn player_settings(&mut self, color: Color) -> player::Settings {
         let budget = Self::choosing(&self.config, self.move_budget(color)).playout_budget();
-        player::Settings {
-            mode: self.config.phantom_mode,
-            policy: self.config.phantom_policy,
+        seat_settings(
+            &self.config,
             budget,
-            seed: self.chooser.next_seed(self.config.seed),
-            max_nodes: self.config.max_nodes,
-            patterns: self.config.patterns,
-        }
+            self.chooser.next_seed(self.config.seed),
+        )
     }
 
     /// Phantom games roll no dice.
@@ -75,7 +73,7 @@ impl Engine {
         let mut host = Host::new(kind, options, human, game, self.config.seed);
         let settings = self.player_settings(seat_color(human).opponent());
         host.play_others(&settings, &self.stop);
-        self.role = Role::Host(Box::new(host));
+        self.role = Role::Host(Box::new(Hosting::new(host)));
     }
 
     /// The kind of the phantom game in any phantom role.
@@ -84,7 +82,7 @@ impl Engine {
             Role::Go(_) => None,
             Role::Referee { referee, .. } => Some(referee.kind),
             Role::Player { player, .. } => Some(player.kind),
-            Role::Host(host) => Some(host.referee().kind),
+            Role::Host(hosting) => Some(hosting.current().referee().kind),
         }
     }
 
@@ -99,7 +97,7 @@ impl Engine {
     /// The hosted game, when hosting.
     pub fn host(&self) -> Option<&Host> {
         match &self.role {
-            Role::Host(host) => Some(host),
+            Role::Host(hosting) => Some(hosting.current()),
             _ => None,
         }
     }
@@ -110,7 +108,7 @@ impl Engine {
             Role::Go(_) => None,
             Role::Referee { referee, .. } => Some(&referee.options),
             Role::Player { player, .. } => Some(&player.options),
-            Role::Host(host) => Some(&host.referee().options),
+            Role::Host(hosting) => Some(&hosting.current().referee().options),
         }
     }
 
@@ -125,11 +123,11 @@ impl Engine {
         match &mut self.role {
             Role::Referee { referee, .. } => referee.options = options,
             Role::Player { player, .. } => player.options = options,
-            Role::Host(host) => {
+            Role::Host(hosting) => {
                 if let Some((_, _, o)) = &mut self.config.phantom_host {
                     *o = options;
                 }
-                let start = host.start_position();
+                let start = hosting.first().start_position();
                 self.start(start);
             }
             Role::Go(_) => {}
@@ -155,34 +153,39 @@ impl Engine {
         Ok(announcement)
     }
 
-    /// The person's try when hosting (an illegal try is no error: it is
-    /// announced, and the person tries again).
+    /// The person's try when hosting: recorded, and judged when something
+    /// reads the game (an illegal try is no error: it is announced, and the
+    /// person tries again).
     pub(super) fn person_tries(
         &mut self,
         color: Color,
         mv: Option<Point>,
     ) -> Result<(), EngineError> {
-        let Some(h) = self.host() else {
+        let Role::Host(hosting) = &mut self.role else {
             return Err(Refusal::NotHosting.into());
         };
-        if color != h.human_color() {
-            return Err(EngineError::IllegalStone(format!(
-                "the person plays seat {} only",
-                h.human
-            )));
+        hosting.play(color, mv).map_err(EngineError::IllegalStone)
+    }
+
+    /// When hosting, judges the person's tries not judged yet, kosumi's
+    /// seats answering each.
+    pub fn catch_up(&mut self) {
+        let Role::Host(hosting) = &self.role else {
+            return;
+        };
+        if hosting.caught_up() {
+            return;
         }
-        let settings = self.player_settings(color.opponent());
-        let Role::Host(h) = &mut self.role else {
+        let color = hosting.current().human_color().opponent();
+        let budget = Self::choosing(&self.config, self.move_budget(color)).playout_budget();
+        let (config, chooser, stop) = (&self.config, &mut self.chooser, &self.stop);
+        let Role::Host(hosting) = &mut self.role else {
             unreachable!("hosting")
         };
-        let mut host = h.clone();
-        host.human_try(mv, &settings, &self.stop)
-            .map_err(|why| match why {
-                TableError::Referee(e) => EngineError::IllegalStone(e.to_string()),
-                seat => EngineError::Phantom(seat.to_string()),
-            })?;
-        *h = host;
-        Ok(())
+        hosting.catch_up(
+            || seat_settings(config, budget, chooser.next_seed(config.seed)),
+            stop,
+        );
     }
 
     /// A stone a phantom player learns of (a board-mate's move, or a stone
@@ -256,5 +259,17 @@ impl Engine {
             Some(p) => crate::search::Decision::Play(p),
             None => crate::search::Decision::Pass,
         })
+    }
+}
+
+/// A phantom seat's search settings under `config`, for one choice.
+fn seat_settings(config: &super::Config, budget: Budget, seed: u64) -> player::Settings {
+    player::Settings {
+        mode: config.phantom_mode,
+        policy: config.phantom_policy,
+        budget,
+        seed,
+        max_nodes: config.max_nodes,
+        patterns: config.patterns,
     }
 }

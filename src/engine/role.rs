@@ -5,8 +5,8 @@
 //! Every command says in the command table what it [`Touch`]es, and the
 //! dispatcher asks [`Role::permits`] once before running it.
 
+use super::hosting::Hosting;
 use crate::game::Game;
-use crate::phantom::host::Host;
 use crate::phantom::player::Player;
 use crate::phantom::referee::Referee;
 use std::fmt;
@@ -22,7 +22,7 @@ pub enum Role {
     Player { player: Player, view: Game },
     /// Hosting a phantom game for a person at one seat: kosumi referees and
     /// plays the other seats; the person is shown their seat's view only.
-    Host(Box<Host>),
+    Host(Box<Hosting>),
 }
 
 /// What a command touches: the command table gives one per command.
@@ -60,6 +60,9 @@ pub enum Touch {
     PhantomOptions,
     /// GoGui's ruler interface to a hosted phantom game.
     Hosts,
+    /// GoGui's ruler commands that describe the hosted game without
+    /// reading its position (its name, its board size).
+    Describes,
 }
 
 /// Why a role refuses a command: the GTP error's text.
@@ -119,7 +122,7 @@ impl Role {
             Role::Go(game) => game,
             Role::Referee { truth, .. } => truth,
             Role::Player { view, .. } => view,
-            Role::Host(host) => host.truth(),
+            Role::Host(hosting) => hosting.current().truth(),
         }
     }
 
@@ -127,7 +130,7 @@ impl Role {
     /// hosting, the role's game otherwise.
     pub fn shown(&self) -> &Game {
         match self {
-            Role::Host(host) => host.shown(),
+            Role::Host(hosting) => hosting.current().shown(),
             other => other.game(),
         }
     }
@@ -139,7 +142,7 @@ impl Role {
             Role::Go(_) => false,
             Role::Referee { referee, .. } => referee.tries() > 0,
             Role::Player { player, .. } => player.has_begun(),
-            Role::Host(host) => host.person_tried(),
+            Role::Host(hosting) => hosting.person_tried(),
         }
     }
 
@@ -151,7 +154,7 @@ impl Role {
                 Referees => Some(Refusal::NoReferee),
                 Hears => Some(Refusal::NoPlayer),
                 PhantomOptions => Some(Refusal::NoPhantomGame),
-                Hosts => Some(Refusal::NotHosting),
+                Hosts | Describes => Some(Refusal::NotHosting),
                 _ => None,
             },
             Role::Referee { .. } => match touch {
@@ -161,7 +164,7 @@ impl Role {
                 Settles if !self.phantom_begun() => None,
                 Settles => Some(Refusal::Begun),
                 Hears => Some(Refusal::NoPlayer),
-                Hosts => Some(Refusal::NotHosting),
+                Hosts | Describes => Some(Refusal::NotHosting),
                 Searches | Moves | Chooses | Edits | TakesSeat => Some(Refusal::Refereed),
             },
             Role::Player { .. } => match touch {
@@ -169,11 +172,11 @@ impl Role {
                 Settles if !self.phantom_begun() => None,
                 Settles => Some(Refusal::Begun),
                 Referees => Some(Refusal::NotReferee),
-                Hosts => Some(Refusal::NotHosting),
+                Hosts | Describes => Some(Refusal::NotHosting),
                 Counts | Searches | Edits | StartsReferee | TakesSeat => Some(Refusal::Playing),
             },
             Role::Host(_) => match touch {
-                Nothing | Reads | Moves | Restarts | Hosts => None,
+                Nothing | Reads | Moves | Restarts | Hosts | Describes => None,
                 // Settings restart the hosted game, until the person tries.
                 Settles | PhantomOptions if !self.phantom_begun() => None,
                 Settles | PhantomOptions => Some(Refusal::Begun),
@@ -184,6 +187,15 @@ impl Role {
         refused.map_or(Ok(()), Err)
     }
 
+    /// Whether a command touching `touch` reads the game's position (a
+    /// hosted game judges the person's pending tries first).
+    pub fn reads_position(touch: Touch) -> bool {
+        !matches!(
+            touch,
+            Touch::Nothing | Touch::Moves | Touch::Restarts | Touch::Describes
+        )
+    }
+
     /// Whether `list_commands` lists a command touching `touch`: every
     /// command the engine knows, except GoGui's ruler commands outside
     /// hosting (GoGui takes a program that lists them for the ruler of
@@ -191,7 +203,7 @@ impl Role {
     pub fn lists(&self, touch: Touch) -> bool {
         match self {
             Role::Host(_) => self.permits(touch).is_ok(),
-            _ => touch != Touch::Hosts,
+            _ => !matches!(touch, Touch::Hosts | Touch::Describes),
         }
     }
 }

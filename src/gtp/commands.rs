@@ -134,14 +134,15 @@ pub static COMMANDS: &[Command] = table! {
     "phantom-seat" TakesSeat text phantom::phantom_seat,
     "phantom-heard" Hears text phantom::phantom_heard,
     // GoGui's ruler interface, while hosting a phantom game for a person
-    "gogui-rules_game_id" Hosts text phantom::rules_game_id,
+    "gogui-rules_game_id" Describes text phantom::rules_game_id,
     "gogui-rules_board" Hosts text phantom::rules_board,
-    "gogui-rules_board_size" Hosts text phantom::rules_board_size,
+    "gogui-rules_board_size" Describes text phantom::rules_board_size,
     "gogui-rules_legal_moves" Hosts text phantom::rules_legal_moves,
     "gogui-rules_side_to_move" Hosts text phantom::rules_side_to_move,
     "gogui-rules_captured_count" Hosts text phantom::rules_captured_count,
     "gogui-rules_final_result" Hosts text phantom::rules_final_result,
     "gogui-rules_board_gfx" Hosts text phantom::rules_board_gfx,
+    "kosumi-phantom_log" Hosts text phantom::announcements,
 };
 
 /// The command a GoGui analyze entry runs (its third field's first word).
@@ -194,6 +195,7 @@ pspairs/Search: candidates (visits)/kosumi-candidates %m
 var/Search: principal variation/kosumi-pv %m
 string/Search: evaluation/kosumi-evaluation %m
 RULES PRESETS
+string/Phantom: everything you heard/kosumi-phantom_log
 plist/Dice: allowed moves/aleago-allowed %m
 gfx/Dice: rolled line/aleago-gfx %m
 string/Dice: roll for the side to move/aleago-roll %m

@@ -9,7 +9,7 @@ use super::error::GtpError;
 use super::input::MAX_LINE;
 use super::parse::{self, preprocess};
 use super::reply::{Answer, format_response};
-use crate::engine::Engine;
+use crate::engine::{Engine, Role};
 
 /// What the dispatcher makes of a command line.
 pub enum Response {
@@ -70,6 +70,9 @@ pub fn dispatch(engine: &mut Engine, raw: &[u8]) -> Option<Response> {
                     engine
                         .permits(c.touch)
                         .map_err(|refusal| GtpError(refusal.to_string()))?;
+                    if Role::reads_position(c.touch) {
+                        engine.catch_up();
+                    }
                     (c.run)(engine, &cmd.args)
                 }))
                 .unwrap_or_else(|_| Err(GtpError("internal error".into()))),

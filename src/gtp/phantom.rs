@@ -207,6 +207,26 @@ pub(super) fn rules_final_result(e: &mut Engine, a: &[&str]) -> Reply {
     })
 }
 
+/// Everything the person heard in the hosted game, a line each (numbered),
+/// and the result once the game is over.
+pub(super) fn announcements(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 0)?;
+    let h = host(e)?;
+    let mut lines: Vec<String> = h
+        .history()
+        .iter()
+        .enumerate()
+        .map(|(i, line)| format!("{}. {line}", i + 1))
+        .collect();
+    if let Some(result) = h.referee().result() {
+        lines.push(format!("Result: {result}"));
+    }
+    if lines.is_empty() {
+        lines.push("nothing heard yet".into());
+    }
+    Ok(lines.join("\n"))
+}
+
 /// What the person heard since their last try, as GoGui text, their
 /// refused points marked and the captured points labelled `x`.
 pub(super) fn rules_board_gfx(e: &mut Engine, a: &[&str]) -> Reply {

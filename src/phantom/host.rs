@@ -96,6 +96,8 @@ struct Person {
     heard: Vec<String>,
     /// The captured points the person was told of since their last try.
     captured: Vec<Point>,
+    /// Everything the person heard in the game, a line each.
+    history: Vec<String>,
 }
 
 impl Seat for Person {
@@ -136,8 +138,9 @@ impl Seat for Person {
             (true, Some(p)) => format!("{who} {}", vertex_name(Some(p), size)),
             _ => who,
         };
-        self.heard
-            .push(format!("{what}: {}", heard.lines(size).join(", ")));
+        let line = format!("{what}: {}", heard.lines(size).join(", "));
+        self.history.push(line.clone());
+        self.heard.push(line);
         Ok(())
     }
 }
@@ -240,6 +243,11 @@ impl Host {
 
     pub fn refused(&self) -> &[Point] {
         &self.person.refused
+    }
+
+    /// Everything the person heard in the game, a line each, oldest first.
+    pub fn history(&self) -> &[String] {
+        &self.person.history
     }
 
     /// The captured points the person was told of since their last try.

@@ -1,0 +1,120 @@
+//! A hosted phantom game as a controller drives it: the person's tries in
+//! the order `play` sent them, and the hosted game after each. GoGui's
+//! ruler clears the board and replays the whole move list after every
+//! move; a replayed try is answered from the record at no cost, and only a
+//! new try reaches the referee. A try that differs from the record where
+//! the controller has rewound (a variation in GoGui's tree) starts a branch
+//! there. Tries are judged when something reads the game, so that a
+//! controller that only sends moves (GoGui's program, beside its ruler)
+//! costs nothing.
+
+use crate::board::{Color, Point};
+use crate::phantom::host::Host;
+use crate::phantom::player;
+use crate::phantom::table::TableError;
+use std::sync::atomic::AtomicBool;
+
+#[derive(Clone)]
+pub struct Hosting {
+    /// The hosted game before any of the person's tries, then after each
+    /// one judged so far.
+    states: Vec<Host>,
+    /// The person's tries as `play` sent them; `states[k + 1]` follows
+    /// `tries[k]`.
+    tries: Vec<(Color, Option<Point>)>,
+    /// The tries the controller has sent since it last cleared the board.
+    cursor: usize,
+}
+
+impl Hosting {
+    /// Hosting from `start` (kosumi's seats have tried up to the person's
+    /// turn).
+    pub fn new(start: Host) -> Hosting {
+        Hosting {
+            states: vec![start],
+            tries: Vec::new(),
+            cursor: 0,
+        }
+    }
+
+    /// The hosted game at the controller's position (its last judged state
+    /// up to there).
+    pub fn current(&self) -> &Host {
+        &self.states[self.cursor.min(self.states.len() - 1)]
+    }
+
+    /// The game before the person's first try.
+    pub fn first(&self) -> &Host {
+        &self.states[0]
+    }
+
+    /// Whether the person has tried yet.
+    pub fn person_tried(&self) -> bool {
+        !self.tries.is_empty()
+    }
+
+    /// The controller cleared the board: the tries it sends next are
+    /// replayed from the record.
+    pub fn rewind(&mut self) {
+        self.cursor = 0;
+    }
+
+    /// Whether the tries up to the controller's position are all judged.
+    pub fn caught_up(&self) -> bool {
+        self.states.len() > self.cursor
+    }
+
+    /// The person's try by `play`: a replay of the record, or a new try
+    /// (judged later, by [`Hosting::catch_up`]). Refused at once where the
+    /// game before it is known: not the person's colour, the game over, or
+    /// a point their board shows a stone on.
+    pub fn play(&mut self, color: Color, mv: Option<Point>) -> Result<(), String> {
+        let host = self.current();
+        if color != host.human_color() {
+            return Err(format!("the person plays seat {} only", host.human));
+        }
+        if self.tries.get(self.cursor) == Some(&(color, mv)) {
+            self.cursor += 1;
+            return Ok(());
+        }
+        if self.caught_up() {
+            if host.referee().result().is_some() {
+                return Err("the phantom game is over".into());
+            }
+            if let Some(p) = mv
+                && host.shown().board().color_at(p).is_some()
+            {
+                return Err("your board shows a stone there".into());
+            }
+        }
+        self.tries.truncate(self.cursor);
+        self.states.truncate(self.cursor + 1);
+        self.tries.push((color, mv));
+        self.cursor += 1;
+        Ok(())
+    }
+
+    /// Judges the tries up to the controller's position that are not judged
+    /// yet, kosumi's seats answering each. A try the referee refuses (the
+    /// game over, not the person's turn) is dropped with those after it.
+    pub fn catch_up(&mut self, mut settings: impl FnMut() -> player::Settings, stop: &AtomicBool) {
+        while self.states.len() <= self.cursor {
+            let k = self.states.len() - 1;
+            let (_, mv) = self.tries[k];
+            let mut next = self.states[k].clone();
+            match next.human_try(mv, &settings(), stop) {
+                Ok(_) => self.states.push(next),
+                Err(TableError::Referee(e)) => {
+                    log::warn!("phantom host: the person's try {k} is refused: {e}");
+                    self.tries.truncate(k);
+                    self.cursor = k;
+                }
+                Err(e) => {
+                    log::warn!("phantom host: {e}");
+                    self.tries.truncate(k);
+                    self.cursor = k;
+                }
+            }
+        }
+    }
+}
