@@ -298,3 +298,67 @@ fn replays_are_answered_from_the_record() {
     assert_eq!(e.ok(&format!("color {b}")), "empty");
     assert!(e.finish().success());
 }
+
+/// The stream GoGui's ruler code sends in a 40-click game (recorded, see
+/// the file's header), replayed: every command answered, the person's
+/// board after every command exactly their view, and each click judged
+/// once although GoGui replays the whole game several times per click.
+#[test]
+fn gogui_s_ruler_stream_plays_one_try_per_click() {
+    use kosumi::engine::{Config, Engine};
+    use kosumi::gtp::execute;
+    use kosumi::phantom::{Kind, options::Options};
+    use kosumi::rules::Rules;
+
+    let stream = include_str!("data/gogui_ruler_stream.gtp");
+    let config = Config {
+        playouts: Some(300),
+        seed: 4,
+        phantom_host: Some((2, Kind::Go, Options::preset("seed").unwrap())),
+        ..Config::default()
+    };
+    let mut e = Engine::new(config, Rules::default(), 9, None);
+    e.start_host();
+    let mut clicks = 0;
+    let mut since_clear = 0;
+    let mut refused = 0;
+    let mut previous = "";
+    for line in stream.lines().filter(|l| !l.starts_with('#')) {
+        let reply = execute(&mut e, line.as_bytes()).unwrap_or_default();
+        assert!(!reply.contains("internal error"), "{line}: {reply}");
+        if line.starts_with("clear_board") {
+            since_clear = 0;
+        } else if line.starts_with("play") && line != previous {
+            // (GoGui sends the new move once more after its replay.)
+            since_clear += 1;
+            clicks = clicks.max(since_clear);
+            refused += usize::from(reply.starts_with('?'));
+        }
+        if line.starts_with("play") {
+            previous = line;
+        }
+        e.catch_up();
+        let host = e.host().expect("hosting");
+        if host.referee().result().is_none() {
+            let view = host.referee().view(2);
+            let shown = host.shown().board();
+            assert!(
+                shown.points().all(|p| shown.color_at(p) == view.at(p)),
+                "after {line}"
+            );
+        }
+    }
+    let host = e.host().expect("hosting");
+    let tries = host
+        .history()
+        .iter()
+        .filter(|l| l.starts_with("White (seat 2)"))
+        .count();
+    assert_eq!(clicks, 40);
+    // A click kosumi refused (its choices changed since the recording) is
+    // no try; every other click is exactly one.
+    assert!(
+        tries <= clicks && tries + refused >= clicks,
+        "{tries} tries for {clicks} clicks"
+    );
+}

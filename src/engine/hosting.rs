@@ -4,7 +4,9 @@
 //! move; a replayed try is answered from the record at no cost, and only a
 //! new try reaches the referee. A try that differs from the record where
 //! the controller has rewound (a variation in GoGui's tree) starts a branch
-//! there. Tries are judged when something reads the game, so that a
+//! there. After its replay GoGui sends the new move once more: a `play`
+//! repeating the new try just sent in a replay is the same try. Tries are
+//! judged when something reads the game, so that a
 //! controller that only sends moves (GoGui's program, beside its ruler)
 //! costs nothing.
 
@@ -24,6 +26,11 @@ pub struct Hosting {
     tries: Vec<(Color, Option<Point>)>,
     /// The tries the controller has sent since it last cleared the board.
     cursor: usize,
+    /// Whether the controller has cleared the board since hosting began
+    /// (it replays then).
+    replaying: bool,
+    /// Whether the last `play` was a new try (not a replay).
+    last_was_new: bool,
 }
 
 impl Hosting {
@@ -34,6 +41,8 @@ impl Hosting {
             states: vec![start],
             tries: Vec::new(),
             cursor: 0,
+            replaying: false,
+            last_was_new: false,
         }
     }
 
@@ -57,6 +66,8 @@ impl Hosting {
     /// replayed from the record.
     pub fn rewind(&mut self) {
         self.cursor = 0;
+        self.replaying = true;
+        self.last_was_new = false;
     }
 
     /// Whether the tries up to the controller's position are all judged.
@@ -75,6 +86,16 @@ impl Hosting {
         }
         if self.tries.get(self.cursor) == Some(&(color, mv)) {
             self.cursor += 1;
+            self.last_was_new = false;
+            return Ok(());
+        }
+        // GoGui's ruler, after a move, replays the move list and then sends
+        // the new move once more: the same try, not a second one.
+        if self.replaying
+            && self.last_was_new
+            && self.cursor == self.tries.len()
+            && self.tries.last() == Some(&(color, mv))
+        {
             return Ok(());
         }
         if self.caught_up() {
@@ -91,6 +112,7 @@ impl Hosting {
         self.states.truncate(self.cursor + 1);
         self.tries.push((color, mv));
         self.cursor += 1;
+        self.last_was_new = true;
         Ok(())
     }
 
