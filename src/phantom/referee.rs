@@ -211,7 +211,13 @@ impl Referee {
                 .filter(|&q| before.color_at(q) == Some(c) && after.color_at(q).is_none())
                 .collect()
         };
-        let (captured, suicided) = (removed(color.opponent()), removed(color));
+        let captured = removed(color.opponent());
+        // A suicide (where the rules allow it) takes the tried stone too.
+        let mut suicided = removed(color);
+        if after.color_at(p) != Some(color) {
+            suicided.push(p);
+            suicided.sort_unstable();
+        }
         if self.options.ataris {
             if after.color_at(p) == Some(color) && after.liberties(p) == 1 {
                 items.push(Item::AtariSelf);
@@ -252,10 +258,15 @@ impl Referee {
         debug_assert!(self.views.iter().all(|v| v.is_subset_of(game.board())));
     }
 
+    /// Whether the game ends now: after a pass by every seat in a row
+    /// (`all-pass`, and in Phantom Rengo under every preset: the two
+    /// passes of Go are one by each player of each board), or two passes
+    /// in a row in Phantom Go; with `two-passes-or-tries`, also after four
+    /// tries per point of the board.
     fn ends(&self) -> bool {
-        let passes = match self.options.end {
-            End::AllPass => self.kind.seats(),
-            End::TwoPasses | End::TwoPassesOrTries => 2,
+        let passes = match (self.options.end, self.kind) {
+            (End::AllPass, _) | (_, Kind::Rengo) => self.kind.seats(),
+            (End::TwoPasses | End::TwoPassesOrTries, Kind::Go) => 2,
         };
         let size = self.views[0].size();
         self.passes_in_row >= passes
@@ -439,6 +450,54 @@ mod tests {
         }
         let a = r.try_move(&mut g, 1, pt("E5")).unwrap();
         assert_eq!(r.shown_stone(&a, 1, 2, pt("E5")), None, "olympiad hides it");
+    }
+
+    #[test]
+    fn a_suicide_announces_every_stone_it_takes() {
+        for rules in ["new-zealand", "tromp-taylor"] {
+            let game = Game::new(9, Rules::preset(rules).unwrap(), 7.5);
+            let mut r = Referee::new(Kind::Go, Options::preset("seed").unwrap(), &game);
+            let mut g = game;
+            for (seat, v) in [
+                (1, "A1"),
+                (2, "A2"),
+                (1, "J9"),
+                (2, "B2"),
+                (1, "J8"),
+                (2, "C1"),
+            ] {
+                r.try_move(&mut g, seat, pt(v)).unwrap();
+            }
+            let a = r.try_move(&mut g, 1, pt("B1")).unwrap();
+            assert_eq!(a.outcome, Outcome::Accepted, "{rules}");
+            assert!(
+                a.items.contains(&Item::Captures(
+                    Color::White,
+                    2,
+                    vec![pt("A1").unwrap(), pt("B1").unwrap()]
+                )),
+                "{rules}: {:?}",
+                a.items
+            );
+            assert!(r.view(1).at(pt("A1").unwrap()).is_none());
+        }
+    }
+
+    #[test]
+    fn rengo_ends_when_every_seat_has_passed_under_every_preset() {
+        for preset in ["seed", "olympiad", "openspiel"] {
+            let (mut r, mut g) = referee(Kind::Rengo, preset);
+            for seat in [1, 2, 3] {
+                assert!(
+                    r.try_move(&mut g, seat, None).unwrap().end().is_none(),
+                    "{preset}"
+                );
+            }
+            assert!(
+                r.try_move(&mut g, 4, None).unwrap().end().is_some(),
+                "{preset}"
+            );
+        }
     }
 
     #[test]

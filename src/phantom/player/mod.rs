@@ -18,6 +18,7 @@ use super::{Kind, seat_color};
 use crate::board::{Board, Color, Point};
 use crate::game::Game;
 use crate::search::{Budget, Decision, Policy};
+use crate::vertex::color_name;
 use std::sync::atomic::AtomicBool;
 
 /// How the player searches.
@@ -86,6 +87,12 @@ pub struct Player {
     /// Whether the game has begun for this seat: a try of its own made, or
     /// an announcement heard.
     begun: bool,
+}
+
+/// The stones of `c` a view shows.
+fn shown(view: &Game, c: Color) -> i64 {
+    let b = view.board();
+    b.points().filter(|&p| b.color_at(p) == Some(c)).count() as i64
 }
 
 /// Puts a stone of `c` at `p` on a view: as a move, or, where the view's
@@ -254,6 +261,51 @@ impl Player {
             // The faced opponent's stone stands on the view by now.
             self.locate_kill(view);
         }
+        if self.over {
+            return Err("the game is over".into());
+        }
+        // The stones on the board are counted from the announcements; a
+        // Phantom Go seat hears every move, a Rengo seat not the other
+        // board's, so only Phantom Go's counts bound what can be announced.
+        let counted = self.kind == Kind::Go;
+        let stones_of = |c: Color| {
+            if counted {
+                self.on_board[c.index()]
+            } else {
+                i64::MAX
+            }
+        };
+        match line {
+            Line::Item(Item::Captures(capturer, n, points)) => {
+                let victim = capturer.opponent();
+                if *n == 0 || i64::from(*n) > stones_of(victim) {
+                    return Err(format!(
+                        "{n} {} stones captured, but {} are on the board",
+                        color_name(victim),
+                        stones_of(victim)
+                    ));
+                }
+                if !points.is_empty() && points.len() != *n as usize {
+                    return Err(format!("{n} stones captured at {} points", points.len()));
+                }
+            }
+            Line::Item(Item::Atari(c, n)) if *n == 0 || i64::from(*n) > stones_of(*c) => {
+                return Err(format!(
+                    "{n} {} chains in atari, but {} stones are on the board",
+                    color_name(*c),
+                    stones_of(*c)
+                ));
+            }
+            Line::Outcome(Outcome::Occupied(c))
+                if counted && trier == self.seat && shown(view, *c) >= stones_of(*c) =>
+            {
+                return Err(format!(
+                    "every {} stone on the board is on my view already",
+                    color_name(*c)
+                ));
+            }
+            _ => {}
+        }
         match line {
             Line::Outcome(outcome) if trier == self.seat => match (outcome, self.pending) {
                 (Outcome::Accepted, Some(Some(p))) => {
@@ -387,6 +439,42 @@ mod tests {
     pub(super) fn line(s: &str) -> Line {
         let words: Vec<&str> = s.split(' ').collect();
         Line::parse(&words, 9).unwrap()
+    }
+
+    #[test]
+    fn announcements_that_cannot_be_are_refused_and_change_nothing() {
+        let mut view = Game::new(9, Rules::default(), 7.5);
+        let mut p = Player::new(2, Kind::Go, Options::preset("seed").unwrap(), &view);
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        let impossible = [
+            (1, "captures white 4294967295"),
+            (1, "captures white 2"),
+            (2, "captures black 1"),
+            (2, "captures black 0"),
+            (1, "atari black 4294967295"),
+            (1, "atari black 2"),
+        ];
+        for (trier, l) in impossible {
+            let before = (view.board().hash(), p.on_board);
+            assert!(p.hear(&mut view, trier, &line(l)).is_err(), "{l}");
+            assert_eq!((view.board().hash(), p.on_board), before, "{l}");
+        }
+        // One black stone on the board: one try of mine can find it, a
+        // second cannot.
+        p.put_try(&mut view, pt("E5"));
+        p.hear(&mut view, 2, &line("illegal occupied black"))
+            .unwrap();
+        p.put_try(&mut view, pt("D4"));
+        assert!(
+            p.hear(&mut view, 2, &line("illegal occupied black"))
+                .is_err()
+        );
+        // After the end, nothing more.
+        let mut over = Game::new(9, Rules::default(), 7.5);
+        let mut q = Player::new(2, Kind::Go, Options::preset("seed").unwrap(), &over);
+        q.hear(&mut over, 1, &line("pass")).unwrap();
+        q.hear(&mut over, 1, &line("end W+7.5")).unwrap();
+        assert!(q.hear(&mut over, 1, &line("accepted")).is_err());
     }
 
     #[test]

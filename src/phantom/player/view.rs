@@ -149,6 +149,7 @@ mod tests {
         // Black's E5 puts a white chain in atari: the next turn tries
         // E5's neighbours, and after E6 shows a white stone, the points
         // next to it.
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
         p.put_try(&mut view, pt("E5"));
         p.hear(&mut view, 1, &line("accepted")).unwrap();
         p.hear(&mut view, 1, &line("atari white 1")).unwrap();
