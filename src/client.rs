@@ -1,14 +1,21 @@
 //! A GTP client: an engine program run as a child process and spoken to over
 //! its stdin and stdout. A thread of its own reads the engine's output lines
 //! (only the newline taken off: a stray carriage return stays for the caller
-//! to see), so that a reply can be waited for with a deadline. The phantom
-//! match runner drives its seats with it, and the tests drive kosumi.
+//! to see), so that a reply can be waited for with a deadline; a line
+//! longer than [`MAX_LINE`] ends the reading (the engine floods). The
+//! program runs in a process group of its own, ended whole when the client
+//! is dropped (a shell wrapper's children too). The phantom match runner
+//! drives its seats with it, and the tests drive kosumi.
 
 use std::fmt;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
+
+/// The longest output line read (longer: the engine floods, and its
+/// output is read no further).
+pub const MAX_LINE: usize = 1 << 20;
 
 /// Why a client got no reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,6 +30,8 @@ pub enum ClientError {
     Closed,
     /// A reply that starts with neither `=` nor `?`.
     Garbage(String),
+    /// An output line longer than [`MAX_LINE`].
+    Flood,
 }
 
 impl fmt::Display for ClientError {
@@ -32,7 +41,11 @@ impl fmt::Display for ClientError {
             ClientError::Gone(why) => write!(f, "the engine is gone ({why})"),
             ClientError::NoAnswer => f.write_str("no answer"),
             ClientError::Closed => f.write_str("the engine closed its output"),
-            ClientError::Garbage(line) => write!(f, "garbage reply {line:?}"),
+            ClientError::Garbage(line) => {
+                let shown: String = line.chars().take(60).collect();
+                write!(f, "garbage reply {shown:?}")
+            }
+            ClientError::Flood => write!(f, "an output line longer than {MAX_LINE} bytes"),
         }
     }
 }
@@ -52,12 +65,14 @@ pub struct Reply {
 pub struct Client {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+    lines: Receiver<Result<String, ClientError>>,
 }
 
 impl Client {
     /// Starts `command` with piped stdin and stdout (its stderr is dropped).
     pub fn spawn(mut command: Command) -> Result<Client, ClientError> {
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -69,13 +84,21 @@ impl Client {
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
             loop {
-                let mut line = String::new();
-                match out.read_line(&mut line) {
+                let mut bytes = Vec::new();
+                match (&mut out)
+                    .take(MAX_LINE as u64 + 1)
+                    .read_until(b'\n', &mut bytes)
+                {
                     Ok(n) if n > 0 => {}
                     _ => break,
                 }
+                if bytes.len() > MAX_LINE {
+                    let _ = tx.send(Err(ClientError::Flood));
+                    break;
+                }
+                let line = String::from_utf8_lossy(&bytes);
                 let line = line.strip_suffix('\n').unwrap_or(&line).to_string();
-                if tx.send(line).is_err() {
+                if tx.send(Ok(line)).is_err() {
                     break;
                 }
             }
@@ -111,7 +134,7 @@ impl Client {
         self.lines.recv_timeout(within).map_err(|e| match e {
             RecvTimeoutError::Timeout => ClientError::NoAnswer,
             RecvTimeoutError::Disconnected => ClientError::Closed,
-        })
+        })?
     }
 
     /// The lines of the next response, blank lines before it skipped, the
@@ -177,6 +200,19 @@ impl Drop for Client {
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
+        }
+        self.kill();
+    }
+}
+
+impl Client {
+    /// Ends the engine's whole process group (its wrapper's children too).
+    pub fn kill(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: kill(2) with a negative pid signals the process group the
+        // child leads (spawned with process_group(0)); no memory is touched.
+        unsafe {
+            libc::kill(-(self.child.id() as i32), libc::SIGKILL);
         }
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -142,6 +142,10 @@ enum Command {
         /// Seed of the referee's scoring.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Seconds a seat's engine may take to answer one command; past
+        /// them it loses the game.
+        #[arg(long, default_value_t = 120.0)]
+        timeout: f64,
     },
     /// Fit the move-prediction table to strong players' games (SGF files or
     /// the Tom collection's lines under DIR) and print the prediction rate
@@ -238,8 +242,15 @@ fn main() {
         sgf,
         threads,
         seed,
+        timeout,
     }) = cli.command
     {
+        if !(timeout.is_finite() && timeout > 0.0 && timeout <= 86_400.0) {
+            eprintln!(
+                "kosumi: phantom-match: --timeout must be more than 0 and at most 86400 seconds, not {timeout}"
+            );
+            std::process::exit(2);
+        }
         let Some(rules) = Rules::preset(&rules) else {
             eprintln!("kosumi: unknown rules '{rules}'");
             std::process::exit(2);
@@ -266,6 +277,7 @@ fn main() {
             sgf_dir: sgf,
             threads: threads.max(1),
             seed,
+            timeout: std::time::Duration::from_secs_f64(timeout),
         };
         if let Err(e) = kosumi::phantom::matches::run(&config) {
             eprintln!("kosumi: phantom-match: {e}");

@@ -169,3 +169,77 @@ fn gnu_go_plays_a_seat_as_a_plain_engine() {
         assert_eq!(row[11], "0", "{row:?}");
     }
 }
+
+/// Runs a match expected to fail; returns its standard error.
+fn run_failing(args: &[&str]) -> String {
+    let out = Command::new(kosumi())
+        .arg("phantom-match")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn a_missing_executable_stops_the_match_before_the_first_game() {
+    let dir = scratch("missing");
+    let err = run_failing(&[
+        "--seat1",
+        &seat(30),
+        "--seat2",
+        "/nonexistent/engine --gtp",
+        "--size",
+        "5",
+        "--games",
+        "4",
+        "--sgf",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains("seat 2") && err.contains("does not run"),
+        "{err}"
+    );
+    assert!(!dir.join("match.dat").exists());
+}
+
+/// A seat that hangs on genmove, one that floods a line without end, and
+/// one whose program leaves a child behind: each loses its game on the
+/// match's timeout or the line limit, nothing of it is left running, and
+/// the table holds every game.
+#[test]
+fn hanging_and_flooding_seats_lose_and_leave_nothing_running() {
+    let hang = "sh -c 'while read l; do case \"$l\" in genmove*) sleep 1000;; *) printf \"= \\n\\n\";; esac; done'";
+    let flood = "sh -c 'while read l; do case \"$l\" in genmove*) head -c 3000000 /dev/zero | tr \"\\0\" x;; *) printf \"= \\n\\n\";; esac; done'";
+    for (name, seat2) in [("hang", hang), ("flood", flood)] {
+        let dir = scratch(name);
+        let started = std::time::Instant::now();
+        let out = run(&[
+            "--seat1",
+            &seat(30),
+            "--seat2",
+            seat2,
+            "--size",
+            "5",
+            "--games",
+            "2",
+            "--timeout",
+            "1",
+            "--sgf",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "{name}: {:?}",
+            started.elapsed()
+        );
+        assert!(out.contains("errors 2"), "{name}: {out}");
+        assert_eq!(table(&dir).len(), 2, "{name}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    // The hanging seat's sleep was ended with its process group.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    let ps = String::from_utf8_lossy(&ps.stdout);
+    assert!(!ps.lines().any(|l| l.contains("sleep 1000")), "{ps}");
+}

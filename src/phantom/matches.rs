@@ -8,11 +8,14 @@
 //! illegal try (at most [`TRIES_PER_TURN`](super::TRIES_PER_TURN) times, then passes for it), and
 //! whenever its board differs from its view otherwise (captures, a refused
 //! stone it placed) re-synchronises it with `clear_board` and a replay of
-//! the view, which is always legal. An engine that dies, hangs past
-//! [`ANSWER_WITHIN`] or answers garbage loses that game, and the match goes
-//! on. Each game is written as an SGF of the true game (every try and
-//! announcement as comments) with one SGF per view, and a line of a table
-//! with twogtp's `.dat` columns.
+//! the view, which is always legal. An engine that dies, hangs past the
+//! match's timeout, floods (a line past the client's limit) or answers
+//! garbage loses that game (its whole process group ended), and the match
+//! goes on; an engine that cannot start at all stops the match before the
+//! first game. Each game is written as an SGF of the true game (every try
+//! and announcement as comments) with one SGF per view, and a line of a
+//! table with twogtp's `.dat` columns, rewritten after every game so that
+//! an interrupted match keeps the games played.
 
 use super::announcement::Announcement;
 use super::options::Options;
@@ -20,7 +23,7 @@ use super::referee::Referee;
 use super::table::{Event, Seat, Table, TableError, Turn};
 use super::{Kind, TRIES_PER_TURN, seat_color};
 use crate::board::{Board, Color, Point};
-use crate::client::Client;
+use crate::client::{Client, ClientError};
 use crate::game::Game;
 use crate::rules::Rules;
 use crate::vertex::{color_name, parse_vertex, vertex_name};
@@ -30,8 +33,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The longest a seat's engine may take to answer one command.
-pub const ANSWER_WITHIN: Duration = Duration::from_secs(600);
+/// The longest a seat's engine may take to answer one command, unless the
+/// match says otherwise.
+pub const ANSWER_WITHIN: Duration = Duration::from_secs(120);
+
+/// The longest the check before a match waits for an engine's first
+/// answer (one that has not answered by then still plays, and loses on
+/// time if it goes on so).
+const START_WITHIN: Duration = Duration::from_secs(10);
 
 /// What a match plays.
 #[derive(Clone, Debug)]
@@ -48,6 +57,8 @@ pub struct MatchConfig {
     pub sgf_dir: Option<PathBuf>,
     pub threads: usize,
     pub seed: u64,
+    /// The longest a seat's engine may take to answer one command.
+    pub timeout: Duration,
 }
 
 /// One game's outcome, as a line of the table.
@@ -79,13 +90,14 @@ impl GameRecord {
     }
 }
 
-/// A seat's engine process, spoken to over GTP.
-struct SeatEngine(Client);
+/// A seat's engine process, spoken to over GTP, and how long it may take
+/// to answer.
+struct SeatEngine(Client, Duration);
 
 impl SeatEngine {
-    fn start(command: &str) -> Result<SeatEngine, String> {
+    fn start(command: &str, timeout: Duration) -> Result<SeatEngine, String> {
         Client::shell(command)
-            .map(SeatEngine)
+            .map(|c| SeatEngine(c, timeout))
             .map_err(|e| format!("'{command}': {e}"))
     }
 
@@ -94,7 +106,7 @@ impl SeatEngine {
     fn send(&mut self, command: &str) -> Result<Result<String, String>, String> {
         let reply = self
             .0
-            .command(command, ANSWER_WITHIN)
+            .command(command, self.1)
             .map_err(|e| format!("'{command}': {e}"))?;
         let text: Vec<&str> = reply
             .text
@@ -135,7 +147,7 @@ impl Program {
         config: &MatchConfig,
         kind: Kind,
     ) -> Result<Program, String> {
-        let mut client = SeatEngine::start(command)?;
+        let mut client = SeatEngine::start(command, config.timeout)?;
         let aware = client.must("known_command phantom-seat")? == "true";
         client.must(&format!("boardsize {}", config.size))?;
         client.must("clear_board")?;
@@ -398,6 +410,19 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
     if let Some(dir) = &config.sgf_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
+    // Every program must start before the first game: a missing
+    // executable (the shell exits at once) is the match's error, not a
+    // forfeit per game. One that starts and misbehaves plays and loses.
+    for (i, command) in config.seats.iter().enumerate() {
+        let command = command.replace("{game}", "0");
+        let started =
+            Client::shell(&command).and_then(|mut c| c.command("protocol_version", START_WITHIN));
+        if let Err(e @ (ClientError::Start(_) | ClientError::Closed | ClientError::Gone(_))) =
+            started
+        {
+            return Err(format!("seat {}: '{command}' does not run: {e}", i + 1));
+        }
+    }
     let next = AtomicUsize::new(0);
     let records: Mutex<Vec<GameRecord>> = Mutex::new(Vec::new());
     let out = Arc::new(Mutex::new(std::io::stdout()));
@@ -441,6 +466,13 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
                     }
                     if let Ok(mut r) = records.lock() {
                         r.push(record);
+                        // The table so far, after every game.
+                        if let Some(dir) = &config.sgf_dir {
+                            let mut sorted = r.clone();
+                            sorted.sort_by_key(|x| x.number);
+                            let _ =
+                                std::fs::write(dir.join("match.dat"), dat_table(config, &sorted));
+                        }
                     }
                 }
             });
