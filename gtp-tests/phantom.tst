@@ -61,7 +61,7 @@ phantom-try 1 E5
 220 phantom-view 2
 #? [.* 5 \. \. \. \. \. \. \. \. \. 5.*]
 230 phantom-option
-#? [illegal nothing\ntell-others off\ncaptures points\nataris off\nend two-passes\nrepetition illegal\nshared-view off]
+#? [illegal nothing\ntell-others off\ncaptures points\nataris off\nend two-passes\ncount estimate\nrepetition illegal\nshared-view off]
 # Rengo: seats 1, 2 on board A, 3, 4 on board B; four passes end it.
 clear_board
 300 phantom-new rengo
@@ -84,7 +84,8 @@ phantom-try 3 pass
 #? [4]
 350 phantom-try 4 pass
 #? [pass\nend .*]
-# OpenSpiel: a repeated position ends the game as a draw.
+# OpenSpiel: a ko retake at once is refused and play goes on (only a
+# longer repetition, played, ends the game drawn).
 clear_board
 400 phantom-new go openspiel
 #? []
@@ -99,7 +100,9 @@ phantom-try 2 B3
 410 phantom-try 1 C3
 #? [accepted\ncaptures black 1 B3]
 420 phantom-try 2 B3
-#? [illegal\nend 0]
+#? [illegal]
+421 phantom-to_move
+#? [2]
 # A handicap game: the handicap stones are on every view, White tries first.
 clear_board
 fixed_handicap 2

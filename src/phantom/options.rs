@@ -43,12 +43,24 @@ pub enum End {
     TwoPassesOrTries,
 }
 
+/// How the referee counts the final position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Count {
+    /// Dead stones judged by an ownership estimate are removed first.
+    Estimate,
+    /// Every stone on the board counts as alive, as Tromp-Taylor rules
+    /// count (OpenSpiel).
+    AsItStands,
+}
+
 /// What a try that repeats a position does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Repetition {
     /// It is an illegal try (the ruleset's ko or superko).
     Illegal,
-    /// It ends the game as a draw (OpenSpiel).
+    /// A simple-ko retake is an illegal try; a move that repeats an
+    /// earlier position otherwise is played, and the game ends drawn
+    /// (OpenSpiel).
     Draw,
 }
 
@@ -63,6 +75,7 @@ pub struct Options {
     /// Whether ataris (self-atari too) are announced.
     pub ataris: bool,
     pub end: End,
+    pub count: Count,
     pub repetition: Repetition,
     /// Rengo: partners share one view (each team sees its own stones),
     /// instead of one view per board.
@@ -82,6 +95,7 @@ impl Options {
             captures: CaptureInfo::Count,
             ataris: true,
             end: End::AllPass,
+            count: Count::Estimate,
             repetition: Repetition::Illegal,
             shared_view: false,
         };
@@ -99,10 +113,11 @@ impl Options {
             "openspiel" => Options {
                 preset: "openspiel",
                 illegal: IllegalInfo::Color,
-                tell_others: false,
+                tell_others: true,
                 captures: CaptureInfo::Victim,
                 ataris: false,
                 end: End::TwoPassesOrTries,
+                count: Count::AsItStands,
                 repetition: Repetition::Draw,
                 ..seed
             },
@@ -111,7 +126,7 @@ impl Options {
     }
 
     /// Sets one option by name (`illegal`, `tell-others`, `captures`,
-    /// `ataris`, `end`, `repetition`, `shared-view`).
+    /// `ataris`, `end`, `count`, `repetition`, `shared-view`).
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), SettingError> {
         let v = value.to_ascii_lowercase();
         let on_off = || on_off(name, value);
@@ -143,6 +158,13 @@ impl Options {
                     _ => return bad("all-pass, two-passes or two-passes-or-tries"),
                 }
             }
+            "count" => {
+                self.count = match v.as_str() {
+                    "estimate" => Count::Estimate,
+                    "as-it-stands" => Count::AsItStands,
+                    _ => return bad("estimate or as-it-stands"),
+                }
+            }
             "repetition" => {
                 self.repetition = match v.as_str() {
                     "illegal" => Repetition::Illegal,
@@ -154,7 +176,7 @@ impl Options {
             other => {
                 return Err(SettingError::Unknown {
                     name: other.to_string(),
-                    known: "illegal, tell-others, captures, ataris, end, repetition, shared-view",
+                    known: "illegal, tell-others, captures, ataris, end, count, repetition, shared-view",
                 });
             }
         }
@@ -189,6 +211,13 @@ impl Options {
                     End::AllPass => "all-pass",
                     End::TwoPasses => "two-passes",
                     End::TwoPassesOrTries => "two-passes-or-tries",
+                },
+            ),
+            (
+                "count",
+                match self.count {
+                    Count::Estimate => "estimate",
+                    Count::AsItStands => "as-it-stands",
                 },
             ),
             (

@@ -4,11 +4,12 @@
 //! force. What each seat hears of an announcement is [`Referee::heard_by`].
 
 use super::announcement::{Announcement, Item, Outcome};
-use super::options::{CaptureInfo, End, IllegalInfo, Options, Repetition};
+use super::options::{CaptureInfo, Count, End, IllegalInfo, Options, Repetition};
 use super::view::View;
 use super::{Kind, seat_color};
 use crate::board::{Color, Illegal, Point};
 use crate::game::Game;
+use crate::rules::Ko;
 use std::fmt;
 
 /// Playouts of the ownership estimate that judges dead stones at the end.
@@ -58,11 +59,25 @@ pub struct Referee {
     pub seed: u64,
 }
 
-/// The result of a game as `final_score` writes it: dead stones by the
-/// ownership estimate, counted under the game's ruleset.
-pub fn final_result(game: &Game, seed: u64) -> String {
-    let ownership = crate::search::ownership(game, SCORING_PLAYOUTS, seed);
-    let statuses = crate::score::statuses(game.board(), &ownership);
+/// Whether `color` at `p` retakes a ko at once (refused by simple ko, not
+/// only by superko).
+fn retakes_a_ko(game: &Game, color: Color, p: Point) -> bool {
+    let mut simple = game.clone();
+    simple.rules.ko = Ko::Simple;
+    simple.check(color, p).is_err()
+}
+
+/// The result of a game counted under the game's ruleset: dead stones by
+/// the ownership estimate (as `final_score` judges them), or none (every
+/// stone as it stands).
+pub fn final_result(game: &Game, seed: u64, count: Count) -> String {
+    let statuses = match count {
+        Count::Estimate => {
+            let ownership = crate::search::ownership(game, SCORING_PLAYOUTS, seed);
+            crate::score::statuses(game.board(), &ownership)
+        }
+        Count::AsItStands => vec![crate::score::Status::Alive; crate::board::MAX_POINTS],
+    };
     crate::score::score(game, &statuses).result()
 }
 
@@ -167,12 +182,19 @@ impl Referee {
                         Outcome::Illegal
                     }
                 }
-                (None, Err(Illegal::Ko | Illegal::Superko))
-                    if self.options.repetition == Repetition::Draw =>
+                (None, Err(Illegal::Superko))
+                    if self.options.repetition == Repetition::Draw
+                        && !retakes_a_ko(game, color, p) =>
                 {
+                    // The repeating move is played (its captures made and
+                    // announced), and the game ends drawn.
+                    let rules = game.rules;
+                    game.rules.ko = Ko::Simple;
+                    self.accept(game, color, p, mine, &mut items);
+                    game.rules = rules;
                     self.result = Some("0".into());
                     items.push(Item::End("0".into()));
-                    Outcome::Illegal
+                    Outcome::Accepted
                 }
                 (None, Err(Illegal::Suicide)) if reason => Outcome::Suicide,
                 (None, Err(Illegal::Ko | Illegal::Superko)) if reason => Outcome::Ko,
@@ -185,8 +207,13 @@ impl Referee {
                 }
             },
         };
+        // OpenSpiel ends on two passes as the last two entries of its
+        // history, where refused tries are entries too.
+        if outcome.is_illegal() && self.options.end == End::TwoPassesOrTries {
+            self.passes_in_row = 0;
+        }
         if self.result.is_none() && self.ends() {
-            let result = final_result(game, self.seed);
+            let result = final_result(game, self.seed, self.options.count);
             items.push(Item::End(result.clone()));
             self.result = Some(result);
         }
@@ -501,7 +528,7 @@ mod tests {
     }
 
     #[test]
-    fn openspiel_ends_a_repetition_in_a_draw() {
+    fn openspiel_refuses_a_ko_retake_and_play_goes_on() {
         let (mut r, mut g) = referee(Kind::Go, "openspiel");
         // A ko: Black takes at C3... set up with alternating tries.
         for (seat, v) in [
@@ -521,8 +548,11 @@ mod tests {
                 "{v}"
             );
         }
+        // White's retake at once is refused, as OpenSpiel refuses it;
+        // only a longer repetition ends the game drawn.
         let a = r.try_move(&mut g, 2, pt("B3")).unwrap();
-        assert_eq!(a.end(), Some("0"));
-        assert_eq!(r.to_move(), None);
+        assert_eq!(a.outcome, Outcome::Illegal);
+        assert_eq!(a.end(), None);
+        assert_eq!(r.to_move(), Some(2));
     }
 }
