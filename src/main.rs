@@ -146,6 +146,10 @@ enum Command {
         /// them it loses the game.
         #[arg(long, default_value_t = 120.0)]
         timeout: f64,
+        /// Handicap stones on their fixed points (Black's; White tries
+        /// first).
+        #[arg(long, default_value_t = 0)]
+        handicap: usize,
     },
     /// Fit the move-prediction table to strong players' games (SGF files or
     /// the Tom collection's lines under DIR) and print the prediction rate
@@ -243,8 +247,15 @@ fn main() {
         threads,
         seed,
         timeout,
+        handicap,
     }) = cli.command
     {
+        if handicap > 0 && kosumi::handicap::fixed(size, handicap).is_err() {
+            eprintln!(
+                "kosumi: phantom-match: no fixed placement of {handicap} handicap stones on {size}x{size}"
+            );
+            std::process::exit(2);
+        }
         if !(timeout.is_finite() && timeout > 0.0 && timeout <= 86_400.0) {
             eprintln!(
                 "kosumi: phantom-match: --timeout must be more than 0 and at most 86400 seconds, not {timeout}"
@@ -278,6 +289,7 @@ fn main() {
             threads: threads.max(1),
             seed,
             timeout: std::time::Duration::from_secs_f64(timeout),
+            handicap,
         };
         if let Err(e) = kosumi::phantom::matches::run(&config) {
             eprintln!("kosumi: phantom-match: {e}");

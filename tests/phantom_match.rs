@@ -243,3 +243,36 @@ fn hanging_and_flooding_seats_lose_and_leave_nothing_running() {
     let ps = String::from_utf8_lossy(&ps.stdout);
     assert!(!ps.lines().any(|l| l.contains("sleep 1000")), "{ps}");
 }
+
+#[test]
+fn a_handicap_match_puts_the_stones_on_every_view_and_records_each_try() {
+    let dir = scratch("handicap");
+    let out = run(&[
+        "--seat1",
+        &seat(30),
+        "--seat2",
+        &seat(30),
+        "--size",
+        "9",
+        "--games",
+        "1",
+        "--handicap",
+        "2",
+        "--sgf",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.contains("errors 0"), "{out}");
+    let record = std::fs::read_to_string(dir.join("game-0.sgf")).unwrap();
+    assert!(
+        record.contains("HA[2]") && record.contains("AB["),
+        "{record}"
+    );
+    for seat in [1, 2] {
+        let views = std::fs::read_to_string(dir.join(format!("game-0-views-{seat}.txt"))).unwrap();
+        // White tries first, and every view shows both handicap stones.
+        assert!(views.starts_with("try 1 (seat 2 "), "{views}");
+        let first: Vec<&str> = views.lines().skip(1).take(9).collect();
+        assert_eq!(first.concat().matches('X').count(), 2, "{views}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,8 +13,9 @@
 //! garbage loses that game (its whole process group ended), and the match
 //! goes on; an engine that cannot start at all stops the match before the
 //! first game. Each game is written as an SGF of the true game (every try
-//! and announcement as comments) with one SGF per view, and a line of a
-//! table with twogtp's `.dat` columns, rewritten after every game so that
+//! and announcement as comments) with one SGF per final view, each seat's
+//! view and what it heard after every try (`game-N-views-S.txt`), and a
+//! line of a table with twogtp's `.dat` columns, rewritten after every game so that
 //! an interrupted match keeps the games played.
 
 use super::announcement::Announcement;
@@ -59,6 +60,9 @@ pub struct MatchConfig {
     pub seed: u64,
     /// The longest a seat's engine may take to answer one command.
     pub timeout: Duration,
+    /// Handicap stones on their fixed points (0: none), public on every
+    /// view; White tries first then.
+    pub handicap: usize,
 }
 
 /// One game's outcome, as a line of the table.
@@ -152,6 +156,9 @@ impl Program {
         client.must(&format!("boardsize {}", config.size))?;
         client.must("clear_board")?;
         client.must(&format!("komi {}", config.komi))?;
+        if config.handicap > 0 {
+            client.must(&format!("fixed_handicap {}", config.handicap))?;
+        }
         if client.must("known_command kosumi-rules")? == "true" {
             client.must(&format!("kosumi-rules {}", config.rules.name))?;
         }
@@ -294,7 +301,15 @@ fn play_game(
     } else {
         Kind::Go
     };
-    let game = Game::new(config.size, config.rules, config.komi);
+    let mut game = Game::new(config.size, config.rules, config.komi);
+    if config.handicap > 0 {
+        let stones: Vec<(Color, Point)> = crate::handicap::fixed(config.size, config.handicap)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(x, y)| (Color::Black, game.board().point(x, y)))
+            .collect();
+        let _ = game.setup(&stones, true);
+    }
     let mut referee = Referee::new(kind, config.options, &game);
     referee.seed = crate::random::nth_seed(config.seed, number as u64);
     let mut table = Table::new(referee, game);
@@ -322,13 +337,38 @@ fn play_game(
         }
     }
     let size = config.size;
+    // A plain engine's board starts as its view (the handicap stones).
+    for program in programs.iter_mut().filter(|p| !p.aware) {
+        let view = table.referee.view(program.number).board();
+        if let Err(e) = program.sync(&view) {
+            record.result = forfeit(seat_color(program.number));
+            record.error = Some(format!("seat {}: {e}", program.number));
+            return record;
+        }
+    }
+    // What each seat knew after every try: its view and what it heard.
+    let mut views: Vec<String> = vec![String::new(); kind.seats()];
+    let mut tries = 0;
     let mut seats: Vec<&mut dyn Seat> = programs.iter_mut().map(|p| p as &mut dyn Seat).collect();
     let mut log = |event: Event| match event {
         Event::Tried {
             seat,
             mv,
             announcement,
+            referee,
         } => {
+            tries += 1;
+            for (i, text) in views.iter_mut().enumerate() {
+                let s = i + 1;
+                let heard = referee
+                    .heard_by(announcement, seat, s)
+                    .map_or("nothing".to_string(), |a| a.lines(size).join(", "));
+                text.push_str(&format!(
+                    "try {tries} (seat {seat} {}): heard {heard}\n{}\n",
+                    vertex_name(mv, size),
+                    referee.view(s).board().to_ascii()
+                ));
+            }
             pending_note.push_str(&format!(
                 "seat {seat} tries {}: {}\n",
                 vertex_name(mv, size),
@@ -392,6 +432,10 @@ fn play_game(
                 &[],
             );
             let _ = std::fs::write(dir.join(format!("game-{number}-view-{seat}.sgf")), text);
+            let _ = std::fs::write(
+                dir.join(format!("game-{number}-views-{seat}.txt")),
+                &views[seat - 1],
+            );
         }
     }
     record

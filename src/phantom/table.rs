@@ -49,6 +49,8 @@ pub enum Event<'a> {
         seat: usize,
         mv: Option<Point>,
         announcement: &'a Announcement,
+        /// The referee after the try (its views, what each seat hears).
+        referee: &'a Referee,
     },
     /// A seat passed after too many refused tries.
     ForcedPass {
@@ -167,6 +169,7 @@ impl Table {
             seat,
             mv,
             announcement: &announcement,
+            referee: &self.referee,
         });
         for s in seats.iter_mut() {
             s.tell(&self.referee, &announcement, seat, mv)
