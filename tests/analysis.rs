@@ -324,8 +324,8 @@ fn pondering_grows_the_tree_the_next_genmove_uses() {
     // Without pondering, a 200-playout evaluation of White's reply holds
     // at most 400 visits (200 of its own, at most 200 from the subtree of
     // Black's search kept for it); after pondering a second on it, many more.
-    let visits_after_genmove = |ponder: bool| {
-        let mut args = vec!["--playouts", "200"];
+    let visits_after_genmove = |ponder: bool, nn: &str| {
+        let mut args = vec!["--playouts", "200", "--nn", nn];
         if ponder {
             args.push("--ponder");
         }
@@ -344,8 +344,14 @@ fn pondering_grows_the_tree_the_next_genmove_uses() {
             .map(|v| v.parse::<u64>().unwrap())
             .sum::<u64>()
     };
-    let plain = visits_after_genmove(false);
-    let pondered = visits_after_genmove(true);
+    // Monte Carlo: thousands of playouts a second.
+    let plain = visits_after_genmove(false, "off");
+    let pondered = visits_after_genmove(true, "off");
     assert!(plain <= 400, "{plain}");
     assert!(pondered > 4 * plain, "{pondered} vs {plain}");
+    // The network's search: hundreds of visits a second, kept in its own tree.
+    let plain = visits_after_genmove(false, "on");
+    let pondered = visits_after_genmove(true, "on");
+    assert!(plain <= 400, "{plain}");
+    assert!(pondered > plain + 100, "{pondered} vs {plain}");
 }

@@ -27,8 +27,8 @@ use crate::clock::Clock;
 use crate::game::Game;
 use crate::rules::Rules;
 use crate::score::{self, Score, Status};
-use crate::search::chooser::{Chooser, Choosing};
-use crate::search::{self, Budget, Decision, Settings, Tree, Watch};
+use crate::search::chooser::{Chooser, Choosing, Lent};
+use crate::search::{self, Budget, Decision, Watch};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -397,15 +397,21 @@ impl Engine {
         self.chooser.analyse(game, &how, &self.stop, watch);
     }
 
-    /// The Monte Carlo tree and the settings of a search with `budget` run
-    /// beside the protocol; [`Engine::give_back_tree`] returns the tree.
-    pub fn lend_tree(&mut self, budget: Budget) -> (Tree, Settings) {
+    /// A search of `game` with `budget` to run beside the protocol (the
+    /// network's where the engine searches with it), with its tree;
+    /// [`Engine::give_back`] returns the tree.
+    pub fn lend_search(&mut self, game: &Game, budget: Budget) -> Lent {
         let how = Self::choosing(&self.config, budget);
-        self.chooser.lend(&how, budget)
+        let network = self
+            .config
+            .network
+            .clone()
+            .filter(|_| self.config.net_search);
+        self.chooser.lend(&how, budget, game, network)
     }
 
-    pub fn give_back_tree(&mut self, tree: Tree) {
-        self.chooser.give_back(tree);
+    pub fn give_back(&mut self, lent: Lent) {
+        self.chooser.give_back(lent);
     }
 }
 

@@ -8,7 +8,8 @@
 
 use super::analyze::{self, Request};
 use crate::engine::Engine;
-use crate::search::{self, Report, Tree};
+use crate::search::chooser::Lent;
+use crate::search::{self, Report};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -18,7 +19,7 @@ pub struct Background {
     stop: Arc<AtomicBool>,
     /// The thread, which gives back the tree and whether stdout took every
     /// line written.
-    handle: JoinHandle<(Tree, bool)>,
+    handle: JoinHandle<(Lent, bool)>,
     /// Whether an open reply waits for its blank line.
     ends_reply: bool,
 }
@@ -39,8 +40,7 @@ impl Background {
     }
 
     fn start(e: &mut Engine, game: crate::game::Game, request: Option<Request>) -> Background {
-        let (mut tree, settings) = e.lend_tree(analyze::UNBOUNDED);
-        let (threads, planning) = (e.config.threads, e.config.dice_planning);
+        let mut lent = e.lend_search(&game, analyze::UNBOUNDED);
         let stop = Arc::new(AtomicBool::new(false));
         let ends_reply = request.is_some();
         let thread_stop = stop.clone();
@@ -56,16 +56,8 @@ impl Background {
                 at_end: false,
                 ..r.watch(&mut write)
             });
-            search::run_watched(
-                &game,
-                &settings,
-                threads,
-                planning,
-                &thread_stop,
-                &mut tree,
-                watch,
-            );
-            (tree, written)
+            lent.run(&game, &thread_stop, watch);
+            (lent, written)
         });
         log::debug!(
             "{} beside the protocol",
@@ -83,8 +75,8 @@ impl Background {
     pub fn finish(self, e: &mut Engine) -> (bool, bool) {
         self.stop.store(true, Ordering::SeqCst);
         let written = match self.handle.join() {
-            Ok((tree, written)) => {
-                e.give_back_tree(tree);
+            Ok((lent, written)) => {
+                e.give_back(lent);
                 written
             }
             Err(_) => {

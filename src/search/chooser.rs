@@ -16,6 +16,7 @@ use crate::game::Game;
 use crate::nn::Evaluator;
 use crate::random::nth_seed;
 use crate::score::{self, Status};
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 /// Network visits per move when nothing sets a budget (KataGo's example
@@ -139,21 +140,19 @@ impl Chooser {
                 return Decision::Pass;
             }
         }
-        // The network searches plain Go (no dice) that nobody watches (the
-        // analysis lines and the cleanup of dead stones come from the Monte
-        // Carlo search for now).
-        let network = how
-            .network
-            .filter(|_| game.dice().is_none() && watch.is_none() && !cleanup);
+        // The network searches plain Go (no dice); the cleanup of dead
+        // stones comes from the Monte Carlo search.
+        let network = how.network.filter(|_| game.dice().is_none() && !cleanup);
         if let Some(net) = network {
             let seed = self.next_seed(how.seed);
-            let out = puct::search(
+            let out = puct::search_watched(
                 game,
                 net,
                 how.visit_budget(),
                 seed,
                 stop,
                 &mut self.net_tree,
+                watch,
             );
             if resigns(game, how.resign, out.win_rate, out.visits >= 50) {
                 return Decision::Resign;
@@ -178,7 +177,22 @@ impl Chooser {
 
     /// Searches `game` for its player to move within the budget, reporting
     /// to `watch`, without choosing; the tree is kept for the next move.
+    /// With the network where it applies (no dice).
     pub fn analyse(&mut self, game: &Game, how: &Choosing, stop: &AtomicBool, watch: Watch) {
+        if let Some(net) = how.network.filter(|_| game.dice().is_none()) {
+            let seed = self.next_seed(how.seed);
+            let budget = how.visit_budget();
+            puct::search_watched(
+                game,
+                net,
+                budget,
+                seed,
+                stop,
+                &mut self.net_tree,
+                Some(watch),
+            );
+            return;
+        }
         let settings = self.next_settings(how, how.playout_budget(), false);
         run_watched(
             game,
@@ -191,16 +205,79 @@ impl Chooser {
         );
     }
 
-    /// The Monte Carlo tree and the settings of a search with `budget` run
-    /// elsewhere (beside the protocol); [`Chooser::give_back`] returns the
-    /// tree.
-    pub fn lend(&mut self, how: &Choosing, budget: Budget) -> (Tree, Settings) {
-        let settings = self.next_settings(how, budget, false);
-        (std::mem::take(&mut self.tree), settings)
+    /// A search of `game` with `budget` to run elsewhere (beside the
+    /// protocol): the network's where `network` is given and applies (no
+    /// dice), Monte Carlo otherwise, with its tree;
+    /// [`Chooser::give_back`] returns the tree.
+    pub fn lend(
+        &mut self,
+        how: &Choosing,
+        budget: Budget,
+        game: &Game,
+        network: Option<Arc<Evaluator>>,
+    ) -> Lent {
+        match network.filter(|_| game.dice().is_none()) {
+            Some(net) => Lent::Network {
+                tree: std::mem::take(&mut self.net_tree),
+                net,
+                budget,
+                seed: self.next_seed(how.seed),
+            },
+            None => Lent::MonteCarlo {
+                settings: self.next_settings(how, budget, false),
+                tree: std::mem::take(&mut self.tree),
+                threads: how.threads,
+                planning: how.planning,
+            },
+        }
     }
 
-    pub fn give_back(&mut self, tree: Tree) {
-        self.tree = tree;
+    pub fn give_back(&mut self, lent: Lent) {
+        match lent {
+            Lent::Network { tree, .. } => self.net_tree = tree,
+            Lent::MonteCarlo { tree, .. } => self.tree = tree,
+        }
+    }
+}
+
+/// A search lent out to run on another thread, with its tree.
+pub enum Lent {
+    MonteCarlo {
+        tree: Tree,
+        settings: Settings,
+        threads: usize,
+        planning: Planning,
+    },
+    Network {
+        tree: NetTree,
+        net: Arc<Evaluator>,
+        budget: Budget,
+        seed: u64,
+    },
+}
+
+impl Lent {
+    /// Searches `game` until the budget is spent or `stop` is raised,
+    /// reporting to `watch`.
+    pub fn run(&mut self, game: &Game, stop: &AtomicBool, watch: Option<Watch>) {
+        match self {
+            Lent::MonteCarlo {
+                tree,
+                settings,
+                threads,
+                planning,
+            } => {
+                run_watched(game, settings, *threads, *planning, stop, tree, watch);
+            }
+            Lent::Network {
+                tree,
+                net,
+                budget,
+                seed,
+            } => {
+                puct::search_watched(game, net, *budget, *seed, stop, tree, watch);
+            }
+        }
     }
 }
 

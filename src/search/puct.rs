@@ -11,8 +11,10 @@
 //! One thread; the game is walked down and undone along each visit, so the
 //! search keeps the game's history (superko, the network's history planes).
 
+use super::report::{Candidate, Report};
 use super::settings::{Budget, Decision};
-use crate::board::{Color, Point};
+use super::threads::Watch;
+use crate::board::{Color, MAX_POINTS, Point};
 use crate::game::{Action, Game};
 use crate::nn::{Evaluation, Evaluator, Request, SYMMETRIES, Scratch, inputs};
 use crate::rules::Rules;
@@ -46,6 +48,10 @@ struct Node {
     /// who made `mv`.
     utility: f64,
     winloss: f64,
+    /// Sums of the score lead (the mover's side) and of the network's
+    /// squared score, for analysis.
+    lead: f64,
+    score_sq: f64,
     /// Children, once evaluated (`first..first + count` in the arena).
     first: u32,
     count: u32,
@@ -63,6 +69,8 @@ impl Node {
             visits: 0,
             utility: 0.0,
             winloss: 0.0,
+            lead: 0.0,
+            score_sq: 0.0,
             first: 0,
             count: 0,
             expanded: false,
@@ -171,8 +179,30 @@ pub fn search(
     stop: &AtomicBool,
     tree: &mut NetTree,
 ) -> Outcome {
+    search_watched(game, net, budget, seed, stop, tree, None)
+}
+
+/// [`search`], reporting to `watch` every interval and at the end: the
+/// root's moves with their visits, win rates, priors, score leads and
+/// lines, and the ownership the network gives, averaged over the visits.
+/// A watch that keeps moves out (`avoid`, `allow`) starts a tree of its
+/// own and leaves the kept one alone.
+pub fn search_watched(
+    game: &Game,
+    net: &Evaluator,
+    budget: Budget,
+    seed: u64,
+    stop: &AtomicBool,
+    tree: &mut NetTree,
+    mut watch: Option<Watch>,
+) -> Outcome {
     let mut walk = game.clone();
+    let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
+    let mut fresh = NetTree::default();
+    let tree = if restrict.is_some() { &mut fresh } else { tree };
     let mut nodes = tree.take_for(game);
+    let mut owned = Ownership::default();
+    let mut last_report = Instant::now();
     let mut scratch = Scratch::default();
     // One evaluation's buffers, reused from visit to visit.
     let mut evals = [Evaluation::default()];
@@ -188,7 +218,8 @@ pub fn search(
             if out_of_visits || out_of_time || stop.load(Ordering::Relaxed) {
                 break;
             }
-            if budget.playouts.is_none() && budget.time.is_none() || nodes.len() >= MAX_NODES {
+            // No budget: until stopped (analysis beside the protocol).
+            if nodes.len() >= MAX_NODES {
                 break;
             }
         }
@@ -198,10 +229,16 @@ pub fn search(
         // Descend.
         while nodes[*path.last().expect("the root")].expanded && !walk.is_over() {
             let at = *path.last().expect("the root");
-            let Some(child) = select(&nodes, at, at == 0) else {
+            let mover = walk.to_move();
+            let depth = path.len();
+            let permits = |mv: Option<Point>| {
+                restrict
+                    .as_ref()
+                    .is_none_or(|r| mv.is_none_or(|p| r.permits(mover, p, depth)))
+            };
+            let Some(child) = select(&nodes, at, at == 0, permits) else {
                 break;
             };
-            let mover = walk.to_move();
             if walk.play(mover, nodes[child].mv).is_err() {
                 nodes[child].refused = true;
                 continue;
@@ -221,15 +258,18 @@ pub fn search(
         };
         net.evaluate_batch(&[request], &mut scratch, &mut evals);
         let eval = &evals[0];
-        let (utility, winloss) = if walk.is_over() {
-            let w = finished_value(&walk, eval, to_move);
-            (w, w)
+        let (utility, winloss, lead) = if walk.is_over() {
+            let (w, margin) = finished_value(&walk, eval, to_move);
+            (w, w, margin)
         } else {
             if !nodes[leaf].expanded {
                 expand(&mut nodes, leaf, &walk, eval);
             }
             values(eval, to_move, side)
         };
+        if watch.as_ref().is_some_and(|w| w.ownership) {
+            owned.add(eval);
+        }
         // Back up: a node's sums are from the side of the player who moved
         // into it, the opponent of the player to move there.
         let mut sign = -1.0;
@@ -238,12 +278,25 @@ pub fn search(
             node.visits += 1;
             node.utility += sign * utility;
             node.winloss += sign * winloss;
+            node.lead += sign * lead;
+            node.score_sq += f64::from(eval.white_score_mean_sq);
             sign = -sign;
         }
         for _ in 0..played {
             walk.undo();
         }
         visits += 1;
+        if let Some(w) = watch.as_mut()
+            && w.every.is_some_and(|every| last_report.elapsed() >= every)
+        {
+            (w.on_report)(&report(&nodes, game, w.min_moves, &owned));
+            last_report = Instant::now();
+        }
+    }
+    if let Some(w) = watch.as_mut()
+        && w.at_end
+    {
+        (w.on_report)(&report(&nodes, game, w.min_moves, &owned));
     }
     let root = &nodes[0];
     let best = (root.first..root.first + root.count)
@@ -269,8 +322,14 @@ pub fn search(
     outcome
 }
 
-/// The child of `at` with the highest PUCT value, if any.
-fn select(nodes: &[Node], at: usize, is_root: bool) -> Option<usize> {
+/// The child of `at` with the highest PUCT value among those `permits`
+/// lets through, if any.
+fn select(
+    nodes: &[Node],
+    at: usize,
+    is_root: bool,
+    permits: impl Fn(Option<Point>) -> bool,
+) -> Option<usize> {
     let node = &nodes[at];
     let parent_visits = node.visits.max(1) as f64;
     // The parent's value for the player to move there (its sums are the
@@ -295,7 +354,7 @@ fn select(nodes: &[Node], at: usize, is_root: bool) -> Option<usize> {
     let cpuct = CPUCT + CPUCT_LOG * ((parent_visits + CPUCT_BASE) / CPUCT_BASE).ln();
     let explore = cpuct * parent_visits.sqrt();
     children
-        .filter(|&c| !nodes[c].refused)
+        .filter(|&c| !nodes[c].refused && permits(nodes[c].mv))
         .map(|c| {
             let n = &nodes[c];
             let q = if n.visits > 0 {
@@ -328,19 +387,20 @@ fn expand(nodes: &mut Vec<Node>, leaf: usize, game: &Game, eval: &Evaluation) {
     node.expanded = true;
 }
 
-/// Utility and win/loss value (−1..1) of an evaluation for `to_move`.
-fn values(eval: &Evaluation, to_move: Color, side: f64) -> (f64, f64) {
+/// Utility and win/loss value (−1..1) and score lead of an evaluation for
+/// `to_move`.
+fn values(eval: &Evaluation, to_move: Color, side: f64) -> (f64, f64, f64) {
     let sign = if to_move == Color::White { 1.0 } else { -1.0 };
     let winloss = sign * (eval.white_win - eval.white_loss) as f64;
     let lead = sign * eval.white_lead as f64;
     let score = (lead / (SCORE_SCALE_PER_SIDE * side)).atan() * std::f64::consts::FRAC_2_PI;
-    (winloss + SCORE_UTILITY * score, winloss)
+    (winloss + SCORE_UTILITY * score, winloss, lead)
 }
 
 /// A game ended by two passes, for `to_move`: 1 won, −1 lost, 0 drawn, by
 /// an area count where each point goes to the side the network's ownership
-/// gives it.
-fn finished_value(game: &Game, eval: &Evaluation, to_move: Color) -> f64 {
+/// gives it; and that count's margin.
+fn finished_value(game: &Game, eval: &Evaluation, to_move: Color) -> (f64, f64) {
     let white_area: f64 = eval
         .white_ownership
         .iter()
@@ -357,7 +417,133 @@ fn finished_value(game: &Game, eval: &Evaluation, to_move: Color) -> f64 {
     let komi = -inputs::self_komi(game, Color::Black);
     let white_margin = white_area + komi;
     let sign = if to_move == Color::White { 1.0 } else { -1.0 };
-    (sign * white_margin).signum()
+    ((sign * white_margin).signum(), sign * white_margin)
+}
+
+/// The network's ownership summed over the visits (White's, −1..1, in
+/// the network's order of points), for its mean and spread.
+#[derive(Default)]
+struct Ownership {
+    count: u32,
+    sum: Vec<f64>,
+    sum_sq: Vec<f64>,
+}
+
+impl Ownership {
+    fn add(&mut self, eval: &Evaluation) {
+        let n = eval.white_ownership.len();
+        if self.sum.len() != n {
+            *self = Ownership {
+                count: 0,
+                sum: vec![0.0; n],
+                sum_sq: vec![0.0; n],
+            };
+        }
+        for (i, &o) in eval.white_ownership.iter().enumerate() {
+            let o = f64::from(o);
+            self.sum[i] += o;
+            self.sum_sq[i] += o * o;
+        }
+        self.count += 1;
+    }
+}
+
+/// A 95% lower bound on a win rate of `q` over `n` visits.
+fn lower_bound(q: f64, n: f64) -> f64 {
+    if n < 1.0 {
+        return 0.0;
+    }
+    (q - 1.96 * (q * (1.0 - q) / n).sqrt() - 0.5 / n).clamp(0.0, 1.0)
+}
+
+/// What the search has found so far: the root's visited moves (and up to
+/// `min_moves` in all, the unvisited ones by prior), most visited first,
+/// from the side to move's view; the ownership, Black's +1, by point.
+fn report(nodes: &[Node], game: &Game, min_moves: usize, owned: &Ownership) -> Report {
+    let root = &nodes[0];
+    let children: Vec<usize> = (root.first..root.first + root.count)
+        .map(|i| i as usize)
+        .filter(|&i| !nodes[i].refused)
+        .collect();
+    let candidate = |i: usize| {
+        let n = &nodes[i];
+        let visits = n.visits as f64;
+        let (win_rate, lead, stdev) = if n.visits > 0 {
+            let lead = n.lead / visits;
+            let spread = (n.score_sq / visits - lead * lead).max(0.0).sqrt();
+            ((1.0 + n.winloss / visits) / 2.0, Some(lead), Some(spread))
+        } else {
+            (0.0, None, None)
+        };
+        Candidate {
+            mv: n.mv,
+            visits: u64::from(n.visits),
+            win_rate,
+            lcb: lower_bound(win_rate, visits),
+            prior: f64::from(n.prior),
+            score_lead: lead,
+            score_stdev: stdev,
+            pv: principal_variation(nodes, i),
+        }
+    };
+    let mut visited: Vec<usize> = children
+        .iter()
+        .copied()
+        .filter(|&i| nodes[i].visits > 0)
+        .collect();
+    visited.sort_by(|&a, &b| {
+        nodes[b]
+            .visits
+            .cmp(&nodes[a].visits)
+            .then(nodes[b].prior.total_cmp(&nodes[a].prior))
+    });
+    let mut unvisited: Vec<usize> = children
+        .iter()
+        .copied()
+        .filter(|&i| nodes[i].visits == 0)
+        .collect();
+    unvisited.sort_by(|&a, &b| nodes[b].prior.total_cmp(&nodes[a].prior));
+    let more = min_moves.saturating_sub(visited.len());
+    let candidates = visited
+        .into_iter()
+        .chain(unvisited.into_iter().take(more))
+        .map(candidate)
+        .collect();
+    let ownership = (owned.count > 0).then(|| {
+        let board = game.board();
+        let (mut mean, mut spread) = (vec![0.0; MAX_POINTS], vec![0.0; MAX_POINTS]);
+        let count = f64::from(owned.count);
+        for (i, p) in inputs::points_in_net_order(board).enumerate() {
+            let m = owned.sum[i] / count;
+            mean[p as usize] = -m;
+            spread[p as usize] = (owned.sum_sq[i] / count - m * m).max(0.0).sqrt();
+        }
+        (mean, spread)
+    });
+    Report {
+        to_move: game.to_move(),
+        playouts: u64::from(root.visits),
+        candidates,
+        ownership,
+    }
+}
+
+/// The move of node `i` and the most visited line after it.
+fn principal_variation(nodes: &[Node], mut i: usize) -> Vec<Option<Point>> {
+    const LONGEST: usize = 24;
+    let mut pv = vec![nodes[i].mv];
+    while pv.len() < LONGEST && nodes[i].expanded {
+        let best = (nodes[i].first..nodes[i].first + nodes[i].count)
+            .map(|c| c as usize)
+            .filter(|&c| nodes[c].visits > 0 && !nodes[c].refused)
+            .max_by_key(|&c| nodes[c].visits);
+        let Some(c) = best else {
+            break;
+        };
+        pv.push(nodes[c].mv);
+        i = c;
+    }
+    pv
 }
 
 #[cfg(test)]
