@@ -130,6 +130,45 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> Option<St
             line.push(' ');
             line.push_str(&vertex_name(p, board.size()));
         }
+        for (wanted, key) in [
+            (request.pv_visits, "pvVisits"),
+            (request.pv_edge_visits, "pvEdgeVisits"),
+        ] {
+            if wanted {
+                line.push(' ');
+                line.push_str(key);
+                for v in &m.pv_visits {
+                    let _ = write!(line, " {v}");
+                }
+            }
+        }
+    }
+    if request.root_info && !line.is_empty() {
+        let visited: Vec<_> = report.candidates.iter().filter(|m| m.visits > 0).collect();
+        let n: u64 = visited.iter().map(|m| m.visits).sum();
+        let win_rate = if n > 0 {
+            visited
+                .iter()
+                .map(|m| m.win_rate * m.visits as f64)
+                .sum::<f64>()
+                / n as f64
+        } else {
+            0.5
+        };
+        let _ = write!(
+            line,
+            " rootInfo visits {} winrate {win_rate:.6}",
+            report.playouts
+        );
+        if let Some(lead) = report.score_lead() {
+            let _ = write!(line, " scoreLead {lead:.3} scoreSelfplay {lead:.3}");
+        }
+        let player = if report.to_move == Color::Black {
+            "B"
+        } else {
+            "W"
+        };
+        let _ = write!(line, " currentPlayer {player}");
     }
     if let Some((own, sd)) = &report.ownership {
         let sign = if report.to_move == Color::Black {
@@ -227,6 +266,7 @@ mod tests {
                 score_lead: Some(2.5),
                 score_stdev: Some(9.0),
                 pv: vec![d4, None],
+                pv_visits: vec![80, 41],
             }],
             ownership: None,
         };
@@ -247,6 +287,24 @@ mod tests {
             line(Format::Kata),
             "info move D4 visits 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass"
         );
+        // KataGo's further keys: the visits along the line, the root's
+        // figures; per-move ownership declined is fine, asked for refused.
+        let args = [
+            "pvVisits",
+            "true",
+            "pvEdgeVisits",
+            "true",
+            "rootInfo",
+            "true",
+            "movesOwnership",
+            "false",
+        ];
+        let request = parse_request(&e, &args, Format::Kata, false).unwrap();
+        assert_eq!(
+            info_line(&report, &request, &board).unwrap(),
+            "info move D4 visits 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass pvVisits 80 41 pvEdgeVisits 80 41 rootInfo visits 100 winrate 0.612340 scoreLead 2.500 scoreSelfplay 2.500 currentPlayer W"
+        );
+        assert!(parse_request(&e, &["movesOwnership", "true"], Format::Kata, false).is_err());
     }
 
     #[test]

@@ -110,6 +110,9 @@ pub static COMMANDS: &[Command] = table! {
     "kosumi-evaluation" Searches text gogui_analysis::evaluation_text,
     // kosumi
     "kosumi-rules" Settles text kosumi_rules,
+    // KataGo's rules commands
+    "kata-set-rules" Settles text kata_set_rules,
+    "kata-get-rules" Reads text |e, a| { arity(a, 0)?; Ok(katago_rules_json(&e.shown().rules, e.shown().komi)) },
     "kosumi-pass_stones" Reads text |e, a| { arity(a, 1)?; let c = color(a[0])?; Ok(e.shown().pass_stones(c).to_string()) },
     "kosumi-score" Counts text kosumi_score,
     "kosumi-ownership" Counts text |e, a| { arity(a, 0)?; Ok(ownership_board(e)) },
@@ -476,6 +479,54 @@ fn kosumi_rules(e: &mut Engine, a: &[&str]) -> Reply {
         }
         _ => Err(GtpError::syntax("expected at most one preset name")),
     }
+}
+
+/// KataGo's rules by name, mapped to kosumi's nearest preset: `chinese`
+/// (and KataGo's OGS and KGS variants), `japanese` and `korean`,
+/// `tromp-taylor`, `aga`, `new-zealand`, and kosumi's own preset names.
+/// KataGo's `stone-scoring`, `bga`, `aga-button` and rules given as JSON
+/// have no kosumi preset and are refused.
+fn kata_set_rules(e: &mut Engine, a: &[&str]) -> Reply {
+    let [name] = a else {
+        return Err(GtpError::syntax("expected one rules name"));
+    };
+    let preset = match name.to_ascii_lowercase().as_str() {
+        "chinese-ogs" | "chinese-kgs" => "chinese",
+        "korean" => "japanese",
+        other => other,
+    }
+    .to_string();
+    let rules = Rules::preset(&preset).ok_or_else(|| {
+        GtpError::syntax(format!(
+            "no kosumi ruleset matches '{name}' (korean, chinese-ogs, chinese-kgs, or a preset: {})",
+            Rules::preset_names().collect::<Vec<_>>().join(", ")
+        ))
+    })?;
+    e.set_rules(rules);
+    Ok(String::new())
+}
+
+/// The rules as KataGo's `kata-get-rules` writes them (JSON).
+fn katago_rules_json(rules: &Rules, komi: f64) -> String {
+    use crate::rules::{HandicapBonus, Ko, Scoring, Suicide};
+    let ko = match rules.ko {
+        Ko::Simple => "SIMPLE",
+        Ko::Positional => "POSITIONAL",
+        Ko::Situational => "SITUATIONAL",
+    };
+    let territory = rules.scoring == Scoring::Territory;
+    let bonus = match rules.handicap_bonus {
+        HandicapBonus::None => "0",
+        HandicapBonus::N => "N",
+        HandicapBonus::NMinusOne => "N-1",
+    };
+    format!(
+        "{{\"friendlyPassOk\":{},\"hasButton\":false,\"ko\":\"{ko}\",\"komi\":{komi},\"scoring\":\"{}\",\"suicide\":{},\"taxRule\":\"{}\",\"whiteHandicapBonus\":\"{bonus}\"}}",
+        !territory,
+        if territory { "TERRITORY" } else { "AREA" },
+        rules.suicide != Suicide::Forbidden,
+        if territory { "SEKI" } else { "NONE" },
+    )
 }
 
 fn kosumi_score(e: &mut Engine, a: &[&str]) -> Reply {

@@ -169,6 +169,7 @@ mod tests {
                 score_lead: Some(-3.5),
                 score_stdev: Some(10.0),
                 pv: vec![Some(crate::board::Board::new(9).point(2, 2)), None],
+                pv_visits: vec![250, 120],
             }],
             ownership: None,
         };

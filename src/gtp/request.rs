@@ -35,6 +35,11 @@ pub struct Request {
     pub max_moves: usize,
     pub ownership: bool,
     pub ownership_stdev: bool,
+    /// KataGo's `pvVisits`, `pvEdgeVisits` (the same in a tree) and
+    /// `rootInfo`.
+    pub pv_visits: bool,
+    pub pv_edge_visits: bool,
+    pub root_info: bool,
     pub restrict: Option<MoveRules>,
     /// `*genmove_analyze`: choose and play a move, ending with `play VERTEX`.
     pub genmove: bool,
@@ -109,6 +114,9 @@ pub fn parse_request(
         max_moves: usize::MAX,
         ownership: false,
         ownership_stdev: false,
+        pv_visits: false,
+        pv_edge_visits: false,
+        root_info: false,
         restrict: None,
         genmove,
         roll: None,
@@ -124,6 +132,15 @@ pub fn parse_request(
             "ownership" if format == Format::Kata => request.ownership = flag(key, value)?,
             "ownershipStdev" if format == Format::Kata => {
                 request.ownership_stdev = flag(key, value)?
+            }
+            "pvVisits" => request.pv_visits = flag(key, value)?,
+            "pvEdgeVisits" => request.pv_edge_visits = flag(key, value)?,
+            "rootInfo" => request.root_info = flag(key, value)?,
+            // Per-move ownership KataGo can add is not computed here: asking
+            // for it is an error, declining it is fine.
+            "movesOwnership" | "movesOwnershipStdev" if !flag(key, value)? => {}
+            "movesOwnership" | "movesOwnershipStdev" => {
+                return Err(GtpError::syntax(format!("{key} is not supported")));
             }
             "avoid" | "allow" => {
                 let rule = move_rule(e, key, rest.get(i + 1..i + 4).unwrap_or(&[]))?;

@@ -483,8 +483,10 @@ fn report(nodes: &[Node], game: &Game, min_moves: usize, owned: &Ownership) -> R
             prior: f64::from(n.prior),
             score_lead: lead,
             score_stdev: stdev,
-            pv: principal_variation(nodes, i),
+            pv: Vec::new(),
+            pv_visits: Vec::new(),
         }
+        .with_line(principal_variation(nodes, i))
     };
     let mut visited: Vec<usize> = children
         .iter()
@@ -528,10 +530,12 @@ fn report(nodes: &[Node], game: &Game, min_moves: usize, owned: &Ownership) -> R
     }
 }
 
-/// The move of node `i` and the most visited line after it.
-fn principal_variation(nodes: &[Node], mut i: usize) -> Vec<Option<Point>> {
+/// The move of node `i` and the most visited line after it, with the
+/// visits of each.
+fn principal_variation(nodes: &[Node], mut i: usize) -> (Vec<Option<Point>>, Vec<u64>) {
     const LONGEST: usize = 24;
     let mut pv = vec![nodes[i].mv];
+    let mut visits = vec![u64::from(nodes[i].visits)];
     while pv.len() < LONGEST && nodes[i].expanded {
         let best = (nodes[i].first..nodes[i].first + nodes[i].count)
             .map(|c| c as usize)
@@ -541,9 +545,10 @@ fn principal_variation(nodes: &[Node], mut i: usize) -> Vec<Option<Point>> {
             break;
         };
         pv.push(nodes[c].mv);
+        visits.push(u64::from(nodes[c].visits));
         i = c;
     }
-    pv
+    (pv, visits)
 }
 
 #[cfg(test)]

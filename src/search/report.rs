@@ -31,6 +31,8 @@ pub struct Candidate {
     pub score_stdev: Option<f64>,
     /// The move and the most visited line after it, legal moves only.
     pub pv: Vec<Option<Point>>,
+    /// The visits of each move of `pv`.
+    pub pv_visits: Vec<u64>,
 }
 
 /// A search's findings at one moment.
@@ -115,8 +117,10 @@ impl Search<'_> {
                     prior: (prior_wins / prior_total) as f64,
                     score_lead: scores.map(|(_, mean, _)| sign * (mean - self.komi)),
                     score_stdev: scores.map(|(_, _, sd)| sd),
-                    pv: principal_variation(&nodes, ch, &mut line),
+                    pv: Vec::new(),
+                    pv_visits: Vec::new(),
                 }
+                .with_line(principal_variation(&nodes, ch, &mut line))
             })
             .collect();
         drop(nodes);
@@ -153,10 +157,28 @@ impl Search<'_> {
     }
 }
 
+impl Candidate {
+    /// The candidate with its principal variation and the visits of each
+    /// of its moves.
+    pub fn with_line(self, line: (Vec<Option<Point>>, Vec<u64>)) -> Candidate {
+        Candidate {
+            pv: line.0,
+            pv_visits: line.1,
+            ..self
+        }
+    }
+}
+
 /// `first` and, after it, the most visited child at each level, as long as
-/// the moves are legal in `line` (the game, played on and taken back here).
-fn principal_variation(nodes: &[Node], first: &Node, line: &mut Game) -> Vec<Option<Point>> {
+/// the moves are legal in `line` (the game, played on and taken back here),
+/// with the playouts through each.
+fn principal_variation(
+    nodes: &[Node],
+    first: &Node,
+    line: &mut Game,
+) -> (Vec<Option<Point>>, Vec<u64>) {
     let mut pv = Vec::new();
+    let mut visits = Vec::new();
     let mut node = first;
     loop {
         let mv = (node.mv != PASS).then_some(node.mv);
@@ -165,6 +187,7 @@ fn principal_variation(nodes: &[Node], first: &Node, line: &mut Game) -> Vec<Opt
             break;
         }
         pv.push(mv);
+        visits.push((node.visits - node.prior_visits).max(0.0) as u64);
         if !node.expanded || pv.len() >= MAX_PV || line.consecutive_passes() >= 2 {
             break;
         }
@@ -181,7 +204,7 @@ fn principal_variation(nodes: &[Node], first: &Node, line: &mut Game) -> Vec<Opt
     for _ in 0..pv.len() {
         line.undo();
     }
-    pv
+    (pv, visits)
 }
 
 #[cfg(test)]
