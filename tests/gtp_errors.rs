@@ -332,6 +332,29 @@ fn the_network_search_plays_legal_moves_and_takes_a_stone_in_atari() {
 }
 
 #[test]
+fn kata_set_rules_refuses_what_kosumi_has_no_ruleset_for() {
+    let mut e = engine();
+    let before = e.ok("kata-get-rules");
+    for (cmd, expected) in [
+        (
+            "kata-set-rules stone-scoring",
+            "syntax error: no kosumi ruleset matches 'stone-scoring'",
+        ),
+        (
+            "kata-set-rules {\"ko\":\"SIMPLE\"}",
+            "syntax error: no kosumi ruleset matches",
+        ),
+        ("kata-set-rules", "syntax error: expected one rules name"),
+        ("kata-get-rules extra", "syntax error"),
+    ] {
+        let msg = e.err(cmd);
+        assert!(msg.starts_with(expected), "{cmd}: {msg}");
+    }
+    assert_eq!(e.ok("kata-get-rules"), before);
+    assert!(e.finish().success());
+}
+
+#[test]
 fn without_a_network_kata_raw_nn_says_so() {
     let mut e = Engine::start(&["--nn", "off"], Path::new(env!("CARGO_MANIFEST_DIR")));
     assert!(e.err("kata-raw-nn 0").starts_with("no network loaded"));
