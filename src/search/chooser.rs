@@ -46,6 +46,16 @@ pub struct Choosing<'a> {
 }
 
 impl Choosing<'_> {
+    /// Playouts of the dead-stone estimate: the setting, but no more than
+    /// about a tenth of the move's time where the clock is short (ten
+    /// playouts a millisecond, at least 32).
+    fn estimate_playouts(&self) -> usize {
+        match self.budget.time {
+            Some(t) => (t.as_millis() as usize * 10).clamp(32, self.ownership_playouts.max(32)),
+            None => self.ownership_playouts,
+        }
+    }
+
     /// The budget of a Monte Carlo search.
     pub fn playout_budget(&self) -> Budget {
         if self.budget.playouts.is_none() && self.budget.time.is_none() {
@@ -115,8 +125,14 @@ impl Chooser {
         // Dead stones matter only for passing now or for cleanup: estimate
         // them only then (it costs a thousand playouts).
         let opponent_passed = game.last_move() == Some((color.opponent(), None));
+        let network = how.network.filter(|_| game.dice().is_none());
         let (statuses, settled) = if opponent_passed || cleanup {
-            let ownership = ownership(game, how.ownership_playouts, how.seed);
+            // The network's ownership where it applies (one evaluation, a
+            // few milliseconds); playouts otherwise.
+            let ownership = match network {
+                Some(net) => network_ownership(game, net),
+                None => ownership(game, how.estimate_playouts(), how.seed),
+            };
             let statuses = score::statuses(game.board(), &ownership);
             let settled = score::is_settled(game.board(), &ownership, &statuses);
             (statuses, settled)
@@ -142,8 +158,7 @@ impl Chooser {
         }
         // The network searches plain Go (no dice); the cleanup of dead
         // stones comes from the Monte Carlo search.
-        let network = how.network.filter(|_| game.dice().is_none() && !cleanup);
-        if let Some(net) = network {
+        if let Some(net) = network.filter(|_| !cleanup) {
             let seed = self.next_seed(how.seed);
             let out = puct::search_watched(
                 game,
@@ -238,6 +253,25 @@ impl Chooser {
             Lent::MonteCarlo { tree, .. } => self.tree = tree,
         }
     }
+}
+
+/// Each point's owner by the network (+1 Black, −1 White), indexed by point.
+fn network_ownership(game: &Game, net: &Evaluator) -> Vec<f64> {
+    let eval = net.evaluate(
+        crate::nn::Request {
+            game,
+            to_move: game.to_move(),
+            fresh: false,
+            symmetry: 0,
+        },
+        &mut crate::nn::Scratch::default(),
+    );
+    let board = game.board();
+    let mut owner = vec![0.0; crate::board::MAX_POINTS];
+    for (i, p) in crate::nn::inputs::points_in_net_order(board).enumerate() {
+        owner[p as usize] = -f64::from(eval.white_ownership[i]);
+    }
+    owner
 }
 
 /// A search lent out to run on another thread, with its tree.
