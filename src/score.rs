@@ -23,6 +23,17 @@ const DEAD_OWNERSHIP: f64 = 0.1;
 
 /// The status of every point's chain (empty points: `Alive`, unused).
 pub fn statuses(board: &Board, ownership: &[f64]) -> Vec<Status> {
+    statuses_by(board, ownership, true)
+}
+
+/// [`statuses`] from an estimate that needs no static check (a neural
+/// network's ownership decides lone stones in a territory itself, and an
+/// open board's stones are not walled in).
+pub fn statuses_from_network(board: &Board, ownership: &[f64]) -> Vec<Status> {
+    statuses_by(board, ownership, false)
+}
+
+fn statuses_by(board: &Board, ownership: &[f64], static_check: bool) -> Vec<Status> {
     let mut status = vec![Status::Alive; ownership.len()];
     for p in board.points() {
         if let Some(c) = board.color_at(p) {
@@ -50,7 +61,8 @@ pub fn statuses(board: &Board, ownership: &[f64]) -> Vec<Status> {
     // keep its ownership near the threshold, or above it, whatever the
     // seed: settle such chains by the static check below.
     for p in board.points() {
-        if board.color_at(p).is_some()
+        if static_check
+            && board.color_at(p).is_some()
             && board.chain(p) == p
             && status[p as usize] == Status::Alive
             && statically_dead(board, ownership, p)

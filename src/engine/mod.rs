@@ -356,7 +356,10 @@ impl Engine {
         Ok(())
     }
 
-    /// Ownership of every point of the shown game (+1 Black), from playouts.
+    /// Ownership of every point of the shown game (+1 Black), from
+    /// playouts (what `final_score` and the dead-stone lists judge by: the
+    /// network's ownership assumes play goes on, and keeps alive a lone
+    /// invader a finished game counts dead).
     pub fn ownership(&self) -> Vec<f64> {
         search::ownership(
             self.shown(),

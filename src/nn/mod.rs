@@ -119,6 +119,26 @@ impl Evaluator {
         e
     }
 
+    /// Each point's owner by the network for `game`'s player to move, +1
+    /// Black to −1 White, indexed by point.
+    pub fn ownership(&self, game: &Game) -> Vec<f64> {
+        let eval = self.evaluate(
+            Request {
+                game,
+                to_move: game.to_move(),
+                fresh: false,
+                symmetry: 0,
+            },
+            &mut Scratch::default(),
+        );
+        let board = game.board();
+        let mut owner = vec![0.0; crate::board::MAX_POINTS];
+        for (i, p) in inputs::points_in_net_order(board).enumerate() {
+            owner[p as usize] = -f64::from(eval.white_ownership[i]);
+        }
+        owner
+    }
+
     /// Evaluates positions of one board size together (one matrix product
     /// per layer for the whole batch).
     pub fn evaluate_batch(

@@ -130,10 +130,13 @@ impl Chooser {
             // The network's ownership where it applies (one evaluation, a
             // few milliseconds); playouts otherwise.
             let ownership = match network {
-                Some(net) => network_ownership(game, net),
+                Some(net) => net.ownership(game),
                 None => ownership(game, how.estimate_playouts(), how.seed),
             };
-            let statuses = score::statuses(game.board(), &ownership);
+            let statuses = match network {
+                Some(_) => score::statuses_from_network(game.board(), &ownership),
+                None => score::statuses(game.board(), &ownership),
+            };
             let settled = score::is_settled(game.board(), &ownership, &statuses);
             (statuses, settled)
         } else {
@@ -253,25 +256,6 @@ impl Chooser {
             Lent::MonteCarlo { tree, .. } => self.tree = tree,
         }
     }
-}
-
-/// Each point's owner by the network (+1 Black, −1 White), indexed by point.
-fn network_ownership(game: &Game, net: &Evaluator) -> Vec<f64> {
-    let eval = net.evaluate(
-        crate::nn::Request {
-            game,
-            to_move: game.to_move(),
-            fresh: false,
-            symmetry: 0,
-        },
-        &mut crate::nn::Scratch::default(),
-    );
-    let board = game.board();
-    let mut owner = vec![0.0; crate::board::MAX_POINTS];
-    for (i, p) in crate::nn::inputs::points_in_net_order(board).enumerate() {
-        owner[p as usize] = -f64::from(eval.white_ownership[i]);
-    }
-    owner
 }
 
 /// A search lent out to run on another thread, with its tree.
