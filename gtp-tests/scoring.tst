@@ -49,3 +49,17 @@ komi 7
 komi -7
 90 final_score
 #? [0]
+# An open position (GoGui's "Final score" early in a game): no stone is
+# walled in, none is dead; the stones and komi decide (GNU Go estimates
+# territory and says W+5.5).
+boardsize 9
+clear_board
+komi 7.5
+play b E5
+play w C5
+play b F4
+play w G5
+100 final_status_list dead
+#? []
+110 final_score
+#? [W\+7\.5]

@@ -115,7 +115,8 @@ const WALL_ALIVE: f64 = 0.6;
 /// The static check of a finished position: the chain at `p` is dead if the
 /// area it can reach without crossing opponent stones (its own stones and
 /// the empty points) is walled in only by opponent chains the playouts
-/// judge clearly alive, and its colour has no chance of two eyes there: at
+/// judge clearly alive, holds no other chain of its colour, and its colour
+/// has no chance of two eyes there: at
 /// most one eye (an empty region touching only its own stones), and that
 /// of at most two points. Anything with more eye space is left to the
 /// playouts, so a living group is never killed by this check.
@@ -138,6 +139,11 @@ fn statically_dead(board: &Board, ownership: &[f64], p: Point) -> bool {
             }
             match board.cell(r) {
                 Cell::Empty => {}
+                // Another chain of the same colour in the area: not one lone
+                // chain walled in (an open board's stones share one area).
+                cell if cell.color() == Some(c) && board.chain(r) != board.chain(p) => {
+                    return false;
+                }
                 cell if cell.color() == Some(c) => {}
                 cell if cell.color().is_some() => {
                     // An opponent stone of the wall: clearly alive?
