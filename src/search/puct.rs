@@ -11,7 +11,7 @@
 //! One thread; the game is walked down and undone along each visit, so the
 //! search keeps the game's history (superko, the network's history planes).
 
-use super::report::{Candidate, Report};
+use super::report::{Candidate, MAX_PV, Report, lower_bound};
 use super::settings::{Budget, Decision};
 use super::threads::Watch;
 use crate::board::{Color, MAX_POINTS, Point};
@@ -448,14 +448,6 @@ impl Ownership {
     }
 }
 
-/// A 95% lower bound on a win rate of `q` over `n` visits.
-fn lower_bound(q: f64, n: f64) -> f64 {
-    if n < 1.0 {
-        return 0.0;
-    }
-    (q - 1.96 * (q * (1.0 - q) / n).sqrt() - 0.5 / n).clamp(0.0, 1.0)
-}
-
 /// What the search has found so far: the root's visited moves (and up to
 /// `min_moves` in all, the unvisited ones by prior), most visited first,
 /// from the side to move's view; the ownership, Black's +1, by point.
@@ -533,10 +525,9 @@ fn report(nodes: &[Node], game: &Game, min_moves: usize, owned: &Ownership) -> R
 /// The move of node `i` and the most visited line after it, with the
 /// visits of each.
 fn principal_variation(nodes: &[Node], mut i: usize) -> (Vec<Option<Point>>, Vec<u64>) {
-    const LONGEST: usize = 24;
     let mut pv = vec![nodes[i].mv];
     let mut visits = vec![u64::from(nodes[i].visits)];
-    while pv.len() < LONGEST && nodes[i].expanded {
+    while pv.len() < MAX_PV && nodes[i].expanded {
         let best = (nodes[i].first..nodes[i].first + nodes[i].count)
             .map(|c| c as usize)
             .filter(|&c| nodes[c].visits > 0 && !nodes[c].refused)

@@ -10,7 +10,7 @@ use crate::game::Game;
 use std::sync::atomic::Ordering;
 
 /// The longest principal variation reported.
-const MAX_PV: usize = 24;
+pub(super) const MAX_PV: usize = 24;
 
 /// One root move as analysis shows it, from the side to move's view.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,8 +60,8 @@ impl Report {
     }
 }
 
-/// A 95% lower bound on a win rate of `q` over `n` playouts.
-fn lower_bound(q: f64, n: f64) -> f64 {
+/// A 95% lower bound on a win rate of `q` over `n` playouts (or visits).
+pub(super) fn lower_bound(q: f64, n: f64) -> f64 {
     if n < 1.0 {
         return 0.0;
     }
