@@ -264,33 +264,32 @@ impl Host {
         settings: &player::Settings,
         stop: &AtomicBool,
     ) -> Result<Announcement, TableError> {
-        let choices = Cell::new(self.choices);
-        let mut kosumi: Vec<KosumiAtTable> = self
-            .seats
-            .iter_mut()
-            .map(|seat| KosumiAtTable {
-                seat,
-                settings,
-                stop,
-                choices: &choices,
-            })
-            .collect();
-        let mut seats: Vec<&mut dyn Seat> = kosumi.iter_mut().map(|s| s as &mut dyn Seat).collect();
-        seats.push(&mut self.person);
-        let a = self.table.judge(self.human, mv, &mut seats, &mut |_| {})?;
+        let human = self.human;
+        let a = self.at_table(settings, stop, |table, seats| {
+            let a = table.judge(human, mv, seats, &mut |_| {})?;
+            if !a.outcome.is_illegal() {
+                Self::run(table, seats);
+            }
+            Ok(a)
+        })?;
         self.person_tried = true;
-        if !a.outcome.is_illegal() {
-            Self::run(&mut self.table, &mut seats);
-        }
-        drop(seats);
-        drop(kosumi);
-        self.choices = choices.get();
-        self.refresh_shown();
         Ok(a)
     }
 
     /// kosumi's seats try until it is the person's turn or the game ends.
     pub fn play_others(&mut self, settings: &player::Settings, stop: &AtomicBool) {
+        self.at_table(settings, stop, Self::run);
+    }
+
+    /// Runs `play` on the table with every seat sat at it (kosumi's with
+    /// `settings`, the person's), then keeps the count of choices and
+    /// refreshes the person's board.
+    fn at_table<R>(
+        &mut self,
+        settings: &player::Settings,
+        stop: &AtomicBool,
+        play: impl FnOnce(&mut Table, &mut [&mut dyn Seat]) -> R,
+    ) -> R {
         let choices = Cell::new(self.choices);
         let mut kosumi: Vec<KosumiAtTable> = self
             .seats
@@ -304,11 +303,12 @@ impl Host {
             .collect();
         let mut seats: Vec<&mut dyn Seat> = kosumi.iter_mut().map(|s| s as &mut dyn Seat).collect();
         seats.push(&mut self.person);
-        Self::run(&mut self.table, &mut seats);
+        let result = play(&mut self.table, &mut seats);
         drop(seats);
         drop(kosumi);
         self.choices = choices.get();
         self.refresh_shown();
+        result
     }
 
     /// The table's loop: it stops at the person's turn or the end; kosumi's
