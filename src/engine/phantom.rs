@@ -237,17 +237,13 @@ impl Engine {
         &mut self,
         color: Color,
     ) -> Result<crate::search::Decision, EngineError> {
-        let seat_color = match &self.role {
-            Role::Player { player, .. } => player.color(),
+        let (seat, seat_color) = match &self.role {
+            Role::Player { player, .. } => (player.seat, player.color()),
             _ => return Err(Refusal::NoPhantomGame.into()),
         };
         if color != seat_color {
-            let Role::Player { player, .. } = &self.role else {
-                unreachable!("a player")
-            };
             return Err(EngineError::Syntax(format!(
-                "seat {} plays {}",
-                player.seat,
+                "seat {seat} plays {}",
                 color_name(seat_color)
             )));
         }

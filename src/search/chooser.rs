@@ -58,21 +58,20 @@ impl Choosing<'_> {
 
     /// The budget of a Monte Carlo search.
     pub fn playout_budget(&self) -> Budget {
-        if self.budget.playouts.is_none() && self.budget.time.is_none() {
-            Budget {
-                playouts: Some(DEFAULT_PLAYOUTS),
-                time: None,
-            }
-        } else {
-            self.budget
-        }
+        self.budget_or(DEFAULT_PLAYOUTS)
     }
 
     /// The budget of a network search.
     fn visit_budget(&self) -> Budget {
+        self.budget_or(DEFAULT_VISITS)
+    }
+
+    /// The move's budget, or `count` playouts or visits where nothing sets
+    /// one.
+    fn budget_or(&self, count: u64) -> Budget {
         if self.budget.playouts.is_none() && self.budget.time.is_none() {
             Budget {
-                playouts: Some(DEFAULT_VISITS),
+                playouts: Some(count),
                 time: None,
             }
         } else {
