@@ -90,7 +90,7 @@ pub struct Player {
 }
 
 /// The stones of `c` a view shows.
-fn shown(view: &Game, c: Color) -> i64 {
+fn stones_shown(view: &Game, c: Color) -> i64 {
     let b = view.board();
     b.points().filter(|&p| b.color_at(p) == Some(c)).count() as i64
 }
@@ -107,8 +107,6 @@ impl Player {
     /// A player of `seat` whose view starts as `view`'s board (the stones
     /// on it are public: handicap, setup).
     pub fn new(seat: usize, kind: Kind, options: Options, view: &Game) -> Player {
-        let b = view.board();
-        let count = |c: Color| b.points().filter(|&p| b.color_at(p) == Some(c)).count() as i64;
         Player {
             seat,
             kind,
@@ -121,7 +119,10 @@ impl Player {
             kill_heard: false,
             kill: None,
             last_stone: None,
-            on_board: [count(Color::Black), count(Color::White)],
+            on_board: [
+                stones_shown(view, Color::Black),
+                stones_shown(view, Color::White),
+            ],
             handicap: view.handicap(),
             over: false,
             begun: false,
@@ -297,7 +298,7 @@ impl Player {
                 ));
             }
             Line::Outcome(Outcome::Occupied(c))
-                if counted && trier == self.seat && shown(view, *c) >= stones_of(*c) =>
+                if counted && trier == self.seat && stones_shown(view, *c) >= stones_of(*c) =>
             {
                 return Err(format!(
                     "every {} stone on the board is on my view already",
