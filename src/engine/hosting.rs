@@ -13,7 +13,6 @@
 use crate::board::{Color, Point};
 use crate::phantom::host::Host;
 use crate::phantom::player;
-use crate::phantom::table::TableError;
 use std::sync::atomic::AtomicBool;
 
 #[derive(Clone)]
@@ -126,13 +125,8 @@ impl Hosting {
             let mut next = self.states[k].clone();
             match next.human_try(mv, &settings(), stop) {
                 Ok(_) => self.states.push(next),
-                Err(TableError::Referee(e)) => {
-                    log::warn!("phantom host: the person's try {k} is refused: {e}");
-                    self.tries.truncate(k);
-                    self.cursor = k;
-                }
                 Err(e) => {
-                    log::warn!("phantom host: {e}");
+                    log::warn!("phantom host: the person's try {k}: {e}");
                     self.tries.truncate(k);
                     self.cursor = k;
                 }

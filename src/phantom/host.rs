@@ -160,8 +160,6 @@ pub struct Host {
     person: Person,
     /// Choices made so far (varies the players' seeds).
     choices: u64,
-    /// Whether the person has tried yet.
-    person_tried: bool,
 }
 
 impl Host {
@@ -189,7 +187,6 @@ impl Host {
                 ..Person::default()
             },
             choices: 0,
-            person_tried: false,
         };
         host.refresh_shown();
         host
@@ -213,12 +210,6 @@ impl Host {
     /// colour to move), or the true game once the game is over.
     pub fn shown(&self) -> &Game {
         &self.shown
-    }
-
-    /// Whether the person has tried yet (until then the game may restart
-    /// under other settings).
-    pub fn person_tried(&self) -> bool {
-        self.person_tried
     }
 
     /// The person's board: their view while the game goes on, the true
@@ -272,7 +263,6 @@ impl Host {
             }
             Ok(a)
         })?;
-        self.person_tried = true;
         Ok(a)
     }
 
