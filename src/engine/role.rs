@@ -65,6 +65,17 @@ pub enum Touch {
     Describes,
 }
 
+impl Touch {
+    /// Whether a command that touches this reads the game's position (a
+    /// hosted game judges the person's pending tries first).
+    pub fn reads_position(self) -> bool {
+        !matches!(
+            self,
+            Touch::Nothing | Touch::Moves | Touch::Restarts | Touch::Describes
+        )
+    }
+}
+
 /// Why a role refuses a command: the GTP error's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
@@ -185,15 +196,6 @@ impl Role {
             },
         };
         refused.map_or(Ok(()), Err)
-    }
-
-    /// Whether a command touching `touch` reads the game's position (a
-    /// hosted game judges the person's pending tries first).
-    pub fn reads_position(touch: Touch) -> bool {
-        !matches!(
-            touch,
-            Touch::Nothing | Touch::Moves | Touch::Restarts | Touch::Describes
-        )
     }
 
     /// Whether `list_commands` lists a command touching `touch`: every

@@ -9,7 +9,7 @@ use super::error::GtpError;
 use super::input::MAX_LINE;
 use super::parse::{self, preprocess};
 use super::reply::{Answer, format_response};
-use crate::engine::{Engine, Role};
+use crate::engine::Engine;
 
 /// What the dispatcher makes of a command line.
 pub enum Response {
@@ -70,7 +70,7 @@ pub fn dispatch(engine: &mut Engine, raw: &[u8]) -> Option<Response> {
                     engine
                         .permits(c.touch)
                         .map_err(|refusal| GtpError(refusal.to_string()))?;
-                    if Role::reads_position(c.touch) {
+                    if c.touch.reads_position() {
                         engine.catch_up();
                     }
                     (c.run)(engine, &cmd.args)
