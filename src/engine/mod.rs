@@ -224,6 +224,7 @@ impl Engine {
     /// cleanup mode it does not pass while opponent stones it judges dead
     /// remain.
     pub fn choose(&mut self, color: Color, cleanup: bool, watch: Option<Watch>) -> Decision {
+        let budget = self.move_budget(color);
         let Role::Go(game) = &mut self.role else {
             unreachable!("the role permits choosing a plain move only in plain Go")
         };
@@ -231,9 +232,8 @@ impl Engine {
             game.set_to_move(color);
         }
         roll_for_search(game, color);
-        let game = game.clone();
-        let how = Self::choosing(&self.config, self.move_budget(color));
-        self.chooser.choose(&game, cleanup, &how, &self.stop, watch)
+        let how = Self::choosing(&self.config, budget);
+        self.chooser.choose(game, cleanup, &how, &self.stop, watch)
     }
 
     /// `genmove`: chooses `color`'s move and plays it (a resignation is not
