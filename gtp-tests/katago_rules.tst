@@ -15,7 +15,12 @@ clear_board
 # No kosumi ruleset for these: refused (tests/gtp_errors.rs), the rules
 # unchanged.
 kata-set-rules stone-scoring
-kata-set-rules {"ko":"SIMPLE"}
+kata-set-rules {"scoring":"AREA","hasButton":true}
 kata-set-rules
 90 kata-get-rules
 #? [.*"suicide":true.*]
+# Rules as KataGo's JSON: the preset whose fields match.
+100 kata-set-rules {"ko":"SIMPLE","scoring":"TERRITORY","suicide":false}
+#? []
+110 kata-get-rules
+#? [.*"scoring":"TERRITORY".*]

@@ -333,6 +333,7 @@ fn tree_rate(
         every: None,
         at_end: false,
         ownership: true,
+        moves_ownership: false,
         min_moves: 0,
         restrict: None,
         on_report: &mut ignore,

@@ -68,6 +68,7 @@
 //! assert_eq!(execute(&mut engine, b"2 color E5").unwrap(), "=2 black\n\n");
 //! ```
 
+pub mod analysis;
 pub mod bench;
 pub mod board;
 pub mod client;
@@ -78,6 +79,7 @@ pub mod fuzzing;
 pub mod game;
 pub mod gtp;
 pub mod handicap;
+pub mod katago_rules;
 pub mod nn;
 pub mod patterns;
 pub mod phantom;

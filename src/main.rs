@@ -176,6 +176,26 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// KataGo's JSON analysis engine on stdin and stdout, for KaTrain and
+    /// other analysis tools: one query a line (KataGo's
+    /// docs/Analysis_Engine.md), one answer a line for each position.
+    /// Needs the network (the embedded one, or --model).
+    Analysis {
+        /// Visits per position where a query sets no maxVisits.
+        #[arg(long, default_value_t = 500)]
+        max_visits: u64,
+        /// Seconds per position at most, where a query sets no maxTime.
+        #[arg(long, value_parser = seconds)]
+        max_time: Option<f64>,
+        /// Positions searched at once, one thread each.
+        #[arg(long, default_value_t = 2)]
+        positions: usize,
+        /// Whose side the values are given from, where a query does not
+        /// say (KataGo's reportAnalysisWinratesAs): black, white or
+        /// sidetomove.
+        #[arg(long, default_value = "black", value_parser = ["black", "white", "sidetomove"])]
+        report_as: String,
+    },
     /// Print playouts per second (playout policies, tree search, dice), one line per figure.
     Bench {
         /// Seconds per figure.
@@ -225,6 +245,67 @@ fn win_rate(s: &str) -> Result<f64, String> {
 /// Whether kosumi plays on boards of this size (2 to 25).
 fn board_size_ok(size: usize) -> bool {
     (2..=kosumi::board::MAX_SIZE).contains(&size)
+}
+
+/// The network `--nn` and `--model` ask for; exits on a file that does
+/// not load.
+fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
+    match (cli.nn.as_str(), &cli.model) {
+        ("off", Some(_)) => {
+            eprintln!("kosumi: --model names a network and --nn off asks for none");
+            std::process::exit(2);
+        }
+        ("off", None) => None,
+        (_, Some(path)) => match kosumi::nn::Evaluator::load(path) {
+            Ok(net) => Some(net),
+            Err(e) => {
+                eprintln!("kosumi: --model {}: {e}", path.display());
+                std::process::exit(2);
+            }
+        },
+        (_, None) => Some(kosumi::nn::Evaluator::embedded()),
+    }
+}
+
+/// `kosumi analysis`: KataGo's JSON analysis engine until input ends.
+fn analysis_engine(
+    cli: &Cli,
+    max_visits: u64,
+    max_time: Option<f64>,
+    positions: usize,
+    report_as: &str,
+) {
+    use kosumi::analysis::{Defaults, Perspective, Settings, serve};
+    let Some(net) = load_network(cli) else {
+        eprintln!("kosumi: analysis needs a network (--nn off asks for none)");
+        std::process::exit(2);
+    };
+    let settings = Settings {
+        defaults: Defaults {
+            max_visits: max_visits.max(1),
+            max_time: max_time.map(std::time::Duration::from_secs_f64),
+            perspective: match report_as {
+                "white" => Perspective::White,
+                "sidetomove" => Perspective::SideToMove,
+                _ => Perspective::Black,
+            },
+        },
+        workers: positions.clamp(1, 256),
+        seed: cli.seed,
+    };
+    // KaTrain runs a custom engine command through a shell and ends it by
+    // ending that shell: kosumi goes with its parent.
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and
+    // touches no memory.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+    }
+    eprintln!("kosumi analysis: network {}; ready for queries", net.name());
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut output = std::io::stdout();
+    serve(&mut input, &mut output, &net, &settings);
 }
 
 fn main() {
@@ -365,6 +446,16 @@ fn main() {
         }
         return;
     }
+    if let Some(Command::Analysis {
+        max_visits,
+        max_time,
+        positions,
+        report_as,
+    }) = &cli.command
+    {
+        analysis_engine(&cli, *max_visits, *max_time, *positions, report_as);
+        return;
+    }
     if let Some(Command::Bench { seconds, sizes, nn }) = cli.command {
         if !sizes.iter().all(|&s| board_size_ok(s)) {
             eprintln!("kosumi: bench sizes must be 2 to 25");
@@ -463,21 +554,7 @@ fn main() {
             Some((usize::from(seat), kind, options))
         }
     };
-    let network = match (cli.nn.as_str(), &cli.model) {
-        ("off", Some(_)) => {
-            eprintln!("kosumi: --model names a network and --nn off asks for none");
-            std::process::exit(2);
-        }
-        ("off", None) => None,
-        (_, Some(path)) => match kosumi::nn::Evaluator::load(path) {
-            Ok(net) => Some(net),
-            Err(e) => {
-                eprintln!("kosumi: --model {}: {e}", path.display());
-                std::process::exit(2);
-            }
-        },
-        (_, None) => Some(kosumi::nn::Evaluator::embedded()),
-    };
+    let network = load_network(&cli);
     if let Some(net) = &network {
         log::info!("network {}", net.name());
     } else if cli.search == "net" {

@@ -341,7 +341,7 @@ fn kata_set_rules_refuses_what_kosumi_has_no_ruleset_for() {
             "syntax error: no kosumi ruleset matches 'stone-scoring'",
         ),
         (
-            "kata-set-rules {\"ko\":\"SIMPLE\"}",
+            "kata-set-rules {\"scoring\":\"AREA\",\"hasButton\":true}",
             "syntax error: no kosumi ruleset matches",
         ),
         ("kata-set-rules", "syntax error: expected one rules name"),

@@ -85,6 +85,20 @@ pub const UNBOUNDED: Budget = Budget {
     time: None,
 };
 
+/// Writes each point's value, rows from the top, each from the left, as
+/// KataGo does; `signed` values (+1 Black's) turned to the side to move's.
+fn ownership_rows(values: &[f64], signed: bool, to_move: Color, board: &Board, out: &mut String) {
+    let sign = if signed && to_move == Color::White {
+        -1.0
+    } else {
+        1.0
+    };
+    for p in crate::nn::inputs::points_in_net_order(board) {
+        let v = sign * values[p as usize];
+        let _ = write!(out, " {:.6}", if v == 0.0 { 0.0 } else { v });
+    }
+}
+
 /// One line of analysis: an `info` segment per move, best first, then the
 /// ownership if asked for; `None` when there is nothing to show (no move
 /// searched yet, or `maxmoves 0`): a blank line would end the reply.
@@ -112,14 +126,28 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> Option<St
         } else {
             let _ = write!(
                 line,
-                "info move {mv} visits {} winrate {:.6} prior {:.6} lcb {:.6} order {order}",
-                m.visits, m.win_rate, m.prior, m.lcb
+                "info move {mv} visits {} edgeVisits {}",
+                m.visits, m.visits
+            );
+            if let Some(u) = m.utility {
+                let _ = write!(line, " utility {u:.6}");
+            }
+            let _ = write!(
+                line,
+                " winrate {:.6} prior {:.6} lcb {:.6} order {order}",
+                m.win_rate, m.prior, m.lcb
             );
             if let (Some(lead), Some(sd)) = (m.score_lead, m.score_stdev) {
                 let _ = write!(
                     line,
                     " scoreLead {lead:.3} scoreMean {lead:.3} scoreStdev {sd:.3}"
                 );
+            }
+            if let Some(score) = m.score_selfplay {
+                let _ = write!(line, " scoreSelfplay {score:.3}");
+            }
+            if let (true, Some(nr)) = (request.no_result, m.no_result) {
+                let _ = write!(line, " noResultValue {nr:.6}");
             }
         }
         if let Some(roll) = request.roll {
@@ -140,6 +168,16 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> Option<St
                 for v in &m.pv_visits {
                     let _ = write!(line, " {v}");
                 }
+            }
+        }
+        if let Some((own, sd)) = &m.ownership {
+            if request.moves_ownership {
+                line.push_str(" movesOwnership");
+                ownership_rows(own, true, report.to_move, board, &mut line);
+            }
+            if request.moves_ownership_stdev {
+                line.push_str(" movesOwnershipStdev");
+                ownership_rows(sd, false, report.to_move, board, &mut line);
             }
         }
     }
@@ -171,28 +209,13 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> Option<St
         let _ = write!(line, " currentPlayer {player}");
     }
     if let Some((own, sd)) = &report.ownership {
-        let sign = if report.to_move == Color::Black {
-            1.0
-        } else {
-            -1.0
-        };
-        let n = board.size();
-        let rows = |values: &[f64], signed: bool, out: &mut String| {
-            for y in (0..n).rev() {
-                for x in 0..n {
-                    let v = values[board.point(x, y) as usize];
-                    let v = if signed { sign * v } else { v };
-                    let _ = write!(out, " {:.6}", if v == 0.0 { 0.0 } else { v });
-                }
-            }
-        };
         if request.ownership {
             line.push_str(" ownership");
-            rows(own, true, &mut line);
+            ownership_rows(own, true, report.to_move, board, &mut line);
         }
         if request.ownership_stdev {
             line.push_str(" ownershipStdev");
-            rows(sd, false, &mut line);
+            ownership_rows(sd, false, report.to_move, board, &mut line);
         }
     }
     // Clients read `info` segments: ownership alone is not a line.
@@ -265,8 +288,12 @@ mod tests {
                 prior: 0.25,
                 score_lead: Some(2.5),
                 score_stdev: Some(9.0),
+                score_selfplay: None,
+                utility: None,
+                no_result: None,
                 pv: vec![d4, None],
                 pv_visits: vec![80, 41],
+                ownership: None,
             }],
             ownership: None,
         };
@@ -285,10 +312,10 @@ mod tests {
         );
         assert_eq!(
             line(Format::Kata),
-            "info move D4 visits 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass"
+            "info move D4 visits 80 edgeVisits 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass"
         );
         // KataGo's further keys: the visits along the line, the root's
-        // figures; per-move ownership declined is fine, asked for refused.
+        // figures; each move's ownership where the search counted it.
         let args = [
             "pvVisits",
             "true",
@@ -302,9 +329,25 @@ mod tests {
         let request = parse_request(&e, &args, Format::Kata, false).unwrap();
         assert_eq!(
             info_line(&report, &request, &board).unwrap(),
-            "info move D4 visits 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass pvVisits 80 41 pvEdgeVisits 80 41 rootInfo visits 100 winrate 0.612340 scoreLead 2.500 scoreSelfplay 2.500 currentPlayer W"
+            "info move D4 visits 80 edgeVisits 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass pvVisits 80 41 pvEdgeVisits 80 41 rootInfo visits 100 winrate 0.612340 scoreLead 2.500 scoreSelfplay 2.500 currentPlayer W"
         );
-        assert!(parse_request(&e, &["movesOwnership", "true"], Format::Kata, false).is_err());
+        let mut owned = report.clone();
+        let mut black = vec![0.0; crate::board::MAX_POINTS];
+        black[board.point(3, 3) as usize] = 1.0;
+        owned.candidates[0].ownership = Some((black, vec![0.0; crate::board::MAX_POINTS]));
+        let request = parse_request(&e, &["movesOwnership", "true"], Format::Kata, false).unwrap();
+        let line = info_line(&owned, &request, &board).unwrap();
+        let values: Vec<&str> = line
+            .split(" movesOwnership ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .collect();
+        assert_eq!(values.len(), 81);
+        // White to move: Black's point is −1 from White's side, D4 the
+        // sixth row from the top, fourth point.
+        assert_eq!(values[5 * 9 + 3], "-1.000000");
+        assert!(parse_request(&e, &["movesOwnership", "maybe"], Format::Kata, false).is_err());
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::board::{Color, Point};
 use crate::clock::{Clock, TimeSystem};
 use crate::engine::{Engine, EngineError, Touch};
 use crate::game::Game;
+use crate::katago_rules;
 use crate::rules::Rules;
 use crate::score::Status;
 use crate::sgf;
@@ -112,7 +113,7 @@ pub static COMMANDS: &[Command] = table! {
     "kosumi-rules" Settles text kosumi_rules,
     // KataGo's rules commands
     "kata-set-rules" Settles text kata_set_rules,
-    "kata-get-rules" Reads text |e, a| { arity(a, 0)?; Ok(katago_rules_json(&e.shown().rules, e.shown().komi)) },
+    "kata-get-rules" Reads text |e, a| { arity(a, 0)?; Ok(katago_rules::to_json(&e.shown().rules, e.shown().komi).to_string()) },
     "kosumi-pass_stones" Reads text |e, a| { arity(a, 1)?; let c = color(a[0])?; Ok(e.shown().pass_stones(c).to_string()) },
     "kosumi-score" Counts text kosumi_score,
     "kosumi-ownership" Counts text |e, a| { arity(a, 0)?; Ok(ownership_board(e)) },
@@ -481,52 +482,24 @@ fn kosumi_rules(e: &mut Engine, a: &[&str]) -> Reply {
     }
 }
 
-/// KataGo's rules by name, mapped to kosumi's nearest preset: `chinese`
-/// (and KataGo's OGS and KGS variants), `japanese` and `korean`,
-/// `tromp-taylor`, `aga`, `new-zealand`, and kosumi's own preset names.
-/// KataGo's `stone-scoring`, `bga`, `aga-button` and rules given as JSON
-/// have no kosumi preset and are refused.
+/// KataGo's rules, by name or as JSON, mapped to kosumi's presets (the
+/// `katago_rules` module); what no preset plays is refused by name.
 fn kata_set_rules(e: &mut Engine, a: &[&str]) -> Reply {
-    let [name] = a else {
+    if a.is_empty() {
+        return Err(GtpError::syntax("expected one rules name or a JSON object"));
+    }
+    let text = a.join(" ");
+    let value = if text.starts_with('{') {
+        serde_json::from_str(&text)
+            .map_err(|err| GtpError::syntax(format!("rules JSON does not read: {err}")))?
+    } else if a.len() == 1 {
+        serde_json::Value::String(text)
+    } else {
         return Err(GtpError::syntax("expected one rules name"));
     };
-    let preset = match name.to_ascii_lowercase().as_str() {
-        "chinese-ogs" | "chinese-kgs" => "chinese",
-        "korean" => "japanese",
-        other => other,
-    }
-    .to_string();
-    let rules = Rules::preset(&preset).ok_or_else(|| {
-        GtpError::syntax(format!(
-            "no kosumi ruleset matches '{name}' (korean, chinese-ogs, chinese-kgs, or a preset: {})",
-            Rules::preset_names().collect::<Vec<_>>().join(", ")
-        ))
-    })?;
+    let rules = katago_rules::from_json(&value).map_err(|err| GtpError::syntax(err.0))?;
     e.set_rules(rules);
     Ok(String::new())
-}
-
-/// The rules as KataGo's `kata-get-rules` writes them (JSON).
-fn katago_rules_json(rules: &Rules, komi: f64) -> String {
-    use crate::rules::{HandicapBonus, Ko, Scoring, Suicide};
-    let ko = match rules.ko {
-        Ko::Simple => "SIMPLE",
-        Ko::Positional => "POSITIONAL",
-        Ko::Situational => "SITUATIONAL",
-    };
-    let territory = rules.scoring == Scoring::Territory;
-    let bonus = match rules.handicap_bonus {
-        HandicapBonus::None => "0",
-        HandicapBonus::N => "N",
-        HandicapBonus::NMinusOne => "N-1",
-    };
-    format!(
-        "{{\"friendlyPassOk\":{},\"hasButton\":false,\"ko\":\"{ko}\",\"komi\":{komi},\"scoring\":\"{}\",\"suicide\":{},\"taxRule\":\"{}\",\"whiteHandicapBonus\":\"{bonus}\"}}",
-        !territory,
-        if territory { "TERRITORY" } else { "AREA" },
-        rules.suicide != Suicide::Forbidden,
-        if territory { "SEKI" } else { "NONE" },
-    )
 }
 
 fn kosumi_score(e: &mut Engine, a: &[&str]) -> Reply {

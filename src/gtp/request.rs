@@ -3,7 +3,9 @@
 //! `[COLOR] [INTERVAL] KEY VALUE ...` with keys `interval` (centiseconds),
 //! `minmoves`, `maxmoves`, `avoid COLOR VERTICES DEPTH`, `allow COLOR
 //! VERTICES DEPTH` (vertices separated by commas), and for `kata-*`
-//! `ownership` and `ownershipStdev` (`true` or `false`).
+//! `ownership`, `ownershipStdev`, `movesOwnership`, `movesOwnershipStdev`,
+//! `noResultValue`, `pvVisits`, `pvEdgeVisits`, `rootInfo` (`true` or
+//! `false`).
 
 use super::error::GtpError;
 use super::parse::{leading_color, parse_color, parse_int, parse_vertex};
@@ -40,6 +42,12 @@ pub struct Request {
     pub pv_visits: bool,
     pub pv_edge_visits: bool,
     pub root_info: bool,
+    /// KataGo's `movesOwnership`, `movesOwnershipStdev` (each root move's
+    /// ownership, where the network's search counts it) and
+    /// `noResultValue`.
+    pub moves_ownership: bool,
+    pub moves_ownership_stdev: bool,
+    pub no_result: bool,
     pub restrict: Option<MoveRules>,
     /// `*genmove_analyze`: choose and play a move, ending with `play VERTEX`.
     pub genmove: bool,
@@ -117,6 +125,9 @@ pub fn parse_request(
         pv_visits: false,
         pv_edge_visits: false,
         root_info: false,
+        moves_ownership: false,
+        moves_ownership_stdev: false,
+        no_result: false,
         restrict: None,
         genmove,
         roll: None,
@@ -136,12 +147,13 @@ pub fn parse_request(
             "pvVisits" => request.pv_visits = flag(key, value)?,
             "pvEdgeVisits" => request.pv_edge_visits = flag(key, value)?,
             "rootInfo" => request.root_info = flag(key, value)?,
-            // Per-move ownership KataGo can add is not computed here: asking
-            // for it is an error, declining it is fine.
-            "movesOwnership" | "movesOwnershipStdev" if !flag(key, value)? => {}
-            "movesOwnership" | "movesOwnershipStdev" => {
-                return Err(GtpError::syntax(format!("{key} is not supported")));
+            "movesOwnership" if format == Format::Kata => {
+                request.moves_ownership = flag(key, value)?
             }
+            "movesOwnershipStdev" if format == Format::Kata => {
+                request.moves_ownership_stdev = flag(key, value)?
+            }
+            "noResultValue" if format == Format::Kata => request.no_result = flag(key, value)?,
             "avoid" | "allow" => {
                 let rule = move_rule(e, key, rest.get(i + 1..i + 4).unwrap_or(&[]))?;
                 let rules = request.restrict.get_or_insert_with(MoveRules::default);
@@ -170,6 +182,7 @@ impl Request {
             every: self.every,
             at_end: true,
             ownership: self.ownership || self.ownership_stdev,
+            moves_ownership: self.moves_ownership || self.moves_ownership_stdev,
             min_moves: self.min_moves,
             restrict: self.restrict.clone(),
             on_report: write,

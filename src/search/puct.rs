@@ -48,10 +48,13 @@ struct Node {
     /// who made `mv`.
     utility: f64,
     winloss: f64,
-    /// Sums of the score lead (the mover's side) and of the network's
-    /// squared score, for analysis.
+    /// Sums of the score lead and the final score (the mover's side), of
+    /// the network's squared score and of its chance of no result, for
+    /// analysis.
     lead: f64,
+    score: f64,
     score_sq: f64,
+    no_result: f64,
     /// Children, once evaluated (`first..first + count` in the arena).
     first: u32,
     count: u32,
@@ -70,7 +73,9 @@ impl Node {
             utility: 0.0,
             winloss: 0.0,
             lead: 0.0,
+            score: 0.0,
             score_sq: 0.0,
+            no_result: 0.0,
             first: 0,
             count: 0,
             expanded: false,
@@ -167,6 +172,8 @@ pub struct Outcome {
     /// The root player's win rate by the search (0..1).
     pub win_rate: f64,
     pub visits: u64,
+    /// With a watch: what the search found at its end.
+    pub report: Option<Report>,
 }
 
 /// Searches `game` for its player to move within `budget` (visits, seconds
@@ -202,6 +209,8 @@ pub fn search_watched(
     let tree = if restrict.is_some() { &mut fresh } else { tree };
     let mut nodes = tree.take_for(game);
     let mut owned = Ownership::default();
+    let mut owned_by_move: Vec<Ownership> = Vec::new();
+    let moves_ownership = watch.as_ref().is_some_and(|w| w.moves_ownership);
     let mut last_report = Instant::now();
     let mut scratch = Scratch::default();
     // One evaluation's buffers, reused from visit to visit.
@@ -270,6 +279,19 @@ pub fn search_watched(
         if watch.as_ref().is_some_and(|w| w.ownership) {
             owned.add(eval);
         }
+        if moves_ownership && let Some(&child) = path.get(1) {
+            let at = child - nodes[0].first as usize;
+            if owned_by_move.len() <= at {
+                owned_by_move.resize_with(nodes[0].count as usize, Ownership::default);
+            }
+            owned_by_move[at].add(eval);
+        }
+        let score = if walk.is_over() {
+            lead
+        } else {
+            let sign = if to_move == Color::White { 1.0 } else { -1.0 };
+            sign * f64::from(eval.white_score_mean)
+        };
         // Back up: a node's sums are from the side of the player who moved
         // into it, the opponent of the player to move there.
         let mut sign = -1.0;
@@ -279,7 +301,9 @@ pub fn search_watched(
             node.utility += sign * utility;
             node.winloss += sign * winloss;
             node.lead += sign * lead;
+            node.score += sign * score;
             node.score_sq += f64::from(eval.white_score_mean_sq);
+            node.no_result += f64::from(eval.no_result);
             sign = -sign;
         }
         for _ in 0..played {
@@ -289,15 +313,17 @@ pub fn search_watched(
         if let Some(w) = watch.as_mut()
             && w.every.is_some_and(|every| last_report.elapsed() >= every)
         {
-            (w.on_report)(&report(&nodes, game, w.min_moves, &owned));
+            (w.on_report)(&report(&nodes, game, w.min_moves, &owned, &owned_by_move));
             last_report = Instant::now();
         }
     }
-    if let Some(w) = watch.as_mut()
-        && w.at_end
-    {
-        (w.on_report)(&report(&nodes, game, w.min_moves, &owned));
-    }
+    let final_report = watch.as_mut().map(|w| {
+        let at_end = report(&nodes, game, w.min_moves, &owned, &owned_by_move);
+        if w.at_end {
+            (w.on_report)(&at_end);
+        }
+        at_end
+    });
     let root = &nodes[0];
     let best = (root.first..root.first + root.count)
         .map(|i| i as usize)
@@ -317,6 +343,7 @@ pub fn search_watched(
         decision,
         win_rate,
         visits,
+        report: final_report,
     };
     tree.keep(nodes, game);
     outcome
@@ -446,12 +473,33 @@ impl Ownership {
         }
         self.count += 1;
     }
+
+    /// The mean ownership (Black's +1) and its spread, indexed by point;
+    /// `None` before the first evaluation.
+    fn by_point(&self, board: &crate::board::Board) -> Option<(Vec<f64>, Vec<f64>)> {
+        (self.count > 0).then(|| {
+            let (mut mean, mut spread) = (vec![0.0; MAX_POINTS], vec![0.0; MAX_POINTS]);
+            let count = f64::from(self.count);
+            for (i, p) in inputs::points_in_net_order(board).enumerate() {
+                let m = self.sum[i] / count;
+                mean[p as usize] = -m;
+                spread[p as usize] = (self.sum_sq[i] / count - m * m).max(0.0).sqrt();
+            }
+            (mean, spread)
+        })
+    }
 }
 
 /// What the search has found so far: the root's visited moves (and up to
 /// `min_moves` in all, the unvisited ones by prior), most visited first,
 /// from the side to move's view; the ownership, Black's +1, by point.
-fn report(nodes: &[Node], game: &Game, min_moves: usize, owned: &Ownership) -> Report {
+fn report(
+    nodes: &[Node],
+    game: &Game,
+    min_moves: usize,
+    owned: &Ownership,
+    owned_by_move: &[Ownership],
+) -> Report {
     let root = &nodes[0];
     let children: Vec<usize> = (root.first..root.first + root.count)
         .map(|i| i as usize)
@@ -460,23 +508,27 @@ fn report(nodes: &[Node], game: &Game, min_moves: usize, owned: &Ownership) -> R
     let candidate = |i: usize| {
         let n = &nodes[i];
         let visits = n.visits as f64;
-        let (win_rate, lead, stdev) = if n.visits > 0 {
-            let lead = n.lead / visits;
-            let spread = (n.score_sq / visits - lead * lead).max(0.0).sqrt();
-            ((1.0 + n.winloss / visits) / 2.0, Some(lead), Some(spread))
-        } else {
-            (0.0, None, None)
-        };
+        let seen = n.visits > 0;
+        let mean = |sum: f64| seen.then(|| sum / visits);
+        let score = mean(n.score);
+        let stdev = score.map(|s| (n.score_sq / visits - s * s).max(0.0).sqrt());
+        let win_rate = mean(n.winloss).map_or(0.0, |w| (1.0 + w) / 2.0);
         Candidate {
             mv: n.mv,
             visits: u64::from(n.visits),
             win_rate,
             lcb: lower_bound(win_rate, visits),
             prior: f64::from(n.prior),
-            score_lead: lead,
+            score_lead: mean(n.lead),
             score_stdev: stdev,
+            score_selfplay: score,
+            utility: mean(n.utility),
+            no_result: mean(n.no_result),
             pv: Vec::new(),
             pv_visits: Vec::new(),
+            ownership: owned_by_move
+                .get(i - root.first as usize)
+                .and_then(|o| o.by_point(game.board())),
         }
         .with_line(principal_variation(nodes, i))
     };
@@ -503,17 +555,7 @@ fn report(nodes: &[Node], game: &Game, min_moves: usize, owned: &Ownership) -> R
         .chain(unvisited.into_iter().take(more))
         .map(candidate)
         .collect();
-    let ownership = (owned.count > 0).then(|| {
-        let board = game.board();
-        let (mut mean, mut spread) = (vec![0.0; MAX_POINTS], vec![0.0; MAX_POINTS]);
-        let count = f64::from(owned.count);
-        for (i, p) in inputs::points_in_net_order(board).enumerate() {
-            let m = owned.sum[i] / count;
-            mean[p as usize] = -m;
-            spread[p as usize] = (owned.sum_sq[i] / count - m * m).max(0.0).sqrt();
-        }
-        (mean, spread)
-    });
+    let ownership = owned.by_point(game.board());
     Report {
         to_move: game.to_move(),
         playouts: u64::from(root.visits),

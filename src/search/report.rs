@@ -29,10 +29,19 @@ pub struct Candidate {
     /// komi included, and their spread.
     pub score_lead: Option<f64>,
     pub score_stdev: Option<f64>,
+    /// The network's search only: the mean final score (not the lead), the
+    /// mean utility (win/loss and score together, −1.2..1.2), and the
+    /// chance of no result.
+    pub score_selfplay: Option<f64>,
+    pub utility: Option<f64>,
+    pub no_result: Option<f64>,
     /// The move and the most visited line after it, legal moves only.
     pub pv: Vec<Option<Point>>,
     /// The visits of each move of `pv`.
     pub pv_visits: Vec<u64>,
+    /// Where counted: each point's expected owner after this move (+1
+    /// Black) and its standard deviation, indexed by point.
+    pub ownership: Option<(Vec<f64>, Vec<f64>)>,
 }
 
 /// A search's findings at one moment.
@@ -117,8 +126,12 @@ impl Search<'_> {
                     prior: (prior_wins / prior_total) as f64,
                     score_lead: scores.map(|(_, mean, _)| sign * (mean - self.komi)),
                     score_stdev: scores.map(|(_, _, sd)| sd),
+                    score_selfplay: None,
+                    utility: None,
+                    no_result: None,
                     pv: Vec::new(),
                     pv_visits: Vec::new(),
+                    ownership: None,
                 }
                 .with_line(principal_variation(&nodes, ch, &mut line))
             })

@@ -19,6 +19,9 @@ pub struct Watch<'w> {
     pub at_end: bool,
     /// Count each point's final owner.
     pub ownership: bool,
+    /// Count each point's owner under each root move too (the network's
+    /// search only).
+    pub moves_ownership: bool,
     /// Report at least this many root moves (unvisited ones by prior).
     pub min_moves: usize,
     /// Moves the search leaves alone; such a search starts from a fresh

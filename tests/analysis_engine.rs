@@ -1,0 +1,161 @@
+//! `kosumi analysis`, KataGo's JSON analysis engine, driven as KaTrain and
+//! analysis tools drive it: several queries written at once, answers read
+//! as they come, terminate, errors, and the end of input.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+/// Runs `kosumi analysis` on `queries` (input then closed) and returns the
+/// answers in the order written.
+fn run(args: &[&str], queries: &[&str]) -> Vec<Value> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .arg("analysis")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("kosumi starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for q in queries {
+        writeln!(stdin, "{q}").expect("query written");
+    }
+    drop(stdin);
+    let answers = BufReader::new(child.stdout.take().expect("stdout"))
+        .lines()
+        .map(|l| serde_json::from_str(&l.expect("a line")).expect("each answer is JSON"))
+        .collect();
+    assert!(child.wait().expect("kosumi ends").success());
+    answers
+}
+
+fn final_answers<'a>(answers: &'a [Value], id: &str) -> Vec<&'a Value> {
+    answers
+        .iter()
+        .filter(|a| a["id"] == id && a.get("moveInfos").is_some() && a["isDuringSearch"] == false)
+        .collect()
+}
+
+#[test]
+fn every_position_of_every_query_is_answered_once() {
+    let answers = run(
+        &["--positions", "2"],
+        &[
+            r#"{"id":"game","moves":[["B","E5"],["W","C3"],["B","G7"]],"rules":"japanese","komi":6.5,"boardXSize":9,"boardYSize":9,"analyzeTurns":[0,1,2,3],"maxVisits":30,"includeOwnership":true,"includePolicy":true,"includeMovesOwnership":true,"includePVVisits":true}"#,
+            r#"{"id":"small","moves":[],"rules":"chinese","komi":7.5,"boardXSize":7,"boardYSize":7,"maxVisits":20,"overrideSettings":{"reportAnalysisWinratesAs":"SIDETOMOVE"}}"#,
+            r#"{"id":"v","action":"query_version"}"#,
+        ],
+    );
+    let game = final_answers(&answers, "game");
+    let mut turns: Vec<_> = game
+        .iter()
+        .map(|a| a["turnNumber"].as_u64().unwrap())
+        .collect();
+    turns.sort();
+    assert_eq!(turns, [0, 1, 2, 3]);
+    for a in &game {
+        let infos = a["moveInfos"].as_array().unwrap();
+        assert!(!infos.is_empty());
+        let visits: u64 = infos.iter().map(|m| m["visits"].as_u64().unwrap()).sum();
+        assert!(visits >= 29 && a["rootInfo"]["visits"] == 30, "{a}");
+        assert_eq!(a["ownership"].as_array().unwrap().len(), 81);
+        assert_eq!(a["policy"].as_array().unwrap().len(), 82);
+        let best = &infos[0];
+        assert_eq!(best["order"], 0);
+        assert_eq!(best["ownership"].as_array().unwrap().len(), 81);
+        assert_eq!(
+            best["pvVisits"].as_array().unwrap().len(),
+            best["pv"].as_array().unwrap().len()
+        );
+        for key in [
+            "winrate",
+            "scoreLead",
+            "prior",
+            "lcb",
+            "utility",
+            "scoreStdev",
+        ] {
+            assert!(best[key].is_number(), "{key} in {best}");
+        }
+        let rate = best["winrate"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&rate));
+    }
+    // Black's view by default: Black stands well after E5 in every turn
+    // (komi 6.5), whoever is to move; E5 is Black's at the end.
+    let last = game.iter().find(|a| a["turnNumber"] == 3).unwrap();
+    assert_eq!(last["rootInfo"]["currentPlayer"], "W");
+    let e5 = 4 * 9 + 4;
+    assert!(
+        last["ownership"][e5].as_f64().unwrap() > 0.5,
+        "{}",
+        last["ownership"][e5]
+    );
+    assert_eq!(final_answers(&answers, "small").len(), 1);
+    let version = answers.iter().find(|a| a["id"] == "v").unwrap();
+    assert_eq!(version["action"], "query_version");
+    assert!(version["version"].is_string());
+}
+
+#[test]
+fn the_highest_priority_goes_first_and_terminate_stops_what_waits() {
+    let answers = run(
+        &["--positions", "1"],
+        &[
+            r#"{"id":"long","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":100000,"reportDuringSearchEvery":0.2}"#,
+            r#"{"id":"low","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":10,"priority":-5}"#,
+            r#"{"id":"high","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":10,"priority":5}"#,
+            r#"{"id":"gone","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":10,"analyzeTurns":[0],"priority":-9}"#,
+            r#"{"id":"t","action":"terminate","terminateId":"gone"}"#,
+            r#"{"id":"t2","action":"terminate","terminateId":"long"}"#,
+        ],
+    );
+    let at = |id: &str| {
+        answers
+            .iter()
+            .position(|a| a["id"] == id && a["isDuringSearch"] == false)
+            .unwrap_or_else(|| panic!("no final answer for {id}"))
+    };
+    assert!(at("high") < at("low"), "priority 5 before -5");
+    let gone = &answers[at("gone")];
+    assert_eq!(gone["noResults"], true);
+    // Stopped while searching (its visits so far), or before it began.
+    let long = &answers[at("long")];
+    let visits = long["rootInfo"]["visits"].as_u64();
+    assert!(
+        long["noResults"] == true || visits.is_some_and(|v| v < 100_000),
+        "{long}"
+    );
+    assert_eq!(answers.iter().filter(|a| a["id"] == "t").count(), 1);
+}
+
+#[test]
+fn bad_queries_get_errors_naming_the_field_and_the_engine_goes_on() {
+    let answers = run(
+        &[],
+        &[
+            "not json",
+            r#"{"moves":[]}"#,
+            r#"{"id":"a","moves":[["B","E5"],["W","E5"]],"rules":"chinese","boardXSize":9,"boardYSize":9}"#,
+            r#"{"id":"b","moves":[],"rules":"stone_scoring","boardXSize":9,"boardYSize":9}"#,
+            r#"{"id":"c","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":19}"#,
+            r#"{"id":"d","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":5,"overrideSettings":{"wideRootNoise":0.04}}"#,
+        ],
+    );
+    let field = |id: &str| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id && a.get("error").is_some())
+            .map(|a| a["field"].clone())
+    };
+    assert_eq!(answers.iter().filter(|a| a.get("id").is_none()).count(), 2);
+    assert_eq!(field("a").unwrap(), "moves");
+    assert_eq!(field("b").unwrap(), "rules");
+    assert_eq!(field("c").unwrap(), "boardYSize");
+    assert!(
+        answers.iter().any(|a| a["id"] == "d"
+            && a["field"] == "overrideSettings"
+            && a.get("warning").is_some())
+    );
+    assert_eq!(final_answers(&answers, "d").len(), 1);
+}
