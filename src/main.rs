@@ -97,6 +97,12 @@ struct Cli {
     /// instead of the embedded network.
     #[arg(long, value_name = "FILE")]
     model: Option<std::path::PathBuf>,
+    /// Answer `version` with this instead of kosumi's own version
+    /// (KataGo's option of the same name). Lizzie takes an engine whose
+    /// command line holds `override-version` for a KataGo-style engine:
+    /// `kata-analyze` with score and ownership, no Leela Zero version check.
+    #[arg(long, value_name = "VERSION", value_parser = one_word)]
+    override_version: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -215,6 +221,15 @@ fn finite(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
         _ => Err(format!("'{s}' is not a finite number")),
+    }
+}
+
+/// A word of printable characters, no spaces (a GTP answer on one line).
+fn one_word(s: &str) -> Result<String, String> {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_graphic()) {
+        Ok(s.to_string())
+    } else {
+        Err(format!("'{s}' is not one word of printable characters"))
     }
 }
 
@@ -531,6 +546,7 @@ fn main() {
         ponder: cli.ponder,
         live_gfx: cli.live_gfx,
         patterns: cli.patterns == "on",
+        version: cli.override_version.clone(),
         ..Config::default()
     };
     let phantom_host = match cli.phantom_human {

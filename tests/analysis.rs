@@ -355,3 +355,15 @@ fn pondering_grows_the_tree_the_next_genmove_uses() {
     assert!(plain <= 400, "{plain}");
     assert!(pondered > plain + 100, "{pondered} vs {plain}");
 }
+
+/// Lizzie reads the minor version from `version` (warning below 0.15 for a
+/// Leela Zero) unless the engine's command holds `override-version`, as
+/// KataGo's option: kosumi answers with the version given, its name kept.
+#[test]
+fn override_version_answers_version_and_keeps_the_name() {
+    let mut e = start(&["--override-version", "1.0"]);
+    assert_eq!(e.command("version"), (true, "1.0".to_string()));
+    assert_eq!(e.command("name"), (true, "kosumi".to_string()));
+    let mut plain = start(&[]);
+    assert_eq!(plain.command("version").1, env!("CARGO_PKG_VERSION"));
+}

@@ -43,6 +43,10 @@ pub struct Config {
     /// Choose moves by the network's PUCT search where it applies (plain
     /// Go: no dice, no phantom role) instead of Monte Carlo.
     pub net_search: bool,
+    /// What `version` answers in place of kosumi's own version, where the
+    /// user asks (`--override-version`, KataGo's option of the same name,
+    /// for clients that judge an engine by its version).
+    pub version: Option<String>,
 }
 
 impl Default for Config {
@@ -64,6 +68,7 @@ impl Default for Config {
             patterns: true,
             network: None,
             net_search: false,
+            version: None,
         }
     }
 }
