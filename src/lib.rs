@@ -85,6 +85,7 @@ pub mod patterns;
 pub mod phantom;
 pub mod prediction;
 pub mod random;
+pub mod review;
 pub mod rules;
 pub mod score;
 pub mod search;

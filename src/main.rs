@@ -202,6 +202,22 @@ enum Command {
         #[arg(long, default_value = "black", value_parser = ["black", "white", "sidetomove"])]
         report_as: String,
     },
+    /// Review a game record: search every position with the network and
+    /// write the record back with Black's win rate and score on each node
+    /// (Sabaki's graph properties SBKV and SBKS) and comments (the
+    /// evaluation, kosumi's choice, the points the played move lost, the
+    /// expected line). A progress bar goes to stderr.
+    Review {
+        /// The record (SGF; its main line is reviewed).
+        game: std::path::PathBuf,
+        /// Where to write the reviewed record (default: GAME-review.sgf
+        /// beside the record).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// Visits per position.
+        #[arg(long, default_value_t = 400)]
+        visits: u64,
+    },
     /// Print playouts per second (playout policies, tree search, dice), one line per figure.
     Bench {
         /// Seconds per figure.
@@ -321,6 +337,48 @@ fn analysis_engine(
     let mut input = stdin.lock();
     let mut output = std::io::stdout();
     serve(&mut input, &mut output, &net, &settings);
+}
+
+/// `kosumi review`: the reviewed record written, or the reason on stderr.
+fn review_record(cli: &Cli, path: &std::path::Path, out: Option<&std::path::Path>, visits: u64) {
+    use std::io::Write;
+    let Some(net) = load_network(cli) else {
+        eprintln!("kosumi: review needs a network (--nn off asks for none)");
+        std::process::exit(2);
+    };
+    let fail = |what: String| -> ! {
+        eprintln!("kosumi: review: {what}");
+        std::process::exit(1);
+    };
+    let text = kosumi::sgf::read_file(&path.to_string_lossy()).unwrap_or_else(|e| fail(e));
+    let rules = Rules::preset(&cli.rules).unwrap_or_default();
+    let template = kosumi::game::Game::new(19, rules, cli.komi.unwrap_or(rules.default_komi));
+    let game = kosumi::sgf::load(&text, &template, None)
+        .unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
+    let out = out.map(std::path::Path::to_path_buf).unwrap_or_else(|| {
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        path.with_file_name(format!("{stem}-review.sgf"))
+    });
+    let start = std::time::Instant::now();
+    let mut progress = |done: usize, total: usize| {
+        let width = 30;
+        let filled = done * width / total.max(1);
+        eprint!(
+            "\rreview: [{}{}] {done}/{total} positions, {:.0} s",
+            "#".repeat(filled),
+            "-".repeat(width - filled),
+            start.elapsed().as_secs_f64()
+        );
+        let _ = std::io::stderr().flush();
+    };
+    let found = kosumi::review::review(&game, &net, visits.max(1), cli.seed, &mut progress);
+    eprintln!();
+    let result = kosumi::sgf::result_of(&text);
+    let record = kosumi::review::annotate(&game, &found, result.as_deref());
+    if let Err(e) = std::fs::write(&out, record) {
+        fail(format!("cannot write {}: {e}", out.display()));
+    }
+    eprintln!("review: written to {}", out.display());
 }
 
 fn main() {
@@ -469,6 +527,10 @@ fn main() {
     }) = &cli.command
     {
         analysis_engine(&cli, *max_visits, *max_time, *positions, report_as);
+        return;
+    }
+    if let Some(Command::Review { game, out, visits }) = &cli.command {
+        review_record(&cli, game, out.as_deref(), *visits);
         return;
     }
     if let Some(Command::Bench { seconds, sizes, nn }) = cli.command {

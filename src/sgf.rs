@@ -365,18 +365,73 @@ fn text(s: &str) -> SimpleText {
     }
 }
 
-/// The game as an SGF record; `result` goes into RE.
-pub fn write(game: &Game, result: Option<&str>) -> String {
-    write_annotated(game, result, "", &[])
+/// The result (`RE`) a record gives, if any (a record that does not read
+/// has none).
+pub fn result_of(text: &str) -> Option<String> {
+    check_shape(text).ok()?;
+    let text = text.to_string();
+    // Parsed on a large stack, as `load` parses.
+    std::thread::Builder::new()
+        .stack_size(PARSER_STACK)
+        .spawn(move || {
+            let roots = sgf_parse::go::parse(&text).ok()?;
+            roots.first()?.properties().find_map(|p| match p {
+                Prop::RE(r) => Some(r.text.clone()),
+                _ => None,
+            })
+        })
+        .ok()?
+        .join()
+        .ok()
+        .flatten()
 }
 
-/// The game as an SGF record with comments: `root_note` on the root and
-/// `notes[i]` on the node of action `i` (empty notes are left out).
+/// What a record says at one node besides its move: a comment, and
+/// properties of the writer's own (Sabaki's `SBKV` win rate and `SBKS`
+/// score, say), each with one value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Note {
+    pub comment: String,
+    pub properties: Vec<(String, String)>,
+}
+
+impl Note {
+    /// A note that is a comment alone.
+    pub fn comment(text: impl Into<String>) -> Note {
+        Note {
+            comment: text.into(),
+            properties: Vec::new(),
+        }
+    }
+
+    /// The note as SGF properties (none for an empty note).
+    fn props(&self) -> Vec<Prop> {
+        let mut props: Vec<Prop> = self
+            .properties
+            .iter()
+            .map(|(id, value)| Prop::Unknown(id.clone(), vec![value.clone()]))
+            .collect();
+        if !self.comment.is_empty() {
+            props.push(Prop::C(sgf_parse::Text {
+                text: self.comment.clone(),
+            }));
+        }
+        props
+    }
+}
+
+/// The game as an SGF record; `result` goes into RE.
+pub fn write(game: &Game, result: Option<&str>) -> String {
+    write_annotated(game, result, &Note::default(), &[])
+}
+
+/// The game as an SGF record with notes: `root_note` on the root and
+/// `notes[i]` on the node of action `i`.
 pub fn write_annotated(
     game: &Game,
     result: Option<&str>,
-    root_note: &str,
-    notes: &[String],
+    root_note: &Note,
+    notes: &[Note],
 ) -> String {
     let n = game.size() as u8;
     let mut root = vec![
@@ -461,11 +516,10 @@ pub fn write_annotated(
         } else {
             nodes.push(props);
         }
-        if let Some(note) = notes.get(index).filter(|n| !n.is_empty()) {
-            let comment = Prop::C(sgf_parse::Text { text: note.clone() });
+        if let Some(note) = notes.get(index) {
             match nodes.last_mut() {
-                Some(last) => last.push(comment),
-                None => root.push(comment),
+                Some(last) => last.extend(note.props()),
+                None => root.extend(note.props()),
             }
         }
     }
@@ -519,11 +573,7 @@ pub fn write_annotated(
             None => root.push(prop),
         }
     }
-    if !root_note.is_empty() {
-        root.push(Prop::C(sgf_parse::Text {
-            text: root_note.to_string(),
-        }));
-    }
+    root.extend(root_note.props());
     let mut tail: Vec<SgfNode<Prop>> = Vec::new();
     for props in nodes.into_iter().rev() {
         tail = vec![SgfNode::new(props, tail, false)];

@@ -27,6 +27,7 @@ use crate::board::{Board, Color, Point};
 use crate::client::{Client, ClientError};
 use crate::game::Game;
 use crate::rules::Rules;
+use crate::sgf::Note;
 use crate::vertex::{color_name, parse_vertex, vertex_name};
 use std::io::Write;
 use std::path::PathBuf;
@@ -420,7 +421,13 @@ fn play_game(
                 .collect::<Vec<_>>()
                 .join("\n")
         );
-        let text = crate::sgf::write_annotated(&truth, Some(&record.result), &root_note, &notes);
+        let notes: Vec<Note> = notes.into_iter().map(Note::comment).collect();
+        let text = crate::sgf::write_annotated(
+            &truth,
+            Some(&record.result),
+            &Note::comment(root_note),
+            &notes,
+        );
         let _ = std::fs::write(dir.join(format!("game-{number}.sgf")), text);
         for seat in 1..=kind.seats() {
             let mut view = Game::new(size, config.rules, config.komi);
@@ -428,7 +435,7 @@ fn play_game(
             let text = crate::sgf::write_annotated(
                 &view,
                 None,
-                &format!("game {number}: the final view of seat {seat}"),
+                &Note::comment(format!("game {number}: the final view of seat {seat}")),
                 &[],
             );
             let _ = std::fs::write(dir.join(format!("game-{number}-view-{seat}.sgf")), text);
