@@ -237,12 +237,16 @@ fn dice_errors() {
         ("aleago-option colour blue", "syntax error"),
         ("aleago-option bonus maybe", "syntax error"),
         ("aleago-option exempt grey", "syntax error"),
-        ("aleago-allowed b", "no roll pending"),
         ("aleago-next_roll w", "crystal ball is off"),
         ("aleago-seed -3", "syntax error"),
     ] {
         assert!(e.err(cmd).starts_with(expected), "{cmd}");
     }
+    // GoGui's "Dice: allowed moves" before any roll draws Black's roll,
+    // which then stays for the move (as genmove and analysis draw it).
+    assert!(!e.ok("aleago-allowed b").is_empty());
+    let rolled = e.ok("aleago-roll b");
+    assert_eq!(e.ok("aleago-roll b"), rolled);
     e.ok("aleago-set_roll b 1");
     let before = e.ok("showboard");
     let msg = e.err("play b E5");

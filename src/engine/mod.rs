@@ -368,6 +368,20 @@ impl Engine {
         )
     }
 
+    /// Each point's expected owner for people to see (+1 Black): the
+    /// network's where one is loaded and the game rolls no dice (its
+    /// ownership head, averaged over the eight symmetries), the playouts'
+    /// estimate otherwise. Random playouts leave the open parts of a large
+    /// board near 0; the network sees who they belong to. Dead stones and
+    /// the count keep the playouts' estimate ([`Engine::ownership`]).
+    pub fn shown_ownership(&self) -> Vec<f64> {
+        let game = self.shown();
+        match &self.config.network {
+            Some(net) if game.dice().is_none() => net.ownership_averaged(game),
+            _ => self.ownership(),
+        }
+    }
+
     /// Alive, dead or seki for every point of the shown game.
     pub fn statuses(&self) -> Vec<Status> {
         score::statuses(self.shown().board(), &self.ownership())

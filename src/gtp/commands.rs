@@ -194,7 +194,7 @@ plist/Dead stones/final_status_list dead
 plist/Seki stones/final_status_list seki
 plist/All legal moves/all_legal %m
 dboard/Ownership/kosumi-ownership
-gfx/Ownership (influence)/kosumi-gfx_ownership
+gfx/Ownership (influence, area = ownership)/kosumi-gfx_ownership
 pspairs/Search: candidates (visits)/kosumi-candidates %m
 var/Search: principal variation/kosumi-pv %m
 string/Search: evaluation/kosumi-evaluation %m
@@ -553,7 +553,7 @@ fn play_sequence(e: &mut Engine, a: &[&str]) -> Reply {
 }
 
 fn ownership_board(e: &Engine) -> String {
-    let own = e.ownership();
+    let own = e.shown_ownership();
     let board = e.shown().board();
     let n = board.size();
     (0..n)
@@ -568,12 +568,18 @@ fn ownership_board(e: &Engine) -> String {
         .join("\n")
 }
 
+/// The ownership as GoGui's influence map. GoGui draws a square whose side
+/// grows with the value (0.62 of the field at 1), so its area grows with
+/// the square; each value is sent as the signed square root, so that the
+/// area of the square is the ownership (0.25 would otherwise be a speck).
 fn ownership_gfx(e: &Engine) -> String {
-    let own = e.ownership();
+    let own = e.shown_ownership();
     let board = e.shown().board();
     let mut out = String::from("INFLUENCE");
     for p in board.points() {
-        out.push_str(&format!(" {} {:.2}", name(e, p), own[p as usize]));
+        let v = own[p as usize];
+        let drawn = v.signum() * v.abs().sqrt();
+        out.push_str(&format!(" {} {:.2}", name(e, p), drawn));
     }
     out
 }

@@ -90,15 +90,18 @@ pub(super) fn aleago_set_roll(e: &mut Engine, a: &[&str]) -> Reply {
     Ok(String::new())
 }
 
+/// The points `c` may play: under its pending roll, drawn now if none is
+/// (as `genmove` and analysis would; the roll stays for the move), or every
+/// legal point where `c` is exempt from rolling.
 pub(super) fn aleago_allowed(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     let c = color(a[0])?;
     let game = game(e)?;
     dice_of(game)?;
-    game.referee_roll(c);
+    game.roll(c);
     let points = game
         .allowed_points(c)
-        .ok_or_else(|| GtpError(format!("no roll pending for {}", color_name(c))))?;
+        .unwrap_or_else(|| game.legal_points(c));
     Ok(names(e, &points))
 }
 
@@ -113,15 +116,18 @@ pub(super) fn aleago_next_roll(e: &mut Engine, a: &[&str]) -> Reply {
     roll(e, c)
 }
 
-/// The rolled line for GoGui: the allowed points in green and a caption.
+/// The rolled line for GoGui: the allowed points in green and a caption;
+/// the roll is drawn now if none is pending (it stays for the move).
 pub(super) fn aleago_gfx(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 1)?;
     let c = color(a[0])?;
     let game = game(e)?;
     let d = dice_of(game)?;
-    game.referee_roll(c);
-    let Some(total) = game.pending_roll(c) else {
-        return Ok(format!("TEXT no roll pending for {}", color_name(c)));
+    let Some(total) = game.roll(c) else {
+        return Ok(format!(
+            "TEXT {} is exempt from rolling: any move",
+            color_name(c)
+        ));
     };
     let size = game.size();
     let allowed = game.allowed_points(c).unwrap_or_default();

@@ -139,6 +139,29 @@ impl Evaluator {
         owner
     }
 
+    /// [`Evaluator::ownership`] averaged over the eight symmetries of the
+    /// board (one batch), for a steadier map.
+    pub fn ownership_averaged(&self, game: &Game) -> Vec<f64> {
+        let requests: Vec<Request> = (0..SYMMETRIES)
+            .map(|symmetry| Request {
+                game,
+                to_move: game.to_move(),
+                fresh: false,
+                symmetry,
+            })
+            .collect();
+        let mut evals = vec![Evaluation::default(); requests.len()];
+        self.evaluate_batch(&requests, &mut Scratch::default(), &mut evals);
+        let board = game.board();
+        let mut owner = vec![0.0; crate::board::MAX_POINTS];
+        for eval in &evals {
+            for (i, p) in inputs::points_in_net_order(board).enumerate() {
+                owner[p as usize] -= f64::from(eval.white_ownership[i]) / evals.len() as f64;
+            }
+        }
+        owner
+    }
+
     /// Evaluates positions of one board size together (one matrix product
     /// per layer for the whole batch).
     pub fn evaluate_batch(
