@@ -169,11 +169,11 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> Option<St
                 " winrate {:.6} prior {:.6} lcb {:.6} order {order}",
                 m.win_rate, m.prior, m.lcb
             );
-            if let (Some(lead), Some(sd)) = (m.score_lead, m.score_stdev) {
-                let _ = write!(
-                    line,
-                    " scoreLead {lead:.3} scoreMean {lead:.3} scoreStdev {sd:.3}"
-                );
+            if let Some(lead) = m.score_lead {
+                let _ = write!(line, " scoreLead {lead:.3} scoreMean {lead:.3}");
+            }
+            if let Some(sd) = m.score_stdev {
+                let _ = write!(line, " scoreStdev {sd:.3}");
             }
             if let Some(score) = m.score_selfplay {
                 let _ = write!(line, " scoreSelfplay {score:.3}");

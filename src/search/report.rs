@@ -125,7 +125,9 @@ impl Search<'_> {
                     lcb: lower_bound(win_rate, visits as f64),
                     prior: (prior_wins / prior_total) as f64,
                     score_lead: scores.map(|(_, mean, _)| sign * (mean - self.komi)),
-                    score_stdev: scores.map(|(_, _, sd)| sd),
+                    // The spread of random playouts' final counts (tens of
+                    // points) says nothing of the game's: left out.
+                    score_stdev: None,
                     score_selfplay: None,
                     utility: None,
                     no_result: None,

@@ -52,6 +52,25 @@ impl RootScores {
         }
     }
 
+    /// The counts as plain numbers, to keep with a tree.
+    pub(super) fn snapshot(&self) -> Vec<[i64; 3]> {
+        self.counts
+            .iter()
+            .map(|c| c.each_ref().map(|a| a.load(Ordering::Relaxed)))
+            .collect()
+    }
+
+    /// Counts kept with a tree, to go on from.
+    pub(super) fn from_snapshot(kept: &[[i64; 3]]) -> RootScores {
+        let scores = RootScores::new();
+        for (c, k) in scores.counts.iter().zip(kept) {
+            for (a, &v) in c.iter().zip(k) {
+                a.store(v, Ordering::Relaxed);
+            }
+        }
+        scores
+    }
+
     /// A playout under root move `mv` ended with Black `area` points ahead.
     pub(super) fn add(&self, mv: Point, area: i32) {
         let c = &self.counts[mv as usize];

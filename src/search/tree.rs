@@ -56,6 +56,9 @@ pub struct Tree {
     /// different move, `komi`, or a side to move set by hand, the tree's
     /// statistics, and its points, belong to another game).
     pub(super) grown_for: Option<GrownFor>,
+    /// The score counts of the root's moves (`RootScores`), for a later
+    /// search of the same position; empty when none were kept.
+    pub(super) root_scores: Vec<[i64; 3]>,
 }
 
 #[derive(Clone)]
@@ -68,6 +71,17 @@ pub(super) struct GrownFor {
 }
 
 impl Tree {
+    /// Whether `game` stands where the tree was grown (no move since).
+    pub(super) fn grown_at(&self, game: &Game) -> bool {
+        self.grown_for.as_ref().is_some_and(|g| {
+            g.size == game.size()
+                && g.rules == game.rules
+                && g.komi == game.komi
+                && g.to_move == game.to_move()
+                && g.actions == game.actions()
+        })
+    }
+
     /// The subtree for the current position of `game`, if the moves played
     /// since this tree was grown are all in it (and no dice constrain the
     /// root, whose children a reused node would not have filtered).

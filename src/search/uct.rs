@@ -125,7 +125,16 @@ impl<'a> Search<'a> {
     }
 
     /// Starts from a tree kept from an earlier search, where it fits.
+    /// In the same position, the score counts of the root's moves go on
+    /// too (so that a move's score lead rests on as many playouts as it
+    /// can); after moves, the new root's scores start afresh.
     pub fn with_tree(mut self, tree: Option<Tree>) -> Search<'a> {
+        if let Some(t) = &tree
+            && t.grown_at(self.game)
+            && !t.root_scores.is_empty()
+        {
+            self.root_scores = RootScores::from_snapshot(&t.root_scores);
+        }
         if let Some(nodes) = tree.and_then(|t| t.reuse(self.game)) {
             log::debug!("search: reusing {} nodes", nodes.len());
             self.nodes = Mutex::new(nodes);
@@ -145,6 +154,7 @@ impl<'a> Search<'a> {
                 komi: game.komi,
             }),
             nodes: self.nodes.into_inner().unwrap_or_else(|e| e.into_inner()),
+            root_scores: self.root_scores.snapshot(),
         }
     }
 
