@@ -393,3 +393,26 @@ fn monte_carlo_scores_last_when_the_tree_is_reused() {
     }
     e.finish();
 }
+
+/// In a handicap game the Monte Carlo search plays White against a
+/// dynamic komi; analysis gives the win rate against the game's komi, as
+/// its score lead: a White far behind on the board is not shown winning.
+#[test]
+fn handicap_win_rates_and_scores_agree() {
+    for nn in ["off", "on"] {
+        let mut e = start(&["--nn", nn]);
+        e.ok("boardsize 19");
+        e.ok("komi 0.5");
+        e.ok("clear_board");
+        e.ok("fixed_handicap 4");
+        e.send_raw(b"kata-analyze w 20\n");
+        let mut lines = read_updates(&mut e, Duration::from_millis(1200));
+        lines.extend(stop(&mut e).0);
+        let (segments, _) = parse_line(lines.last().expect("lines"));
+        let best = &segments[0].fields;
+        let rate: f64 = best["winrate"].parse().unwrap();
+        let lead: f64 = best["scoreLead"].parse().unwrap();
+        assert!(lead < -5.0 && rate < 0.5, "--nn {nn}: {best:?}");
+        e.finish();
+    }
+}

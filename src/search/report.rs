@@ -112,11 +112,23 @@ impl Search<'_> {
             .map(|(ch, &(prior_visits, prior_wins))| {
                 let visits = (ch.visits - prior_visits).max(0.0);
                 let wins = (ch.wins - prior_wins).clamp(0.0, visits);
-                let win_rate = if visits >= 1.0 {
+                let mut win_rate = if visits >= 1.0 {
                     (wins / visits) as f64
                 } else {
                     (prior_wins / prior_visits) as f64
                 };
+                // Under dynamic komi (handicap games) the tree's wins are
+                // against the search's komi; analysis shows the wins
+                // against the game's, as its scores are.
+                if self.search_komi != self.komi
+                    && let Some(black) = self.root_scores.black_win_rate(ch.mv)
+                {
+                    win_rate = if c == Color::Black {
+                        black
+                    } else {
+                        1.0 - black
+                    };
+                }
                 let scores = self.root_scores.of(ch.mv);
                 Candidate {
                     mv: (ch.mv != PASS).then_some(ch.mv),

@@ -58,7 +58,7 @@ pub struct Tree {
     pub(super) grown_for: Option<GrownFor>,
     /// The score counts of the root's moves (`RootScores`), for a later
     /// search of the same position; empty when none were kept.
-    pub(super) root_scores: Vec<[i64; 3]>,
+    pub(super) root_scores: Vec<[i64; 4]>,
 }
 
 #[derive(Clone)]

@@ -40,7 +40,7 @@ pub struct Search<'a> {
     suicide: Suicide,
     pub(super) komi: f64,
     /// The komi the playouts count with: `komi` plus dynamic komi.
-    search_komi: f64,
+    pub(super) search_komi: f64,
     pub(super) nodes: Mutex<Vec<Node>>,
     seed: u64,
     playouts: AtomicU64,
@@ -421,7 +421,7 @@ impl<'a> Search<'a> {
         }
         let area = playout_area(board);
         if let Some(&(_, first)) = w.sequence.first() {
-            self.root_scores.add(first, area);
+            self.root_scores.add(first, area, self.komi);
         }
         if let Some(owners) = &self.owners {
             for p in board.points() {
