@@ -464,3 +464,56 @@ fn phantom_errors_change_nothing() {
     assert_eq!(e.ok("showboard"), view);
     assert!(e.finish().success());
 }
+
+#[test]
+fn kata_params_refuse_bad_names_and_values_and_change_nothing() {
+    let mut e = engine();
+    e.ok("kata-set-param maxVisits 30");
+    let before = e.ok("kata-get-params");
+    for (cmd, expected) in [
+        (
+            "kata-get-param",
+            "syntax error: expected one parameter name",
+        ),
+        (
+            "kata-get-param bogus",
+            "syntax error: unknown parameter 'bogus'",
+        ),
+        (
+            "kata-set-param maxVisits",
+            "syntax error: expected a parameter name and a value",
+        ),
+        ("kata-set-param maxVisits 0", "syntax error: visits must be"),
+        (
+            "kata-set-param maxVisits 2.5",
+            "syntax error: visits must be",
+        ),
+        ("kata-set-param maxTime 0", "syntax error: maxTime must be"),
+        ("kata-set-param maxTime nan", "syntax error"),
+        (
+            "kata-set-param numSearchThreads 0",
+            "syntax error: numSearchThreads",
+        ),
+        (
+            "kata-set-params [1]",
+            "syntax error: expected a JSON object",
+        ),
+        (
+            "kata-set-params {\"maxTime\": 1, \"x\": 2}",
+            "syntax error: unknown parameter 'x'",
+        ),
+        (
+            "kata-set-params {\"maxTime\": \"slow\"}",
+            "syntax error: maxTime: a number or null",
+        ),
+        (
+            "kata-set-params {",
+            "syntax error: parameters JSON does not read",
+        ),
+    ] {
+        let msg = e.err(cmd);
+        assert!(msg.starts_with(expected), "{cmd}: {msg}");
+    }
+    assert_eq!(e.ok("kata-get-params"), before);
+    assert!(e.finish().success());
+}

@@ -11,7 +11,7 @@ use super::reply::{Answer, Reply};
 use super::{dice, gogui_analysis, network, phantom};
 use crate::board::{Color, Point};
 use crate::clock::{Clock, TimeSystem};
-use crate::engine::{Engine, EngineError, Touch};
+use crate::engine::{Config, Engine, EngineError, Touch};
 use crate::game::Game;
 use crate::katago_rules;
 use crate::rules::Rules;
@@ -120,6 +120,11 @@ pub static COMMANDS: &[Command] = table! {
     "kosumi-gfx_ownership" Counts text |e, a| { arity(a, 0)?; Ok(ownership_gfx(e)) },
     // the network, as KataGo answers it
     "kata-raw-nn" Searches text network::kata_raw_nn,
+    "kata-list-params" Nothing text |_, a| { arity(a, 0)?; Ok(PARAMS.iter().map(|p| p.name).collect::<Vec<_>>().join(" ")) },
+    "kata-get-param" Nothing text kata_get_param,
+    "kata-set-param" Nothing text kata_set_param,
+    "kata-get-params" Nothing text |e, a| { arity(a, 0)?; Ok(params_json(e).to_string()) },
+    "kata-set-params" Nothing text kata_set_params,
     // Aléago
     "aleago-dice" Edits text dice::aleago_dice,
     "aleago-option" Edits text dice::aleago_option,
@@ -480,6 +485,141 @@ fn kosumi_rules(e: &mut Engine, a: &[&str]) -> Reply {
         }
         _ => Err(GtpError::syntax("expected at most one preset name")),
     }
+}
+
+/// One of KataGo's search parameters kosumi has: how to read it from the
+/// settings and how to set it (`None`: no fixed limit).
+struct Param {
+    name: &'static str,
+    get: fn(&Config) -> Option<f64>,
+    set: fn(&mut Config, Option<f64>) -> Result<(), String>,
+}
+
+/// The budget of a move and the search threads, as KataGo names them;
+/// `maxVisits` and `maxPlayouts` are one setting here (kosumi counts one
+/// visit a playout). Where visits and time are both set, the search stops
+/// at whichever comes first, as KataGo obeys the combination.
+const PARAMS: &[Param] = &[
+    Param {
+        name: "maxVisits",
+        get: |c| c.playouts.map(|n| n as f64),
+        set: set_visits,
+    },
+    Param {
+        name: "maxPlayouts",
+        get: |c| c.playouts.map(|n| n as f64),
+        set: set_visits,
+    },
+    Param {
+        name: "maxTime",
+        get: |c| c.time,
+        set: |c, v| {
+            match v {
+                Some(t) if !(t > 0.0 && t <= crate::clock::LONGEST_MOVE) => {
+                    return Err(format!(
+                        "maxTime must be more than 0 and at most {} seconds",
+                        crate::clock::LONGEST_MOVE
+                    ));
+                }
+                _ => c.time = v,
+            }
+            Ok(())
+        },
+    },
+    Param {
+        name: "numSearchThreads",
+        get: |c| Some(c.threads as f64),
+        set: |c, v| match v {
+            Some(n) if n.fract() == 0.0 && (1.0..=256.0).contains(&n) => {
+                c.threads = n as usize;
+                Ok(())
+            }
+            _ => Err("numSearchThreads must be a whole number from 1 to 256".into()),
+        },
+    },
+];
+
+fn set_visits(c: &mut Config, v: Option<f64>) -> Result<(), String> {
+    match v {
+        Some(n) if !(n.fract() == 0.0 && (1.0..=1e15).contains(&n)) => {
+            Err("visits must be a whole number, at least 1".into())
+        }
+        _ => {
+            c.playouts = v.map(|n| n as u64);
+            Ok(())
+        }
+    }
+}
+
+fn param(name: &str) -> Result<&'static Param, GtpError> {
+    PARAMS.iter().find(|p| p.name == name).ok_or_else(|| {
+        GtpError::syntax(format!(
+            "unknown parameter '{name}' (kosumi has: {})",
+            PARAMS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+        ))
+    })
+}
+
+/// A parameter's value as text: its number, or `none` (no fixed limit).
+fn param_text(value: Option<f64>) -> String {
+    value.map_or("none".into(), |v| v.to_string())
+}
+
+fn kata_get_param(e: &mut Engine, a: &[&str]) -> Reply {
+    let [name] = a else {
+        return Err(GtpError::syntax("expected one parameter name"));
+    };
+    Ok(param_text((param(name)?.get)(&e.config)))
+}
+
+/// `kata-set-param NAME VALUE`: a number, or `none` to lift the limit.
+fn kata_set_param(e: &mut Engine, a: &[&str]) -> Reply {
+    let [name, value] = a else {
+        return Err(GtpError::syntax("expected a parameter name and a value"));
+    };
+    let p = param(name)?;
+    let value = match *value {
+        "none" => None,
+        v => Some(parse_float(v).map_err(GtpError::syntax)?),
+    };
+    (p.set)(&mut e.config, value).map_err(GtpError::syntax)?;
+    Ok(String::new())
+}
+
+fn params_json(e: &Engine) -> serde_json::Value {
+    let entries = PARAMS.iter().map(|p| {
+        let v = match (p.get)(&e.config) {
+            None => serde_json::Value::Null,
+            Some(v) if v.fract() == 0.0 => serde_json::json!(v as i64),
+            Some(v) => serde_json::json!(v),
+        };
+        (p.name.to_string(), v)
+    });
+    serde_json::Value::Object(entries.collect())
+}
+
+/// `kata-set-params {JSON}`: every parameter checked before any is set.
+fn kata_set_params(e: &mut Engine, a: &[&str]) -> Reply {
+    let text = a.join(" ");
+    let serde_json::Value::Object(entries) = serde_json::from_str(&text)
+        .map_err(|err| GtpError::syntax(format!("parameters JSON does not read: {err}")))?
+    else {
+        return Err(GtpError::syntax("expected a JSON object of parameters"));
+    };
+    let mut trial = e.config.clone();
+    for (name, value) in &entries {
+        let p = param(name)?;
+        let value = match value {
+            serde_json::Value::Null => None,
+            v => Some(
+                v.as_f64()
+                    .ok_or_else(|| GtpError::syntax(format!("{name}: a number or null")))?,
+            ),
+        };
+        (p.set)(&mut trial, value).map_err(GtpError::syntax)?;
+    }
+    e.config = trial;
+    Ok(String::new())
 }
 
 /// KataGo's rules, by name or as JSON, mapped to kosumi's presets (the
