@@ -158,8 +158,8 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> Option<St
         } else {
             let _ = write!(
                 line,
-                "info move {mv} visits {} edgeVisits {}",
-                m.visits, m.visits
+                "info move {mv} visits {} edgeVisits {} weight {}",
+                m.visits, m.visits, m.visits
             );
             if let Some(u) = m.utility {
                 let _ = write!(line, " utility {u:.6}");
@@ -344,7 +344,7 @@ mod tests {
         );
         assert_eq!(
             line(Format::Kata),
-            "info move D4 visits 80 edgeVisits 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass"
+            "info move D4 visits 80 edgeVisits 80 weight 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass"
         );
         // KataGo's further keys: the visits along the line, the root's
         // figures; each move's ownership where the search counted it.
@@ -361,7 +361,7 @@ mod tests {
         let request = parse_request(&e, &args, Format::Kata, false).unwrap();
         assert_eq!(
             info_line(&report, &request, &board).unwrap(),
-            "info move D4 visits 80 edgeVisits 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass pvVisits 80 41 pvEdgeVisits 80 41 rootInfo visits 100 winrate 0.612340 scoreLead 2.500 scoreSelfplay 2.500 currentPlayer W"
+            "info move D4 visits 80 edgeVisits 80 weight 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass pvVisits 80 41 pvEdgeVisits 80 41 rootInfo visits 100 winrate 0.612340 scoreLead 2.500 scoreSelfplay 2.500 currentPlayer W"
         );
         let mut owned = report.clone();
         let mut black = vec![0.0; crate::board::MAX_POINTS];
