@@ -184,6 +184,37 @@ pub fn network(sizes: &[usize], seconds: f64) {
             net.name(),
             one / two
         );
+        // The search itself: visits a second with 1, 2, ... threads on
+        // one tree (virtual loss), from an empty tree.
+        let mut single = 0.0;
+        for threads in [1, 2, 4, 8, 16] {
+            if threads > 1 && threads > std::thread::available_parallelism().map_or(1, |n| n.get())
+            {
+                break;
+            }
+            let start = Instant::now();
+            let out = crate::search::puct::search_watched(
+                &game,
+                &net,
+                crate::search::Budget {
+                    playouts: None,
+                    time: Some(time),
+                },
+                threads as u64,
+                threads,
+                &std::sync::atomic::AtomicBool::new(false),
+                &mut crate::search::puct::NetTree::default(),
+                None,
+            );
+            let rate = out.visits as f64 / start.elapsed().as_secs_f64();
+            if threads == 1 {
+                single = rate;
+            }
+            println!(
+                "bench board={size} puct threads={threads} visits_per_s={rate:.0} ratio_to_one_thread={:.2}",
+                rate / single.max(1e-9)
+            );
+        }
     }
 }
 

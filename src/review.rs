@@ -107,6 +107,7 @@ pub fn review(
                 net,
                 budget,
                 nth_seed(seed, n as u64),
+                1,
                 &stop,
                 &mut tree,
                 Some(watch),

@@ -266,7 +266,16 @@ fn search(
     };
     let seed = nth_seed(settings.seed, job.arrival);
     let mut tree = puct::NetTree::default();
-    let outcome = puct::search_watched(game, net, budget, seed, &job.stop, &mut tree, Some(watch));
+    let outcome = puct::search_watched(
+        game,
+        net,
+        budget,
+        seed,
+        1,
+        &job.stop,
+        &mut tree,
+        Some(watch),
+    );
     let report = outcome.report.expect("a watched search reports at its end");
     send(out, &response::analysis(asked, turn, &report, &raw, false));
 }

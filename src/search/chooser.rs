@@ -167,6 +167,7 @@ impl Chooser {
                 net,
                 how.visit_budget(),
                 seed,
+                how.threads,
                 stop,
                 &mut self.net_tree,
                 watch,
@@ -204,6 +205,7 @@ impl Chooser {
                 net,
                 budget,
                 seed,
+                how.threads,
                 stop,
                 &mut self.net_tree,
                 Some(watch),
@@ -239,6 +241,7 @@ impl Chooser {
                 net,
                 budget,
                 seed: self.next_seed(how.seed),
+                threads: how.threads,
             },
             None => Lent::MonteCarlo {
                 settings: self.next_settings(how, budget, false),
@@ -270,6 +273,7 @@ pub enum Lent {
         net: Arc<Evaluator>,
         budget: Budget,
         seed: u64,
+        threads: usize,
     },
 }
 
@@ -291,8 +295,9 @@ impl Lent {
                 net,
                 budget,
                 seed,
+                threads,
             } => {
-                puct::search_watched(game, net, *budget, *seed, stop, tree, watch);
+                puct::search_watched(game, net, *budget, *seed, *threads, stop, tree, watch);
             }
         }
     }

@@ -12,14 +12,17 @@
 //! search keeps the game's history (superko, the network's history planes).
 
 use super::report::{Candidate, MAX_PV, Report, lower_bound};
+use super::root::MoveRules;
 use super::settings::{Budget, Decision};
 use super::threads::Watch;
 use crate::board::{Color, MAX_POINTS, Point};
 use crate::game::{Action, Game};
 use crate::nn::{Evaluation, Evaluator, Request, SYMMETRIES, Scratch, inputs};
+use crate::random::nth_seed;
 use crate::rules::Rules;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -62,6 +65,9 @@ struct Node {
     /// Legal by the network's mask but refused by the game (a situational
     /// repetition): never chosen again.
     refused: bool,
+    /// Threads on their way through this node whose visits are not backed
+    /// up yet: each counts as a visit lost, so that others look elsewhere.
+    virtual_loss: u32,
 }
 
 impl Node {
@@ -80,6 +86,7 @@ impl Node {
             count: 0,
             expanded: false,
             refused: false,
+            virtual_loss: 0,
         }
     }
 }
@@ -186,118 +193,139 @@ pub fn search(
     stop: &AtomicBool,
     tree: &mut NetTree,
 ) -> Outcome {
-    search_watched(game, net, budget, seed, stop, tree, None)
+    search_watched(game, net, budget, seed, 1, stop, tree, None)
 }
 
-/// [`search`], reporting to `watch` every interval and at the end: the
-/// root's moves with their visits, win rates, priors, score leads and
-/// lines, and the ownership the network gives, averaged over the visits.
-/// A watch that keeps moves out (`avoid`, `allow`) starts a tree of its
-/// own and leaves the kept one alone.
-pub fn search_watched(
-    game: &Game,
-    net: &Evaluator,
+/// What the threads of one search share, under one lock: the tree, the
+/// ownership sums and the count of visits.
+struct Shared {
+    nodes: Vec<Node>,
+    owned: Ownership,
+    owned_by_move: Vec<Ownership>,
+    /// Visits begun, and visits backed up.
+    started: u64,
+    visits: u64,
+}
+
+/// What one thread of a search keeps: its walk down the tree (a copy of
+/// the game), its network buffers and its generator.
+struct Walker {
+    walk: Game,
+    scratch: Scratch,
+    evals: [Evaluation; 1],
+    rng: SmallRng,
+    path: Vec<usize>,
+}
+
+/// What every thread of one search reads.
+struct Job<'a> {
+    game: &'a Game,
+    net: &'a Evaluator,
     budget: Budget,
-    seed: u64,
-    stop: &AtomicBool,
-    tree: &mut NetTree,
-    mut watch: Option<Watch>,
-) -> Outcome {
-    let mut walk = game.clone();
-    let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
-    let mut fresh = NetTree::default();
-    let tree = if restrict.is_some() { &mut fresh } else { tree };
-    let mut nodes = tree.take_for(game);
-    let mut owned = Ownership::default();
-    let mut owned_by_move: Vec<Ownership> = Vec::new();
-    let moves_ownership = watch.as_ref().is_some_and(|w| w.moves_ownership);
-    let mut last_report = Instant::now();
-    let mut scratch = Scratch::default();
-    // One evaluation's buffers, reused from visit to visit.
-    let mut evals = [Evaluation::default()];
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let start = Instant::now();
-    let side = game.size() as f64;
-    let mut visits = 0u64;
-    let mut path: Vec<usize> = Vec::with_capacity(64);
-    loop {
-        if visits > 0 {
-            let out_of_visits = budget.playouts.is_some_and(|n| visits >= n);
-            let out_of_time = budget.time.is_some_and(|t| start.elapsed() >= t);
-            if out_of_visits || out_of_time || stop.load(Ordering::Relaxed) {
-                break;
-            }
-            // No budget: until stopped (analysis beside the protocol).
-            if nodes.len() >= MAX_NODES {
-                break;
-            }
+    start: Instant,
+    stop: &'a AtomicBool,
+    restrict: Option<MoveRules>,
+    ownership: bool,
+    moves_ownership: bool,
+}
+
+impl Job<'_> {
+    /// Whether the search is done (after its first visit).
+    fn done(&self, shared: &Shared) -> bool {
+        shared.started > 0
+            && (self.budget.playouts.is_some_and(|n| shared.started >= n)
+                || self.budget.time.is_some_and(|t| self.start.elapsed() >= t)
+                || self.stop.load(Ordering::Relaxed)
+                || shared.nodes.len() >= MAX_NODES)
+    }
+
+    /// One visit: descends under the lock with a virtual loss along the
+    /// path (so that other threads look elsewhere), evaluates the leaf with
+    /// the lock released, then expands it and backs its value up. `false`
+    /// when the search is done.
+    fn visit(&self, shared: &Mutex<Shared>, w: &mut Walker) -> bool {
+        let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = lock();
+        if self.done(&s) {
+            return false;
         }
-        path.clear();
-        path.push(0);
+        s.started += 1;
+        w.path.clear();
+        w.path.push(0);
         let mut played = 0;
-        // Descend.
-        while nodes[*path.last().expect("the root")].expanded && !walk.is_over() {
-            let at = *path.last().expect("the root");
-            let mover = walk.to_move();
-            let depth = path.len();
+        while s.nodes[*w.path.last().expect("the root")].expanded && !w.walk.is_over() {
+            let at = *w.path.last().expect("the root");
+            let mover = w.walk.to_move();
+            let depth = w.path.len();
             let permits = |mv: Option<Point>| {
-                restrict
+                self.restrict
                     .as_ref()
                     .is_none_or(|r| mv.is_none_or(|p| r.permits(mover, p, depth)))
             };
-            let Some(child) = select(&nodes, at, at == 0, permits) else {
+            let Some(child) = select(&s.nodes, at, at == 0, permits) else {
                 break;
             };
-            if walk.play(mover, nodes[child].mv).is_err() {
-                nodes[child].refused = true;
+            if w.walk.play(mover, s.nodes[child].mv).is_err() {
+                s.nodes[child].refused = true;
                 continue;
             }
             played += 1;
-            path.push(child);
+            w.path.push(child);
         }
+        for &n in &w.path {
+            s.nodes[n].virtual_loss += 1;
+        }
+        drop(s);
         // Evaluate the leaf for its player to move.
-        let leaf = *path.last().expect("the root");
-        let to_move = walk.to_move();
-        let symmetry = rng.random_range(0..SYMMETRIES);
+        let leaf = *w.path.last().expect("the root");
+        let to_move = w.walk.to_move();
+        let symmetry = w.rng.random_range(0..SYMMETRIES);
         let request = Request {
-            game: &walk,
+            game: &w.walk,
             to_move,
             fresh: false,
             symmetry,
         };
-        net.evaluate_batch(&[request], &mut scratch, &mut evals);
-        let eval = &evals[0];
-        let (utility, winloss, lead) = if walk.is_over() {
-            let (w, margin) = finished_value(&walk, eval, to_move);
-            (w, w, margin)
+        self.net
+            .evaluate_batch(&[request], &mut w.scratch, &mut w.evals);
+        let eval = &w.evals[0];
+        let side = self.game.size() as f64;
+        let mut s = lock();
+        let (utility, winloss, lead) = if w.walk.is_over() {
+            let (value, margin) = finished_value(&w.walk, eval, to_move);
+            (value, value, margin)
         } else {
-            if !nodes[leaf].expanded {
-                expand(&mut nodes, leaf, &walk, eval);
+            if !s.nodes[leaf].expanded {
+                expand(&mut s.nodes, leaf, &w.walk, eval);
             }
             values(eval, to_move, side)
         };
-        if watch.as_ref().is_some_and(|w| w.ownership) {
-            owned.add(eval);
-        }
-        if moves_ownership && let Some(&child) = path.get(1) {
-            let at = child - nodes[0].first as usize;
-            if owned_by_move.len() <= at {
-                owned_by_move.resize_with(nodes[0].count as usize, Ownership::default);
-            }
-            owned_by_move[at].add(eval);
-        }
-        let score = if walk.is_over() {
+        let score = if w.walk.is_over() {
             lead
         } else {
             let sign = if to_move == Color::White { 1.0 } else { -1.0 };
             sign * f64::from(eval.white_score_mean)
         };
+        if self.ownership {
+            s.owned.add(eval);
+        }
+        if self.moves_ownership
+            && let Some(&child) = w.path.get(1)
+        {
+            let at = child - s.nodes[0].first as usize;
+            if s.owned_by_move.len() <= at {
+                let count = s.nodes[0].count as usize;
+                s.owned_by_move.resize_with(count, Ownership::default);
+            }
+            s.owned_by_move[at].add(eval);
+        }
         // Back up: a node's sums are from the side of the player who moved
         // into it, the opponent of the player to move there.
         let mut sign = -1.0;
-        for &n in path.iter().rev() {
-            let node = &mut nodes[n];
+        for &n in w.path.iter().rev() {
+            let node = &mut s.nodes[n];
             node.visits += 1;
+            node.virtual_loss -= 1;
             node.utility += sign * utility;
             node.winloss += sign * winloss;
             node.lead += sign * lead;
@@ -306,24 +334,91 @@ pub fn search_watched(
             node.no_result += f64::from(eval.no_result);
             sign = -sign;
         }
+        s.visits += 1;
+        drop(s);
         for _ in 0..played {
-            walk.undo();
+            w.walk.undo();
         }
-        visits += 1;
-        if let Some(w) = watch.as_mut()
-            && w.every.is_some_and(|every| last_report.elapsed() >= every)
-        {
-            (w.on_report)(&report(&nodes, game, w.min_moves, &owned, &owned_by_move));
-            last_report = Instant::now();
-        }
+        true
     }
+}
+
+/// [`search`] with `threads` threads on one tree, reporting to `watch`
+/// every interval and at the end: the root's moves with their visits, win
+/// rates, priors, score leads and lines, and the ownership the network
+/// gives, averaged over the visits. A watch that keeps moves out (`avoid`,
+/// `allow`) starts a tree of its own and leaves the kept one alone.
+#[allow(clippy::too_many_arguments)]
+pub fn search_watched(
+    game: &Game,
+    net: &Evaluator,
+    budget: Budget,
+    seed: u64,
+    threads: usize,
+    stop: &AtomicBool,
+    tree: &mut NetTree,
+    mut watch: Option<Watch>,
+) -> Outcome {
+    let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
+    let mut fresh = NetTree::default();
+    let tree = if restrict.is_some() { &mut fresh } else { tree };
+    let shared = Mutex::new(Shared {
+        nodes: tree.take_for(game),
+        owned: Ownership::default(),
+        owned_by_move: Vec::new(),
+        started: 0,
+        visits: 0,
+    });
+    let job = Job {
+        game,
+        net,
+        budget,
+        start: Instant::now(),
+        stop,
+        restrict,
+        ownership: watch.as_ref().is_some_and(|w| w.ownership),
+        moves_ownership: watch.as_ref().is_some_and(|w| w.moves_ownership),
+    };
+    let walker = |n: u64| Walker {
+        walk: game.clone(),
+        scratch: Scratch::default(),
+        evals: [Evaluation::default()],
+        rng: SmallRng::seed_from_u64(nth_seed(seed, n)),
+        path: Vec::with_capacity(64),
+    };
+    let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
+    std::thread::scope(|scope| {
+        // The helpers only visit; this thread visits and reports.
+        for n in 1..threads.max(1) {
+            let (job, shared) = (&job, &shared);
+            let mut w = walker(n as u64);
+            scope.spawn(move || while job.visit(shared, &mut w) {});
+        }
+        let mut w = walker(0);
+        let mut last_report = Instant::now();
+        while job.visit(&shared, &mut w) {
+            if let Some(watch) = watch.as_mut()
+                && watch
+                    .every
+                    .is_some_and(|every| last_report.elapsed() >= every)
+            {
+                let s = lock();
+                let r = report(&s.nodes, game, watch.min_moves, &s.owned, &s.owned_by_move);
+                drop(s);
+                (watch.on_report)(&r);
+                last_report = Instant::now();
+            }
+        }
+    });
+    let s = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     let final_report = watch.as_mut().map(|w| {
-        let at_end = report(&nodes, game, w.min_moves, &owned, &owned_by_move);
+        let at_end = report(&s.nodes, game, w.min_moves, &s.owned, &s.owned_by_move);
         if w.at_end {
             (w.on_report)(&at_end);
         }
         at_end
     });
+    let nodes = s.nodes;
     let root = &nodes[0];
     let best = (root.first..root.first + root.count)
         .map(|i| i as usize)
@@ -342,7 +437,7 @@ pub fn search_watched(
     let outcome = Outcome {
         decision,
         win_rate,
-        visits,
+        visits: s.visits,
         report: final_report,
     };
     tree.keep(nodes, game);
@@ -358,7 +453,7 @@ fn select(
     permits: impl Fn(Option<Point>) -> bool,
 ) -> Option<usize> {
     let node = &nodes[at];
-    let parent_visits = node.visits.max(1) as f64;
+    let parent_visits = (node.visits + node.virtual_loss).max(1) as f64;
     // The parent's value for the player to move there (its sums are the
     // other side's).
     let parent_q = if node.visits > 0 {
@@ -369,7 +464,7 @@ fn select(
     let children = node.first as usize..(node.first + node.count) as usize;
     let visited_prior: f64 = children
         .clone()
-        .filter(|&c| nodes[c].visits > 0)
+        .filter(|&c| nodes[c].visits + nodes[c].virtual_loss > 0)
         .map(|c| nodes[c].prior as f64)
         .sum();
     let reduction = if is_root {
@@ -384,12 +479,14 @@ fn select(
         .filter(|&c| !nodes[c].refused && permits(nodes[c].mv))
         .map(|c| {
             let n = &nodes[c];
-            let q = if n.visits > 0 {
-                n.utility / n.visits as f64
+            // A virtual loss is a visit worth −1 to the mover.
+            let seen = n.visits + n.virtual_loss;
+            let q = if seen > 0 {
+                (n.utility - f64::from(n.virtual_loss)) / f64::from(seen)
             } else {
                 fpu
             };
-            (c, q + explore * n.prior as f64 / (1.0 + n.visits as f64))
+            (c, q + explore * n.prior as f64 / (1.0 + f64::from(seen)))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(c, _)| c)
@@ -589,6 +686,44 @@ mod tests {
     use super::*;
     use crate::rules::Rules;
     use crate::vertex::parse_vertex;
+
+    #[test]
+    fn two_threads_share_one_tree_and_keep_to_the_budget() {
+        let mut game = Game::new(9, Rules::default(), 7.5);
+        for (c, v) in [
+            (Color::Black, "D5"),
+            (Color::White, "E5"),
+            (Color::Black, "F5"),
+        ] {
+            game.play(c, parse_vertex(v, 9).unwrap()).unwrap();
+        }
+        game.play(Color::White, parse_vertex("A1", 9).unwrap())
+            .unwrap();
+        game.play(Color::Black, parse_vertex("E6", 9).unwrap())
+            .unwrap();
+        game.play(Color::White, parse_vertex("J1", 9).unwrap())
+            .unwrap();
+        let net = Evaluator::embedded();
+        let budget = Budget {
+            playouts: Some(200),
+            time: None,
+        };
+        let mut tree = NetTree::default();
+        let stop = AtomicBool::new(false);
+        let out = search_watched(&game, &net, budget, 3, 2, &stop, &mut tree, None);
+        assert_eq!(out.visits, 200);
+        let e4 = parse_vertex("E4", 9).unwrap().unwrap();
+        assert_eq!(out.decision, Decision::Play(e4));
+        // Every visit backed up, every virtual loss taken back.
+        let nodes = &tree.nodes;
+        assert_eq!(nodes[0].visits, 200);
+        assert!(nodes.iter().all(|n| n.virtual_loss == 0));
+        let children = nodes[0].first as usize..(nodes[0].first + nodes[0].count) as usize;
+        // The visits that found the root unexpanded (one a thread at
+        // most) stop there.
+        let below: u32 = children.map(|c| nodes[c].visits).sum();
+        assert!((198..=199).contains(&below), "{below}");
+    }
 
     #[test]
     fn it_captures_a_stone_in_atari_and_plays_a_legal_move() {
