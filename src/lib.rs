@@ -40,7 +40,9 @@
 //! The engine and its protocol: [`engine`] (the engine, its roles and
 //! settings), [`gtp`] (the protocol adapter), [`phantom`] (referee, player,
 //! host, match runner), [`client`] (a GTP client for engines run as child
-//! processes).
+//! processes), [`analysis`] (KataGo's JSON analysis engine), [`review`]
+//! (a record reviewed by the search), [`katago_rules`] (KataGo's rules
+//! names and JSON).
 //!
 //! Measuring and checking: [`bench`] (speed figures) and [`fuzzing`] (the
 //! properties the fuzzers and property tests check).
