@@ -417,14 +417,14 @@ impl Engine {
     /// A search of `game` with `budget` to run beside the protocol (the
     /// network's where the engine searches with it), with its tree;
     /// [`Engine::give_back`] returns the tree.
-    pub fn lend_search(&mut self, budget: Budget) -> Lent {
+    pub fn lend_search(&mut self, game: &Game, budget: Budget) -> Lent {
         let how = Self::choosing(&self.config, budget);
         let network = self
             .config
             .network
             .clone()
             .filter(|_| self.config.net_search);
-        self.chooser.lend(&how, budget, network)
+        self.chooser.lend(&how, budget, game, network)
     }
 
     pub fn give_back(&mut self, lent: Lent) {

@@ -40,7 +40,7 @@ impl Background {
     }
 
     fn start(e: &mut Engine, game: crate::game::Game, request: Option<Request>) -> Background {
-        let mut lent = e.lend_search(analyze::UNBOUNDED);
+        let mut lent = e.lend_search(&game, analyze::UNBOUNDED);
         let stop = Arc::new(AtomicBool::new(false));
         let ends_reply = request.is_some();
         let thread_stop = stop.clone();

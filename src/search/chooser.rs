@@ -8,8 +8,6 @@
 
 use super::ownership::ownership;
 use super::puct::{self, NetTree};
-use super::report::Report;
-use super::root::MoveRules;
 use super::settings::{Budget, Decision, Planning, Settings};
 use super::threads::{Watch, run_watched};
 use super::tree::Tree;
@@ -160,20 +158,19 @@ impl Chooser {
                 return Decision::Pass;
             }
         }
-        // The network searches (under dice, the root kept to the roll);
-        // the cleanup of dead stones comes from the Monte Carlo search.
-        if let Some(net) = how.network.filter(|_| !cleanup) {
+        // The network searches plain Go (no dice); the cleanup of dead
+        // stones comes from the Monte Carlo search.
+        if let Some(net) = network.filter(|_| !cleanup) {
             let seed = self.next_seed(how.seed);
-            let (plain, roll) = net_position(game);
             let out = puct::search_watched(
-                &plain,
+                game,
                 net,
                 how.visit_budget(),
                 seed,
                 how.threads,
                 stop,
                 &mut self.net_tree,
-                keep_to_roll(watch, roll),
+                watch,
             );
             if resigns(game, how.resign, out.win_rate, out.visits >= 50) {
                 return Decision::Resign;
@@ -198,22 +195,20 @@ impl Chooser {
 
     /// Searches `game` for its player to move within the budget, reporting
     /// to `watch`, without choosing; the tree is kept for the next move.
-    /// With the network where one is loaded (under dice, the root kept to
-    /// the roll).
+    /// With the network where it applies (no dice).
     pub fn analyse(&mut self, game: &Game, how: &Choosing, stop: &AtomicBool, watch: Watch) {
-        if let Some(net) = how.network {
+        if let Some(net) = how.network.filter(|_| game.dice().is_none()) {
             let seed = self.next_seed(how.seed);
             let budget = how.visit_budget();
-            let (plain, roll) = net_position(game);
             puct::search_watched(
-                &plain,
+                game,
                 net,
                 budget,
                 seed,
                 how.threads,
                 stop,
                 &mut self.net_tree,
-                keep_to_roll(Some(watch), roll),
+                Some(watch),
             );
             return;
         }
@@ -230,16 +225,17 @@ impl Chooser {
     }
 
     /// A search of `game` with `budget` to run elsewhere (beside the
-    /// protocol): the network's where `network` is given, Monte Carlo
-    /// otherwise, with its tree;
+    /// protocol): the network's where `network` is given and applies (no
+    /// dice), Monte Carlo otherwise, with its tree;
     /// [`Chooser::give_back`] returns the tree.
     pub fn lend(
         &mut self,
         how: &Choosing,
         budget: Budget,
+        game: &Game,
         network: Option<Arc<Evaluator>>,
     ) -> Lent {
-        match network {
+        match network.filter(|_| game.dice().is_none()) {
             Some(net) => Lent::Network {
                 tree: std::mem::take(&mut self.net_tree),
                 net,
@@ -301,66 +297,10 @@ impl Lent {
                 seed,
                 threads,
             } => {
-                let (plain, roll) = net_position(game);
-                let watch = keep_to_roll(watch, roll);
-                puct::search_watched(&plain, net, *budget, *seed, *threads, stop, tree, watch);
+                puct::search_watched(game, net, *budget, *seed, *threads, stop, tree, watch);
             }
         }
     }
-}
-
-/// The game the network searches, and what keeps its root to the roll:
-/// under dice, the game without them (below the root the search plays
-/// plain Go, as root-only planning does) and the points the pending roll
-/// allows its player (a pass is always allowed); the game itself
-/// otherwise.
-fn net_position(game: &Game) -> (Game, Option<MoveRules>) {
-    if game.dice().is_none() {
-        return (game.clone(), None);
-    }
-    let c = game.to_move();
-    let roll = game.allowed_points(c).map(|points| MoveRules {
-        avoid: Vec::new(),
-        allow: Some((c, points, 1)),
-    });
-    let mut plain = game.clone();
-    plain.set_dice(None);
-    (plain, roll)
-}
-
-/// `watch` with its root kept to `roll` (an analysis's own `allow` keeps
-/// only the rolled points); a watch that only restricts, where there was
-/// none.
-fn keep_to_roll<'w>(watch: Option<Watch<'w>>, roll: Option<MoveRules>) -> Option<Watch<'w>> {
-    let Some(roll) = roll else {
-        return watch;
-    };
-    let (c, rolled, _) = roll.allow.clone().expect("a roll allows");
-    let Some(mut w) = watch else {
-        return Some(Watch {
-            every: None,
-            at_end: false,
-            ownership: false,
-            moves_ownership: false,
-            min_moves: 0,
-            restrict: Some(roll),
-            // A closure that captures nothing takes no memory: boxing and
-            // leaking it allocates nothing and gives a reference that
-            // lives as long as any watch.
-            on_report: Box::leak(Box::new(|_: &Report| {})),
-        });
-    };
-    let mut rules = w.restrict.take().unwrap_or_default();
-    rules.allow = Some(match rules.allow.take() {
-        Some((ac, points, depth)) if ac == c => (
-            c,
-            points.into_iter().filter(|p| rolled.contains(p)).collect(),
-            depth,
-        ),
-        _ => (c, rolled, 1),
-    });
-    w.restrict = Some(rules);
-    Some(w)
 }
 
 /// Whether to resign with `win_rate` for `game`'s player to move: below
