@@ -131,6 +131,30 @@ fn ownership_rows(values: &[f64], signed: bool, to_move: Color, board: &Board, o
     }
 }
 
+/// Writes an ownership and its spread under their keys, each where wanted.
+fn write_ownership(
+    ownership: &Option<(Vec<f64>, Vec<f64>)>,
+    (mean_key, spread_key): (&str, &str),
+    (mean_wanted, spread_wanted): (bool, bool),
+    to_move: Color,
+    board: &Board,
+    line: &mut String,
+) {
+    let Some((mean, spread)) = ownership else {
+        return;
+    };
+    for (wanted, key, values, signed) in [
+        (mean_wanted, mean_key, mean, true),
+        (spread_wanted, spread_key, spread, false),
+    ] {
+        if wanted {
+            line.push(' ');
+            line.push_str(key);
+            ownership_rows(values, signed, to_move, board, line);
+        }
+    }
+}
+
 /// One line of analysis: an `info` segment per move, best first, then the
 /// ownership if asked for; `None` when there is nothing to show (no move
 /// searched yet, or `maxmoves 0`): a blank line would end the reply.
@@ -202,16 +226,9 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> Option<St
                 }
             }
         }
-        if let Some((own, sd)) = &m.ownership {
-            if request.moves_ownership {
-                line.push_str(" movesOwnership");
-                ownership_rows(own, true, report.to_move, board, &mut line);
-            }
-            if request.moves_ownership_stdev {
-                line.push_str(" movesOwnershipStdev");
-                ownership_rows(sd, false, report.to_move, board, &mut line);
-            }
-        }
+        let keys = ("movesOwnership", "movesOwnershipStdev");
+        let wanted = (request.moves_ownership, request.moves_ownership_stdev);
+        write_ownership(&m.ownership, keys, wanted, report.to_move, board, &mut line);
     }
     if request.root_info && !line.is_empty() {
         let visited: Vec<_> = report.candidates.iter().filter(|m| m.visits > 0).collect();
@@ -240,16 +257,16 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> Option<St
         };
         let _ = write!(line, " currentPlayer {player}");
     }
-    if let Some((own, sd)) = &report.ownership {
-        if request.ownership {
-            line.push_str(" ownership");
-            ownership_rows(own, true, report.to_move, board, &mut line);
-        }
-        if request.ownership_stdev {
-            line.push_str(" ownershipStdev");
-            ownership_rows(sd, false, report.to_move, board, &mut line);
-        }
-    }
+    let wanted = (request.ownership, request.ownership_stdev);
+    let keys = ("ownership", "ownershipStdev");
+    write_ownership(
+        &report.ownership,
+        keys,
+        wanted,
+        report.to_move,
+        board,
+        &mut line,
+    );
     // Clients read `info` segments: ownership alone is not a line.
     line.starts_with("info").then_some(line)
 }

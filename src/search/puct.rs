@@ -687,22 +687,25 @@ mod tests {
     use crate::rules::Rules;
     use crate::vertex::parse_vertex;
 
-    #[test]
-    fn two_threads_share_one_tree_and_keep_to_the_budget() {
+    /// White E5 in atari (Black D5, F5, E6; liberty E4), Black to play.
+    fn white_in_atari() -> Game {
         let mut game = Game::new(9, Rules::default(), 7.5);
         for (c, v) in [
             (Color::Black, "D5"),
             (Color::White, "E5"),
             (Color::Black, "F5"),
+            (Color::White, "A1"),
+            (Color::Black, "E6"),
+            (Color::White, "J1"),
         ] {
             game.play(c, parse_vertex(v, 9).unwrap()).unwrap();
         }
-        game.play(Color::White, parse_vertex("A1", 9).unwrap())
-            .unwrap();
-        game.play(Color::Black, parse_vertex("E6", 9).unwrap())
-            .unwrap();
-        game.play(Color::White, parse_vertex("J1", 9).unwrap())
-            .unwrap();
+        game
+    }
+
+    #[test]
+    fn two_threads_share_one_tree_and_keep_to_the_budget() {
+        let game = white_in_atari();
         let net = Evaluator::embedded();
         let budget = Budget {
             playouts: Some(200),
@@ -727,18 +730,8 @@ mod tests {
 
     #[test]
     fn it_captures_a_stone_in_atari_and_plays_a_legal_move() {
-        // White E5 in atari (Black D5, F5, E6; liberty E4): Black takes it.
-        let mut game = Game::new(9, Rules::default(), 7.5);
-        for (c, v) in [
-            (Color::Black, "D5"),
-            (Color::White, "E5"),
-            (Color::Black, "F5"),
-            (Color::White, "A1"),
-            (Color::Black, "E6"),
-            (Color::White, "J1"),
-        ] {
-            game.play(c, parse_vertex(v, 9).unwrap()).unwrap();
-        }
+        // Black takes the stone in atari.
+        let mut game = white_in_atari();
         let net = Evaluator::embedded();
         let budget = Budget {
             playouts: Some(64),
