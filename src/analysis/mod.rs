@@ -153,9 +153,7 @@ fn take(
                     echo["version"] = json!(VERSION);
                     echo["git_hash"] = json!("<omitted>");
                 }
-                // kosumi keeps no evaluations between searches: nothing
-                // to clear.
-                Action::ClearCache => {}
+                Action::ClearCache => net.cache().clear(),
                 Action::QueryModels => {
                     echo["models"] = json!([{ "name": net.name(), "internalName": net.name(), "maxBatchSize": 1, "usesHumanSLProfile": false, "usingFP16": "false" }]);
                 }

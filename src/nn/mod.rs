@@ -13,6 +13,7 @@
 //! this file), so that it plays with a network with nothing else installed.
 
 pub mod area;
+pub mod cache;
 pub mod inputs;
 pub mod ladder;
 pub mod layers;
@@ -78,9 +79,10 @@ pub struct Scratch {
     legal: Vec<bool>,
 }
 
-/// A loaded network.
+/// A loaded network, with the cache of its evaluations.
 pub struct Evaluator {
     network: Network,
+    cache: cache::Cache,
 }
 
 impl std::fmt::Debug for Evaluator {
@@ -93,6 +95,7 @@ impl Evaluator {
     pub fn new(desc: &ModelDesc) -> Evaluator {
         Evaluator {
             network: Network::new(desc),
+            cache: cache::Cache::new(cache::CAPACITY),
         }
     }
 
@@ -117,6 +120,24 @@ impl Evaluator {
         self.evaluate_batch(&[request], scratch, &mut out);
         let [e] = out;
         e
+    }
+
+    /// Evaluates one position for a search: from the cache where the
+    /// position was evaluated before (in whatever symmetry it was then),
+    /// through the network otherwise, and kept.
+    pub fn evaluate_cached(&self, request: Request, scratch: &mut Scratch, out: &mut Evaluation) {
+        let key = cache::key(request.game, request.to_move, request.fresh);
+        if let Some(known) = self.cache.get(key) {
+            out.clone_from(&known);
+            return;
+        }
+        self.evaluate_batch(&[request], scratch, std::slice::from_mut(out));
+        self.cache.put(key, std::sync::Arc::new(out.clone()));
+    }
+
+    /// The cache of evaluations the searches share.
+    pub fn cache(&self) -> &cache::Cache {
+        &self.cache
     }
 
     /// Each point's owner by the network for `game`'s player to move, +1

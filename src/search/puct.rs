@@ -287,7 +287,7 @@ impl Job<'_> {
             symmetry,
         };
         self.net
-            .evaluate_batch(&[request], &mut w.scratch, &mut w.evals);
+            .evaluate_cached(request, &mut w.scratch, &mut w.evals[0]);
         let eval = &w.evals[0];
         let side = self.game.size() as f64;
         let mut s = lock();
