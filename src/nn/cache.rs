@@ -12,7 +12,7 @@
 //! histories ban differently, a banned move is refused when the search
 //! plays it.
 
-use super::Evaluation;
+use super::output::Evaluation;
 use crate::board::Color;
 use crate::game::Game;
 use std::collections::HashMap;
