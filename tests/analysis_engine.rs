@@ -159,3 +159,34 @@ fn bad_queries_get_errors_naming_the_field_and_the_engine_goes_on() {
     );
     assert_eq!(final_answers(&answers, "d").len(), 1);
 }
+
+#[test]
+fn hostile_lines_get_errors_and_the_engine_goes_on() {
+    let long = "x".repeat(17 << 20);
+    let nested = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+    let many_turns = format!(
+        r#"{{"id":"t","moves":[["B","E5"]],"rules":"chinese","boardXSize":9,"boardYSize":9,"analyzeTurns":[{}]}}"#,
+        vec!["0"; 1001].join(",")
+    );
+    let answers = run(
+        &[],
+        &[
+            &long,
+            &nested,
+            &many_turns,
+            "\u{0}\u{1}{{{",
+            r#"{"id":["not a string"]}"#,
+            r#"{"id":"n","moves":[],"rules":{"ko":"SIMPLE","x":1},"boardXSize":9,"boardYSize":9}"#,
+            r#"{"id":"ok","moves":[],"rules":"chinese","boardXSize":5,"boardYSize":5,"maxVisits":4}"#,
+        ],
+    );
+    let errors = answers.iter().filter(|a| a.get("error").is_some()).count();
+    assert_eq!(errors, 6, "{answers:?}");
+    assert!(
+        answers
+            .iter()
+            .any(|a| a["error"].as_str().unwrap_or("").contains("longer than"))
+    );
+    assert!(answers.iter().any(|a| a["field"] == "analyzeTurns"));
+    assert_eq!(final_answers(&answers, "ok").len(), 1);
+}

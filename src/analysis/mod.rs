@@ -22,7 +22,7 @@ use crate::random::nth_seed;
 use crate::search::{Watch, puct};
 use query::{Action, Asked, Parsed, Position};
 use serde_json::{Value, json};
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -94,6 +94,27 @@ impl Queue {
     }
 }
 
+/// The longest query line read (a whole game of moves fits many times).
+const MAX_QUERY: usize = 16 << 20;
+
+/// Skips input up to and including the next newline; `false` at the end
+/// of input.
+fn skip_line(input: &mut dyn BufRead) -> bool {
+    loop {
+        let (found, used) = match input.fill_buf() {
+            Ok([]) | Err(_) => return false,
+            Ok(buf) => match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (true, i + 1),
+                None => (false, buf.len()),
+            },
+        };
+        input.consume(used);
+        if found {
+            return true;
+        }
+    }
+}
+
 /// Writes one JSON line to `out` and flushes it.
 fn send(out: &Mutex<&mut (dyn Write + Send)>, value: &Value) {
     let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
@@ -118,14 +139,30 @@ pub fn serve(
         for _ in 0..settings.workers.max(1) {
             scope.spawn(|| work(&queue, &out, net, settings));
         }
-        let mut line = String::new();
+        let mut line = Vec::new();
         loop {
             line.clear();
-            match input.read_line(&mut line) {
+            match (&mut *input)
+                .take(MAX_QUERY as u64 + 1)
+                .read_until(b'\n', &mut line)
+            {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {}
             }
-            let text = line.trim();
+            if line.len() > MAX_QUERY && line.last() != Some(&b'\n') {
+                // Too long: the rest of the line is skipped unread.
+                let skipped = skip_line(input);
+                send(
+                    &out,
+                    &json!({ "error": format!("query longer than {MAX_QUERY} bytes") }),
+                );
+                if !skipped {
+                    break;
+                }
+                continue;
+            }
+            let text = String::from_utf8_lossy(&line);
+            let text = text.trim();
             if text.is_empty() {
                 continue;
             }

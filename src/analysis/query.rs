@@ -123,6 +123,11 @@ pub struct Defaults {
     pub perspective: Perspective,
 }
 
+/// The most moves a query's game may have, and the most turns one query
+/// may ask for (each turn is a game kept until searched).
+const MAX_MOVES: usize = 10_000;
+const MAX_TURNS: usize = 1_000;
+
 /// KataGo's longest principal variation by default (`analysisPVLen`).
 const DEFAULT_PV_LEN: usize = 15;
 
@@ -341,6 +346,9 @@ impl Fields<'_> {
         };
         let initial = self.stones("initialStones", size)?;
         let moves = self.stones("moves", size)?;
+        if moves.len() > MAX_MOVES {
+            return Err(self.error("moves", format!("more than {MAX_MOVES} moves")));
+        }
         if !self.object.contains_key("moves") {
             return Err(self.error("moves", "required"));
         }
@@ -353,6 +361,12 @@ impl Fields<'_> {
         let turns = self
             .turns("analyzeTurns")?
             .unwrap_or_else(|| vec![moves.len()]);
+        if turns.len() > MAX_TURNS {
+            return Err(self.error(
+                "analyzeTurns",
+                format!("more than {MAX_TURNS} turns in one query"),
+            ));
+        }
         if let Some(&t) = turns.iter().find(|&&t| t > moves.len()) {
             return Err(self.error(
                 "analyzeTurns",
@@ -631,6 +645,52 @@ mod tests {
             }
         );
         assert_eq!(echo["terminateId"], "foo");
+    }
+
+    use proptest::prelude::*;
+
+    /// Pieces a query is made of, right and wrong.
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(r#""id":"p""#.to_string()),
+            Just(r#""rules":"chinese""#.to_string()),
+            Just(r#""rules":{"ko":"SIMPLE"}"#.to_string()),
+            Just(r#""boardXSize":9"#.to_string()),
+            Just(r#""boardYSize":9"#.to_string()),
+            Just(r#""boardYSize":-3"#.to_string()),
+            Just(r#""komi":1e308"#.to_string()),
+            Just(r#""moves":[["B","E5"],["W","(8,8)"],["B","pass"]]"#.to_string()),
+            Just(r#""moves":[["B","Z99"]]"#.to_string()),
+            Just(r#""initialStones":[["W","A1"],["W","A1"]]"#.to_string()),
+            Just(r#""analyzeTurns":[0,3,1]"#.to_string()),
+            Just(
+                r#""avoidMoves":[{"player":"B","moves":["E5","pass"],"untilDepth":2}]"#.to_string()
+            ),
+            Just(r#""allowMoves":[{"player":"W","moves":[],"untilDepth":0}]"#.to_string()),
+            Just(
+                r#""overrideSettings":{"maxTime":0,"reportAnalysisWinratesAs":"WHITE"}"#
+                    .to_string()
+            ),
+            Just(r#""action":"terminate""#.to_string()),
+            Just(r#""priorities":[1]"#.to_string()),
+            "[a-zA-Z\\\"{}\\[\\],:0-9 ]{0,12}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+        /// Any line is read without a panic: an action, positions (one a
+        /// turn asked for) or an error whose field, if named, is a field
+        /// of the protocol.
+        #[test]
+        fn any_line_is_read_or_refused(pieces in proptest::collection::vec(piece(), 0..8)) {
+            let line = format!("{{{}}}", pieces.join(","));
+            match parse(&line, &DEFAULTS) {
+                Ok(Parsed::Analyse { positions, .. }) => prop_assert!(!positions.is_empty()),
+                Ok(Parsed::Action { .. }) => {}
+                Err(e) => prop_assert!(e.field.is_none_or(|f| f.chars().all(|c| c.is_ascii_alphabetic()))),
+            }
+        }
     }
 
     #[test]
