@@ -193,7 +193,7 @@ enum Command {
         /// Seconds per position at most, where a query sets no maxTime.
         #[arg(long, value_parser = seconds)]
         max_time: Option<f64>,
-        /// Positions searched at once, one thread each.
+        /// Positions searched at once (each with --threads threads).
         #[arg(long, default_value_t = 2)]
         positions: usize,
         /// Whose side the values are given from, where a query does not
@@ -322,6 +322,7 @@ fn analysis_engine(
             },
         },
         workers: positions.clamp(1, 256),
+        threads: cli.threads.clamp(1, 256),
         seed: cli.seed,
     };
     // KaTrain runs a custom engine command through a shell and ends it by

@@ -30,8 +30,10 @@ use std::sync::{Arc, Condvar, Mutex};
 #[derive(Clone, Copy, Debug)]
 pub struct Settings {
     pub defaults: Defaults,
-    /// Positions searched at once (one thread each).
+    /// Positions searched at once, and the threads each search runs
+    /// (KataGo's numAnalysisThreads and numSearchThreadsPerAnalysisThread).
     pub workers: usize,
+    pub threads: usize,
     pub seed: u64,
 }
 
