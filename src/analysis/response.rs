@@ -145,15 +145,7 @@ fn insert_scores(info: &mut Map<String, Value>, m: &Candidate, flip: f64) {
 
 /// The root's figures: means over all its visits, and the raw network's.
 fn root_info(report: &Report, raw: &Raw, flip: f64) -> Value {
-    let visited: Vec<&Candidate> = report.candidates.iter().filter(|m| m.visits > 0).collect();
-    let n: f64 = visited.iter().map(|m| m.visits as f64).sum();
-    let mean = |f: &dyn Fn(&Candidate) -> Option<f64>| -> Option<f64> {
-        let (sum, count) = visited
-            .iter()
-            .filter_map(|m| Some((f(m)? * m.visits as f64, m.visits as f64)))
-            .fold((0.0, 0.0), |(s, c), (x, k)| (s + x, c + k));
-        (count > 0.0).then(|| sum / count)
-    };
+    let mean = |f: &dyn Fn(&Candidate) -> Option<f64>| report.mean_over_visits(f);
     // The network's own view, White's in the evaluation.
     let white = if raw.to_move == Color::White {
         1.0
@@ -179,11 +171,7 @@ fn root_info(report: &Report, raw: &Raw, flip: f64) -> Value {
         "rawScoreSelfplayStdev": score_sd,
         "rawNoResultProb": f64::from(raw.eval.no_result),
     });
-    let winrate = if n > 0.0 {
-        mean(&|m| Some(m.win_rate)).unwrap_or(raw_side_rate)
-    } else {
-        raw_side_rate
-    };
+    let winrate = mean(&|m| (m.visits > 0).then_some(m.win_rate)).unwrap_or(raw_side_rate);
     info["winrate"] = json!(turn_rate(winrate));
     if let Some(lead) = mean(&|m| m.score_lead) {
         info["scoreLead"] = json!(turn(lead));

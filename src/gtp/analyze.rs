@@ -231,24 +231,20 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> Option<St
         write_ownership(&m.ownership, keys, wanted, report.to_move, board, &mut line);
     }
     if request.root_info && !line.is_empty() {
-        let visited: Vec<_> = report.candidates.iter().filter(|m| m.visits > 0).collect();
-        let n: u64 = visited.iter().map(|m| m.visits).sum();
-        let win_rate = if n > 0 {
-            visited
-                .iter()
-                .map(|m| m.win_rate * m.visits as f64)
-                .sum::<f64>()
-                / n as f64
-        } else {
-            0.5
-        };
+        let win_rate = report.mean_over_visits(|m| Some(m.win_rate)).unwrap_or(0.5);
         let _ = write!(
             line,
             " rootInfo visits {} winrate {win_rate:.6}",
             report.playouts
         );
         if let Some(lead) = report.score_lead() {
-            let _ = write!(line, " scoreLead {lead:.3} scoreSelfplay {lead:.3}");
+            let _ = write!(line, " scoreLead {lead:.3}");
+        }
+        if let Some(score) = report.mean_over_visits(|m| m.score_selfplay) {
+            let _ = write!(line, " scoreSelfplay {score:.3}");
+        }
+        if let Some(utility) = report.mean_over_visits(|m| m.utility) {
+            let _ = write!(line, " utility {utility:.6}");
         }
         let player = if report.to_move == Color::Black {
             "B"
@@ -378,7 +374,7 @@ mod tests {
         let request = parse_request(&e, &args, Format::Kata, false).unwrap();
         assert_eq!(
             info_line(&report, &request, &board).unwrap(),
-            "info move D4 visits 80 edgeVisits 80 weight 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass pvVisits 80 41 pvEdgeVisits 80 41 rootInfo visits 100 winrate 0.612340 scoreLead 2.500 scoreSelfplay 2.500 currentPlayer W"
+            "info move D4 visits 80 edgeVisits 80 weight 80 winrate 0.612340 prior 0.250000 lcb 0.500000 order 0 scoreLead 2.500 scoreMean 2.500 scoreStdev 9.000 pv D4 pass pvVisits 80 41 pvEdgeVisits 80 41 rootInfo visits 100 winrate 0.612340 scoreLead 2.500 currentPlayer W"
         );
         let mut owned = report.clone();
         let mut black = vec![0.0; crate::board::MAX_POINTS];

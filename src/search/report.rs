@@ -60,10 +60,16 @@ pub struct Report {
 impl Report {
     /// Points the side to move is ahead by, over all playouts so far.
     pub fn score_lead(&self) -> Option<f64> {
+        self.mean_over_visits(|c| c.score_lead)
+    }
+
+    /// The mean of a root move's figure over the visits of the moves that
+    /// have it (the root's own figure), `None` where none has.
+    pub fn mean_over_visits(&self, figure: impl Fn(&Candidate) -> Option<f64>) -> Option<f64> {
         let (n, sum) = self
             .candidates
             .iter()
-            .filter_map(|c| Some((c.visits as f64, c.score_lead? * c.visits as f64)))
+            .filter_map(|c| Some((c.visits as f64, figure(c)? * c.visits as f64)))
             .fold((0.0, 0.0), |(n, s), (k, v)| (n + k, s + v));
         (n > 0.0).then(|| sum / n)
     }
