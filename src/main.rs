@@ -372,7 +372,12 @@ fn review_record(cli: &Cli, path: &std::path::Path, out: Option<&std::path::Path
         );
         let _ = std::io::stderr().flush();
     };
-    let found = kosumi::review::review(&game, &net, visits.max(1), cli.seed, &mut progress);
+    let how = kosumi::review::Searching {
+        visits,
+        threads: cli.threads,
+        seed: cli.seed,
+    };
+    let found = kosumi::review::review(&game, &net, how, &mut progress);
     eprintln!();
     let result = kosumi::sgf::result_of(&text);
     let record = kosumi::review::annotate(&game, &found, result.as_deref());

@@ -68,14 +68,21 @@ fn evaluated(report: &Report) -> Option<Evaluated> {
     })
 }
 
+/// How a review searches: visits a position, threads, seed.
+#[derive(Clone, Copy, Debug)]
+pub struct Searching {
+    pub visits: u64,
+    pub threads: usize,
+    pub seed: u64,
+}
+
 /// Searches every position of `game` (before each action and after the
-/// last) with `visits` visits, calling `progress(done, total)` after each.
-/// A position already over (two passes) is not searched: `None`.
+/// last), calling `progress(done, total)` after each. A position already
+/// over (two passes) is not searched: `None`.
 pub fn review(
     game: &Game,
     net: &Evaluator,
-    visits: u64,
-    seed: u64,
+    how: Searching,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Vec<Option<Evaluated>> {
     let total = game.actions().len() + 1;
@@ -99,15 +106,15 @@ pub fn review(
                 on_report: &mut ignore,
             };
             let budget = Budget {
-                playouts: Some(visits),
+                playouts: Some(how.visits.max(1)),
                 time: None,
             };
             let outcome = puct::search_watched(
                 &at,
                 net,
                 budget,
-                nth_seed(seed, n as u64),
-                1,
+                nth_seed(how.seed, n as u64),
+                how.threads.max(1),
                 &stop,
                 &mut tree,
                 Some(watch),
@@ -218,7 +225,12 @@ mod tests {
         let board = game.board().clone();
         // Black's first stone on the edge at A1: a move that loses points.
         game.play(Color::Black, Some(board.point(0, 0))).unwrap();
-        let found = review(&game, &net, 32, 1, &mut |_, _| {});
+        let how = Searching {
+            visits: 32,
+            threads: 1,
+            seed: 1,
+        };
+        let found = review(&game, &net, how, &mut |_, _| {});
         assert_eq!(found.len(), 2);
         let (before, after) = (found[0].as_ref().unwrap(), found[1].as_ref().unwrap());
         assert!(
