@@ -8,8 +8,11 @@
 //! game ended by two passes is counted by the network's ownership. The move
 //! is the most visited child of the root.
 //!
-//! One thread; the game is walked down and undone along each visit, so the
-//! search keeps the game's history (superko, the network's history planes).
+//! Threads share one tree under one lock: each descends with a virtual
+//! loss along its path, evaluates its leaf with the lock released, and
+//! backs the value up. Each walks its own copy of the game down and undoes
+//! it after each visit, so the search keeps the game's history (superko,
+//! the network's history planes).
 
 use super::report::{Candidate, MAX_PV, Report, lower_bound};
 use super::root::MoveRules;
@@ -291,20 +294,14 @@ impl Job<'_> {
         let eval = &w.evals[0];
         let side = self.game.size() as f64;
         let mut s = lock();
-        let (utility, winloss, lead) = if w.walk.is_over() {
+        let (utility, winloss, lead, score) = if w.walk.is_over() {
             let (value, margin) = finished_value(&w.walk, eval, to_move);
-            (value, value, margin)
+            (value, value, margin, margin)
         } else {
             if !s.nodes[leaf].expanded {
                 expand(&mut s.nodes, leaf, &w.walk, eval);
             }
             values(eval, to_move, side)
-        };
-        let score = if w.walk.is_over() {
-            lead
-        } else {
-            let sign = if to_move == Color::White { 1.0 } else { -1.0 };
-            sign * f64::from(eval.white_score_mean)
         };
         if self.ownership {
             s.owned.add(eval);
@@ -511,14 +508,20 @@ fn expand(nodes: &mut Vec<Node>, leaf: usize, game: &Game, eval: &Evaluation) {
     node.expanded = true;
 }
 
-/// Utility and win/loss value (−1..1) and score lead of an evaluation for
-/// `to_move`.
-fn values(eval: &Evaluation, to_move: Color, side: f64) -> (f64, f64, f64) {
+/// Utility and win/loss value (−1..1), score lead and final score of an
+/// evaluation for `to_move`.
+fn values(eval: &Evaluation, to_move: Color, side: f64) -> (f64, f64, f64, f64) {
     let sign = if to_move == Color::White { 1.0 } else { -1.0 };
     let winloss = sign * (eval.white_win - eval.white_loss) as f64;
     let lead = sign * eval.white_lead as f64;
-    let score = (lead / (SCORE_SCALE_PER_SIDE * side)).atan() * std::f64::consts::FRAC_2_PI;
-    (winloss + SCORE_UTILITY * score, winloss, lead)
+    let score_utility = (lead / (SCORE_SCALE_PER_SIDE * side)).atan() * std::f64::consts::FRAC_2_PI;
+    let score = sign * f64::from(eval.white_score_mean);
+    (
+        winloss + SCORE_UTILITY * score_utility,
+        winloss,
+        lead,
+        score,
+    )
 }
 
 /// A game ended by two passes, for `to_move`: 1 won, −1 lost, 0 drawn, by
