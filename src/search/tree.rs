@@ -71,27 +71,29 @@ pub(super) struct GrownFor {
 }
 
 impl Tree {
-    /// Whether `game` stands where the tree was grown (no move since).
-    pub(super) fn grown_at(&self, game: &Game) -> bool {
-        self.grown_for.as_ref().is_some_and(|g| {
+    /// What the tree was grown for, if `game` is that game played on (the
+    /// same size, rules and komi, its actions a continuation).
+    fn played_on(&self, game: &Game) -> Option<&GrownFor> {
+        self.grown_for.as_ref().filter(|g| {
             g.size == game.size()
                 && g.rules == game.rules
                 && g.komi == game.komi
-                && g.to_move == game.to_move()
-                && g.actions == game.actions()
+                && game.actions().starts_with(&g.actions)
         })
+    }
+
+    /// Whether `game` stands where the tree was grown (no move since).
+    pub(super) fn grown_at(&self, game: &Game) -> bool {
+        self.played_on(game)
+            .is_some_and(|g| g.to_move == game.to_move() && g.actions.len() == game.actions().len())
     }
 
     /// The subtree for the current position of `game`, if the moves played
     /// since this tree was grown are all in it (and no dice constrain the
     /// root, whose children a reused node would not have filtered).
     pub(super) fn reuse(self, game: &Game) -> Option<Vec<Node>> {
-        let grown = self.grown_for.as_ref()?;
-        let played_on = grown.size == game.size()
-            && grown.rules == game.rules
-            && grown.komi == game.komi
-            && game.actions().starts_with(&grown.actions);
-        if self.nodes.is_empty() || game.dice().is_some() || !played_on {
+        let grown = self.played_on(game)?;
+        if self.nodes.is_empty() || game.dice().is_some() {
             return None;
         }
         let mut at = 0usize;
