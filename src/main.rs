@@ -354,7 +354,7 @@ fn review_record(cli: &Cli, path: &std::path::Path, out: Option<&std::path::Path
     let text = kosumi::sgf::read_file(&path.to_string_lossy()).unwrap_or_else(|e| fail(e));
     let rules = Rules::preset(&cli.rules).unwrap_or_default();
     let template = kosumi::game::Game::new(19, rules, cli.komi.unwrap_or(rules.default_komi));
-    let game = kosumi::sgf::load(&text, &template, None)
+    let (game, result) = kosumi::sgf::load_with_result(&text, &template)
         .unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
     let out = out.map(std::path::Path::to_path_buf).unwrap_or_else(|| {
         let stem = path.file_stem().unwrap_or_default().to_string_lossy();
@@ -379,7 +379,6 @@ fn review_record(cli: &Cli, path: &std::path::Path, out: Option<&std::path::Path
     };
     let found = kosumi::review::review(&game, &net, how, &mut progress);
     eprintln!();
-    let result = kosumi::sgf::result_of(&text);
     let record = kosumi::review::annotate(&game, &found, result.as_deref());
     if let Err(e) = std::fs::write(&out, record) {
         fail(format!("cannot write {}: {e}", out.display()));

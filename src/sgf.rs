@@ -120,6 +120,20 @@ fn check_shape(text: &str) -> Result<(), String> {
 /// size are refused before parsing, and the parsing runs on a thread of its
 /// own with a large stack.
 pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<Game, String> {
+    load_on_stack(text, template, move_number).map(|(game, _)| game)
+}
+
+/// [`load`] of the whole record, with the result (`RE`) it gives, if any.
+pub fn load_with_result(text: &str, template: &Game) -> Result<(Game, Option<String>), String> {
+    load_on_stack(text, template, None)
+}
+
+/// The record read on a thread of its own with a large stack.
+fn load_on_stack(
+    text: &str,
+    template: &Game,
+    move_number: Option<usize>,
+) -> Result<(Game, Option<String>), String> {
     check_shape(text)?;
     let (text, template) = (text.to_string(), template.clone());
     std::thread::Builder::new()
@@ -131,9 +145,14 @@ pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<G
         .unwrap_or_else(|_| Err("the parser failed".into()))
 }
 
-fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Result<Game, String> {
+fn load_parsed(
+    text: &str,
+    template: &Game,
+    move_number: Option<usize>,
+) -> Result<(Game, Option<String>), String> {
     let roots = sgf_parse::go::parse(text).map_err(|e| format!("not an SGF game record: {e}"))?;
     let root = roots.into_iter().next().ok_or("no game in the file")?;
+    let mut result = None;
     let mut size = 19;
     let mut rules = template.rules;
     let mut komi = template.komi;
@@ -141,6 +160,7 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
     let mut dice: Option<Dice> = None;
     for prop in root.properties() {
         match prop {
+            Prop::RE(r) => result = Some(r.text.clone()),
             Prop::SZ((w, h)) => {
                 if w != h || !(2..=crate::board::MAX_SIZE as u8).contains(w) {
                     return Err(format!("unsupported board size {w}x{h}"));
@@ -314,7 +334,7 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
     if !komi_given && let Some(k) = game.rules.handicap_komi(game.handicap()) {
         game.komi = k;
     }
-    Ok(game)
+    Ok((game, result))
 }
 
 /// Sets the dice options of `DX[name:value]...`.
@@ -363,27 +383,6 @@ fn text(s: &str) -> SimpleText {
     SimpleText {
         text: s.to_string(),
     }
-}
-
-/// The result (`RE`) a record gives, if any (a record that does not read
-/// has none).
-pub fn result_of(text: &str) -> Option<String> {
-    check_shape(text).ok()?;
-    let text = text.to_string();
-    // Parsed on a large stack, as `load` parses.
-    std::thread::Builder::new()
-        .stack_size(PARSER_STACK)
-        .spawn(move || {
-            let roots = sgf_parse::go::parse(&text).ok()?;
-            roots.first()?.properties().find_map(|p| match p {
-                Prop::RE(r) => Some(r.text.clone()),
-                _ => None,
-            })
-        })
-        .ok()?
-        .join()
-        .ok()
-        .flatten()
 }
 
 /// What a record says at one node besides its move: a comment, and
