@@ -283,7 +283,6 @@ fn search(
     let raw = response::Raw {
         eval: &eval,
         board: game.board(),
-        to_move: game.to_move(),
     };
     let mut partial = |r: &crate::search::Report| {
         send(out, &response::analysis(asked, turn, r, &raw, true));

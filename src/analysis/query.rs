@@ -550,11 +550,7 @@ fn location_point(s: &str, size: usize) -> Result<Option<crate::board::Point>, S
 }
 
 fn stone_name(c: Color, mv: Option<crate::board::Point>, size: usize) -> String {
-    format!(
-        "{} {}",
-        if c == Color::Black { "B" } else { "W" },
-        crate::vertex::vertex_name(mv, size)
-    )
+    format!("{} {}", c.letter(), crate::vertex::vertex_name(mv, size))
 }
 
 #[cfg(test)]

@@ -15,7 +15,12 @@ use serde_json::{Map, Value, json};
 pub struct Raw<'a> {
     pub eval: &'a Evaluation,
     pub board: &'a Board,
-    pub to_move: Color,
+}
+
+/// A win rate (0..1) seen from the side `sign` points to: itself at +1,
+/// its complement at −1.
+fn rate_toward(sign: f64, rate: f64) -> f64 {
+    if sign > 0.0 { rate } else { 1.0 - rate }
 }
 
 /// An error line.
@@ -48,7 +53,7 @@ pub fn analysis(asked: &Asked, turn: usize, report: &Report, raw: &Raw, during: 
     let flip = asked.perspective.sign_for_black(to_move)
         * if to_move == Color::Black { 1.0 } else { -1.0 };
     let own = asked.perspective.sign_for_black(to_move);
-    let rate = |w: f64| if flip > 0.0 { w } else { 1.0 - w };
+    let rate = |w: f64| rate_toward(flip, w);
     let size = raw.board.size();
     let board_values = |values: &[f64], sign: f64| -> Value {
         inputs::points_in_net_order(raw.board)
@@ -147,40 +152,39 @@ fn insert_scores(info: &mut Map<String, Value>, m: &Candidate, flip: f64) {
 fn root_info(report: &Report, raw: &Raw, flip: f64) -> Value {
     let mean = |f: &dyn Fn(&Candidate) -> Option<f64>| report.mean_over_visits(f);
     // The network's own view, White's in the evaluation.
-    let white = if raw.to_move == Color::White {
+    let white = if report.to_move == Color::White {
         1.0
     } else {
         -1.0
     };
-    let raw_winrate = f64::from((raw.eval.white_win - raw.eval.white_loss) * 0.5 + 0.5);
-    let side_rate = |w: f64| if white > 0.0 { w } else { 1.0 - w };
+    let raw_side_rate = rate_toward(
+        white,
+        f64::from((raw.eval.white_win - raw.eval.white_loss) * 0.5 + 0.5),
+    );
     let score_mean = f64::from(raw.eval.white_score_mean);
     let score_sd = (f64::from(raw.eval.white_score_mean_sq) - score_mean * score_mean)
         .max(0.0)
         .sqrt();
-    let turn = |side: f64| if flip > 0.0 { side } else { -side };
-    let turn_rate = |side: f64| if flip > 0.0 { side } else { 1.0 - side };
-    let raw_side_rate = side_rate(raw_winrate);
     let mut info = json!({
-        "currentPlayer": if report.to_move == Color::Black { "B" } else { "W" },
+        "currentPlayer": report.to_move.letter().to_string(),
         "visits": report.playouts,
-        "thisHash": format!("{:016X}{}", raw.board.hash(), if raw.to_move == Color::Black { "B" } else { "W" }),
-        "rawWinrate": turn_rate(raw_side_rate),
-        "rawLead": turn(white * f64::from(raw.eval.white_lead)),
-        "rawScoreSelfplay": turn(white * score_mean),
+        "thisHash": format!("{:016X}{}", raw.board.hash(), report.to_move.letter()),
+        "rawWinrate": rate_toward(flip, raw_side_rate),
+        "rawLead": flip * white * f64::from(raw.eval.white_lead),
+        "rawScoreSelfplay": flip * white * score_mean,
         "rawScoreSelfplayStdev": score_sd,
         "rawNoResultProb": f64::from(raw.eval.no_result),
     });
     let winrate = mean(&|m| (m.visits > 0).then_some(m.win_rate)).unwrap_or(raw_side_rate);
-    info["winrate"] = json!(turn_rate(winrate));
+    info["winrate"] = json!(rate_toward(flip, winrate));
     if let Some(lead) = mean(&|m| m.score_lead) {
-        info["scoreLead"] = json!(turn(lead));
+        info["scoreLead"] = json!(flip * lead);
     }
     if let Some(score) = mean(&|m| m.score_selfplay) {
-        info["scoreSelfplay"] = json!(turn(score));
+        info["scoreSelfplay"] = json!(flip * score);
     }
     if let Some(u) = mean(&|m| m.utility) {
-        info["utility"] = json!(turn(u));
+        info["utility"] = json!(flip * u);
     }
     info
 }

@@ -246,12 +246,7 @@ pub fn info_line(report: &Report, request: &Request, board: &Board) -> Option<St
         if let Some(utility) = report.mean_over_visits(|m| m.utility) {
             let _ = write!(line, " utility {utility:.6}");
         }
-        let player = if report.to_move == Color::Black {
-            "B"
-        } else {
-            "W"
-        };
-        let _ = write!(line, " currentPlayer {player}");
+        let _ = write!(line, " currentPlayer {}", report.to_move.letter());
     }
     let wanted = (request.ownership, request.ownership_stdev);
     let keys = ("ownership", "ownershipStdev");
