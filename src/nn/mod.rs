@@ -143,27 +143,18 @@ impl Evaluator {
     /// Each point's owner by the network for `game`'s player to move, +1
     /// Black to −1 White, indexed by point.
     pub fn ownership(&self, game: &Game) -> Vec<f64> {
-        let eval = self.evaluate(
-            Request {
-                game,
-                to_move: game.to_move(),
-                fresh: false,
-                symmetry: 0,
-            },
-            &mut Scratch::default(),
-        );
-        let board = game.board();
-        let mut owner = vec![0.0; crate::board::MAX_POINTS];
-        for (i, p) in inputs::points_in_net_order(board).enumerate() {
-            owner[p as usize] = -f64::from(eval.white_ownership[i]);
-        }
-        owner
+        self.ownership_over(game, 0..1)
     }
 
     /// [`Evaluator::ownership`] averaged over the eight symmetries of the
     /// board (one batch), for a steadier map.
     pub fn ownership_averaged(&self, game: &Game) -> Vec<f64> {
-        let requests: Vec<Request> = (0..SYMMETRIES)
+        self.ownership_over(game, 0..SYMMETRIES)
+    }
+
+    /// The ownership averaged over `symmetries`, evaluated as one batch.
+    fn ownership_over(&self, game: &Game, symmetries: std::ops::Range<usize>) -> Vec<f64> {
+        let requests: Vec<Request> = symmetries
             .map(|symmetry| Request {
                 game,
                 to_move: game.to_move(),
