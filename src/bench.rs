@@ -462,6 +462,7 @@ pub fn phantom_playouts_per_second(size: usize, duration: Duration) -> (f64, f64
         seed: 1,
         max_nodes: 0,
         patterns: false,
+        network: None,
     };
     let start = Instant::now();
     let (_, n) = player.search_determinized(&view, &settings, &AtomicBool::new(false));

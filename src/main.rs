@@ -50,8 +50,9 @@ struct Cli {
     dice_referee: bool,
     /// Phantom player: determinized (flat Monte Carlo over samples of the
     /// unseen stones), view (the ordinary search on the view alone), or
-    /// auto (determinized in Phantom Go, view in Phantom Rengo).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "determinized", "view"])]
+    /// net (the network's search on the view, --playouts counting its
+    /// visits), or auto (determinized in Phantom Go, view in Phantom Rengo).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "determinized", "view", "net"])]
     phantom_search: String,
     /// Host a phantom game for a person at this seat (1 to 4), kosumi
     /// playing every other seat: for GoGui's ruler interface.
@@ -598,6 +599,7 @@ fn main() {
         phantom_mode: match cli.phantom_search.as_str() {
             "view" => kosumi::phantom::player::Mode::View,
             "determinized" => kosumi::phantom::player::Mode::Determinized,
+            "net" => kosumi::phantom::player::Mode::Net,
             _ => kosumi::phantom::player::Mode::Auto,
         },
         phantom_policy: if cli.phantom_policy == "full" {

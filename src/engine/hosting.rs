@@ -118,7 +118,11 @@ impl Hosting {
     /// Judges the tries up to the controller's position that are not judged
     /// yet, kosumi's seats answering each. A try the referee refuses (the
     /// game over, not the person's turn) is dropped with those after it.
-    pub fn catch_up(&mut self, mut settings: impl FnMut() -> player::Settings, stop: &AtomicBool) {
+    pub fn catch_up<'n>(
+        &mut self,
+        mut settings: impl FnMut() -> player::Settings<'n>,
+        stop: &AtomicBool,
+    ) {
         while self.states.len() <= self.cursor {
             let k = self.states.len() - 1;
             let (_, mv) = self.tries[k];

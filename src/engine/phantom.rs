@@ -17,14 +17,19 @@ use crate::search::Budget;
 use crate::vertex::color_name;
 
 impl Engine {
-    /// The search settings of a phantom seat's choice for `color`.
-    fn player_settings(&mut self, color: Color) -> player::Settings {
-        let budget = Self::choosing(&self.config, self.move_budget(color)).playout_budget();
-        seat_settings(
-            &self.config,
-            budget,
-            self.chooser.next_seed(self.config.seed),
-        )
+    /// The budget of a phantom seat's choice for `color`: visits for the
+    /// network's search on the view, playouts otherwise.
+    fn seat_budget(&self, color: Color) -> Budget {
+        let how = Self::choosing(&self.config, self.move_budget(color));
+        let kind = self.phantom_kind().unwrap_or(Kind::Go);
+        match self
+            .config
+            .phantom_mode
+            .resolve(kind, self.config.network.is_some())
+        {
+            player::Mode::Net => how.visit_budget(),
+            _ => how.playout_budget(),
+        }
     }
 
     /// Phantom games roll no dice.
@@ -71,7 +76,12 @@ impl Engine {
         let mut game = self.role.game().clone();
         game.set_dice(None);
         let mut host = Host::new(kind, options, human, game, self.config.seed);
-        let settings = self.player_settings(seat_color(human).opponent());
+        let budget = self.seat_budget(seat_color(human).opponent());
+        let settings = seat_settings(
+            &self.config,
+            budget,
+            self.chooser.next_seed(self.config.seed),
+        );
         host.play_others(&settings, &self.stop);
         self.role = Role::Host(Box::new(Hosting::new(host)));
     }
@@ -177,7 +187,7 @@ impl Engine {
             return;
         }
         let color = hosting.current().human_color().opponent();
-        let budget = Self::choosing(&self.config, self.move_budget(color)).playout_budget();
+        let budget = self.seat_budget(color);
         let (config, chooser, stop) = (&self.config, &mut self.chooser, &self.stop);
         let Role::Host(hosting) = &mut self.role else {
             unreachable!("hosting")
@@ -247,7 +257,12 @@ impl Engine {
                 color_name(seat_color)
             )));
         }
-        let settings = self.player_settings(color);
+        let budget = self.seat_budget(color);
+        let settings = seat_settings(
+            &self.config,
+            budget,
+            self.chooser.next_seed(self.config.seed),
+        );
         let Role::Player { player, view } = &mut self.role else {
             unreachable!("a player")
         };
@@ -259,7 +274,7 @@ impl Engine {
 }
 
 /// A phantom seat's search settings under `config`, for one choice.
-fn seat_settings(config: &super::Config, budget: Budget, seed: u64) -> player::Settings {
+fn seat_settings(config: &super::Config, budget: Budget, seed: u64) -> player::Settings<'_> {
     player::Settings {
         mode: config.phantom_mode,
         policy: config.phantom_policy,
@@ -267,5 +282,6 @@ fn seat_settings(config: &super::Config, budget: Budget, seed: u64) -> player::S
         seed,
         max_nodes: config.max_nodes,
         patterns: config.patterns,
+        network: config.network.as_deref(),
     }
 }

@@ -30,7 +30,7 @@ struct Kosumi {
 /// and the count of choices made (which varies the seeds).
 struct KosumiAtTable<'a> {
     seat: &'a mut Kosumi,
-    settings: &'a player::Settings,
+    settings: &'a player::Settings<'a>,
     stop: &'a AtomicBool,
     choices: &'a Cell<u64>,
 }
@@ -319,7 +319,7 @@ mod tests {
     use crate::search::{Budget, Policy};
     use crate::vertex::parse_vertex;
 
-    fn settings() -> player::Settings {
+    fn settings() -> player::Settings<'static> {
         player::Settings {
             mode: player::Mode::Determinized,
             policy: Policy::Light,
@@ -330,6 +330,7 @@ mod tests {
             seed: 1,
             max_nodes: 1000,
             patterns: false,
+            network: None,
         }
     }
 

@@ -62,7 +62,7 @@ impl Choosing<'_> {
     }
 
     /// The budget of a network search.
-    fn visit_budget(&self) -> Budget {
+    pub fn visit_budget(&self) -> Budget {
         self.budget_or(DEFAULT_VISITS)
     }
 

@@ -236,6 +236,7 @@ mod tests {
             seed: 3,
             max_nodes: 10_000,
             patterns: false,
+            network: None,
         };
         let stop = AtomicBool::new(false);
         for seed in 0..4 {

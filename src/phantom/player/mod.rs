@@ -17,6 +17,7 @@ use super::probe::Probe;
 use super::{Kind, seat_color};
 use crate::board::{Board, Color, Point};
 use crate::game::Game;
+use crate::nn::Evaluator;
 use crate::search::{Budget, Decision, Policy};
 use crate::vertex::color_name;
 use std::sync::atomic::AtomicBool;
@@ -28,15 +29,35 @@ pub enum Mode {
     Determinized,
     /// The ordinary search on the view, as if it were the whole board.
     View,
-    /// Determinized in Phantom Go, the view in Phantom Rengo, where half
-    /// the stones of both colours are unseen and random samples of them
-    /// made the determinized player lose every game to GNU Go (docs/phantom.md).
+    /// The network's search on the view, as if it were the whole board,
+    /// with the view search's probes and filters: Phantom Rengo's where a
+    /// network is loaded.
+    Net,
+    /// The strongest measured (docs/phantom.md): determinized in Phantom
+    /// Go (it beat the network there), in Phantom Rengo the network on
+    /// the view where one is loaded, else the view search (half the
+    /// stones of both colours are unseen, and random samples of them made
+    /// the determinized player lose every game to GNU Go).
     Auto,
 }
 
+impl Mode {
+    /// The search a seat of `kind` runs, `network` telling whether one is
+    /// loaded: `Auto` resolved, and `Net` without a network the view
+    /// search.
+    pub fn resolve(self, kind: Kind, network: bool) -> Mode {
+        match (self, kind) {
+            (Mode::Auto, Kind::Go) => Mode::Determinized,
+            (Mode::Auto | Mode::Net, _) if network => Mode::Net,
+            (Mode::Auto | Mode::Net, _) => Mode::View,
+            (mode, _) => mode,
+        }
+    }
+}
+
 /// The search settings of one choice.
-#[derive(Clone, Copy, Debug)]
-pub struct Settings {
+#[derive(Clone, Copy)]
+pub struct Settings<'a> {
     pub mode: Mode,
     pub policy: Policy,
     pub budget: Budget,
@@ -45,6 +66,8 @@ pub struct Settings {
     /// Whether the view search's priors take the learned move patterns
     /// (`--patterns`); the determinized search's light playouts do not.
     pub patterns: bool,
+    /// The network, for [`Mode::Net`].
+    pub network: Option<&'a Evaluator>,
 }
 
 /// One seat's knowledge.
@@ -202,13 +225,10 @@ impl Player {
         if self.over {
             return Decision::Pass;
         }
-        match (settings.mode, self.kind) {
-            (Mode::Determinized, _) | (Mode::Auto, Kind::Go) => {
-                self.choose_determinized(view, settings, stop)
-            }
-            (Mode::View, _) | (Mode::Auto, Kind::Rengo) => {
-                self.choose_on_view(view, settings, stop)
-            }
+        match settings.mode.resolve(self.kind, settings.network.is_some()) {
+            Mode::Determinized => self.choose_determinized(view, settings, stop),
+            Mode::Net => self.choose_on_view(view, settings, settings.network, stop),
+            Mode::View | Mode::Auto => self.choose_on_view(view, settings, None, stop),
         }
     }
 

@@ -1,15 +1,17 @@
-//! The view search: the ordinary UCT search on the seat's view, as if it
-//! were the whole board, with the probes an atari announcement asks for
-//! and the tries it keeps away from (refused ones, self-ataris and
-//! thinning joins on the view, and in Phantom Rengo the seat's own
-//! enclosures).
+//! The view search: the ordinary search on the seat's view (the network's
+//! PUCT, or Monte Carlo UCT), as if it were the whole board, with the
+//! probes an atari announcement asks for and the tries it keeps away from
+//! (refused ones, self-ataris and thinning joins on the view, and in
+//! Phantom Rengo the seat's own enclosures).
 
 use super::{Player, Settings};
 use crate::board::{Board, Color, Point};
 use crate::game::Game;
+use crate::nn::Evaluator;
 use crate::phantom::Kind;
 use crate::phantom::enclosure::in_enclosure;
-use crate::search::{self, Decision};
+use crate::search::puct::{self, NetTree};
+use crate::search::{self, Decision, MoveRules, Report, Watch};
 use std::sync::atomic::AtomicBool;
 
 impl Player {
@@ -41,7 +43,8 @@ impl Player {
 
     /// The view search: the probe's first open try where an atari on the
     /// seat's last stone or on the faced opponent's asks for one, else the
-    /// ordinary search on the view, its choice kept to the points not
+    /// ordinary search on the view (the network's, where `network` is
+    /// given; Monte Carlo otherwise), its choice kept to the points not
     /// refused this turn and no self-atari on the view: a stone that has
     /// one liberty on the view has at most one on the true board, where the
     /// opponent's unseen stones take away more (in session 10's 32 Rengo
@@ -56,6 +59,7 @@ impl Player {
         &self,
         view: &Game,
         settings: &Settings,
+        network: Option<&Evaluator>,
         stop: &AtomicBool,
     ) -> Decision {
         if let Some(p) = self.probe_try(view) {
@@ -63,6 +67,16 @@ impl Player {
         }
         let mut game = view.clone();
         game.set_to_move(self.color());
+        let board = view.board();
+        let open = |p: Point| {
+            !self.barred(p)
+                && !board.is_self_atari(self.color(), p)
+                && !thins_own_chain(board, self.color(), p)
+                && !self.fills_own_enclosure(board, p)
+        };
+        if let Some(net) = network {
+            return self.choose_with_network(&game, net, settings, stop, open);
+        }
         let search = search::Search::new(&game, settings.seed, settings.max_nodes);
         let s = search::Settings {
             budget: settings.budget,
@@ -72,13 +86,6 @@ impl Player {
             patterns: settings.patterns,
         };
         let (decision, _) = search.run(&s, stop);
-        let board = view.board();
-        let open = |p: Point| {
-            !self.barred(p)
-                && !board.is_self_atari(self.color(), p)
-                && !thins_own_chain(board, self.color(), p)
-                && !self.fills_own_enclosure(board, p)
-        };
         match decision {
             Decision::Play(p) if !open(p) => {
                 // The best of the others.
@@ -93,6 +100,50 @@ impl Player {
             }
             other => other,
         }
+    }
+
+    /// The network's search on the view (`game`, this seat to move), its
+    /// root kept to the `open` points and pass; the settings' budget counts
+    /// visits.
+    fn choose_with_network(
+        &self,
+        game: &Game,
+        net: &Evaluator,
+        settings: &Settings,
+        stop: &AtomicBool,
+        open: impl Fn(Point) -> bool,
+    ) -> Decision {
+        let closed: Vec<Point> = game
+            .board()
+            .empty_points()
+            .iter()
+            .copied()
+            .filter(|&p| !open(p))
+            .collect();
+        let mut ignore = |_: &Report| {};
+        let watch = Watch {
+            every: None,
+            at_end: false,
+            ownership: false,
+            moves_ownership: false,
+            min_moves: 0,
+            restrict: Some(MoveRules {
+                avoid: vec![(self.color(), closed, 1)],
+                allow: None,
+            }),
+            on_report: &mut ignore,
+        };
+        let out = puct::search_watched(
+            game,
+            net,
+            settings.budget,
+            settings.seed,
+            1,
+            stop,
+            &mut NetTree::default(),
+            Some(watch),
+        );
+        out.decision
     }
 }
 
@@ -126,7 +177,7 @@ mod tests {
     use crate::rules::Rules;
     use crate::search::{Budget, Policy};
     /// View-search settings for tests: light playouts, a fixed budget.
-    fn view_settings(playouts: u64, seed: u64) -> Settings {
+    fn view_settings(playouts: u64, seed: u64) -> Settings<'static> {
         Settings {
             mode: Mode::View,
             policy: Policy::Light,
@@ -137,6 +188,7 @@ mod tests {
             seed,
             max_nodes: 10_000,
             patterns: false,
+            network: None,
         }
     }
 
@@ -302,6 +354,44 @@ mod tests {
                 assert!(!view.board().is_self_atari(Color::Black, q), "{d:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_network_on_the_view_keeps_to_the_open_points() {
+        // The network's search on an empty view, every point above the
+        // first line refused this turn: it tries the first line or
+        // passes; left to itself it plays above it.
+        let net = Evaluator::embedded();
+        let stop = AtomicBool::new(false);
+        let settings = Settings {
+            mode: Mode::Net,
+            network: Some(&net),
+            ..view_settings(24, 1)
+        };
+        let view = Game::new(9, Rules::default(), 7.5);
+        let board = view.board();
+        let mut game = view.clone();
+        game.set_to_move(Color::Black);
+        let free = puct::search(
+            &game,
+            &net,
+            settings.budget,
+            1,
+            &stop,
+            &mut NetTree::default(),
+        );
+        assert!(
+            matches!(free.decision, Decision::Play(q) if board.line(q) > 1),
+            "the control: {:?}",
+            free.decision
+        );
+        let mut p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
+        p.refused = board.points().filter(|&q| board.line(q) > 1).collect();
+        let d = p.choose(&view, &settings, &stop);
+        assert!(
+            matches!(d, Decision::Pass) || matches!(d, Decision::Play(q) if board.line(q) == 1),
+            "{d:?}"
+        );
     }
 
     #[test]
