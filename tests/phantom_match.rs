@@ -84,6 +84,61 @@ fn phantom_go_between_kosumi_seats_writes_records_that_load() {
     }
 }
 
+/// A match run again into its folder plays only the games its table
+/// lacks; a match with other settings is refused that folder.
+#[test]
+fn a_match_run_again_goes_on_where_it_stopped() {
+    let dir = scratch("resume");
+    let args = |games: &'static str, size: &'static str| {
+        vec![
+            "--seat1".to_string(),
+            seat(20),
+            "--seat2".to_string(),
+            seat(20),
+            "--size".to_string(),
+            size.to_string(),
+            "--games".to_string(),
+            games.to_string(),
+            "--sgf".to_string(),
+            dir.to_str().unwrap().to_string(),
+        ]
+    };
+    let run_with = |v: Vec<String>| run(&v.iter().map(String::as_str).collect::<Vec<_>>());
+    run_with(args("2", "5"));
+    let first = table(&dir);
+    assert_eq!(first.len(), 2);
+    let played_at = |g: usize| {
+        std::fs::metadata(dir.join(format!("game-{g}.sgf")))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    let before = played_at(0);
+    let out = run_with(args("3", "5"));
+    assert!(out.contains("game 2:") && !out.contains("game 0:"), "{out}");
+    assert!(out.contains("games 3:"), "{out}");
+    let rows = table(&dir);
+    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        rows[..2],
+        first[..],
+        "the games played before are kept as they were"
+    );
+    assert_eq!(played_at(0), before, "game 0 was not played again");
+    let other = Command::new(kosumi())
+        .arg("phantom-match")
+        .args(args("3", "7"))
+        .output()
+        .unwrap();
+    assert!(!other.status.success());
+    assert!(
+        String::from_utf8_lossy(&other.stderr).contains("another match"),
+        "{}",
+        String::from_utf8_lossy(&other.stderr)
+    );
+    assert_eq!(table(&dir), rows, "the table is left alone");
+}
+
 #[test]
 fn phantom_rengo_with_four_kosumi_seats() {
     let dir = scratch("rengo");

@@ -16,7 +16,8 @@
 //! and announcement as comments) with one SGF per final view, each seat's
 //! view and what it heard after every try (`game-N-views-S.txt`), and a
 //! line of a table with twogtp's `.dat` columns, rewritten after every game so that
-//! an interrupted match keeps the games played.
+//! an interrupted match keeps the games played; run again with the same
+//! settings and folder, the match plays only the games the table lacks.
 
 use super::announcement::Announcement;
 use super::options::Options;
@@ -474,17 +475,26 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
             return Err(format!("seat {}: '{command}' does not run: {e}", i + 1));
         }
     }
+    let before = played_before(config)?;
+    if !before.is_empty() {
+        eprintln!(
+            "kosumi phantom-match: {} games of this match already in match.dat; playing the others",
+            before.len()
+        );
+    }
+    let todo: Vec<usize> = (0..config.games)
+        .filter(|g| before.iter().all(|r| r.number != *g))
+        .collect();
     let next = AtomicUsize::new(0);
-    let records: Mutex<Vec<GameRecord>> = Mutex::new(Vec::new());
+    let records: Mutex<Vec<GameRecord>> = Mutex::new(before);
     let out = Arc::new(Mutex::new(std::io::stdout()));
     std::thread::scope(|scope| {
         for _ in 0..config.threads.max(1) {
             scope.spawn(|| {
                 loop {
-                    let g = next.fetch_add(1, Ordering::SeqCst);
-                    if g >= config.games {
+                    let Some(&g) = todo.get(next.fetch_add(1, Ordering::SeqCst)) else {
                         break;
-                    }
+                    };
                     let swapped = g % 2 == 1;
                     // `{game}` in a command becomes the game's number (to
                     // vary an engine's seed from game to game).
@@ -536,6 +546,64 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
         std::fs::write(dir.join("match.dat"), &table).map_err(|e| e.to_string())?;
     }
     println!("{}", summary(&records));
+    Ok(records)
+}
+
+/// The games of this match that the folder's `match.dat` holds already
+/// (a match interrupted, or run again with more games, goes on where it
+/// stopped, as gogui-twogtp does); an error where the table is another
+/// match's (its settings differ) or cannot be read. Each colour's moves,
+/// which the table does not keep, are taken as half the game's each.
+fn played_before(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
+    let Some(path) = config.sgf_dir.as_ref().map(|d| d.join("match.dat")) else {
+        return Ok(Vec::new());
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    let header = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.starts_with('#'))
+            .map(str::to_string)
+            .collect()
+    };
+    if header(&text) != header(&dat_table(config, &[])) {
+        return Err(format!(
+            "{} holds another match (its settings differ): give another folder",
+            path.display()
+        ));
+    }
+    let bad = |line: &str| format!("{}: not a line of the table: {line}", path.display());
+    let mut records = Vec::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() < 13 {
+            return Err(bad(line));
+        }
+        let number: usize = f[0].parse().map_err(|_| bad(line))?;
+        let moves: usize = f[6].parse().map_err(|_| bad(line))?;
+        let seconds = [f[7], f[8]].map(|t| t.parse::<f64>());
+        let [Ok(black), Ok(white)] = seconds else {
+            return Err(bad(line));
+        };
+        if records.iter().any(|r: &GameRecord| r.number == number) {
+            return Err(bad(line));
+        }
+        records.push(GameRecord {
+            number,
+            swapped: f[4] == "1",
+            result: f[3].to_string(),
+            moves,
+            seconds: [black, white],
+            colour_moves: [moves.div_ceil(2), moves / 2],
+            error: (f[11] == "1").then(|| f[12..].join(" ")),
+        });
+    }
     Ok(records)
 }
 
