@@ -491,10 +491,7 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
     std::thread::scope(|scope| {
         for _ in 0..config.threads.max(1) {
             scope.spawn(|| {
-                loop {
-                    let Some(&g) = todo.get(next.fetch_add(1, Ordering::SeqCst)) else {
-                        break;
-                    };
+                while let Some(&g) = todo.get(next.fetch_add(1, Ordering::SeqCst)) {
                     let swapped = g % 2 == 1;
                     // `{game}` in a command becomes the game's number (to
                     // vary an engine's seed from game to game).
