@@ -49,9 +49,10 @@ struct Cli {
     #[arg(long, requires = "dice")]
     dice_referee: bool,
     /// Phantom player: determinized (flat Monte Carlo over samples of the
-    /// unseen stones), view (the ordinary search on the view alone), or
-    /// net (the network's search on the view, --playouts counting its
-    /// visits), or auto (determinized in Phantom Go, view in Phantom Rengo).
+    /// unseen stones), view (the Monte Carlo search on the view alone), net
+    /// (the network's search on the view, --playouts counting its visits),
+    /// or auto (determinized in Phantom Go; in Phantom Rengo net, or view
+    /// under --nn off).
     #[arg(long, default_value = "auto", value_parser = ["auto", "determinized", "view", "net"])]
     phantom_search: String,
     /// Host a phantom game for a person at this seat (1 to 4), kosumi
