@@ -96,15 +96,7 @@ pub fn review(
             None
         } else {
             let mut ignore = |_: &Report| {};
-            let watch = Watch {
-                every: None,
-                at_end: false,
-                ownership: false,
-                moves_ownership: false,
-                min_moves: 0,
-                restrict: None,
-                on_report: &mut ignore,
-            };
+            let watch = Watch::quiet(None, &mut ignore);
             let budget = Budget {
                 playouts: Some(how.visits.max(1)),
                 time: None,

@@ -30,6 +30,23 @@ pub struct Watch<'w> {
     pub on_report: &'w mut dyn FnMut(&Report),
 }
 
+impl<'w> Watch<'w> {
+    /// A watch that only keeps `restrict`'s moves out, or only asks for the
+    /// final report (the network's search returns it): nothing counted,
+    /// no report during the search, `on_report` never called.
+    pub fn quiet(restrict: Option<MoveRules>, on_report: &'w mut dyn FnMut(&Report)) -> Watch<'w> {
+        Watch {
+            every: None,
+            at_end: false,
+            ownership: false,
+            moves_ownership: false,
+            min_moves: 0,
+            restrict,
+            on_report,
+        }
+    }
+}
+
 /// Searches with `threads` threads sharing one tree (each descent adds a
 /// virtual loss along its path, so the threads spread over the tree), grown
 /// from `tree` where it fits and left there for the next search. Returns

@@ -126,18 +126,11 @@ impl Player {
             .filter(|&p| !open(p))
             .collect();
         let mut ignore = |_: &Report| {};
-        let watch = Watch {
-            every: None,
-            at_end: false,
-            ownership: false,
-            moves_ownership: false,
-            min_moves: 0,
-            restrict: Some(MoveRules {
-                avoid: vec![(self.color(), closed, 1)],
-                allow: None,
-            }),
-            on_report: &mut ignore,
+        let keep_to_open = MoveRules {
+            avoid: vec![(self.color(), closed, 1)],
+            allow: None,
         };
+        let watch = Watch::quiet(Some(keep_to_open), &mut ignore);
         let out = puct::search_watched(
             game,
             net,
@@ -375,6 +368,15 @@ mod tests {
         }
     }
 
+    /// Settings of the network's view search at `visits`.
+    fn net_settings(net: &Evaluator, visits: u64) -> Settings<'_> {
+        Settings {
+            mode: Mode::Net,
+            network: Some(net),
+            ..view_settings(visits, 1)
+        }
+    }
+
     #[test]
     fn the_network_on_the_view_keeps_to_the_open_points() {
         // The network's search on an empty view, every point above the
@@ -382,11 +384,7 @@ mod tests {
         // passes; left to itself it plays above it.
         let net = Evaluator::embedded();
         let stop = AtomicBool::new(false);
-        let settings = Settings {
-            mode: Mode::Net,
-            network: Some(&net),
-            ..view_settings(24, 1)
-        };
+        let settings = net_settings(&net, 24);
         let view = Game::new(9, Rules::default(), 7.5);
         let board = view.board();
         let mut game = view.clone();
@@ -420,11 +418,7 @@ mod tests {
         // the seat searches its stones afresh and plays.
         let net = Evaluator::embedded();
         let stop = AtomicBool::new(false);
-        let settings = Settings {
-            mode: Mode::Net,
-            network: Some(&net),
-            ..view_settings(24, 1)
-        };
+        let settings = net_settings(&net, 24);
         let mut view = Game::new(9, Rules::default(), 7.5);
         let mut p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
         for _ in 0..2 {
