@@ -417,9 +417,17 @@ pub fn search_watched(
     });
     let nodes = s.nodes;
     let root = &nodes[0];
+    // The most visited move the watch permits (with a budget of a visit
+    // or two, an unvisited one by its prior).
+    let to_move = game.to_move();
+    let permitted = |mv: Option<Point>| {
+        job.restrict
+            .as_ref()
+            .is_none_or(|r| mv.is_none_or(|p| r.permits(to_move, p, 1)))
+    };
     let best = (root.first..root.first + root.count)
         .map(|i| i as usize)
-        .filter(|&i| !nodes[i].refused)
+        .filter(|&i| !nodes[i].refused && permitted(nodes[i].mv))
         .max_by_key(|&i| (nodes[i].visits, (nodes[i].prior * 1e6) as u64));
     let decision = match best.map(|i| nodes[i].mv) {
         Some(Some(p)) => Decision::Play(p),

@@ -404,11 +404,15 @@ mod tests {
         );
         let mut p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
         p.refused = board.points().filter(|&q| board.line(q) > 1).collect();
-        let d = p.choose(&view, &settings, &stop);
-        assert!(
-            matches!(d, Decision::Pass) || matches!(d, Decision::Play(q) if board.line(q) == 1),
-            "{d:?}"
-        );
+        // One visit only expands the root: the move is then the open one
+        // with the highest prior.
+        for visits in [1, 24] {
+            let d = p.choose(&view, &net_settings(&net, visits), &stop);
+            assert!(
+                matches!(d, Decision::Pass) || matches!(d, Decision::Play(q) if board.line(q) == 1),
+                "{visits} visits: {d:?}"
+            );
+        }
     }
 
     #[test]
