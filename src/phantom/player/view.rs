@@ -104,10 +104,10 @@ impl Player {
 
     /// The network's search on the view (`game`, this seat to move), its
     /// root kept to the `open` points and pass; the settings' budget counts
-    /// visits. A view whose last two moves are passes (the seat's own, with
-    /// no stone learned of between them) would be a finished game to the
-    /// search, which then only passes; the other seats may still be
-    /// playing, so it searches the view's stones as a new position then.
+    /// visits. A view whose last two moves are the seat's own passes (no
+    /// stone learned of between them) is a finished game to the search,
+    /// and the seat passes again: searching its stones afresh instead did
+    /// no better (docs/phantom.md).
     fn choose_with_network(
         &self,
         game: &Game,
@@ -116,8 +116,6 @@ impl Player {
         stop: &AtomicBool,
         open: impl Fn(Point) -> bool,
     ) -> Decision {
-        let restarted = game.is_over().then(|| stones_only(game)).flatten();
-        let game = restarted.as_ref().unwrap_or(game);
         let closed: Vec<Point> = game
             .board()
             .empty_points()
@@ -143,20 +141,6 @@ impl Player {
         );
         out.decision
     }
-}
-
-/// A game holding `game`'s stones, its player to move, rules and komi,
-/// with no history (`None` where they cannot stand so).
-fn stones_only(game: &Game) -> Option<Game> {
-    let board = game.board();
-    let stones: Vec<(Color, Point)> = board
-        .points()
-        .filter_map(|p| board.color_at(p).map(|c| (c, p)))
-        .collect();
-    let mut fresh = Game::new(game.size(), game.rules, game.komi);
-    fresh.setup(&stones, false).ok()?;
-    fresh.set_to_move(game.to_move());
-    Some(fresh)
 }
 
 /// Whether `me` at `p` joins chains of its own, none of them in atari on
@@ -413,39 +397,6 @@ mod tests {
                 "{visits} visits: {d:?}"
             );
         }
-    }
-
-    #[test]
-    fn after_two_passes_of_its_own_the_network_seat_still_plays() {
-        // A Rengo seat that passed twice, learning of no stone between:
-        // its view is a finished game to a search, which would only pass;
-        // the seat searches its stones afresh and plays.
-        let net = Evaluator::embedded();
-        let stop = AtomicBool::new(false);
-        let settings = net_settings(&net, 24);
-        let mut view = Game::new(9, Rules::default(), 7.5);
-        let mut p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
-        for _ in 0..2 {
-            p.put_try(&mut view, None);
-            p.hear(&mut view, 1, &line("pass")).unwrap();
-            for other in 2..=4 {
-                p.hear(&mut view, other, &line("accepted")).unwrap();
-            }
-        }
-        assert!(view.is_over());
-        let mut game = view.clone();
-        game.set_to_move(Color::Black);
-        let over = puct::search(
-            &game,
-            &net,
-            settings.budget,
-            1,
-            &stop,
-            &mut NetTree::default(),
-        );
-        assert_eq!(over.decision, Decision::Pass, "the control");
-        let d = p.choose(&view, &settings, &stop);
-        assert!(matches!(d, Decision::Play(_)), "{d:?}");
     }
 
     #[test]
