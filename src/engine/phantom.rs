@@ -14,6 +14,7 @@ use crate::phantom::player::{self, Player};
 use crate::phantom::referee::Referee;
 use crate::phantom::{Kind, seat_color};
 use crate::search::Budget;
+use crate::search::chooser::Chooser;
 use crate::vertex::color_name;
 
 impl Engine {
@@ -77,11 +78,7 @@ impl Engine {
         game.set_dice(None);
         let mut host = Host::new(kind, options, human, game, self.config.seed);
         let budget = self.seat_budget(seat_color(human).opponent());
-        let settings = seat_settings(
-            &self.config,
-            budget,
-            self.chooser.next_seed(self.config.seed),
-        );
+        let settings = seat_settings(&self.config, &mut self.chooser, budget);
         host.play_others(&settings, &self.stop);
         self.role = Role::Host(Box::new(Hosting::new(host)));
     }
@@ -192,10 +189,7 @@ impl Engine {
         let Role::Host(hosting) = &mut self.role else {
             unreachable!("hosting")
         };
-        hosting.catch_up(
-            || seat_settings(config, budget, chooser.next_seed(config.seed)),
-            stop,
-        );
+        hosting.catch_up(|| seat_settings(config, chooser, budget), stop);
     }
 
     /// A stone a phantom player learns of (a board-mate's move, or a stone
@@ -258,11 +252,7 @@ impl Engine {
             )));
         }
         let budget = self.seat_budget(color);
-        let settings = seat_settings(
-            &self.config,
-            budget,
-            self.chooser.next_seed(self.config.seed),
-        );
+        let settings = seat_settings(&self.config, &mut self.chooser, budget);
         let Role::Player { player, view } = &mut self.role else {
             unreachable!("a player")
         };
@@ -273,8 +263,14 @@ impl Engine {
     }
 }
 
-/// A phantom seat's search settings under `config`, for one choice.
-fn seat_settings(config: &super::Config, budget: Budget, seed: u64) -> player::Settings<'_> {
+/// A phantom seat's search settings under `config`, for one choice: the
+/// chooser gives it a seed of its own.
+fn seat_settings<'c>(
+    config: &'c super::Config,
+    chooser: &mut Chooser,
+    budget: Budget,
+) -> player::Settings<'c> {
+    let seed = chooser.next_seed(config.seed);
     player::Settings {
         mode: config.phantom_mode,
         policy: config.phantom_policy,
