@@ -10,8 +10,10 @@
 //! direct one. 1×1 convolutions are one matrix product; other sizes an
 //! im2col and a product. The products run on [`gemm`], a register-blocked
 //! kernel over weights packed once at load time, in AVX2 and FMA where the
-//! processor has them (chosen at run time). Batch norms are a scale and a bias per channel,
-//! applied with the activation in one pass; pooling is KataGo's.
+//! processor has them (chosen at run time); the tile transforms run on eight
+//! channels at once, in an AVX register there (`Lanes`). Batch norms are
+//! a scale and a bias per channel, applied with the activation in one pass;
+//! pooling is KataGo's.
 //!
 //! Every buffer is the caller's: nothing here allocates.
 
@@ -197,7 +199,7 @@ impl Conv {
                 return;
             }
         }
-        self.winograd_body(shape, input, output, scratch, accumulate);
+        self.winograd_body::<[f32; 8]>(shape, input, output, scratch, accumulate);
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -210,13 +212,14 @@ impl Conv {
         scratch: &mut [f32],
         accumulate: bool,
     ) {
-        self.winograd_body(shape, input, output, scratch, accumulate);
+        use std::arch::x86_64::__m256;
+        self.winograd_body::<__m256>(shape, input, output, scratch, accumulate);
     }
 
-    /// The Winograd convolution; the transforms run on 8 channels at a time
-    /// (one AVX register), the rest one by one.
+    /// The Winograd convolution; the transforms run on `V::WIDTH` channels
+    /// at a time, the rest one by one.
     #[inline(always)]
-    fn winograd_body(
+    fn winograd_body<V: Lanes>(
         &self,
         shape: Shape,
         input: &[f32],
@@ -249,13 +252,18 @@ impl Conv {
                     let src: [[Option<usize>; TILE]; TILE] = std::array::from_fn(|dy| {
                         std::array::from_fn(|dx| at(b, y0 + dy as isize, x0 + dx as isize))
                     });
+                    let place = Place {
+                        tiles,
+                        tile,
+                        channels: ic_n,
+                    };
                     let mut ic = 0;
-                    while ic + 8 <= ic_n {
-                        transform_input::<8>(&src, input, ic_n, ic, transformed_in, tiles, tile);
-                        ic += 8;
+                    while ic + V::WIDTH <= ic_n {
+                        transform_input::<V>(&src, input, place, ic, transformed_in);
+                        ic += V::WIDTH;
                     }
                     while ic < ic_n {
-                        transform_input::<1>(&src, input, ic_n, ic, transformed_in, tiles, tile);
+                        transform_input::<f32>(&src, input, place, ic, transformed_in);
                         ic += 1;
                     }
                 }
@@ -289,25 +297,28 @@ impl Conv {
                                 .flatten()
                         })
                     });
+                    let place = Place {
+                        tiles,
+                        tile,
+                        channels: oc_n,
+                    };
                     let mut oc = 0;
-                    while oc + 8 <= oc_n {
-                        self.transform_output::<8>(
+                    while oc + V::WIDTH <= oc_n {
+                        self.transform_output::<V>(
                             &dst,
                             transformed_out,
-                            tiles,
-                            tile,
+                            place,
                             oc,
                             output,
                             accumulate,
                         );
-                        oc += 8;
+                        oc += V::WIDTH;
                     }
                     while oc < oc_n {
-                        self.transform_output::<1>(
+                        self.transform_output::<f32>(
                             &dst,
                             transformed_out,
-                            tiles,
-                            tile,
+                            place,
                             oc,
                             output,
                             accumulate,
@@ -319,40 +330,35 @@ impl Conv {
         }
     }
 
-    /// One tile's output transform for channels `oc..oc + L`, written (or
-    /// added) to the tile's points on the board.
+    /// One tile's output transform (Aᵀ·m·A) for channels `oc..oc + V::WIDTH`,
+    /// written (or added) to the tile's points on the board.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn transform_output<const L: usize>(
+    fn transform_output<V: Lanes>(
         &self,
         dst: &[[Option<usize>; 4]; 4],
         transformed_out: &[f32],
-        tiles: usize,
-        tile: usize,
+        place: Place,
         oc: usize,
         output: &mut [f32],
         accumulate: bool,
     ) {
         let oc_n = self.out_channels;
         let out_tile = self.out_tile();
-        let m: [[[f32; L]; TILE]; TILE] = std::array::from_fn(|y| {
-            std::array::from_fn(|x| {
-                let at = ((y * TILE + x) * tiles + tile) * oc_n + oc;
-                transformed_out[at..at + L].try_into().expect("L channels")
-            })
+        let rows: [[V; 4]; TILE] = std::array::from_fn(|y| {
+            output_lanes(
+                std::array::from_fn(|x| V::load(&transformed_out[place.at(y * TILE + x, oc)..])),
+                self.size,
+            )
         });
-        let rows: [[[f32; L]; 4]; TILE] = std::array::from_fn(|y| output_lanes(m[y], self.size));
         for x in 0..out_tile {
             let col = output_lanes(std::array::from_fn(|y| rows[y][x]), self.size);
-            for (y, v) in col.iter().enumerate().take(out_tile) {
+            for (y, v) in col.into_iter().enumerate().take(out_tile) {
                 if let Some(p) = dst[y][x] {
-                    let o = &mut output[p * oc_n + oc..p * oc_n + oc + L];
+                    let o = &mut output[p * oc_n + oc..];
                     if accumulate {
-                        for (o, v) in o.iter_mut().zip(v) {
-                            *o += v;
-                        }
+                        V::load(o).add(v).store(o);
                     } else {
-                        o.copy_from_slice(v);
+                        v.store(o);
                     }
                 }
             }
@@ -389,74 +395,179 @@ impl Conv {
     }
 }
 
-/// One tile's input transform (Bᵀ·d·B) for channels `ic..ic + L`, from the
-/// input points `src` (None: off the board, zero) into `transformed_in`.
-#[inline(always)]
-fn transform_input<const L: usize>(
-    src: &[[Option<usize>; TILE]; TILE],
-    input: &[f32],
-    ic_n: usize,
-    ic: usize,
-    transformed_in: &mut [f32],
+/// Where a tile point's channels lie in the transformed tiles:
+/// `[tile point][tile][channel]`.
+#[derive(Clone, Copy)]
+struct Place {
     tiles: usize,
     tile: usize,
-) {
-    let mut d: [[[f32; L]; TILE]; TILE] = std::array::from_fn(|y| {
-        std::array::from_fn(|x| match src[y][x] {
-            Some(p) => input[p * ic_n + ic..p * ic_n + ic + L]
-                .try_into()
-                .expect("L channels"),
-            None => [0.0; L],
-        })
-    });
-    for row in d.iter_mut() {
-        *row = input_lanes(*row);
+    channels: usize,
+}
+
+impl Place {
+    /// The index of channel `c` of tile point `t`.
+    #[inline(always)]
+    fn at(self, t: usize, c: usize) -> usize {
+        (t * self.tiles + self.tile) * self.channels + c
     }
+}
+
+/// One tile's input transform (Bᵀ·d·B) for channels `ic..ic + V::WIDTH`,
+/// from the input points `src` (None: off the board, zero) into
+/// `transformed_in`.
+#[inline(always)]
+fn transform_input<V: Lanes>(
+    src: &[[Option<usize>; TILE]; TILE],
+    input: &[f32],
+    place: Place,
+    ic: usize,
+    transformed_in: &mut [f32],
+) {
+    let rows: [[V; TILE]; TILE] = std::array::from_fn(|y| {
+        input_lanes(std::array::from_fn(|x| match src[y][x] {
+            Some(p) => V::load(&input[p * place.channels + ic..]),
+            None => V::zero(),
+        }))
+    });
     // Columns read one value from each row.
-    #[allow(clippy::needless_range_loop)]
     for x in 0..TILE {
-        let col = input_lanes(std::array::from_fn(|y| d[y][x]));
-        for (y, v) in col.iter().enumerate() {
-            let at = ((y * TILE + x) * tiles + tile) * ic_n + ic;
-            transformed_in[at..at + L].copy_from_slice(v);
+        let col = input_lanes(std::array::from_fn(|y| rows[y][x]));
+        for (y, v) in col.into_iter().enumerate() {
+            v.store(&mut transformed_in[place.at(y * TILE + x, ic)..]);
         }
     }
 }
 
-/// The input transform of six values (Bᵀ·d), on L channels at once.
+/// The input transform of six values (Bᵀ·d), on all lanes at once.
 #[inline(always)]
-fn input_lanes<const L: usize>(z: [[f32; L]; 6]) -> [[f32; L]; 6] {
+fn input_lanes<V: Lanes>(z: [V; 6]) -> [V; 6] {
     let [z0, z1, z2, z3, z4, z5] = z;
     [
-        std::array::from_fn(|l| 4.0 * z0[l] - 5.0 * z2[l] + z4[l]),
-        std::array::from_fn(|l| -4.0 * z1[l] - 4.0 * z2[l] + z3[l] + z4[l]),
-        std::array::from_fn(|l| 4.0 * z1[l] - 4.0 * z2[l] - z3[l] + z4[l]),
-        std::array::from_fn(|l| -2.0 * z1[l] - z2[l] + 2.0 * z3[l] + z4[l]),
-        std::array::from_fn(|l| 2.0 * z1[l] - z2[l] - 2.0 * z3[l] + z4[l]),
-        std::array::from_fn(|l| 4.0 * z1[l] - 5.0 * z3[l] + z5[l]),
+        z0.mul_add(4.0, z2.mul_add(-5.0, z4)),
+        z1.add(z2).mul_add(-4.0, z3.add(z4)),
+        z1.sub(z2).mul_add(4.0, z4.sub(z3)),
+        z3.sub(z1).mul_add(2.0, z4.sub(z2)),
+        z1.sub(z3).mul_add(2.0, z4.sub(z2)),
+        z1.mul_add(4.0, z3.mul_add(-5.0, z5)),
     ]
 }
 
-/// The output transform of six values (Aᵀ·m), on L channels at once: four
+/// The output transform of six values (Aᵀ·m), on all lanes at once: four
 /// outputs for 3×3, two for 5×5.
 #[inline(always)]
-fn output_lanes<const L: usize>(z: [[f32; L]; 6], size: usize) -> [[f32; L]; 4] {
+fn output_lanes<V: Lanes>(z: [V; 6], size: usize) -> [V; 4] {
     let [z0, z1, z2, z3, z4, z5] = z;
-    let first = std::array::from_fn(|l| z0[l] + z1[l] + z2[l] + z3[l] + z4[l]);
+    let (sum12, diff12) = (z1.add(z2), z1.sub(z2));
+    let (sum34, diff34) = (z3.add(z4), z3.sub(z4));
+    let first = z0.add(sum12).add(sum34);
     if size == 5 {
         [
             first,
-            std::array::from_fn(|l| (z1[l] - z2[l]) + 2.0 * (z3[l] - z4[l]) + z5[l]),
-            [0.0; L],
-            [0.0; L],
+            diff34.mul_add(2.0, diff12).add(z5),
+            V::zero(),
+            V::zero(),
         ]
     } else {
         [
             first,
-            std::array::from_fn(|l| (z1[l] - z2[l]) + 2.0 * (z3[l] - z4[l])),
-            std::array::from_fn(|l| (z1[l] + z2[l]) + 4.0 * (z3[l] + z4[l])),
-            std::array::from_fn(|l| (z1[l] - z2[l]) + 8.0 * (z3[l] - z4[l]) + z5[l]),
+            diff34.mul_add(2.0, diff12),
+            sum34.mul_add(4.0, sum12),
+            diff34.mul_add(8.0, diff12).add(z5),
         ]
+    }
+}
+
+/// Channel values the Winograd transforms work on at once: one value, eight
+/// in an array (any processor), or eight in an AVX register.
+trait Lanes: Copy {
+    const WIDTH: usize;
+    fn zero() -> Self;
+    /// The first `WIDTH` values of `from`.
+    fn load(from: &[f32]) -> Self;
+    /// Into the first `WIDTH` values of `to`.
+    fn store(self, to: &mut [f32]);
+    fn add(self, other: Self) -> Self;
+    fn sub(self, other: Self) -> Self;
+    /// `self · k + other`.
+    fn mul_add(self, k: f32, other: Self) -> Self;
+}
+
+impl Lanes for f32 {
+    const WIDTH: usize = 1;
+    fn zero() -> f32 {
+        0.0
+    }
+    fn load(from: &[f32]) -> f32 {
+        from[0]
+    }
+    fn store(self, to: &mut [f32]) {
+        to[0] = self;
+    }
+    fn add(self, other: f32) -> f32 {
+        self + other
+    }
+    fn sub(self, other: f32) -> f32 {
+        self - other
+    }
+    fn mul_add(self, k: f32, other: f32) -> f32 {
+        self * k + other
+    }
+}
+
+impl Lanes for [f32; 8] {
+    const WIDTH: usize = 8;
+    fn zero() -> [f32; 8] {
+        [0.0; 8]
+    }
+    fn load(from: &[f32]) -> [f32; 8] {
+        from[..8].try_into().expect("eight values")
+    }
+    fn store(self, to: &mut [f32]) {
+        to[..8].copy_from_slice(&self);
+    }
+    fn add(self, other: [f32; 8]) -> [f32; 8] {
+        std::array::from_fn(|l| self[l] + other[l])
+    }
+    fn sub(self, other: [f32; 8]) -> [f32; 8] {
+        std::array::from_fn(|l| self[l] - other[l])
+    }
+    fn mul_add(self, k: f32, other: [f32; 8]) -> [f32; 8] {
+        std::array::from_fn(|l| self[l] * k + other[l])
+    }
+}
+
+// SAFETY (every block below): an `__m256` exists only where the Winograd
+// path was chosen after `has_avx2_fma`, so the instructions are there; the
+// loads and stores go through slices checked to hold eight values.
+#[cfg(target_arch = "x86_64")]
+impl Lanes for std::arch::x86_64::__m256 {
+    const WIDTH: usize = 8;
+    #[inline(always)]
+    fn zero() -> Self {
+        unsafe { std::arch::x86_64::_mm256_setzero_ps() }
+    }
+    #[inline(always)]
+    fn load(from: &[f32]) -> Self {
+        let from = &from[..8];
+        unsafe { std::arch::x86_64::_mm256_loadu_ps(from.as_ptr()) }
+    }
+    #[inline(always)]
+    fn store(self, to: &mut [f32]) {
+        let to = &mut to[..8];
+        unsafe { std::arch::x86_64::_mm256_storeu_ps(to.as_mut_ptr(), self) }
+    }
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_add_ps(self, other) }
+    }
+    #[inline(always)]
+    fn sub(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_sub_ps(self, other) }
+    }
+    #[inline(always)]
+    fn mul_add(self, k: f32, other: Self) -> Self {
+        use std::arch::x86_64::{_mm256_fmadd_ps, _mm256_set1_ps};
+        unsafe { _mm256_fmadd_ps(self, _mm256_set1_ps(k), other) }
     }
 }
 
@@ -502,30 +613,45 @@ impl Packed {
 /// `c = a · b` (or `c += a · b`) for a row-major `m × k` matrix `a` and a
 /// packed `k × n` matrix `b`, into the row-major `m × n` matrix `c`:
 /// 6×16 blocks of `c` kept in registers while `k` runs (AVX2 and FMA
+/// `dst = row`, or `dst += row` with `accumulate`.
+#[inline(always)]
+fn store_row(dst: &mut [f32], row: &[f32], accumulate: bool) {
+    if accumulate {
+        for (d, &v) in dst.iter_mut().zip(row) {
+            *d += v;
+        }
+    } else {
+        dst.copy_from_slice(row);
+    }
+}
+
 /// where the processor has them).
 pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
     let (k, n) = (b.k, b.n);
     assert!(a.len() >= m * k && c.len() >= m * n);
+    // The block's products; `block` writes the rows it computes.
+    let mut acc = [[0.0f32; NR]; MR];
     for p in 0..n.div_ceil(NR) {
         let panel = b.panel(p);
         let j0 = p * NR;
         let cols = NR.min(n - j0);
-        let mut i0 = 0;
-        while i0 < m {
-            let rows = MR.min(m - i0);
-            let mut acc = [[0.0f32; NR]; MR];
+        // The rows in as few blocks as MR allows, shared out evenly (25
+        // rows as five blocks of five, not four of six and one of one,
+        // which would leave the kernel waiting on its loads).
+        let blocks = m.div_ceil(MR);
+        for nth in 0..blocks {
+            let i0 = nth * m / blocks;
+            let rows = (nth + 1) * m / blocks - i0;
             block(&a[i0 * k..(i0 + rows) * k], k, rows, panel, &mut acc);
             for (r, acc_row) in acc.iter().enumerate().take(rows) {
                 let dst = &mut c[(i0 + r) * n + j0..(i0 + r) * n + j0 + cols];
-                if accumulate {
-                    for (d, &v) in dst.iter_mut().zip(acc_row) {
-                        *d += v;
-                    }
+                // A whole panel's row as one fixed-size copy (no call to memcpy).
+                if let Ok(dst) = <&mut [f32; NR]>::try_from(&mut *dst) {
+                    store_row(dst, acc_row, accumulate);
                 } else {
-                    dst.copy_from_slice(&acc_row[..cols]);
+                    store_row(dst, &acc_row[..cols], accumulate);
                 }
             }
-            i0 += MR;
         }
     }
 }
@@ -549,6 +675,9 @@ fn block(a: &[f32], k: usize, rows: usize, panel: &[f32], acc: &mut [[f32; NR]; 
             }
             return;
         }
+    }
+    for acc_row in acc.iter_mut().take(rows) {
+        *acc_row = [0.0; NR];
     }
     for kk in 0..k {
         let b = &panel[kk * NR..(kk + 1) * NR];
@@ -833,9 +962,10 @@ mod tests {
     #[test]
     fn each_convolution_path_equals_a_direct_convolution_in_a_batch() {
         // 1×1 (a product), 3×3 and 5×5 (Winograd, with partial edge tiles),
-        // 7×7 (im2col); 19 output channels leave a partial block in the kernel.
+        // 7×7 (im2col); 19 output channels leave a partial block in the
+        // kernel, 13 and 19 channels a rest after the transforms' eight lanes.
         for (size, side) in [(1, 5), (3, 7), (3, 19), (5, 9), (3, 2), (7, 6)] {
-            let (ic, oc) = (5, 19);
+            let (ic, oc) = (13, 19);
             let weights: Vec<f32> = (0..oc * ic * size * size)
                 .map(|i| ((i * 37 % 11) as f32 - 5.0) / 7.0)
                 .collect();
@@ -856,6 +986,11 @@ mod tests {
             let mut out = vec![0.5; oc * shape.rows()];
             let mut scratch = vec![0.0; conv.scratch_len(shape)];
             conv.apply(shape, &input, &mut out, &mut scratch, true);
+            // The portable transforms, which this processor's path may skip.
+            let mut portable = vec![0.5; oc * shape.rows()];
+            if !conv.winograd.is_empty() {
+                conv.winograd_body::<[f32; 8]>(shape, &input, &mut portable, &mut scratch, true);
+            }
             for b in 0..2 {
                 let want = direct(&desc, side, &input[b * points * ic..(b + 1) * points * ic]);
                 for (i, w) in want.iter().enumerate() {
@@ -864,6 +999,13 @@ mod tests {
                         (got - w).abs() < 1e-3 * (1.0 + w.abs()),
                         "size {size} side {side}: {got} vs {w}"
                     );
+                    if !conv.winograd.is_empty() {
+                        let got = portable[b * points * oc + i] - 0.5;
+                        assert!(
+                            (got - w).abs() < 1e-3 * (1.0 + w.abs()),
+                            "portable: {got} vs {w}"
+                        );
+                    }
                 }
             }
         }
