@@ -193,13 +193,32 @@ impl Conv {
     ) {
         #[cfg(target_arch = "x86_64")]
         {
-            if has_avx2_fma() {
+            if std::arch::is_x86_feature_detected!("avx512f") {
                 // SAFETY: the processor has the features the function is compiled for.
+                unsafe { self.winograd_avx512(shape, input, output, scratch, accumulate) };
+                return;
+            }
+            if has_avx2_fma() {
+                // SAFETY: as above.
                 unsafe { self.winograd_avx2(shape, input, output, scratch, accumulate) };
                 return;
             }
         }
         self.winograd_body::<[f32; 8]>(shape, input, output, scratch, accumulate);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn winograd_avx512(
+        &self,
+        shape: Shape,
+        input: &[f32],
+        output: &mut [f32],
+        scratch: &mut [f32],
+        accumulate: bool,
+    ) {
+        use std::arch::x86_64::__m512;
+        self.winograd_body::<__m512>(shape, input, output, scratch, accumulate);
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -571,15 +590,103 @@ impl Lanes for std::arch::x86_64::__m256 {
     }
 }
 
+// SAFETY (every block below): as for `__m256`, with AVX-512's check.
+#[cfg(target_arch = "x86_64")]
+impl Lanes for std::arch::x86_64::__m512 {
+    const WIDTH: usize = 16;
+    #[inline(always)]
+    fn zero() -> Self {
+        unsafe { std::arch::x86_64::_mm512_setzero_ps() }
+    }
+    #[inline(always)]
+    fn load(from: &[f32]) -> Self {
+        let from = &from[..16];
+        unsafe { std::arch::x86_64::_mm512_loadu_ps(from.as_ptr()) }
+    }
+    #[inline(always)]
+    fn store(self, to: &mut [f32]) {
+        let to = &mut to[..16];
+        unsafe { std::arch::x86_64::_mm512_storeu_ps(to.as_mut_ptr(), self) }
+    }
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm512_add_ps(self, other) }
+    }
+    #[inline(always)]
+    fn sub(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm512_sub_ps(self, other) }
+    }
+    #[inline(always)]
+    fn mul_add(self, k: f32, other: Self) -> Self {
+        use std::arch::x86_64::{_mm512_fmadd_ps, _mm512_set1_ps};
+        unsafe { _mm512_fmadd_ps(self, _mm512_set1_ps(k), other) }
+    }
+}
+
 /// Whether the processor has AVX2 and FMA (the fast paths are compiled for them).
 #[cfg(target_arch = "x86_64")]
 fn has_avx2_fma() -> bool {
     std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
 }
 
-/// Rows of the block the kernel computes at once, and its columns.
-const MR: usize = 6;
+/// Columns of a kernel block (the packed panels' width).
 const NR: usize = 16;
+/// The most rows a kernel block has (AVX-512's).
+const MR_MAX: usize = 14;
+
+/// The product kernels, each for the instructions it is compiled with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// Plain Rust (any processor): blocks of 6×16.
+    Portable,
+    /// AVX2 and FMA: 6×16 blocks in 12 of its 16 registers.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// AVX-512: 14×16 blocks, a 16-float register a row, 14 of its 32.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Kernel {
+    /// The fastest kernel this processor runs (detected once, then cached
+    /// by the standard library).
+    pub fn detected() -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                return Kernel::Avx512;
+            }
+            if has_avx2_fma() {
+                return Kernel::Avx2;
+            }
+        }
+        Kernel::Portable
+    }
+
+    /// Every kernel this processor runs.
+    pub fn available() -> Vec<Kernel> {
+        let mut all = vec![Kernel::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if has_avx2_fma() {
+                all.push(Kernel::Avx2);
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                all.push(Kernel::Avx512);
+            }
+        }
+        all
+    }
+
+    /// Rows of its blocks.
+    fn rows(self) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => MR_MAX,
+            _ => 6,
+        }
+    }
+}
 
 /// A constant right-hand matrix (`k × n`, the weights) packed for [`gemm`]:
 /// panels of 16 columns, each stored row after row (zero past column `n`),
@@ -611,38 +718,38 @@ impl Packed {
 }
 
 /// `c = a · b` (or `c += a · b`) for a row-major `m × k` matrix `a` and a
-/// packed `k × n` matrix `b`, into the row-major `m × n` matrix `c`:
-/// 6×16 blocks of `c` kept in registers while `k` runs (AVX2 and FMA
-/// `dst = row`, or `dst += row` with `accumulate`.
-#[inline(always)]
-fn store_row(dst: &mut [f32], row: &[f32], accumulate: bool) {
-    if accumulate {
-        for (d, &v) in dst.iter_mut().zip(row) {
-            *d += v;
-        }
-    } else {
-        dst.copy_from_slice(row);
-    }
+/// packed `k × n` matrix `b`, into the row-major `m × n` matrix `c`: blocks
+/// of `c` (up to 14×16) kept in registers while `k` runs, with the fastest
+/// kernel the processor has.
+pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
+    gemm_with(Kernel::detected(), m, a, b, c, accumulate);
 }
 
-/// where the processor has them).
-pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
+/// [`gemm`] with the kernel given (one the processor runs).
+pub fn gemm_with(kernel: Kernel, m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
     let (k, n) = (b.k, b.n);
     assert!(a.len() >= m * k && c.len() >= m * n);
     // The block's products; `block` writes the rows it computes.
-    let mut acc = [[0.0f32; NR]; MR];
+    let mut acc = [[0.0f32; NR]; MR_MAX];
+    // The rows in as few blocks as the kernel allows, shared out evenly
+    // (25 rows as five blocks of five with 6-row blocks, not four of six
+    // and one of one, which would leave the kernel waiting on its loads).
+    let blocks = m.div_ceil(kernel.rows());
     for p in 0..n.div_ceil(NR) {
         let panel = b.panel(p);
         let j0 = p * NR;
         let cols = NR.min(n - j0);
-        // The rows in as few blocks as MR allows, shared out evenly (25
-        // rows as five blocks of five, not four of six and one of one,
-        // which would leave the kernel waiting on its loads).
-        let blocks = m.div_ceil(MR);
         for nth in 0..blocks {
             let i0 = nth * m / blocks;
             let rows = (nth + 1) * m / blocks - i0;
-            block(&a[i0 * k..(i0 + rows) * k], k, rows, panel, &mut acc);
+            block(
+                kernel,
+                &a[i0 * k..(i0 + rows) * k],
+                k,
+                rows,
+                panel,
+                &mut acc,
+            );
             for (r, acc_row) in acc.iter().enumerate().take(rows) {
                 let dst = &mut c[(i0 + r) * n + j0..(i0 + r) * n + j0 + cols];
                 // A whole panel's row as one fixed-size copy (no call to memcpy).
@@ -656,26 +763,55 @@ pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
     }
 }
 
-/// One block: `acc[r] = Σ_kk a[r][kk] · panel[kk]` for the `rows` rows of `a`.
-fn block(a: &[f32], k: usize, rows: usize, panel: &[f32], acc: &mut [[f32; NR]; MR]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if has_avx2_fma() {
-            // SAFETY: the processor has AVX2 and FMA; `a` holds `rows` rows
-            // of `k` values and `panel` k rows of NR values (checked inside).
-            unsafe {
-                match rows {
-                    6 => block_avx2_fma::<6>(a, k, panel, acc),
-                    5 => block_avx2_fma::<5>(a, k, panel, acc),
-                    4 => block_avx2_fma::<4>(a, k, panel, acc),
-                    3 => block_avx2_fma::<3>(a, k, panel, acc),
-                    2 => block_avx2_fma::<2>(a, k, panel, acc),
-                    _ => block_avx2_fma::<1>(a, k, panel, acc),
-                }
-            }
-            return;
+/// `dst = row`, or `dst += row` with `accumulate`.
+#[inline(always)]
+fn store_row(dst: &mut [f32], row: &[f32], accumulate: bool) {
+    if accumulate {
+        for (d, &v) in dst.iter_mut().zip(row) {
+            *d += v;
         }
+    } else {
+        dst.copy_from_slice(row);
     }
+}
+
+/// Calls `$kernel::<R>` for the block's `$rows` rows, R from 1 to the arms given.
+macro_rules! by_rows {
+    ($rows:expr, $kernel:ident, $args:tt, [$($r:literal)*]) => {
+        match $rows {
+            $($r => $kernel::<$r> $args,)*
+            _ => unreachable!("a block has at most the kernel's rows"),
+        }
+    };
+}
+
+/// One block: `acc[r] = Σ_kk a[r][kk] · panel[kk]` for the `rows` rows of
+/// `a` (at most the kernel's rows).
+fn block(
+    kernel: Kernel,
+    a: &[f32],
+    k: usize,
+    rows: usize,
+    panel: &[f32],
+    acc: &mut [[f32; NR]; MR_MAX],
+) {
+    match kernel {
+        // SAFETY (both): the kernel was detected on this processor
+        // (`Kernel::detected`, `Kernel::available`); the lengths of `a` and
+        // `panel` are checked inside.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe {
+            by_rows!(rows, block_avx2_fma, (a, k, panel, acc), [1 2 3 4 5 6])
+        },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => unsafe {
+            by_rows!(rows, block_avx512, (a, k, panel, acc), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
+        },
+        Kernel::Portable => block_portable(a, k, rows, panel, acc),
+    }
+}
+
+fn block_portable(a: &[f32], k: usize, rows: usize, panel: &[f32], acc: &mut [[f32; NR]; MR_MAX]) {
     for acc_row in acc.iter_mut().take(rows) {
         *acc_row = [0.0; NR];
     }
@@ -696,7 +832,7 @@ unsafe fn block_avx2_fma<const R: usize>(
     a: &[f32],
     k: usize,
     panel: &[f32],
-    acc: &mut [[f32; NR]; MR],
+    acc: &mut [[f32; NR]; MR_MAX],
 ) {
     use std::arch::x86_64::*;
     assert!(a.len() >= R * k && panel.len() >= NR * k);
@@ -722,6 +858,34 @@ unsafe fn block_avx2_fma<const R: usize>(
             _mm256_storeu_ps(out.as_mut_ptr(), cr[0]);
             _mm256_storeu_ps(out.as_mut_ptr().add(8), cr[1]);
         }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn block_avx512<const R: usize>(
+    a: &[f32],
+    k: usize,
+    panel: &[f32],
+    acc: &mut [[f32; NR]; MR_MAX],
+) {
+    use std::arch::x86_64::*;
+    assert!(a.len() >= R * k && panel.len() >= NR * k);
+    let mut c = [_mm512_setzero_ps(); R];
+    let ap = a.as_ptr();
+    let bp = panel.as_ptr();
+    for kk in 0..k {
+        // SAFETY: kk < k, so every offset is within the lengths asserted above.
+        unsafe {
+            let b = _mm512_loadu_ps(bp.add(kk * NR));
+            for (r, cr) in c.iter_mut().enumerate() {
+                *cr = _mm512_fmadd_ps(_mm512_set1_ps(*ap.add(r * k + kk)), b, *cr);
+            }
+        }
+    }
+    for (cr, out) in c.iter().zip(acc.iter_mut()) {
+        // SAFETY: each row of `acc` holds NR = 16 floats.
+        unsafe { _mm512_storeu_ps(out.as_mut_ptr(), *cr) };
     }
 }
 
@@ -963,9 +1127,9 @@ mod tests {
     fn each_convolution_path_equals_a_direct_convolution_in_a_batch() {
         // 1×1 (a product), 3×3 and 5×5 (Winograd, with partial edge tiles),
         // 7×7 (im2col); 19 output channels leave a partial block in the
-        // kernel, 13 and 19 channels a rest after the transforms' eight lanes.
+        // kernel, 21 and 19 channels a rest after the transforms' 8 or 16 lanes.
         for (size, side) in [(1, 5), (3, 7), (3, 19), (5, 9), (3, 2), (7, 6)] {
-            let (ic, oc) = (13, 19);
+            let (ic, oc) = (21, 19);
             let weights: Vec<f32> = (0..oc * ic * size * size)
                 .map(|i| ((i * 37 % 11) as f32 - 5.0) / 7.0)
                 .collect();
@@ -986,10 +1150,31 @@ mod tests {
             let mut out = vec![0.5; oc * shape.rows()];
             let mut scratch = vec![0.0; conv.scratch_len(shape)];
             conv.apply(shape, &input, &mut out, &mut scratch, true);
-            // The portable transforms, which this processor's path may skip.
-            let mut portable = vec![0.5; oc * shape.rows()];
+            // Each Winograd path this processor runs, beside the one `apply` takes.
+            let mut paths: Vec<Vec<f32>> = Vec::new();
             if !conv.winograd.is_empty() {
-                conv.winograd_body::<[f32; 8]>(shape, &input, &mut portable, &mut scratch, true);
+                let mut run = |path: &dyn Fn(&mut [f32], &mut [f32])| {
+                    let mut out = vec![0.5; oc * shape.rows()];
+                    path(&mut out, &mut scratch);
+                    paths.push(out);
+                };
+                run(&|out, scratch| {
+                    conv.winograd_body::<[f32; 8]>(shape, &input, out, scratch, true)
+                });
+                #[cfg(target_arch = "x86_64")]
+                {
+                    // SAFETY: each runs only where the processor has its features.
+                    if has_avx2_fma() {
+                        run(&|out, scratch| unsafe {
+                            conv.winograd_avx2(shape, &input, out, scratch, true)
+                        });
+                    }
+                    if std::arch::is_x86_feature_detected!("avx512f") {
+                        run(&|out, scratch| unsafe {
+                            conv.winograd_avx512(shape, &input, out, scratch, true)
+                        });
+                    }
+                }
             }
             for b in 0..2 {
                 let want = direct(&desc, side, &input[b * points * ic..(b + 1) * points * ic]);
@@ -999,11 +1184,11 @@ mod tests {
                         (got - w).abs() < 1e-3 * (1.0 + w.abs()),
                         "size {size} side {side}: {got} vs {w}"
                     );
-                    if !conv.winograd.is_empty() {
-                        let got = portable[b * points * oc + i] - 0.5;
+                    for (nth, path) in paths.iter().enumerate() {
+                        let got = path[b * points * oc + i] - 0.5;
                         assert!(
                             (got - w).abs() < 1e-3 * (1.0 + w.abs()),
-                            "portable: {got} vs {w}"
+                            "path {nth}: {got} vs {w}"
                         );
                     }
                 }
@@ -1012,16 +1197,29 @@ mod tests {
     }
 
     #[test]
-    fn the_kernel_multiplies_matrices_of_any_shape() {
-        for (m, k, n) in [(1, 1, 1), (4, 3, 16), (7, 5, 33), (25, 96, 96)] {
-            let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
-            let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
-            let mut c = vec![1.0; m * n];
-            gemm(m, &a, &Packed::new(k, n, &b), &mut c, true);
-            for i in 0..m {
-                for j in 0..n {
-                    let want: f32 = 1.0 + (0..k).map(|x| a[i * k + x] * b[x * n + j]).sum::<f32>();
-                    assert_eq!(c[i * n + j], want);
+    fn every_kernel_multiplies_matrices_of_any_shape() {
+        // Row counts from one block to several uneven ones for each kernel
+        // (6 and 14 rows a block), column counts with partial panels.
+        let shapes = [
+            (1, 1, 1),
+            (4, 3, 16),
+            (7, 5, 33),
+            (15, 4, 17),
+            (25, 96, 96),
+            (29, 7, 8),
+        ];
+        for kernel in Kernel::available() {
+            for (m, k, n) in shapes {
+                let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
+                let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
+                let mut c = vec![1.0; m * n];
+                gemm_with(kernel, m, &a, &Packed::new(k, n, &b), &mut c, true);
+                for i in 0..m {
+                    for j in 0..n {
+                        let want: f32 =
+                            1.0 + (0..k).map(|x| a[i * k + x] * b[x * n + j]).sum::<f32>();
+                        assert_eq!(c[i * n + j], want, "{kernel:?} {m}×{k}×{n}");
+                    }
                 }
             }
         }
