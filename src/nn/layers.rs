@@ -9,11 +9,11 @@
 //! 3×3 convolution then takes about a quarter of the multiplications of a
 //! direct one. 1×1 convolutions are one matrix product; other sizes an
 //! im2col and a product. The products run on [`gemm`], a register-blocked
-//! kernel over weights packed once at load time, in AVX2 and FMA where the
-//! processor has them (chosen at run time); the tile transforms run on eight
-//! channels at once, in an AVX register there (`Lanes`). Batch norms are
-//! a scale and a bias per channel, applied with the activation in one pass;
-//! pooling is KataGo's.
+//! kernel over weights packed once at load time, in AVX-512, or AVX2 and
+//! FMA, where the processor has them ([`Kernel`], chosen at run time); the
+//! tile transforms run on 16 or 8 channels at once, one vector register
+//! (`Lanes`). Batch norms are a scale and a bias per channel, applied with
+//! the activation in one pass; pooling is KataGo's.
 //!
 //! Every buffer is the caller's: nothing here allocates.
 
