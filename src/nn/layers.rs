@@ -191,61 +191,47 @@ impl Conv {
         scratch: &mut [f32],
         accumulate: bool,
     ) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the processor has the features the function is compiled for.
-                unsafe { self.winograd_avx512(shape, input, output, scratch, accumulate) };
-                return;
-            }
-            if has_avx2_fma() {
-                // SAFETY: as above.
-                unsafe { self.winograd_avx2(shape, input, output, scratch, accumulate) };
-                return;
-            }
+        let io = WinogradIo {
+            shape,
+            input,
+            output,
+            scratch,
+            accumulate,
+        };
+        match Kernel::detected() {
+            // SAFETY (both): the processor has the features the function
+            // is compiled for.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { self.winograd_avx512(io) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { self.winograd_avx2(io) },
+            Kernel::Portable => self.winograd_body::<[f32; 8]>(io),
         }
-        self.winograd_body::<[f32; 8]>(shape, input, output, scratch, accumulate);
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    fn winograd_avx512(
-        &self,
-        shape: Shape,
-        input: &[f32],
-        output: &mut [f32],
-        scratch: &mut [f32],
-        accumulate: bool,
-    ) {
-        use std::arch::x86_64::__m512;
-        self.winograd_body::<__m512>(shape, input, output, scratch, accumulate);
+    fn winograd_avx512(&self, io: WinogradIo) {
+        self.winograd_body::<std::arch::x86_64::__m512>(io);
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    fn winograd_avx2(
-        &self,
-        shape: Shape,
-        input: &[f32],
-        output: &mut [f32],
-        scratch: &mut [f32],
-        accumulate: bool,
-    ) {
-        use std::arch::x86_64::__m256;
-        self.winograd_body::<__m256>(shape, input, output, scratch, accumulate);
+    fn winograd_avx2(&self, io: WinogradIo) {
+        self.winograd_body::<std::arch::x86_64::__m256>(io);
     }
 
     /// The Winograd convolution; the transforms run on `V::WIDTH` channels
     /// at a time, the rest one by one.
     #[inline(always)]
-    fn winograd_body<V: Lanes>(
-        &self,
-        shape: Shape,
-        input: &[f32],
-        output: &mut [f32],
-        scratch: &mut [f32],
-        accumulate: bool,
-    ) {
+    fn winograd_body<V: Lanes>(&self, io: WinogradIo) {
+        let WinogradIo {
+            shape,
+            input,
+            output,
+            scratch,
+            accumulate,
+        } = io;
         let n = shape.side;
         let points = shape.points();
         let out_tile = self.out_tile();
@@ -414,6 +400,16 @@ impl Conv {
     }
 }
 
+/// What one Winograd convolution reads and writes: `output = conv(input)`,
+/// or `output += conv(input)` with `accumulate`, through `scratch`.
+struct WinogradIo<'a> {
+    shape: Shape,
+    input: &'a [f32],
+    output: &'a mut [f32],
+    scratch: &'a mut [f32],
+    accumulate: bool,
+}
+
 /// Where a tile point's channels lie in the transformed tiles:
 /// `[tile point][tile][channel]`.
 #[derive(Clone, Copy)]
@@ -555,73 +551,71 @@ impl Lanes for [f32; 8] {
     }
 }
 
-// SAFETY (every block below): an `__m256` exists only where the Winograd
-// path was chosen after `has_avx2_fma`, so the instructions are there; the
-// loads and stores go through slices checked to hold eight values.
+/// `Lanes` for a vector register type, from its intrinsics.
 #[cfg(target_arch = "x86_64")]
-impl Lanes for std::arch::x86_64::__m256 {
-    const WIDTH: usize = 8;
-    #[inline(always)]
-    fn zero() -> Self {
-        unsafe { std::arch::x86_64::_mm256_setzero_ps() }
-    }
-    #[inline(always)]
-    fn load(from: &[f32]) -> Self {
-        let from = &from[..8];
-        unsafe { std::arch::x86_64::_mm256_loadu_ps(from.as_ptr()) }
-    }
-    #[inline(always)]
-    fn store(self, to: &mut [f32]) {
-        let to = &mut to[..8];
-        unsafe { std::arch::x86_64::_mm256_storeu_ps(to.as_mut_ptr(), self) }
-    }
-    #[inline(always)]
-    fn add(self, other: Self) -> Self {
-        unsafe { std::arch::x86_64::_mm256_add_ps(self, other) }
-    }
-    #[inline(always)]
-    fn sub(self, other: Self) -> Self {
-        unsafe { std::arch::x86_64::_mm256_sub_ps(self, other) }
-    }
-    #[inline(always)]
-    fn mul_add(self, k: f32, other: Self) -> Self {
-        use std::arch::x86_64::{_mm256_fmadd_ps, _mm256_set1_ps};
-        unsafe { _mm256_fmadd_ps(self, _mm256_set1_ps(k), other) }
-    }
+macro_rules! register_lanes {
+    ($ty:ident, $width:literal, $zero:ident, $load:ident, $store:ident, $add:ident, $sub:ident, $fmadd:ident, $set1:ident) => {
+        // SAFETY (every block below): a register of this type exists only
+        // where the Winograd path for it was chosen after the processor's
+        // features were checked (`apply_winograd`), so the instructions are
+        // there; the loads and stores go through slices checked to hold
+        // `$width` values.
+        impl Lanes for std::arch::x86_64::$ty {
+            const WIDTH: usize = $width;
+            #[inline(always)]
+            fn zero() -> Self {
+                unsafe { std::arch::x86_64::$zero() }
+            }
+            #[inline(always)]
+            fn load(from: &[f32]) -> Self {
+                let from = &from[..$width];
+                unsafe { std::arch::x86_64::$load(from.as_ptr()) }
+            }
+            #[inline(always)]
+            fn store(self, to: &mut [f32]) {
+                let to = &mut to[..$width];
+                unsafe { std::arch::x86_64::$store(to.as_mut_ptr(), self) }
+            }
+            #[inline(always)]
+            fn add(self, other: Self) -> Self {
+                unsafe { std::arch::x86_64::$add(self, other) }
+            }
+            #[inline(always)]
+            fn sub(self, other: Self) -> Self {
+                unsafe { std::arch::x86_64::$sub(self, other) }
+            }
+            #[inline(always)]
+            fn mul_add(self, k: f32, other: Self) -> Self {
+                unsafe { std::arch::x86_64::$fmadd(self, std::arch::x86_64::$set1(k), other) }
+            }
+        }
+    };
 }
 
-// SAFETY (every block below): as for `__m256`, with AVX-512's check.
 #[cfg(target_arch = "x86_64")]
-impl Lanes for std::arch::x86_64::__m512 {
-    const WIDTH: usize = 16;
-    #[inline(always)]
-    fn zero() -> Self {
-        unsafe { std::arch::x86_64::_mm512_setzero_ps() }
-    }
-    #[inline(always)]
-    fn load(from: &[f32]) -> Self {
-        let from = &from[..16];
-        unsafe { std::arch::x86_64::_mm512_loadu_ps(from.as_ptr()) }
-    }
-    #[inline(always)]
-    fn store(self, to: &mut [f32]) {
-        let to = &mut to[..16];
-        unsafe { std::arch::x86_64::_mm512_storeu_ps(to.as_mut_ptr(), self) }
-    }
-    #[inline(always)]
-    fn add(self, other: Self) -> Self {
-        unsafe { std::arch::x86_64::_mm512_add_ps(self, other) }
-    }
-    #[inline(always)]
-    fn sub(self, other: Self) -> Self {
-        unsafe { std::arch::x86_64::_mm512_sub_ps(self, other) }
-    }
-    #[inline(always)]
-    fn mul_add(self, k: f32, other: Self) -> Self {
-        use std::arch::x86_64::{_mm512_fmadd_ps, _mm512_set1_ps};
-        unsafe { _mm512_fmadd_ps(self, _mm512_set1_ps(k), other) }
-    }
-}
+register_lanes!(
+    __m256,
+    8,
+    _mm256_setzero_ps,
+    _mm256_loadu_ps,
+    _mm256_storeu_ps,
+    _mm256_add_ps,
+    _mm256_sub_ps,
+    _mm256_fmadd_ps,
+    _mm256_set1_ps
+);
+#[cfg(target_arch = "x86_64")]
+register_lanes!(
+    __m512,
+    16,
+    _mm512_setzero_ps,
+    _mm512_loadu_ps,
+    _mm512_storeu_ps,
+    _mm512_add_ps,
+    _mm512_sub_ps,
+    _mm512_fmadd_ps,
+    _mm512_set1_ps
+);
 
 /// Whether the processor has AVX2 and FMA (the fast paths are compiled for them).
 #[cfg(target_arch = "x86_64")]
@@ -1153,26 +1147,26 @@ mod tests {
             // Each Winograd path this processor runs, beside the one `apply` takes.
             let mut paths: Vec<Vec<f32>> = Vec::new();
             if !conv.winograd.is_empty() {
-                let mut run = |path: &dyn Fn(&mut [f32], &mut [f32])| {
+                let mut run = |path: &dyn Fn(WinogradIo)| {
                     let mut out = vec![0.5; oc * shape.rows()];
-                    path(&mut out, &mut scratch);
+                    path(WinogradIo {
+                        shape,
+                        input: &input,
+                        output: &mut out,
+                        scratch: &mut scratch,
+                        accumulate: true,
+                    });
                     paths.push(out);
                 };
-                run(&|out, scratch| {
-                    conv.winograd_body::<[f32; 8]>(shape, &input, out, scratch, true)
-                });
+                run(&|io| conv.winograd_body::<[f32; 8]>(io));
                 #[cfg(target_arch = "x86_64")]
                 {
                     // SAFETY: each runs only where the processor has its features.
                     if has_avx2_fma() {
-                        run(&|out, scratch| unsafe {
-                            conv.winograd_avx2(shape, &input, out, scratch, true)
-                        });
+                        run(&|io| unsafe { conv.winograd_avx2(io) });
                     }
                     if std::arch::is_x86_feature_detected!("avx512f") {
-                        run(&|out, scratch| unsafe {
-                            conv.winograd_avx512(shape, &input, out, scratch, true)
-                        });
+                        run(&|io| unsafe { conv.winograd_avx512(io) });
                     }
                 }
             }
