@@ -198,9 +198,16 @@ impl Conv {
             scratch,
             accumulate,
         };
-        match Kernel::detected() {
+        self.winograd_with(Kernel::detected(), io);
+    }
+
+    /// The Winograd convolution with the transforms in `kernel`'s
+    /// instructions (a kernel the processor runs).
+    fn winograd_with(&self, kernel: Kernel, io: WinogradIo) {
+        assert!(kernel.runs_here(), "{kernel:?} on this processor");
+        match kernel {
             // SAFETY (both): the processor has the features the function
-            // is compiled for.
+            // is compiled for (asserted above).
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => unsafe { self.winograd_avx512(io) },
             #[cfg(target_arch = "x86_64")]
@@ -457,12 +464,13 @@ fn transform_input<V: Lanes>(
 #[inline(always)]
 fn input_lanes<V: Lanes>(z: [V; 6]) -> [V; 6] {
     let [z0, z1, z2, z3, z4, z5] = z;
+    let diff42 = z4.sub(z2);
     [
         z0.mul_add(4.0, z2.mul_add(-5.0, z4)),
         z1.add(z2).mul_add(-4.0, z3.add(z4)),
         z1.sub(z2).mul_add(4.0, z4.sub(z3)),
-        z3.sub(z1).mul_add(2.0, z4.sub(z2)),
-        z1.sub(z3).mul_add(2.0, z4.sub(z2)),
+        z3.sub(z1).mul_add(2.0, diff42),
+        z1.sub(z3).mul_add(2.0, diff42),
         z1.mul_add(4.0, z3.mul_add(-5.0, z5)),
     ]
 }
@@ -557,7 +565,7 @@ macro_rules! register_lanes {
     ($ty:ident, $width:literal, $zero:ident, $load:ident, $store:ident, $add:ident, $sub:ident, $fmadd:ident, $set1:ident) => {
         // SAFETY (every block below): a register of this type exists only
         // where the Winograd path for it was chosen after the processor's
-        // features were checked (`apply_winograd`), so the instructions are
+        // features were checked (`winograd_with`), so the instructions are
         // there; the loads and stores go through slices checked to hold
         // `$width` values.
         impl Lanes for std::arch::x86_64::$ty {
@@ -617,12 +625,6 @@ register_lanes!(
     _mm512_set1_ps
 );
 
-/// Whether the processor has AVX2 and FMA (the fast paths are compiled for them).
-#[cfg(target_arch = "x86_64")]
-fn has_avx2_fma() -> bool {
-    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-}
-
 /// Columns of a kernel block (the packed panels' width).
 const NR: usize = 16;
 /// The most rows a kernel block has (AVX-512's).
@@ -642,34 +644,40 @@ pub enum Kernel {
 }
 
 impl Kernel {
-    /// The fastest kernel this processor runs (detected once, then cached
-    /// by the standard library).
-    pub fn detected() -> Kernel {
+    /// From the slowest to the fastest.
+    const ALL: &[Kernel] = &[
+        Kernel::Portable,
         #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                return Kernel::Avx512;
+        Kernel::Avx2,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512,
+    ];
+
+    /// Whether this processor has the instructions the kernel is compiled
+    /// for (detected once, then cached by the standard library).
+    fn runs_here(self) -> bool {
+        match self {
+            Kernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
             }
-            if has_avx2_fma() {
-                return Kernel::Avx2;
-            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
         }
-        Kernel::Portable
     }
 
-    /// Every kernel this processor runs.
-    pub fn available() -> Vec<Kernel> {
-        let mut all = vec![Kernel::Portable];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if has_avx2_fma() {
-                all.push(Kernel::Avx2);
-            }
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                all.push(Kernel::Avx512);
-            }
-        }
-        all
+    /// The fastest kernel this processor runs.
+    pub fn detected() -> Kernel {
+        Self::available()
+            .last()
+            .expect("the portable kernel runs anywhere")
+    }
+
+    /// Every kernel this processor runs, from the slowest to the fastest.
+    pub fn available() -> impl DoubleEndedIterator<Item = Kernel> {
+        Self::ALL.iter().copied().filter(|k| k.runs_here())
     }
 
     /// Rows of its blocks.
@@ -722,6 +730,7 @@ pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
 /// [`gemm`] with the kernel given (one the processor runs).
 pub fn gemm_with(kernel: Kernel, m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
     let (k, n) = (b.k, b.n);
+    assert!(kernel.runs_here(), "{kernel:?} on this processor");
     assert!(a.len() >= m * k && c.len() >= m * n);
     // The block's products; `block` writes the rows it computes.
     let mut acc = [[0.0f32; NR]; MR_MAX];
@@ -790,9 +799,9 @@ fn block(
     acc: &mut [[f32; NR]; MR_MAX],
 ) {
     match kernel {
-        // SAFETY (both): the kernel was detected on this processor
-        // (`Kernel::detected`, `Kernel::available`); the lengths of `a` and
-        // `panel` are checked inside.
+        // SAFETY (both): the processor runs the kernel (asserted by
+        // `gemm_with`, the only caller); the lengths of `a` and `panel` are
+        // checked inside.
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => unsafe {
             by_rows!(rows, block_avx2_fma, (a, k, panel, acc), [1 2 3 4 5 6])
@@ -1144,30 +1153,21 @@ mod tests {
             let mut out = vec![0.5; oc * shape.rows()];
             let mut scratch = vec![0.0; conv.scratch_len(shape)];
             conv.apply(shape, &input, &mut out, &mut scratch, true);
-            // Each Winograd path this processor runs, beside the one `apply` takes.
-            let mut paths: Vec<Vec<f32>> = Vec::new();
+            // The Winograd transforms in each kernel's instructions this
+            // processor runs, beside the path `apply` takes.
+            let mut paths: Vec<(Kernel, Vec<f32>)> = Vec::new();
             if !conv.winograd.is_empty() {
-                let mut run = |path: &dyn Fn(WinogradIo)| {
+                for kernel in Kernel::available() {
                     let mut out = vec![0.5; oc * shape.rows()];
-                    path(WinogradIo {
+                    let io = WinogradIo {
                         shape,
                         input: &input,
                         output: &mut out,
                         scratch: &mut scratch,
                         accumulate: true,
-                    });
-                    paths.push(out);
-                };
-                run(&|io| conv.winograd_body::<[f32; 8]>(io));
-                #[cfg(target_arch = "x86_64")]
-                {
-                    // SAFETY: each runs only where the processor has its features.
-                    if has_avx2_fma() {
-                        run(&|io| unsafe { conv.winograd_avx2(io) });
-                    }
-                    if std::arch::is_x86_feature_detected!("avx512f") {
-                        run(&|io| unsafe { conv.winograd_avx512(io) });
-                    }
+                    };
+                    conv.winograd_with(kernel, io);
+                    paths.push((kernel, out));
                 }
             }
             for b in 0..2 {
@@ -1178,11 +1178,11 @@ mod tests {
                         (got - w).abs() < 1e-3 * (1.0 + w.abs()),
                         "size {size} side {side}: {got} vs {w}"
                     );
-                    for (nth, path) in paths.iter().enumerate() {
+                    for (kernel, path) in &paths {
                         let got = path[b * points * oc + i] - 0.5;
                         assert!(
                             (got - w).abs() < 1e-3 * (1.0 + w.abs()),
-                            "path {nth}: {got} vs {w}"
+                            "{kernel:?}: {got} vs {w}"
                         );
                     }
                 }
