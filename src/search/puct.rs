@@ -246,6 +246,14 @@ impl Job<'_> {
     /// path (so that other threads look elsewhere), evaluates the leaf with
     /// the lock released, then expands it and backs its value up. `false`
     /// when the search is done.
+    /// Whether the restriction, if any, lets `mover` play `mv` (pass
+    /// always) at `depth` below the root (1: the root's moves).
+    fn permits(&self, mover: Color, mv: Option<Point>, depth: usize) -> bool {
+        self.restrict
+            .as_ref()
+            .is_none_or(|r| mv.is_none_or(|p| r.permits(mover, p, depth)))
+    }
+
     fn visit(&self, shared: &Mutex<Shared>, w: &mut Walker) -> bool {
         let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
         let mut s = lock();
@@ -260,11 +268,7 @@ impl Job<'_> {
             let at = *w.path.last().expect("the root");
             let mover = w.walk.to_move();
             let depth = w.path.len();
-            let permits = |mv: Option<Point>| {
-                self.restrict
-                    .as_ref()
-                    .is_none_or(|r| mv.is_none_or(|p| r.permits(mover, p, depth)))
-            };
+            let permits = |mv| self.permits(mover, mv, depth);
             let Some(child) = select(&s.nodes, at, at == 0, permits) else {
                 break;
             };
@@ -420,14 +424,9 @@ pub fn search_watched(
     // The most visited move the watch permits (with a budget of a visit
     // or two, an unvisited one by its prior).
     let to_move = game.to_move();
-    let permitted = |mv: Option<Point>| {
-        job.restrict
-            .as_ref()
-            .is_none_or(|r| mv.is_none_or(|p| r.permits(to_move, p, 1)))
-    };
     let best = (root.first..root.first + root.count)
         .map(|i| i as usize)
-        .filter(|&i| !nodes[i].refused && permitted(nodes[i].mv))
+        .filter(|&i| !nodes[i].refused && job.permits(to_move, nodes[i].mv, 1))
         .max_by_key(|&i| (nodes[i].visits, (nodes[i].prior * 1e6) as u64));
     let decision = match best.map(|i| nodes[i].mv) {
         Some(Some(p)) => Decision::Play(p),
