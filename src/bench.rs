@@ -196,12 +196,14 @@ pub fn network(sizes: &[usize], seconds: f64) {
             let out = crate::search::puct::search_watched(
                 &game,
                 &net,
-                crate::search::Budget {
-                    playouts: None,
-                    time: Some(time),
-                },
-                threads as u64,
-                threads,
+                crate::search::puct::Params::new(
+                    crate::search::Budget {
+                        playouts: None,
+                        time: Some(time),
+                    },
+                    threads as u64,
+                )
+                .threads(threads),
                 &std::sync::atomic::AtomicBool::new(false),
                 &mut crate::search::puct::NetTree::default(),
                 None,
@@ -239,6 +241,7 @@ fn nn_ms_per_eval(
                             to_move: game.to_move(),
                             fresh: false,
                             symmetry: s % crate::nn::SYMMETRIES,
+                            white_advantage: 0.0,
                         })
                         .collect();
                     let mut out = vec![Evaluation::default(); batch];

@@ -41,6 +41,14 @@ impl Color {
     pub fn index(self) -> usize {
         self as usize
     }
+    /// What turns a value from White's side into this colour's: 1 for
+    /// White, −1 for Black.
+    pub fn from_white(self) -> f64 {
+        match self {
+            Color::White => 1.0,
+            Color::Black => -1.0,
+        }
+    }
     /// `B` or `W`, as GTP and SGF write it.
     pub fn letter(self) -> char {
         match self {

@@ -104,9 +104,7 @@ pub fn review(
             let outcome = puct::search_watched(
                 &at,
                 net,
-                budget,
-                nth_seed(how.seed, n as u64),
-                how.threads.max(1),
+                puct::Params::new(budget, nth_seed(how.seed, n as u64)).threads(how.threads.max(1)),
                 &stop,
                 &mut tree,
                 Some(watch),

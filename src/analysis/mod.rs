@@ -277,6 +277,7 @@ fn search(
             to_move: game.to_move(),
             fresh: false,
             symmetry: 0,
+            white_advantage: 0.0,
         },
         scratch,
     );
@@ -305,9 +306,7 @@ fn search(
     let outcome = puct::search_watched(
         game,
         net,
-        budget,
-        seed,
-        1,
+        puct::Params::new(budget, seed),
         &job.stop,
         &mut tree,
         Some(watch),

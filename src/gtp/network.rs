@@ -48,6 +48,7 @@ pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
                     to_move,
                     fresh,
                     symmetry,
+                    white_advantage: 0.0,
                 },
                 &mut scratch,
             );

@@ -1,6 +1,6 @@
 //! The evaluations of positions seen before, by a key of everything the
 //! network's inputs read: the stones, the player to move, the ko point, the
-//! last five moves, the komi and the rules. A search that meets a position
+//! last five moves, the komi, the rules and the playout doubling advantage. A search that meets a position
 //! again (a transposition with the same recent moves, the next position of
 //! a game analysed turn by turn, a query asked again) takes its evaluation
 //! from here. Bounded: two generations of at most `capacity` entries each;
@@ -12,9 +12,9 @@
 //! histories ban differently, a banned move is refused when the search
 //! plays it.
 
+use super::Request;
 use super::output::Evaluation;
 use crate::board::Color;
-use crate::game::Game;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -80,15 +80,18 @@ impl Cache {
     }
 }
 
-/// The key of `game` with `to_move` to play, its history read (`fresh`
-/// false) or not.
-pub fn key(game: &Game, to_move: Color, fresh: bool) -> u64 {
+/// The key of a request: its game with its player to move, the history
+/// read (`fresh` false) or not, under its advantage.
+pub fn key(request: &Request) -> u64 {
+    let (game, to_move, fresh) = (request.game, request.to_move, request.fresh);
     let board = game.board();
     let mut h = Fnv::default();
     h.add(board.hash());
     h.add(board.size() as u64);
     h.add(u64::from(to_move == Color::Black));
     h.add(u64::from(fresh));
+    // One key for 0 and −0.
+    h.add(u64::from((request.white_advantage + 0.0).to_bits()));
     h.add(game.komi.to_bits());
     h.add(game.rules.handicap_bonus.points(game.handicap()).to_bits());
     for b in game.rules.name.bytes() {
@@ -127,7 +130,22 @@ impl Fnv {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Game;
     use crate::rules::Rules;
+
+    fn key_with(game: &Game, to_move: Color, fresh: bool, white_advantage: f32) -> u64 {
+        super::key(&Request {
+            game,
+            to_move,
+            fresh,
+            symmetry: 0,
+            white_advantage,
+        })
+    }
+
+    fn key(game: &Game, to_move: Color, fresh: bool) -> u64 {
+        key_with(game, to_move, fresh, 0.0)
+    }
 
     #[test]
     fn keys_tell_apart_what_the_inputs_read() {
@@ -141,6 +159,8 @@ mod tests {
         );
         let japanese = Rules::preset("japanese").unwrap();
         assert_ne!(key(&Game::new(9, japanese, 7.5), Color::Black, false), base);
+        assert_ne!(key_with(&a, Color::Black, false, 1.5), base);
+        assert_eq!(key_with(&a, Color::Black, false, -0.0), base);
         // The same stones reached in another order: other recent moves.
         let p = |x, y| Some(a.board().point(x, y));
         let (c3, g7, e5) = (p(2, 2), p(6, 6), p(4, 4));

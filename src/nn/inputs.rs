@@ -14,7 +14,10 @@
 //! Globals: 0–4 which of the last five moves were passes; 5 the komi from the
 //! mover's side / 20; 6, 7 the ko rule; 8 multi-stone suicide; 9 territory
 //! scoring; 10, 11 the group tax; 14 whether a pass would end the game;
-//! 18 the komi's parity wave under area scoring.
+//! 15, 16 the playout doubling advantage (KataGo's handicap play: the
+//! mover is assumed 2^x times the opponent's playouts, so the network
+//! values positions as a stronger player would); 18 the komi's parity
+//! wave under area scoring.
 //!
 //! kosumi's rulesets map to KataGo's rule fields in [`NetRules::of`]. Pass
 //! stones and White's extra pass (EGC, AGA) have no counterpart there; they
@@ -114,8 +117,16 @@ pub struct FeatureMaker {
 impl FeatureMaker {
     /// Fills `f` for `to_move` in `game`. With `fresh` the position is seen
     /// as KataGo sees a position set up for another player than the one the
-    /// history expects: no history, no ko.
-    pub fn fill(&mut self, game: &Game, to_move: Color, fresh: bool, f: &mut Features) {
+    /// history expects: no history, no ko. `advantage` is the mover's
+    /// playout doublings over its opponent (0: an even match).
+    pub fn fill(
+        &mut self,
+        game: &Game,
+        to_move: Color,
+        fresh: bool,
+        advantage: f32,
+        f: &mut Features,
+    ) {
         let board = game.board();
         let n = board.size();
         if f.side != n {
@@ -243,6 +254,12 @@ impl FeatureMaker {
         }
         if pass_ends_phase && !suppress {
             f.global[14] = 1.0;
+        }
+        // KataGo marks any advantage at all in 15: the network was trained
+        // to play differently once it is set, however slightly.
+        if advantage != 0.0 {
+            f.global[15] = 1.0;
+            f.global[16] = 0.5 * advantage;
         }
         if !rules.territory {
             f.global[18] = parity_wave(self_komi, points);
@@ -385,7 +402,7 @@ mod tests {
         let mut game = Game::new(9, Rules::preset("japanese").unwrap(), 6.5);
         play(&mut game, &["E5", "D5", "pass"]);
         let mut f = Features::new(9);
-        FeatureMaker::default().fill(&game, Color::White, false, &mut f);
+        FeatureMaker::default().fill(&game, Color::White, false, 0.0, &mut f);
         let at = |plane: usize, v: &str| {
             let p = parse_vertex(v, 9).unwrap().unwrap();
             f.spatial[plane * 81 + position(game.board(), p)]
@@ -406,7 +423,7 @@ mod tests {
         // history (KataGo's friendly pass).
         let mut game = Game::new(9, Rules::default(), 7.5);
         play(&mut game, &["E5", "D5", "pass"]);
-        FeatureMaker::default().fill(&game, Color::White, false, &mut f);
+        FeatureMaker::default().fill(&game, Color::White, false, 0.0, &mut f);
         assert_eq!(f.global[0], 0.0);
         assert_eq!(f.global[14], 0.0);
         assert_eq!(f.global[6], 1.0, "positional superko");

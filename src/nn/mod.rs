@@ -66,6 +66,20 @@ pub struct Request<'a> {
     /// See the note on `fresh` in [`FeatureMaker::fill`].
     pub fresh: bool,
     pub symmetry: usize,
+    /// The playout doublings White is assumed to have over Black (negative:
+    /// Black over White; 0 an even match): KataGo's playout doubling
+    /// advantage, which its network reads to play handicap games.
+    pub white_advantage: f32,
+}
+
+impl Request<'_> {
+    /// The advantage from the side of the player to move.
+    pub fn mover_advantage(&self) -> f32 {
+        match self.to_move {
+            Color::White => self.white_advantage,
+            Color::Black => -self.white_advantage,
+        }
+    }
 }
 
 /// The buffers one thread's evaluations reuse.
@@ -126,7 +140,7 @@ impl Evaluator {
     /// position was evaluated before (in whatever symmetry it was then),
     /// through the network otherwise, and kept.
     pub fn evaluate_cached(&self, request: Request, scratch: &mut Scratch, out: &mut Evaluation) {
-        let key = cache::key(request.game, request.to_move, request.fresh);
+        let key = cache::key(&request);
         if let Some(known) = self.cache.get(key) {
             out.clone_from(&known);
             return;
@@ -160,6 +174,7 @@ impl Evaluator {
                 to_move: game.to_move(),
                 fresh: false,
                 symmetry,
+                white_advantage: 0.0,
             })
             .collect();
         let mut evals = vec![Evaluation::default(); requests.len()];
@@ -214,7 +229,9 @@ impl Evaluator {
         scratch.features.resize_with(batch, || Features::new(side));
         scratch.raw.resize_with(batch, RawOutput::default);
         for (r, f) in requests.iter().zip(&mut scratch.features) {
-            scratch.maker.fill(r.game, r.to_move, r.fresh, f);
+            scratch
+                .maker
+                .fill(r.game, r.to_move, r.fresh, r.mover_advantage(), f);
         }
         let (spatial, global) = self.network.input_planes(&mut scratch.workspace, shape);
         for (b, (r, f)) in requests.iter().zip(&scratch.features).enumerate() {
@@ -271,6 +288,34 @@ mod tests {
     use crate::rules::Rules;
 
     #[test]
+    fn the_network_reads_the_playout_doubling_advantage() {
+        // Nine stones on 19×19, White to move: White, assumed much the
+        // stronger, sees its deficit halved (KataGo's handicap play).
+        let net = Evaluator::embedded();
+        let mut game = Game::new(19, Rules::default(), 0.5);
+        let stones: Vec<_> = crate::handicap::fixed(19, 9)
+            .unwrap()
+            .into_iter()
+            .map(|(x, y)| (Color::Black, game.board().point(x, y)))
+            .collect();
+        game.setup(&stones, true).unwrap();
+        let lead = |white_advantage| {
+            let request = Request {
+                game: &game,
+                to_move: Color::White,
+                fresh: false,
+                symmetry: 0,
+                white_advantage,
+            };
+            net.evaluate(request, &mut Scratch::default()).white_lead
+        };
+        let (even, stronger, weaker) = (lead(0.0), lead(2.75), lead(-1.0));
+        assert!(even < -80.0, "{even}");
+        assert!(stronger > even + 30.0, "{stronger} {even}");
+        assert!(weaker < even, "{weaker} {even}");
+    }
+
+    #[test]
     fn symmetries_are_permutations_that_come_back() {
         for side in [2, 5, 9] {
             for s in 0..SYMMETRIES {
@@ -302,6 +347,7 @@ mod tests {
                         to_move: Color::Black,
                         fresh: false,
                         symmetry: s,
+                        white_advantage: 0.0,
                     },
                     &mut scratch,
                 )
@@ -324,6 +370,7 @@ mod tests {
                 to_move: Color::Black,
                 fresh: false,
                 symmetry: s,
+                white_advantage: 0.0,
             })
             .collect();
         let mut batch = vec![Evaluation::default(); 3];

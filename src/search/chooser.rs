@@ -3,11 +3,13 @@
 //! passed, the board is settled and the count wins), when to resign (below
 //! the threshold, late enough, after searching enough), and which search
 //! runs (the network's PUCT where a network applies and nobody watches,
-//! Monte Carlo otherwise). It keeps both searches' trees between moves and
-//! counts its searches, so that each gets a seed of its own.
+//! Monte Carlo otherwise). It keeps both searches' trees between moves,
+//! the network's handicap advantage, and counts its searches, so that each
+//! gets a seed of its own.
 
+use super::advantage::{self, Advantage};
 use super::ownership::ownership;
-use super::puct::{self, NetTree};
+use super::puct::{self, NetTree, Params};
 use super::settings::{Budget, Decision, Planning, Settings};
 use super::threads::{Watch, run_watched};
 use super::tree::Tree;
@@ -85,6 +87,9 @@ impl Choosing<'_> {
 pub struct Chooser {
     tree: Tree,
     net_tree: NetTree,
+    /// The playout doubling advantage of the network's searches in
+    /// handicap games, carried from move to move.
+    advantage: Advantage,
     searches: u64,
 }
 
@@ -161,18 +166,19 @@ impl Chooser {
         // The network searches plain Go (no dice); the cleanup of dead
         // stones comes from the Monte Carlo search.
         if let Some(net) = network.filter(|_| !cleanup) {
-            let seed = self.next_seed(how.seed);
-            let out = puct::search_watched(
-                game,
-                net,
-                how.visit_budget(),
-                seed,
-                how.threads,
-                stop,
-                &mut self.net_tree,
-                watch,
-            );
-            if resigns(game, how.resign, out.win_rate, out.visits >= 50) {
+            let params = Params {
+                budget: how.visit_budget(),
+                seed: self.next_seed(how.seed),
+                threads: how.threads,
+                white_advantage: self.advantage.update(game),
+            };
+            let out = puct::search_watched(game, net, params, stop, &mut self.net_tree, watch);
+            self.advantage
+                .record(color.from_white() * (2.0 * out.win_rate - 1.0));
+            let white_lead = color.from_white() * out.lead;
+            if resigns(game, how.resign, out.win_rate, out.visits >= 50)
+                && advantage::may_resign(game, color, white_lead)
+            {
                 return Decision::Resign;
             }
             return out.decision;
@@ -198,14 +204,11 @@ impl Chooser {
     /// With the network where it applies (no dice).
     pub fn analyse(&mut self, game: &Game, how: &Choosing, stop: &AtomicBool, watch: Watch) {
         if let Some(net) = how.network.filter(|_| game.dice().is_none()) {
-            let seed = self.next_seed(how.seed);
-            let budget = how.visit_budget();
+            let params = Params::new(how.visit_budget(), self.next_seed(how.seed));
             puct::search_watched(
                 game,
                 net,
-                budget,
-                seed,
-                how.threads,
+                params.threads(how.threads),
                 stop,
                 &mut self.net_tree,
                 Some(watch),
@@ -297,7 +300,8 @@ impl Lent {
                 seed,
                 threads,
             } => {
-                puct::search_watched(game, net, *budget, *seed, *threads, stop, tree, watch);
+                let params = Params::new(*budget, *seed).threads(*threads);
+                puct::search_watched(game, net, params, stop, tree, watch);
             }
         }
     }

@@ -14,8 +14,9 @@
 //!
 //! The parts: [`chooser`] (the one move chooser: when to pass or resign,
 //! and which search runs), `settings` (a search's budget and settings, its
-//! decision), `dynkomi` (the handicap's worth the search counts for White,
-//! fading as the game goes on), `playout` (the policies and the count of a
+//! decision), `dynkomi` (the handicap's worth the Monte Carlo search counts
+//! for White, fading as the game goes on), `advantage` (the network
+//! search's handicap play: the playout doubling advantage, resigning), `playout` (the policies and the count of a
 //! finished playout), `tree` (nodes, and the tree kept between moves),
 //! `priors` (what a new node's children know before their first visit),
 //! `root` (the root's move rules, score statistics and choice), `uct` (one
@@ -24,6 +25,7 @@
 //! dead stones), and [`puct`], the other search: PUCT over the neural
 //! network's policy and value, no playouts.
 
+mod advantage;
 pub mod chooser;
 mod dynkomi;
 mod ownership;

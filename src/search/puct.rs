@@ -3,10 +3,14 @@
 //! prior, Q the mean utility of the child, unvisited children at their
 //! parent's value less a first-play reduction), evaluates the leaf with the
 //! network (no playout), adds the leaf's legal moves with their priors, and
-//! backs the leaf's utility up. Utility is the win/loss value plus a small
-//! share of the score lead, so that a won game is still played tidily. A
-//! game ended by two passes is counted by the network's ownership. The move
-//! is the most visited child of the root.
+//! backs the leaf's utility up. Utility is the win/loss value plus KataGo's
+//! two shares of the expected score: a static one (the score against 0) and
+//! a dynamic one (against the score the root expected when the search
+//! began), so that a won game is still played tidily and a lost one (a
+//! handicap game) is played for points rather than wildly. A game ended by
+//! two passes is counted by the network's ownership. The move is the most
+//! visited child of the root. In handicap games the network reads a playout
+//! doubling advantage (`advantage`).
 //!
 //! Threads share one tree under one lock: each descends with a virtual
 //! loss along its path, evaluates its leaf with the lock released, and
@@ -40,10 +44,17 @@ const FPU_REDUCTION: f64 = 0.2;
 const ROOT_FPU_REDUCTION: f64 = 0.1;
 /// The most nodes a tree holds (about 160 MB); the search stops there.
 const MAX_NODES: usize = 4_000_000;
-/// The score lead's share of the utility, and its scale in points per
-/// board side.
-const SCORE_UTILITY: f64 = 0.2;
-const SCORE_SCALE_PER_SIDE: f64 = 0.5;
+/// The shares of the utility that the score has (KataGo's
+/// `staticScoreUtilityFactor`, `dynamicScoreUtilityFactor`), and their
+/// scales in points per board side: the utility of a score s is
+/// `atan((s − center) / (scale · side)) · 2/π`.
+const STATIC_SCORE_UTILITY: f64 = 0.1;
+const STATIC_SCORE_SCALE: f64 = 2.0;
+const DYNAMIC_SCORE_UTILITY: f64 = 0.3;
+const DYNAMIC_SCORE_SCALE: f64 = 0.75;
+/// The dynamic centre leans this much from the expected score toward 0
+/// (KataGo's `dynamicScoreCenterZeroWeight`).
+const DYNAMIC_CENTER_ZERO_WEIGHT: f64 = 0.2;
 
 struct Node {
     /// The move that leads here (`None`: pass).
@@ -96,7 +107,7 @@ impl Node {
 
 /// The tree of the last search, kept for the next one: it serves again when
 /// the next position follows from its root by moves it holds (the moves
-/// played since), under the same rules and komi.
+/// played since), under the same rules, komi and advantage.
 #[derive(Default)]
 pub struct NetTree {
     nodes: Vec<Node>,
@@ -106,15 +117,17 @@ pub struct NetTree {
     rules: Option<Rules>,
     komi: f64,
     to_move: Option<Color>,
+    white_advantage: f64,
 }
 
 impl NetTree {
     /// The nodes under the position of `game`, re-rooted, or a new root.
-    fn take_for(&mut self, game: &Game) -> Vec<Node> {
+    fn take_for(&mut self, game: &Game, white_advantage: f64) -> Vec<Node> {
         let mut nodes = std::mem::take(&mut self.nodes);
         let same_game = self.rules == Some(game.rules)
             && self.size == game.size()
             && self.komi == game.komi
+            && self.white_advantage == white_advantage
             && game.actions().len() >= self.actions.len()
             && game.actions()[..self.actions.len()] == self.actions[..];
         let mut at = 0;
@@ -166,8 +179,9 @@ impl NetTree {
         kept
     }
 
-    fn keep(&mut self, nodes: Vec<Node>, game: &Game) {
+    fn keep(&mut self, nodes: Vec<Node>, game: &Game, white_advantage: f64) {
         self.nodes = nodes;
+        self.white_advantage = white_advantage;
         self.size = game.size();
         self.actions = game.actions().to_vec();
         self.rules = Some(game.rules);
@@ -176,11 +190,41 @@ impl NetTree {
     }
 }
 
+/// How one search runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Params {
+    /// Visits, seconds or both.
+    pub budget: Budget,
+    pub seed: u64,
+    pub threads: usize,
+    /// The playout doublings White is assumed to have over Black (see
+    /// `advantage`; 0 in even games and in analysis).
+    pub white_advantage: f64,
+}
+
+impl Params {
+    /// One thread, no advantage.
+    pub fn new(budget: Budget, seed: u64) -> Params {
+        Params {
+            budget,
+            seed,
+            threads: 1,
+            white_advantage: 0.0,
+        }
+    }
+
+    pub fn threads(self, threads: usize) -> Params {
+        Params { threads, ..self }
+    }
+}
+
 /// What a search found.
 pub struct Outcome {
     pub decision: Decision,
     /// The root player's win rate by the search (0..1).
     pub win_rate: f64,
+    /// The root player's score lead by the search.
+    pub lead: f64,
     pub visits: u64,
     /// With a watch: what the search found at its end.
     pub report: Option<Report>,
@@ -196,7 +240,7 @@ pub fn search(
     stop: &AtomicBool,
     tree: &mut NetTree,
 ) -> Outcome {
-    search_watched(game, net, budget, seed, 1, stop, tree, None)
+    search_watched(game, net, Params::new(budget, seed), stop, tree, None)
 }
 
 /// What the threads of one search share, under one lock: the tree, the
@@ -222,9 +266,10 @@ struct Walker {
 
 /// What every thread of one search reads.
 struct Job<'a> {
-    game: &'a Game,
     net: &'a Evaluator,
     budget: Budget,
+    white_advantage: f32,
+    score: ScoreUtility,
     start: Instant,
     stop: &'a AtomicBool,
     restrict: Option<MoveRules>,
@@ -292,20 +337,22 @@ impl Job<'_> {
             to_move,
             fresh: false,
             symmetry,
+            white_advantage: self.white_advantage,
         };
         self.net
             .evaluate_cached(request, &mut w.scratch, &mut w.evals[0]);
         let eval = &w.evals[0];
-        let side = self.game.size() as f64;
         let mut s = lock();
         let (utility, winloss, lead, score) = if w.walk.is_over() {
             let (value, margin) = finished_value(&w.walk, eval, to_move);
-            (value, value, margin, margin)
+            let white_margin = to_move.from_white() * margin;
+            let utility = value + to_move.from_white() * self.score.of(white_margin, 0.0);
+            (utility, value, margin, margin)
         } else {
             if !s.nodes[leaf].expanded {
                 expand(&mut s.nodes, leaf, &w.walk, eval);
             }
-            values(eval, to_move, side)
+            values(eval, to_move, &self.score)
         };
         if self.ownership {
             s.owned.add(eval);
@@ -349,31 +396,37 @@ impl Job<'_> {
 /// rates, priors, score leads and lines, and the ownership the network
 /// gives, averaged over the visits. A watch that keeps moves out (`avoid`,
 /// `allow`) starts a tree of its own and leaves the kept one alone.
-#[allow(clippy::too_many_arguments)]
 pub fn search_watched(
     game: &Game,
     net: &Evaluator,
-    budget: Budget,
-    seed: u64,
-    threads: usize,
+    params: Params,
     stop: &AtomicBool,
     tree: &mut NetTree,
     mut watch: Option<Watch>,
 ) -> Outcome {
+    let Params {
+        budget,
+        seed,
+        threads,
+        white_advantage,
+    } = params;
     let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
     let mut fresh = NetTree::default();
     let tree = if restrict.is_some() { &mut fresh } else { tree };
+    let nodes = tree.take_for(game, white_advantage);
+    let score = ScoreUtility::centred(game, net, &nodes[0], white_advantage as f32);
     let shared = Mutex::new(Shared {
-        nodes: tree.take_for(game),
+        nodes,
         owned: Ownership::default(),
         owned_by_move: Vec::new(),
         started: 0,
         visits: 0,
     });
     let job = Job {
-        game,
         net,
         budget,
+        white_advantage: white_advantage as f32,
+        score,
         start: Instant::now(),
         stop,
         restrict,
@@ -433,18 +486,20 @@ pub fn search_watched(
         _ => Decision::Pass,
     };
     // The root's sums are from the side of the player who moved before it.
-    let win_rate = if root.visits > 0 {
-        (1.0 - root.winloss / root.visits as f64) / 2.0
+    let (win_rate, lead) = if root.visits > 0 {
+        let visits = root.visits as f64;
+        ((1.0 - root.winloss / visits) / 2.0, -root.lead / visits)
     } else {
-        0.5
+        (0.5, 0.0)
     };
     let outcome = Outcome {
         decision,
         win_rate,
+        lead,
         visits: s.visits,
         report: final_report,
     };
-    tree.keep(nodes, game);
+    tree.keep(nodes, game, white_advantage);
     outcome
 }
 
@@ -515,20 +570,97 @@ fn expand(nodes: &mut Vec<Node>, leaf: usize, game: &Game, eval: &Evaluation) {
     node.expanded = true;
 }
 
+/// The score's share of the utility in one search, from White's side.
+#[derive(Clone, Copy, Debug)]
+struct ScoreUtility {
+    /// White's score the dynamic share is centred on.
+    center: f64,
+    side: f64,
+}
+
+/// Points of the standard normal distribution, and their weights, over
+/// which the utility of an uncertain score is averaged.
+const NORMAL_POINTS: usize = 33;
+const NORMAL_REACH: f64 = 4.0;
+
+fn normal_weights() -> &'static [(f64, f64); NORMAL_POINTS] {
+    static WEIGHTS: std::sync::LazyLock<[(f64, f64); NORMAL_POINTS]> =
+        std::sync::LazyLock::new(|| {
+            let mut w = [(0.0, 0.0); NORMAL_POINTS];
+            let step = 2.0 * NORMAL_REACH / (NORMAL_POINTS - 1) as f64;
+            for (i, slot) in w.iter_mut().enumerate() {
+                let z = -NORMAL_REACH + step * i as f64;
+                *slot = (z, (-0.5 * z * z).exp());
+            }
+            let total: f64 = w.iter().map(|&(_, weight)| weight).sum();
+            w.map(|(z, weight)| (z, weight / total))
+        });
+    &WEIGHTS
+}
+
+/// `atan((s − center) / scale) · 2/π` averaged over s normally spread
+/// around `mean` by `stdev` (KataGo's `expectedWhiteScoreValue`).
+fn expected_score_value(mean: f64, stdev: f64, center: f64, scale: f64) -> f64 {
+    let at = |s: f64| ((s - center) / scale).atan() * std::f64::consts::FRAC_2_PI;
+    if stdev < 1e-3 {
+        return at(mean);
+    }
+    normal_weights()
+        .iter()
+        .map(|&(z, weight)| weight * at(mean + stdev * z))
+        .sum()
+}
+
+impl ScoreUtility {
+    /// Centred on the score the root expects, as KataGo centres it: the
+    /// kept tree's average where the root has visits, the network's
+    /// evaluation of the root otherwise; leaning a fifth toward 0, but no
+    /// further than the dynamic scale.
+    fn centred(game: &Game, net: &Evaluator, root: &Node, white_advantage: f32) -> ScoreUtility {
+        let to_move = game.to_move();
+        let expected = if root.visits > 0 {
+            // The root's sums are from the side of the player before it.
+            to_move.opponent().from_white() * root.score / f64::from(root.visits)
+        } else {
+            let request = Request {
+                game,
+                to_move,
+                fresh: false,
+                symmetry: 0,
+                white_advantage,
+            };
+            let mut eval = Evaluation::default();
+            net.evaluate_cached(request, &mut Scratch::default(), &mut eval);
+            f64::from(eval.white_score_mean)
+        };
+        // No further from the expected score than the dynamic scale.
+        let side = game.size() as f64;
+        let reach = DYNAMIC_SCORE_SCALE * side;
+        let center = (expected * (1.0 - DYNAMIC_CENTER_ZERO_WEIGHT))
+            .clamp(expected - reach, expected + reach);
+        ScoreUtility { center, side }
+    }
+
+    /// White's utility from a score spread around White's `mean` by `stdev`.
+    fn of(&self, mean: f64, stdev: f64) -> f64 {
+        let value = |center, scale| expected_score_value(mean, stdev, center, scale * self.side);
+        STATIC_SCORE_UTILITY * value(0.0, STATIC_SCORE_SCALE)
+            + DYNAMIC_SCORE_UTILITY * value(self.center, DYNAMIC_SCORE_SCALE)
+    }
+}
+
 /// Utility and win/loss value (−1..1), score lead and final score of an
 /// evaluation for `to_move`.
-fn values(eval: &Evaluation, to_move: Color, side: f64) -> (f64, f64, f64, f64) {
-    let sign = if to_move == Color::White { 1.0 } else { -1.0 };
+fn values(eval: &Evaluation, to_move: Color, score: &ScoreUtility) -> (f64, f64, f64, f64) {
+    let sign = to_move.from_white();
     let winloss = sign * (eval.white_win - eval.white_loss) as f64;
     let lead = sign * eval.white_lead as f64;
-    let score_utility = (lead / (SCORE_SCALE_PER_SIDE * side)).atan() * std::f64::consts::FRAC_2_PI;
-    let score = sign * f64::from(eval.white_score_mean);
-    (
-        winloss + SCORE_UTILITY * score_utility,
-        winloss,
-        lead,
-        score,
-    )
+    let mean = f64::from(eval.white_score_mean);
+    let stdev = (f64::from(eval.white_score_mean_sq) - mean * mean)
+        .max(0.0)
+        .sqrt();
+    let utility = winloss + sign * score.of(mean, stdev);
+    (utility, winloss, lead, sign * mean)
 }
 
 /// A game ended by two passes, for `to_move`: 1 won, −1 lost, 0 drawn, by
@@ -697,6 +829,40 @@ mod tests {
     use crate::rules::Rules;
     use crate::vertex::parse_vertex;
 
+    #[test]
+    fn an_uncertain_score_is_worth_less_than_a_sure_one() {
+        let sure = expected_score_value(10.0, 0.0, 0.0, 14.25);
+        assert!((sure - (10.0f64 / 14.25).atan() * std::f64::consts::FRAC_2_PI).abs() < 1e-12);
+        let unsure = expected_score_value(10.0, 30.0, 0.0, 14.25);
+        assert!(0.0 < unsure && unsure < sure * 0.6, "{unsure} {sure}");
+        // Odd about the centre.
+        let below = expected_score_value(-10.0 + 5.0, 30.0, 5.0, 14.25);
+        assert!((below + expected_score_value(10.0 + 5.0, 30.0, 5.0, 14.25)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_dynamic_centre_follows_the_expected_score_within_reach() {
+        let net = Evaluator::embedded();
+        let game = Game::new(9, Rules::default(), 7.5);
+        let mut root = Node::new(None, 1.0);
+        // White expects +10 (the root's sums are Black's: Black moved
+        // before a root where White plays).
+        let mut white_to_move = game.clone();
+        white_to_move.set_to_move(Color::White);
+        root.visits = 4;
+        root.score = -40.0;
+        let centre = |root: &Node| ScoreUtility::centred(&white_to_move, &net, root, 0.0).center;
+        assert!((centre(&root) - 8.0).abs() < 1e-9);
+        // +100: the lean toward 0 stops at 0.75 · 9 points.
+        root.score = -400.0;
+        assert!((centre(&root) - (100.0 - 6.75)).abs() < 1e-9);
+        // No visits: the network's expected score of the empty board, near 0.
+        let fresh = ScoreUtility::centred(&game, &net, &Node::new(None, 1.0), 0.0);
+        assert!(fresh.center.abs() < 5.0, "{}", fresh.center);
+        // Above the centre is worth more to White, below less.
+        assert!(fresh.of(fresh.center + 3.0, 5.0) > fresh.of(fresh.center, 5.0));
+    }
+
     /// White E5 in atari (Black D5, F5, E6; liberty E4), Black to play.
     fn white_in_atari() -> Game {
         let mut game = Game::new(9, Rules::default(), 7.5);
@@ -723,7 +889,14 @@ mod tests {
         };
         let mut tree = NetTree::default();
         let stop = AtomicBool::new(false);
-        let out = search_watched(&game, &net, budget, 3, 2, &stop, &mut tree, None);
+        let out = search_watched(
+            &game,
+            &net,
+            Params::new(budget, 3).threads(2),
+            &stop,
+            &mut tree,
+            None,
+        );
         assert_eq!(out.visits, 200);
         let e4 = parse_vertex("E4", 9).unwrap().unwrap();
         assert_eq!(out.decision, Decision::Play(e4));
@@ -755,7 +928,7 @@ mod tests {
         assert!(out.win_rate > 0.5, "{}", out.win_rate);
         // The next search starts from the subtree of the move played.
         game.play(Color::Black, Some(e4)).unwrap();
-        let kept = tree.take_for(&game);
+        let kept = tree.take_for(&game, 0.0);
         assert!(kept[0].visits > 10, "{}", kept[0].visits);
         assert!(kept[0].expanded);
         let children = kept[0].first as usize..(kept[0].first + kept[0].count) as usize;
@@ -763,17 +936,20 @@ mod tests {
             kept[0].visits - 1,
             children.map(|c| kept[c].visits).sum::<u32>()
         );
-        // Another game does not reuse it: other komi, or an empty board of
-        // another size (the root of an empty 9x9 board kept).
-        tree.keep(kept, &game);
+        // Another game does not reuse it: other komi, another advantage,
+        // or an empty board of another size (the root of an empty 9x9
+        // board kept).
+        tree.keep(kept, &game, 0.0);
         let other = Game::new(9, Rules::default(), 6.5);
-        assert_eq!(tree.take_for(&other)[0].visits, 0);
+        assert_eq!(tree.take_for(&other, 0.0)[0].visits, 0);
         let empty = Game::new(9, Rules::default(), 7.5);
         search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
-        assert!(tree.take_for(&empty)[0].visits > 0);
+        assert!(tree.take_for(&empty, 0.0)[0].visits > 0);
+        search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
+        assert_eq!(tree.take_for(&empty, 0.5)[0].visits, 0);
         search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
         assert_eq!(
-            tree.take_for(&Game::new(13, Rules::default(), 7.5))[0].visits,
+            tree.take_for(&Game::new(13, Rules::default(), 7.5), 0.0)[0].visits,
             0
         );
     }

@@ -132,9 +132,7 @@ impl Player {
         let out = puct::search_watched(
             game,
             net,
-            settings.budget,
-            settings.seed,
-            1,
+            puct::Params::new(settings.budget, settings.seed),
             stop,
             &mut NetTree::default(),
             Some(watch),
