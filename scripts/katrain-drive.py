@@ -5,7 +5,8 @@ attaches an analysis engine through its custom-command setting; this script
 does what KaTrain's GUI does with that setting: KaTrain's KataGoEngine
 starts the command, KaTrain's Game loads a record and asks for the analysis
 of every node, KaTrain's AI plays moves with several of its strategies
-(some read each candidate's ownership), and the engine is shut down.
+(some read each candidate's ownership; the handicap strategy asks for a
+playout doubling advantage), and the engine is shut down.
 
     KIVY_NO_WINDOW=1 KIVY_NO_ARGS=1 python scripts/katrain-drive.py \
         "target/release/kosumi analysis" GAME.sgf [VISITS]
@@ -26,6 +27,7 @@ os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
 from katrain.core.base_katrain import KaTrainBase  # noqa: E402
 from katrain.core.constants import (  # noqa: E402
     AI_DEFAULT,
+    AI_HANDICAP,
     AI_SCORELOSS,
     AI_SIMPLE_OWNERSHIP,
     AI_TERRITORY,
@@ -90,7 +92,7 @@ def main():
     # KaTrain's AI on the last position, with strategies that read
     # winrates, scores, the policy and each move's ownership.
     game.set_current_node(nodes[-1])
-    for mode in [AI_DEFAULT, AI_SCORELOSS, AI_WEIGHTED, AI_TERRITORY, AI_SIMPLE_OWNERSHIP]:
+    for mode in [AI_DEFAULT, AI_HANDICAP, AI_SCORELOSS, AI_WEIGHTED, AI_TERRITORY, AI_SIMPLE_OWNERSHIP]:
         settings = katrain.config(f"ai/{mode}") or {}
         move, node = generate_ai_move(game, mode, settings)
         print(f"AI {mode}: {move.gtp() if move else None}")

@@ -277,7 +277,7 @@ fn search(
             to_move: game.to_move(),
             fresh: false,
             symmetry: 0,
-            white_advantage: 0.0,
+            white_advantage: asked.advantage.for_white(game.to_move()) as f32,
         },
         scratch,
     );
@@ -306,7 +306,10 @@ fn search(
     let outcome = puct::search_watched(
         game,
         net,
-        puct::Params::new(budget, seed),
+        puct::Params {
+            white_advantage: asked.advantage.for_white(game.to_move()),
+            ..puct::Params::new(budget, seed)
+        },
         &job.stop,
         &mut tree,
         Some(watch),

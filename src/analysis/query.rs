@@ -91,6 +91,26 @@ pub struct Asked {
     pub pv_len: usize,
     pub perspective: Perspective,
     pub restrict: Option<MoveRules>,
+    pub advantage: Advantage,
+}
+
+/// KataGo's playout doubling advantage a query asks for
+/// (`playoutDoublingAdvantage`, `playoutDoublingAdvantagePla` in
+/// `overrideSettings`): the doublings of playouts `player` is assumed to
+/// have over its opponent, the player to move of each position where none
+/// is named. KaTrain's handicap AI asks for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Advantage {
+    pub doublings: f64,
+    pub player: Option<Color>,
+}
+
+impl Advantage {
+    /// The doublings White is assumed to have over Black in a position
+    /// with `to_move` to play.
+    pub fn for_white(&self, to_move: Color) -> f64 {
+        self.player.unwrap_or(to_move).from_white() * self.doublings
+    }
 }
 
 /// One position of a query: its turn number, its game, its priority.
@@ -440,6 +460,7 @@ impl Fields<'_> {
             .map_or(defaults.max_visits, |v| v as u64);
         let mut max_time = defaults.max_time;
         let mut perspective = defaults.perspective;
+        let mut advantage = Advantage::default();
         for (key, value) in &overrides {
             let bad = |m: &str| self.error("overrideSettings", format!("{key}: {m}"));
             match key.as_str() {
@@ -449,6 +470,20 @@ impl Fields<'_> {
                         as u64
                 }
                 "maxTime" => max_time = seconds_in(Some(value)).map_err(|m| bad(&m))?,
+                "playoutDoublingAdvantage" => {
+                    advantage.doublings = value
+                        .as_f64()
+                        .filter(|d| (-3.0..=3.0).contains(d))
+                        .ok_or_else(|| bad("a number from -3 to 3"))?
+                }
+                "playoutDoublingAdvantagePla" => {
+                    advantage.player =
+                        match value.as_str().map(|s| s.to_ascii_uppercase()).as_deref() {
+                            Some("B" | "BLACK") => Some(Color::Black),
+                            Some("W" | "WHITE") => Some(Color::White),
+                            _ => return Err(bad("BLACK or WHITE")),
+                        }
+                }
                 "reportAnalysisWinratesAs" => {
                     perspective = match value.as_str().map(|s| s.to_ascii_uppercase()).as_deref() {
                         Some("BLACK") => Perspective::Black,
@@ -493,6 +528,7 @@ impl Fields<'_> {
             pv_len,
             perspective,
             restrict: self.move_rules(size)?,
+            advantage,
         };
         Ok(Parsed::Analyse {
             asked,
@@ -588,6 +624,35 @@ mod tests {
         assert_eq!(positions[2].game.to_move(), Color::White);
         assert_eq!(positions[2].game.move_count(), 2);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(asked.advantage, Advantage::default());
+    }
+
+    #[test]
+    fn the_playout_doubling_advantage_is_read_for_a_player() {
+        let query = |o: &str| {
+            format!(
+                r#"{{"id":"a","rules":"chinese","boardXSize":9,"boardYSize":9,"moves":[],"overrideSettings":{{{o}}}}}"#
+            )
+        };
+        // KaTrain's handicap AI: Black assumed 1.5 doublings stronger.
+        let (asked, _, warnings) = analyse(&query(
+            r#""playoutDoublingAdvantage":1.5,"playoutDoublingAdvantagePla":"BLACK""#,
+        ));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(asked.advantage.for_white(Color::White), -1.5);
+        assert_eq!(asked.advantage.for_white(Color::Black), -1.5);
+        // No player named: the player to move.
+        let (asked, _, _) = analyse(&query(r#""playoutDoublingAdvantage":-1"#));
+        assert_eq!(asked.advantage.for_white(Color::White), -1.0);
+        assert_eq!(asked.advantage.for_white(Color::Black), 1.0);
+        for bad in [
+            r#""playoutDoublingAdvantage":4"#,
+            r#""playoutDoublingAdvantage":"x""#,
+            r#""playoutDoublingAdvantagePla":"EMPTY""#,
+        ] {
+            let err = parse(&query(bad), &DEFAULTS).err().expect("an error");
+            assert_eq!(err.field, Some("overrideSettings"), "{bad}");
+        }
     }
 
     #[test]

@@ -732,7 +732,8 @@ pub fn gemm_with(kernel: Kernel, m: usize, a: &[f32], b: &Packed, c: &mut [f32],
     let (k, n) = (b.k, b.n);
     assert!(kernel.runs_here(), "{kernel:?} on this processor");
     assert!(a.len() >= m * k && c.len() >= m * n);
-    // The block's products; `block` writes the rows it computes.
+    // The products of a block of a panel cut short by `n`; whole panels'
+    // go straight into `c`.
     let mut acc = [[0.0f32; NR]; MR_MAX];
     // The rows in as few blocks as the kernel allows, shared out evenly
     // (25 rows as five blocks of five with 6-row blocks, not four of six
@@ -745,21 +746,50 @@ pub fn gemm_with(kernel: Kernel, m: usize, a: &[f32], b: &Packed, c: &mut [f32],
         for nth in 0..blocks {
             let i0 = nth * m / blocks;
             let rows = (nth + 1) * m / blocks - i0;
-            block(
-                kernel,
-                &a[i0 * k..(i0 + rows) * k],
-                k,
-                rows,
-                panel,
-                &mut acc,
-            );
+            let a_rows = &a[i0 * k..(i0 + rows) * k];
+            if cols == NR {
+                let out = Out::Rows {
+                    c: &mut c[i0 * n + j0..(i0 + rows - 1) * n + j0 + NR],
+                    stride: n,
+                    accumulate,
+                };
+                block(kernel, a_rows, k, rows, panel, out);
+                continue;
+            }
+            block(kernel, a_rows, k, rows, panel, Out::Buffer(&mut acc));
             for (r, acc_row) in acc.iter().enumerate().take(rows) {
                 let dst = &mut c[(i0 + r) * n + j0..(i0 + r) * n + j0 + cols];
-                // A whole panel's row as one fixed-size copy (no call to memcpy).
-                if let Ok(dst) = <&mut [f32; NR]>::try_from(&mut *dst) {
-                    store_row(dst, acc_row, accumulate);
-                } else {
-                    store_row(dst, &acc_row[..cols], accumulate);
+                store_row(dst, &acc_row[..cols], accumulate);
+            }
+        }
+    }
+}
+
+/// Where a block's products go.
+enum Out<'a> {
+    /// A buffer, row by row.
+    Buffer(&'a mut [[f32; NR]; MR_MAX]),
+    /// The output matrix: the block's row r at `c[r · stride..][..NR]`,
+    /// written, or added to with `accumulate`.
+    Rows {
+        c: &'a mut [f32],
+        stride: usize,
+        accumulate: bool,
+    },
+}
+
+impl Out<'_> {
+    /// Puts the block's first `rows` rows of `products` where they go.
+    fn put(self, products: &[[f32; NR]; MR_MAX], rows: usize) {
+        match self {
+            Out::Buffer(buffer) => buffer[..rows].copy_from_slice(&products[..rows]),
+            Out::Rows {
+                c,
+                stride,
+                accumulate,
+            } => {
+                for (r, row) in products.iter().enumerate().take(rows) {
+                    store_row(&mut c[r * stride..r * stride + NR], row, accumulate);
                 }
             }
         }
@@ -788,36 +818,27 @@ macro_rules! by_rows {
     };
 }
 
-/// One block: `acc[r] = Σ_kk a[r][kk] · panel[kk]` for the `rows` rows of
-/// `a` (at most the kernel's rows).
-fn block(
-    kernel: Kernel,
-    a: &[f32],
-    k: usize,
-    rows: usize,
-    panel: &[f32],
-    acc: &mut [[f32; NR]; MR_MAX],
-) {
+/// One block: row r of the products, `Σ_kk a[r][kk] · panel[kk]`, to
+/// `out` for the `rows` rows of `a` (at most the kernel's rows).
+fn block(kernel: Kernel, a: &[f32], k: usize, rows: usize, panel: &[f32], out: Out) {
     match kernel {
         // SAFETY (both): the processor runs the kernel (asserted by
         // `gemm_with`, the only caller); the lengths of `a` and `panel` are
         // checked inside.
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => unsafe {
-            by_rows!(rows, block_avx2_fma, (a, k, panel, acc), [1 2 3 4 5 6])
+            by_rows!(rows, block_avx2_fma, (a, k, panel, out), [1 2 3 4 5 6])
         },
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 => unsafe {
-            by_rows!(rows, block_avx512, (a, k, panel, acc), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
+            by_rows!(rows, block_avx512, (a, k, panel, out), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
         },
-        Kernel::Portable => block_portable(a, k, rows, panel, acc),
+        Kernel::Portable => block_portable(a, k, rows, panel, out),
     }
 }
 
-fn block_portable(a: &[f32], k: usize, rows: usize, panel: &[f32], acc: &mut [[f32; NR]; MR_MAX]) {
-    for acc_row in acc.iter_mut().take(rows) {
-        *acc_row = [0.0; NR];
-    }
+fn block_portable(a: &[f32], k: usize, rows: usize, panel: &[f32], out: Out) {
+    let mut acc = [[0.0; NR]; MR_MAX];
     for kk in 0..k {
         let b = &panel[kk * NR..(kk + 1) * NR];
         for (r, acc_row) in acc.iter_mut().enumerate().take(rows) {
@@ -827,16 +848,12 @@ fn block_portable(a: &[f32], k: usize, rows: usize, panel: &[f32], acc: &mut [[f
             }
         }
     }
+    out.put(&acc, rows);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn block_avx2_fma<const R: usize>(
-    a: &[f32],
-    k: usize,
-    panel: &[f32],
-    acc: &mut [[f32; NR]; MR_MAX],
-) {
+unsafe fn block_avx2_fma<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: Out) {
     use std::arch::x86_64::*;
     assert!(a.len() >= R * k && panel.len() >= NR * k);
     let zero = _mm256_setzero_ps();
@@ -855,23 +872,42 @@ unsafe fn block_avx2_fma<const R: usize>(
             }
         }
     }
-    for (cr, out) in c.iter().zip(acc.iter_mut()) {
-        // SAFETY: each row of `acc` holds NR = 16 floats.
-        unsafe {
-            _mm256_storeu_ps(out.as_mut_ptr(), cr[0]);
-            _mm256_storeu_ps(out.as_mut_ptr().add(8), cr[1]);
+    // SAFETY (both arms): each row written holds NR = 16 floats, checked
+    // against the slice's length first.
+    match out {
+        Out::Buffer(acc) => {
+            for (cr, row) in c.iter().zip(acc.iter_mut()) {
+                unsafe {
+                    _mm256_storeu_ps(row.as_mut_ptr(), cr[0]);
+                    _mm256_storeu_ps(row.as_mut_ptr().add(8), cr[1]);
+                }
+            }
+        }
+        Out::Rows {
+            c: dst,
+            stride,
+            accumulate,
+        } => {
+            assert!(dst.len() >= (R - 1) * stride + NR);
+            for (r, cr) in c.iter().enumerate() {
+                unsafe {
+                    let p = dst.as_mut_ptr().add(r * stride);
+                    let (mut lo, mut hi) = (cr[0], cr[1]);
+                    if accumulate {
+                        lo = _mm256_add_ps(lo, _mm256_loadu_ps(p));
+                        hi = _mm256_add_ps(hi, _mm256_loadu_ps(p.add(8)));
+                    }
+                    _mm256_storeu_ps(p, lo);
+                    _mm256_storeu_ps(p.add(8), hi);
+                }
+            }
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn block_avx512<const R: usize>(
-    a: &[f32],
-    k: usize,
-    panel: &[f32],
-    acc: &mut [[f32; NR]; MR_MAX],
-) {
+unsafe fn block_avx512<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: Out) {
     use std::arch::x86_64::*;
     assert!(a.len() >= R * k && panel.len() >= NR * k);
     let mut c = [_mm512_setzero_ps(); R];
@@ -886,9 +922,32 @@ unsafe fn block_avx512<const R: usize>(
             }
         }
     }
-    for (cr, out) in c.iter().zip(acc.iter_mut()) {
-        // SAFETY: each row of `acc` holds NR = 16 floats.
-        unsafe { _mm512_storeu_ps(out.as_mut_ptr(), *cr) };
+    // SAFETY (both arms): each row written holds NR = 16 floats, checked
+    // against the slice's length first.
+    match out {
+        Out::Buffer(acc) => {
+            for (cr, row) in c.iter().zip(acc.iter_mut()) {
+                unsafe { _mm512_storeu_ps(row.as_mut_ptr(), *cr) };
+            }
+        }
+        Out::Rows {
+            c: dst,
+            stride,
+            accumulate,
+        } => {
+            assert!(dst.len() >= (R - 1) * stride + NR);
+            for (r, &cr) in c.iter().enumerate() {
+                unsafe {
+                    let p = dst.as_mut_ptr().add(r * stride);
+                    let v = if accumulate {
+                        _mm512_add_ps(cr, _mm512_loadu_ps(p))
+                    } else {
+                        cr
+                    };
+                    _mm512_storeu_ps(p, v);
+                }
+            }
+        }
     }
 }
 
@@ -1203,16 +1262,18 @@ mod tests {
             (29, 7, 8),
         ];
         for kernel in Kernel::available() {
-            for (m, k, n) in shapes {
+            for ((m, k, n), accumulate) in shapes.into_iter().flat_map(|s| [(s, false), (s, true)])
+            {
                 let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
                 let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
                 let mut c = vec![1.0; m * n];
-                gemm_with(kernel, m, &a, &Packed::new(k, n, &b), &mut c, true);
+                gemm_with(kernel, m, &a, &Packed::new(k, n, &b), &mut c, accumulate);
+                let before = if accumulate { 1.0 } else { 0.0 };
                 for i in 0..m {
                     for j in 0..n {
                         let want: f32 =
-                            1.0 + (0..k).map(|x| a[i * k + x] * b[x * n + j]).sum::<f32>();
-                        assert_eq!(c[i * n + j], want, "{kernel:?} {m}×{k}×{n}");
+                            before + (0..k).map(|x| a[i * k + x] * b[x * n + j]).sum::<f32>();
+                        assert_eq!(c[i * n + j], want, "{kernel:?} {m}×{k}×{n} {accumulate}");
                     }
                 }
             }
