@@ -173,9 +173,10 @@ impl Chooser {
                 white_advantage: self.advantage.update(game),
             };
             let out = puct::search_watched(game, net, params, stop, &mut self.net_tree, watch);
-            self.advantage
-                .record(color.from_white() * (2.0 * out.win_rate - 1.0));
-            let white_lead = color.from_white() * out.lead;
+            // The mover's side to White's: the same sign as the other way.
+            let for_white = |v: f64| color.from_white() * v;
+            self.advantage.record(for_white(2.0 * out.win_rate - 1.0));
+            let white_lead = for_white(out.lead);
             if resigns(game, how.resign, out.win_rate, out.visits >= 50)
                 && advantage::may_resign(game, color, white_lead)
             {
