@@ -63,3 +63,12 @@ play w G5
 #? []
 110 final_score
 #? [W\+7\.5]
+
+# A 19x19 game with nine stones against GNU Go 3.8, ended by two passes with
+# dead stones left in both sides' areas: counted by the network's search as
+# GNU Go counts it (W+12.5; KataGo W+11.5); Monte Carlo playouts had counted
+# it W+31.5 under every seed.
+200 loadsgf games/nine-stones.sgf
+#? [black]
+205 final_score
+#? [W\+12\.5]

@@ -108,6 +108,16 @@ impl Game {
         shown
     }
 
+    /// This game as one that play goes on from: the same game, history
+    /// and all, with the passes that ended it no longer ending it (a game
+    /// ended by two passes, reopened to judge which stones would die, as
+    /// KataGo's `conservativePass` does).
+    pub fn continued(&self) -> Game {
+        let mut game = self.clone();
+        game.now.consecutive_passes = 0;
+        game
+    }
+
     pub fn board(&self) -> &Board {
         &self.now.board
     }

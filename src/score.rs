@@ -1,9 +1,11 @@
-//! Counting a finished position: chain status (alive, dead, seki) from Monte
-//! Carlo ownership, then area or territory counting under the ruleset, with
-//! komi, pass stones, White's extra pass and the handicap bonus.
+//! Counting a finished position: chain status (alive, dead, seki) from an
+//! ownership estimate (Monte Carlo playouts', or a network search's), then
+//! area or territory counting under the ruleset, with komi, pass stones,
+//! White's extra pass and the handicap bonus.
 //!
-//! The ownership itself is estimated by `search::ownership`; this module only
-//! turns it into statuses and counts.
+//! The ownership itself is estimated elsewhere (`search::ownership`,
+//! `search::puct::ownership`); this module only turns it into statuses and
+//! counts.
 
 use crate::board::{Board, Cell, Color, Point};
 use crate::game::Game;
@@ -21,19 +23,58 @@ pub enum Status {
 /// share of the playouts (ownership runs from -1, always White, to +1).
 const DEAD_OWNERSHIP: f64 = 0.1;
 
+/// When a chain counts dead, by its stones' ownership from its own side.
+#[derive(Clone, Copy, Debug)]
+struct Deadness {
+    /// Dead when the chain's average is below this,
+    average_below: f64,
+    /// or when its worst stone's is below this.
+    worst_below: f64,
+    /// Then settle chains left alive by the static check.
+    static_check: bool,
+}
+
 /// The status of every point's chain (empty points: `Alive`, unused).
 pub fn statuses(board: &Board, ownership: &[f64]) -> Vec<Status> {
-    statuses_by(board, ownership, true)
+    statuses_by(board, ownership, STATUS_FROM_PLAYOUTS)
 }
 
 /// [`statuses`] from an estimate that needs no static check (a neural
 /// network's ownership decides lone stones in a territory itself, and an
 /// open board's stones are not walled in).
 pub fn statuses_from_network(board: &Board, ownership: &[f64]) -> Vec<Status> {
-    statuses_by(board, ownership, false)
+    let deadness = Deadness {
+        static_check: false,
+        ..STATUS_FROM_PLAYOUTS
+    };
+    statuses_by(board, ownership, deadness)
 }
 
-fn statuses_by(board: &Board, ownership: &[f64], static_check: bool) -> Vec<Status> {
+/// [`statuses`] from the ownership a network's search averaged over its
+/// visits, by KataGo's rule (`computeAnticipatedStatusesWithOwnership`):
+/// a chain lives only where it owns its points clearly, on average above
+/// 0.2 and at its worst stone above −0.6. Then the static check: a lone
+/// stone in a wide area walled in by living stones, which the network
+/// lets live because its side could play on there, is dead once the game
+/// has ended.
+pub fn statuses_from_search(board: &Board, ownership: &[f64]) -> Vec<Status> {
+    let deadness = Deadness {
+        average_below: 0.2,
+        worst_below: -0.6,
+        static_check: true,
+    };
+    statuses_by(board, ownership, deadness)
+}
+
+/// Playouts' ownership: dead when the chain's points are more often the
+/// opponent's than its own, by a margin.
+const STATUS_FROM_PLAYOUTS: Deadness = Deadness {
+    average_below: -DEAD_OWNERSHIP,
+    worst_below: f64::NEG_INFINITY,
+    static_check: true,
+};
+
+fn statuses_by(board: &Board, ownership: &[f64], deadness: Deadness) -> Vec<Status> {
     let mut status = vec![Status::Alive; ownership.len()];
     for p in board.points() {
         if let Some(c) = board.color_at(p) {
@@ -42,12 +83,10 @@ fn statuses_by(board: &Board, ownership: &[f64], static_check: bool) -> Vec<Stat
             }
             let stones: Vec<Point> = board.chain_stones(p).collect();
             let sign = if c == Color::Black { 1.0 } else { -1.0 };
-            let own: f64 = stones
-                .iter()
-                .map(|&s| sign * ownership[s as usize])
-                .sum::<f64>()
-                / stones.len() as f64;
-            let st = if own < -DEAD_OWNERSHIP {
+            let own = |s: &Point| sign * ownership[*s as usize];
+            let average = stones.iter().map(own).sum::<f64>() / stones.len() as f64;
+            let worst = stones.iter().map(own).fold(f64::INFINITY, f64::min);
+            let st = if average < deadness.average_below || worst < deadness.worst_below {
                 Status::Dead
             } else {
                 Status::Alive
@@ -61,7 +100,7 @@ fn statuses_by(board: &Board, ownership: &[f64], static_check: bool) -> Vec<Stat
     // keep its ownership near the threshold, or above it, whatever the
     // seed: settle such chains by the static check below.
     for p in board.points() {
-        if static_check
+        if deadness.static_check
             && board.color_at(p).is_some()
             && board.chain(p) == p
             && status[p as usize] == Status::Alive

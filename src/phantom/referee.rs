@@ -68,8 +68,8 @@ fn retakes_a_ko(game: &Game, color: Color, p: Point) -> bool {
 }
 
 /// The result of a game counted under the game's ruleset: dead stones by
-/// the ownership estimate (as `final_score` judges them), or none (every
-/// stone as it stands).
+/// the playouts' ownership estimate (as `final_score` judges them without
+/// a network), or none (every stone as it stands).
 pub fn final_result(game: &Game, seed: u64, count: Count) -> String {
     let statuses = match count {
         Count::Estimate => {

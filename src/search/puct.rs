@@ -503,6 +503,38 @@ pub fn search_watched(
     outcome
 }
 
+/// Each point's expected owner (+1 Black, indexed by point) by a search of
+/// `visits` visits from `game`'s position as one play goes on from (the
+/// passes that ended it forgotten), the network's ownership averaged over
+/// the visits: KataGo's judge of dead stones at the end of a game.
+pub fn ownership(game: &Game, net: &Evaluator, visits: u64, seed: u64) -> Vec<f64> {
+    let game = game.continued();
+    let mut ignore = |_: &Report| {};
+    let watch = Watch {
+        ownership: true,
+        ..Watch::quiet(None, &mut ignore)
+    };
+    let budget = Budget {
+        playouts: Some(visits),
+        time: None,
+    };
+    let params = Params::new(budget, seed);
+    let stop = AtomicBool::new(false);
+    let out = search_watched(
+        &game,
+        net,
+        params,
+        &stop,
+        &mut NetTree::default(),
+        Some(watch),
+    );
+    let report = out.report.expect("a watched search reports at its end");
+    report
+        .ownership
+        .map(|(mean, _)| mean)
+        .expect("the watch counts ownership")
+}
+
 /// The child of `at` with the highest PUCT value among those `permits`
 /// lets through, if any.
 fn select(
