@@ -12,9 +12,9 @@
 //! histories ban differently, a banned move is refused when the search
 //! plays it.
 
-use super::Request;
 use super::output::Evaluation;
 use crate::board::Color;
+use crate::game::Game;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -80,10 +80,10 @@ impl Cache {
     }
 }
 
-/// The key of a request: its game with its player to move, the history
-/// read (`fresh` false) or not, under its advantage.
-pub fn key(request: &Request) -> u64 {
-    let (game, to_move, fresh) = (request.game, request.to_move, request.fresh);
+/// The key of `game` with `to_move` to play, its history read (`fresh`
+/// false) or not, with White assumed `white_advantage` playout doublings
+/// over Black.
+pub fn key(game: &Game, to_move: Color, fresh: bool, white_advantage: f32) -> u64 {
     let board = game.board();
     let mut h = Fnv::default();
     h.add(board.hash());
@@ -91,7 +91,7 @@ pub fn key(request: &Request) -> u64 {
     h.add(u64::from(to_move == Color::Black));
     h.add(u64::from(fresh));
     // One key for 0 and −0.
-    h.add(u64::from((request.white_advantage + 0.0).to_bits()));
+    h.add(u64::from((white_advantage + 0.0).to_bits()));
     h.add(game.komi.to_bits());
     h.add(game.rules.handicap_bonus.points(game.handicap()).to_bits());
     for b in game.rules.name.bytes() {
@@ -130,17 +130,10 @@ impl Fnv {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Game;
     use crate::rules::Rules;
 
     fn key_with(game: &Game, to_move: Color, fresh: bool, white_advantage: f32) -> u64 {
-        super::key(&Request {
-            game,
-            to_move,
-            fresh,
-            symmetry: 0,
-            white_advantage,
-        })
+        super::key(game, to_move, fresh, white_advantage)
     }
 
     fn key(game: &Game, to_move: Color, fresh: bool) -> u64 {

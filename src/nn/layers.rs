@@ -564,9 +564,9 @@ impl Lanes for [f32; 8] {
 macro_rules! register_lanes {
     ($ty:ident, $width:literal, $zero:ident, $load:ident, $store:ident, $add:ident, $sub:ident, $fmadd:ident, $set1:ident) => {
         // SAFETY (every block below): a register of this type exists only
-        // where the Winograd path for it was chosen after the processor's
-        // features were checked (`winograd_with`), so the instructions are
-        // there; the loads and stores go through slices checked to hold
+        // where the Winograd path or the product's kernel for it was chosen
+        // after the processor's features were checked (`winograd_with`,
+        // `gemm_with`), so the instructions are there; the loads and stores go through slices checked to hold
         // `$width` values.
         impl Lanes for std::arch::x86_64::$ty {
             const WIDTH: usize = $width;
@@ -796,6 +796,35 @@ impl Out<'_> {
     }
 }
 
+/// Puts a kernel's rows of products, each in `W` registers of `L` (16
+/// values), where they go.
+#[inline(always)]
+fn put_registers<L: Lanes, const W: usize>(rows: &[[L; W]], out: Out) {
+    match out {
+        Out::Buffer(buffer) => {
+            for (registers, row) in rows.iter().zip(buffer.iter_mut()) {
+                for (i, &v) in registers.iter().enumerate() {
+                    v.store(&mut row[i * L::WIDTH..]);
+                }
+            }
+        }
+        Out::Rows {
+            c,
+            stride,
+            accumulate,
+        } => {
+            for (r, registers) in rows.iter().enumerate() {
+                let row = &mut c[r * stride..r * stride + NR];
+                for (i, &v) in registers.iter().enumerate() {
+                    let at = &mut row[i * L::WIDTH..];
+                    let v = if accumulate { v.add(L::load(at)) } else { v };
+                    v.store(at);
+                }
+            }
+        }
+    }
+}
+
 /// `dst = row`, or `dst += row` with `accumulate`.
 #[inline(always)]
 fn store_row(dst: &mut [f32], row: &[f32], accumulate: bool) {
@@ -872,37 +901,7 @@ unsafe fn block_avx2_fma<const R: usize>(a: &[f32], k: usize, panel: &[f32], out
             }
         }
     }
-    // SAFETY (both arms): each row written holds NR = 16 floats, checked
-    // against the slice's length first.
-    match out {
-        Out::Buffer(acc) => {
-            for (cr, row) in c.iter().zip(acc.iter_mut()) {
-                unsafe {
-                    _mm256_storeu_ps(row.as_mut_ptr(), cr[0]);
-                    _mm256_storeu_ps(row.as_mut_ptr().add(8), cr[1]);
-                }
-            }
-        }
-        Out::Rows {
-            c: dst,
-            stride,
-            accumulate,
-        } => {
-            assert!(dst.len() >= (R - 1) * stride + NR);
-            for (r, cr) in c.iter().enumerate() {
-                unsafe {
-                    let p = dst.as_mut_ptr().add(r * stride);
-                    let (mut lo, mut hi) = (cr[0], cr[1]);
-                    if accumulate {
-                        lo = _mm256_add_ps(lo, _mm256_loadu_ps(p));
-                        hi = _mm256_add_ps(hi, _mm256_loadu_ps(p.add(8)));
-                    }
-                    _mm256_storeu_ps(p, lo);
-                    _mm256_storeu_ps(p.add(8), hi);
-                }
-            }
-        }
-    }
+    put_registers(&c, out);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -910,45 +909,19 @@ unsafe fn block_avx2_fma<const R: usize>(a: &[f32], k: usize, panel: &[f32], out
 unsafe fn block_avx512<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: Out) {
     use std::arch::x86_64::*;
     assert!(a.len() >= R * k && panel.len() >= NR * k);
-    let mut c = [_mm512_setzero_ps(); R];
+    let mut c = [[_mm512_setzero_ps()]; R];
     let ap = a.as_ptr();
     let bp = panel.as_ptr();
     for kk in 0..k {
         // SAFETY: kk < k, so every offset is within the lengths asserted above.
         unsafe {
             let b = _mm512_loadu_ps(bp.add(kk * NR));
-            for (r, cr) in c.iter_mut().enumerate() {
+            for (r, [cr]) in c.iter_mut().enumerate() {
                 *cr = _mm512_fmadd_ps(_mm512_set1_ps(*ap.add(r * k + kk)), b, *cr);
             }
         }
     }
-    // SAFETY (both arms): each row written holds NR = 16 floats, checked
-    // against the slice's length first.
-    match out {
-        Out::Buffer(acc) => {
-            for (cr, row) in c.iter().zip(acc.iter_mut()) {
-                unsafe { _mm512_storeu_ps(row.as_mut_ptr(), *cr) };
-            }
-        }
-        Out::Rows {
-            c: dst,
-            stride,
-            accumulate,
-        } => {
-            assert!(dst.len() >= (R - 1) * stride + NR);
-            for (r, &cr) in c.iter().enumerate() {
-                unsafe {
-                    let p = dst.as_mut_ptr().add(r * stride);
-                    let v = if accumulate {
-                        _mm512_add_ps(cr, _mm512_loadu_ps(p))
-                    } else {
-                        cr
-                    };
-                    _mm512_storeu_ps(p, v);
-                }
-            }
-        }
-    }
+    put_registers(&c, out);
 }
 
 /// A batch norm (merged scale and bias) followed by an activation.

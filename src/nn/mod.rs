@@ -140,7 +140,12 @@ impl Evaluator {
     /// position was evaluated before (in whatever symmetry it was then),
     /// through the network otherwise, and kept.
     pub fn evaluate_cached(&self, request: Request, scratch: &mut Scratch, out: &mut Evaluation) {
-        let key = cache::key(&request);
+        let key = cache::key(
+            request.game,
+            request.to_move,
+            request.fresh,
+            request.white_advantage,
+        );
         if let Some(known) = self.cache.get(key) {
             out.clone_from(&known);
             return;
