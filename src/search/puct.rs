@@ -504,9 +504,10 @@ pub fn search_watched(
 }
 
 /// Each point's expected owner (+1 Black, indexed by point) by a search of
-/// `visits` visits from `game`'s position as one play goes on from (the
-/// passes that ended it forgotten), the network's ownership averaged over
-/// the visits: KataGo's judge of dead stones at the end of a game.
+/// `visits` visits from `game`'s position as one play goes on from (its
+/// history kept, the passes that ended it no longer ending it), the
+/// network's ownership averaged over the visits: KataGo's judge of dead
+/// stones at the end of a game.
 pub fn ownership(game: &Game, net: &Evaluator, visits: u64, seed: u64) -> Vec<f64> {
     let game = game.continued();
     let mut ignore = |_: &Report| {};
