@@ -75,10 +75,7 @@ pub struct Request<'a> {
 impl Request<'_> {
     /// The advantage from the side of the player to move.
     pub fn mover_advantage(&self) -> f32 {
-        match self.to_move {
-            Color::White => self.white_advantage,
-            Color::Black => -self.white_advantage,
-        }
+        self.to_move.from_white() as f32 * self.white_advantage
     }
 }
 

@@ -86,11 +86,7 @@ impl Advantage {
         } else {
             Color::Black
         };
-        let sign = if disadvantaged == Color::White {
-            1.0
-        } else {
-            -1.0
-        };
+        let sign = disadvantaged.from_white();
         let cap = (CAP_PER_POINT * (points - handicap_threshold(size)) * board_scaling(size))
             .min(MAX_DOUBLINGS);
         let cap = (cap / STEP).round() * STEP;

@@ -715,8 +715,8 @@ fn finished_value(game: &Game, eval: &Evaluation, to_move: Color) -> (f64, f64) 
         .sum();
     let komi = -inputs::self_komi(game, Color::Black);
     let white_margin = white_area + komi;
-    let sign = if to_move == Color::White { 1.0 } else { -1.0 };
-    ((sign * white_margin).signum(), sign * white_margin)
+    let margin = to_move.from_white() * white_margin;
+    (margin.signum(), margin)
 }
 
 /// The network's ownership summed over the visits (White's, −1..1, in
