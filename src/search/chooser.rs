@@ -1,7 +1,8 @@
 //! The one move chooser: every move the engine plays or analyses is chosen
 //! here, with the policy around the search — when to pass (the opponent
 //! passed, the board is settled and the count wins), when to resign (below
-//! the threshold, late enough, after searching enough), and which search
+//! the threshold, late enough, after searching enough, three moves in a
+//! row), and which search
 //! runs (the network's PUCT where a network applies and nobody watches,
 //! Monte Carlo otherwise). It keeps both searches' trees between moves,
 //! the network's handicap advantage, and counts its searches, so that each
@@ -91,6 +92,38 @@ pub struct Chooser {
     /// handicap games, carried from move to move.
     advantage: Advantage,
     searches: u64,
+    /// The engine's moves in a row that would have resigned.
+    hopeless: HopelessRun,
+}
+
+/// Moves in a row the engine judges lost before it resigns (KataGo's
+/// `resignConsecTurns`): one search's low win rate may be its blind spot.
+const RESIGN_AFTER: u32 = 3;
+
+/// The run of the engine's moves, each a move or two after the one before
+/// in the same game, whose search judged the game lost.
+#[derive(Default)]
+struct HopelessRun {
+    /// The game's move count at the run's last move.
+    at_move: usize,
+    moves: u32,
+}
+
+impl HopelessRun {
+    /// Notes whether the search at `game`'s move judged it lost; true when
+    /// that makes [`RESIGN_AFTER`] in a row. A move not one or two after the
+    /// run's last (another game, an undo) starts a new run.
+    fn note(&mut self, game: &Game, lost: bool) -> bool {
+        let at = game.move_count();
+        let follows = at > self.at_move && at <= self.at_move + 2;
+        self.moves = match (lost, follows) {
+            (false, _) => 0,
+            (true, true) => self.moves + 1,
+            (true, false) => 1,
+        };
+        self.at_move = at;
+        self.moves >= RESIGN_AFTER
+    }
 }
 
 impl Chooser {
@@ -177,9 +210,9 @@ impl Chooser {
             let for_white = |v: f64| color.from_white() * v;
             self.advantage.record(for_white(2.0 * out.win_rate - 1.0));
             let white_lead = for_white(out.lead);
-            if resigns(game, how.resign, out.win_rate, out.visits >= 50)
-                && advantage::may_resign(game, color, white_lead)
-            {
+            let lost = resigns(game, how.resign, out.win_rate, out.visits >= 50)
+                && advantage::may_resign(game, color, white_lead);
+            if self.hopeless.note(game, lost) {
                 return Decision::Resign;
             }
             return out.decision;
@@ -194,7 +227,8 @@ impl Chooser {
             &mut self.tree,
             watch,
         );
-        if resigns(game, how.resign, win_rate, playouts >= 500) {
+        let lost = resigns(game, how.resign, win_rate, playouts >= 500);
+        if self.hopeless.note(game, lost) {
             return Decision::Resign;
         }
         decision
@@ -315,4 +349,55 @@ fn resigns(game: &Game, threshold: f64, win_rate: f64, searched_enough: bool) ->
     let size = game.size();
     let late_enough = game.move_count() >= size * size / 4;
     threshold > 0.0 && win_rate < threshold && late_enough && searched_enough
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    /// A game `moves` moves long (passes will do: only the count matters).
+    fn game_after(moves: usize) -> Game {
+        let mut game = Game::new(9, Rules::default(), 7.5);
+        for _ in 0..moves {
+            game.play(game.to_move(), None).unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn the_engine_resigns_on_the_third_lost_move_in_a_row() {
+        let mut run = HopelessRun::default();
+        assert!(!run.note(&game_after(40), true));
+        assert!(!run.note(&game_after(42), true));
+        assert!(run.note(&game_after(44), true));
+        // A move judged playable ends the run.
+        let mut run = HopelessRun::default();
+        assert!(!run.note(&game_after(40), true));
+        assert!(!run.note(&game_after(42), true));
+        assert!(!run.note(&game_after(44), false));
+        assert!(!run.note(&game_after(46), true));
+        assert!(!run.note(&game_after(48), true));
+        assert!(run.note(&game_after(50), true));
+        // The engine playing both sides counts each move.
+        let mut run = HopelessRun::default();
+        for (at, resigns) in [(40, false), (41, false), (42, true)] {
+            assert_eq!(run.note(&game_after(at), true), resigns);
+        }
+    }
+
+    #[test]
+    fn a_new_game_or_an_undo_starts_the_run_again() {
+        let mut run = HopelessRun::default();
+        assert!(!run.note(&game_after(40), true));
+        assert!(!run.note(&game_after(42), true));
+        // A new game (its first moves) or moves taken back.
+        assert!(!run.note(&game_after(2), true));
+        assert!(!run.note(&game_after(4), true));
+        assert!(!run.note(&game_after(2), true));
+        // Moves skipped (the engine was not asked for a while).
+        assert!(!run.note(&game_after(10), true));
+        assert!(!run.note(&game_after(12), true));
+        assert!(run.note(&game_after(14), true));
+    }
 }
