@@ -45,11 +45,14 @@ class Headless(KaTrainBase):
     def __init__(self):
         super().__init__(force_package_config=True, debug_level=0)
         self.errors = []
+        self.warnings = []
 
     def log(self, message, level=0):
         if level == OUTPUT_ERROR:
             self.errors.append(str(message))
             print("KaTrain error:", message, file=sys.stderr)
+        elif "'warning'" in str(message):  # KaTrain logs an engine's warnings for debugging
+            self.warnings.append(str(message))
 
     def __call__(self, *args, **kwargs):  # popups and GUI messages
         self.errors.append(f"GUI message: {args}")
@@ -101,6 +104,7 @@ def main():
     if katrain.errors or missing:
         print("FAILED:", katrain.errors[:5], file=sys.stderr)
         sys.exit(1)
+    print(f"warnings from the engine: {len(katrain.warnings)}", *katrain.warnings[:2], sep="\n  ")
     print("ok: no engine errors")
 
 

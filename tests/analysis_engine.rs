@@ -139,7 +139,7 @@ fn bad_queries_get_errors_naming_the_field_and_the_engine_goes_on() {
             r#"{"id":"a","moves":[["B","E5"],["W","E5"]],"rules":"chinese","boardXSize":9,"boardYSize":9}"#,
             r#"{"id":"b","moves":[],"rules":"stone_scoring","boardXSize":9,"boardYSize":9}"#,
             r#"{"id":"c","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":19}"#,
-            r#"{"id":"d","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":5,"overrideSettings":{"wideRootNoise":0.04}}"#,
+            r#"{"id":"d","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":5,"overrideSettings":{"humanSLProfile":"rank_5k"}}"#,
         ],
     );
     let field = |id: &str| {

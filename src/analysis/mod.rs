@@ -308,6 +308,7 @@ fn search(
         net,
         puct::Params {
             white_advantage: asked.advantage.for_white(game.to_move()),
+            wide_root_noise: asked.wide_root_noise,
             ..puct::Params::new(budget, seed)
         },
         &job.stop,

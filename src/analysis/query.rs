@@ -92,6 +92,9 @@ pub struct Asked {
     pub perspective: Perspective,
     pub restrict: Option<MoveRules>,
     pub advantage: Advantage,
+    /// How much wider than its values say the root is searched (KataGo's
+    /// `wideRootNoise`).
+    pub wide_root_noise: f64,
 }
 
 /// KataGo's playout doubling advantage a query asks for
@@ -147,6 +150,9 @@ pub struct Defaults {
 /// may ask for (each turn is a game kept until searched).
 const MAX_MOVES: usize = 10_000;
 const MAX_TURNS: usize = 1_000;
+
+/// KataGo's analysis engine's root noise by default (`wideRootNoise`).
+pub const DEFAULT_WIDE_ROOT_NOISE: f64 = 0.04;
 
 /// KataGo's longest principal variation by default (`analysisPVLen`).
 const DEFAULT_PV_LEN: usize = 15;
@@ -461,6 +467,7 @@ impl Fields<'_> {
         let mut max_time = defaults.max_time;
         let mut perspective = defaults.perspective;
         let mut advantage = Advantage::default();
+        let mut wide_root_noise = DEFAULT_WIDE_ROOT_NOISE;
         for (key, value) in &overrides {
             let bad = |m: &str| self.error("overrideSettings", format!("{key}: {m}"));
             match key.as_str() {
@@ -475,6 +482,12 @@ impl Fields<'_> {
                         .as_f64()
                         .filter(|d| (-3.0..=3.0).contains(d))
                         .ok_or_else(|| bad("a number from -3 to 3"))?
+                }
+                "wideRootNoise" => {
+                    wide_root_noise = value
+                        .as_f64()
+                        .filter(|w| (0.0..=5.0).contains(w))
+                        .ok_or_else(|| bad("a number from 0 to 5"))?
                 }
                 "playoutDoublingAdvantagePla" => {
                     advantage.player =
@@ -529,6 +542,7 @@ impl Fields<'_> {
             perspective,
             restrict: self.move_rules(size)?,
             advantage,
+            wide_root_noise,
         };
         Ok(Parsed::Analyse {
             asked,
@@ -623,8 +637,9 @@ mod tests {
         assert_eq!(positions[0].game.handicap(), 2);
         assert_eq!(positions[2].game.to_move(), Color::White);
         assert_eq!(positions[2].game.move_count(), 2);
-        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(asked.advantage, Advantage::default());
+        assert_eq!(asked.wide_root_noise, 0.04);
     }
 
     #[test]
@@ -649,6 +664,8 @@ mod tests {
             r#""playoutDoublingAdvantage":4"#,
             r#""playoutDoublingAdvantage":"x""#,
             r#""playoutDoublingAdvantagePla":"EMPTY""#,
+            r#""wideRootNoise":-0.1"#,
+            r#""wideRootNoise":"wide""#,
         ] {
             let err = parse(&query(bad), &DEFAULTS).err().expect("an error");
             assert_eq!(err.field, Some("overrideSettings"), "{bad}");

@@ -200,10 +200,8 @@ impl Chooser {
         // stones comes from the Monte Carlo search.
         if let Some(net) = network.filter(|_| !cleanup) {
             let params = Params {
-                budget: how.visit_budget(),
-                seed: self.next_seed(how.seed),
-                threads: how.threads,
                 white_advantage: self.advantage.update(game),
+                ..Params::new(how.visit_budget(), self.next_seed(how.seed)).threads(how.threads)
             };
             let out = puct::search_watched(game, net, params, stop, &mut self.net_tree, watch);
             // The mover's side to White's: the same sign as the other way.

@@ -42,7 +42,8 @@ const CPUCT_BASE: f64 = 500.0;
 /// this times the root of the prior already visited (KataGo: 0.2, 0.1 at the root).
 const FPU_REDUCTION: f64 = 0.2;
 const ROOT_FPU_REDUCTION: f64 = 0.1;
-/// The most nodes a tree holds (about 160 MB); the search stops there.
+/// The most nodes a tree holds (80 bytes each: about 320 MB); the search
+/// stops there.
 const MAX_NODES: usize = 4_000_000;
 /// The shares of the utility that the score has (KataGo's
 /// `staticScoreUtilityFactor`, `dynamicScoreUtilityFactor`), and their
@@ -200,6 +201,9 @@ pub struct Params {
     /// The playout doublings White is assumed to have over Black (see
     /// `advantage`; 0 in even games and in analysis).
     pub white_advantage: f64,
+    /// KataGo's `wideRootNoise`: how much wider than its values say the
+    /// root is searched (0 in play; KataGo's analysis engine: 0.04).
+    pub wide_root_noise: f64,
 }
 
 impl Params {
@@ -210,6 +214,7 @@ impl Params {
             seed,
             threads: 1,
             white_advantage: 0.0,
+            wide_root_noise: 0.0,
         }
     }
 
@@ -269,6 +274,7 @@ struct Job<'a> {
     net: &'a Evaluator,
     budget: Budget,
     white_advantage: f32,
+    wide_root_noise: f64,
     score: ScoreUtility,
     start: Instant,
     stop: &'a AtomicBool,
@@ -314,7 +320,9 @@ impl Job<'_> {
             let mover = w.walk.to_move();
             let depth = w.path.len();
             let permits = |mv| self.permits(mover, mv, depth);
-            let Some(child) = select(&s.nodes, at, at == 0, permits) else {
+            let noise = (at == 0 && self.wide_root_noise > 0.0)
+                .then_some((self.wide_root_noise, &mut w.rng));
+            let Some(child) = select(&s.nodes, at, at == 0, permits, noise) else {
                 break;
             };
             if w.walk.play(mover, s.nodes[child].mv).is_err() {
@@ -409,6 +417,7 @@ pub fn search_watched(
         seed,
         threads,
         white_advantage,
+        wide_root_noise,
     } = params;
     let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
     let mut fresh = NetTree::default();
@@ -426,6 +435,7 @@ pub fn search_watched(
         net,
         budget,
         white_advantage: white_advantage as f32,
+        wide_root_noise,
         score,
         start: Instant::now(),
         stop,
@@ -537,12 +547,14 @@ pub fn ownership(game: &Game, net: &Evaluator, visits: u64, seed: u64) -> Vec<f6
 }
 
 /// The child of `at` with the highest PUCT value among those `permits`
-/// lets through, if any.
+/// lets through, if any; with `noise`, each child's prior and value widened
+/// by [`widen`].
 fn select(
     nodes: &[Node],
     at: usize,
     is_root: bool,
     permits: impl Fn(Option<Point>) -> bool,
+    mut noise: Option<(f64, &mut SmallRng)>,
 ) -> Option<usize> {
     let node = &nodes[at];
     let parent_visits = (node.visits + node.virtual_loss).max(1) as f64;
@@ -578,10 +590,29 @@ fn select(
             } else {
                 fpu
             };
-            (c, q + explore * n.prior as f64 / (1.0 + f64::from(seen)))
+            let (prior, q) = match noise.as_mut() {
+                Some((wide, rng)) => widen(f64::from(n.prior), q, *wide, rng),
+                None => (f64::from(n.prior), q),
+            };
+            (c, q + explore * prior / (1.0 + f64::from(seen)))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(c, _)| c)
+}
+
+/// KataGo's wide root noise for one root child: its prior flattened to the
+/// power `1 / (4·wide + 1)` and, one time in two, its value raised by
+/// `wide·|z|`, z drawn from the standard normal distribution.
+fn widen(prior: f64, q: f64, wide: f64, rng: &mut SmallRng) -> (f64, f64) {
+    let prior = prior.powf(1.0 / (4.0 * wide + 1.0));
+    if rng.random::<bool>() {
+        // Box and Muller's normal deviate from two uniform ones.
+        let u: f64 = 1.0 - rng.random::<f64>();
+        let z = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * rng.random::<f64>()).cos();
+        (prior, q + wide * z.abs())
+    } else {
+        (prior, q)
+    }
 }
 
 /// Adds the legal moves of the position at `leaf` with their priors (pass
@@ -897,6 +928,56 @@ mod tests {
     }
 
     /// White E5 in atari (Black D5, F5, E6; liberty E4), Black to play.
+    #[test]
+    fn wide_root_noise_spreads_the_roots_visits() {
+        let game = Game::new(9, Rules::default(), 7.5);
+        let net = Evaluator::embedded();
+        let budget = Budget {
+            playouts: Some(150),
+            time: None,
+        };
+        let root_moves_visited = |wide_root_noise: f64| {
+            let mut tree = NetTree::default();
+            let params = Params {
+                wide_root_noise,
+                ..Params::new(budget, 5)
+            };
+            search_watched(
+                &game,
+                &net,
+                params,
+                &AtomicBool::new(false),
+                &mut tree,
+                None,
+            );
+            let root = &tree.nodes[0];
+            let children = root.first as usize..(root.first + root.count) as usize;
+            children.filter(|&c| tree.nodes[c].visits > 0).count()
+        };
+        let (narrow, wide) = (root_moves_visited(0.0), root_moves_visited(0.5));
+        assert!(wide > narrow + 5, "{narrow} {wide}");
+    }
+
+    #[test]
+    fn widening_flattens_the_prior_and_raises_values_half_the_time() {
+        let mut rng = SmallRng::seed_from_u64(1);
+        let draws: Vec<(f64, f64)> = (0..1000)
+            .map(|_| widen(0.01, 0.2, 0.25, &mut rng))
+            .collect();
+        // 0.01 to the power 1/2.
+        assert!(draws.iter().all(|&(p, _)| (p - 0.1).abs() < 1e-12));
+        let raised: Vec<f64> = draws
+            .iter()
+            .map(|&(_, q)| q - 0.2)
+            .filter(|&d| d > 0.0)
+            .collect();
+        assert!((430..570).contains(&raised.len()), "{}", raised.len());
+        // |z| has mean √(2/π) ≈ 0.80: times 0.25, about 0.2.
+        let mean = raised.iter().sum::<f64>() / raised.len() as f64;
+        assert!((mean - 0.2).abs() < 0.03, "{mean}");
+        assert!(draws.iter().all(|&(_, q)| q >= 0.2));
+    }
+
     fn white_in_atari() -> Game {
         let mut game = Game::new(9, Rules::default(), 7.5);
         for (c, v) in [
