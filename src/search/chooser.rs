@@ -409,39 +409,44 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_engine_resigns_on_the_third_lost_move_in_a_row() {
+    /// Notes each `(move count, judged lost)` on one run and checks
+    /// whether the engine resigns there.
+    fn check_run(steps: &[(usize, bool, bool)]) {
         let mut run = HopelessRun::default();
-        assert!(!run.note(&game_after(40), true));
-        assert!(!run.note(&game_after(42), true));
-        assert!(run.note(&game_after(44), true));
-        // A move judged playable ends the run.
-        let mut run = HopelessRun::default();
-        assert!(!run.note(&game_after(40), true));
-        assert!(!run.note(&game_after(42), true));
-        assert!(!run.note(&game_after(44), false));
-        assert!(!run.note(&game_after(46), true));
-        assert!(!run.note(&game_after(48), true));
-        assert!(run.note(&game_after(50), true));
-        // The engine playing both sides counts each move.
-        let mut run = HopelessRun::default();
-        for (at, resigns) in [(40, false), (41, false), (42, true)] {
-            assert_eq!(run.note(&game_after(at), true), resigns);
+        for &(at, lost, resigns) in steps {
+            assert_eq!(run.note(&game_after(at), lost), resigns, "at move {at}");
         }
     }
 
     #[test]
+    fn the_engine_resigns_on_the_third_lost_move_in_a_row() {
+        check_run(&[(40, true, false), (42, true, false), (44, true, true)]);
+        // A move judged playable ends the run.
+        check_run(&[
+            (40, true, false),
+            (42, true, false),
+            (44, false, false),
+            (46, true, false),
+            (48, true, false),
+            (50, true, true),
+        ]);
+        // The engine playing both sides counts each move.
+        check_run(&[(40, true, false), (41, true, false), (42, true, true)]);
+    }
+
+    #[test]
     fn a_new_game_or_an_undo_starts_the_run_again() {
-        let mut run = HopelessRun::default();
-        assert!(!run.note(&game_after(40), true));
-        assert!(!run.note(&game_after(42), true));
-        // A new game (its first moves) or moves taken back.
-        assert!(!run.note(&game_after(2), true));
-        assert!(!run.note(&game_after(4), true));
-        assert!(!run.note(&game_after(2), true));
-        // Moves skipped (the engine was not asked for a while).
-        assert!(!run.note(&game_after(10), true));
-        assert!(!run.note(&game_after(12), true));
-        assert!(run.note(&game_after(14), true));
+        check_run(&[
+            (40, true, false),
+            (42, true, false),
+            // A new game (its first moves) or moves taken back.
+            (2, true, false),
+            (4, true, false),
+            (2, true, false),
+            // Moves skipped (the engine was not asked for a while).
+            (10, true, false),
+            (12, true, false),
+            (14, true, true),
+        ]);
     }
 }
