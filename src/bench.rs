@@ -360,7 +360,6 @@ fn tree_rate(
         cleanup: false,
         max_nodes: 4_000_000,
         patterns,
-        network: None,
     };
     let start = Instant::now();
     let mut ignore = |_: &crate::search::Report| {};

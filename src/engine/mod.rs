@@ -219,7 +219,7 @@ impl Engine {
             resign: c.resign,
             ownership_playouts: c.ownership_playouts,
             seed: c.seed,
-            network: c.network.as_ref().filter(|_| c.net_search),
+            network: c.network.as_deref().filter(|_| c.net_search),
         }
     }
 

@@ -45,7 +45,7 @@ pub struct Choosing<'a> {
     /// The engine's seed; each search varies it.
     pub seed: u64,
     /// The network, where the engine chooses its moves with it.
-    pub network: Option<&'a Arc<Evaluator>>,
+    pub network: Option<&'a Evaluator>,
 }
 
 impl Choosing<'_> {
@@ -135,22 +135,14 @@ impl Chooser {
         nth_seed(base, self.searches)
     }
 
-    /// The settings of the next Monte Carlo search: with the network's
-    /// priors where the network does not search itself (under dice).
-    fn next_settings(
-        &mut self,
-        how: &Choosing,
-        game: &Game,
-        budget: Budget,
-        cleanup: bool,
-    ) -> Settings {
+    /// The settings of the next Monte Carlo search.
+    fn next_settings(&mut self, how: &Choosing, budget: Budget, cleanup: bool) -> Settings {
         Settings {
             budget,
             seed: self.next_seed(how.seed),
             cleanup,
             max_nodes: how.max_nodes,
             patterns: how.patterns,
-            network: how.network.filter(|_| game.dice().is_some()).cloned(),
         }
     }
 
@@ -204,8 +196,7 @@ impl Chooser {
                 return Decision::Pass;
             }
         }
-        // The network searches plain Go (no dice; under dice its policy
-        // joins the Monte Carlo search's priors); the cleanup of dead
+        // The network searches plain Go (no dice); the cleanup of dead
         // stones comes from the Monte Carlo search.
         if let Some(net) = network.filter(|_| !cleanup) {
             let params = Params {
@@ -224,8 +215,7 @@ impl Chooser {
             }
             return out.decision;
         }
-        let settings =
-            self.next_settings(how, game, how.playout_budget(), cleanup && dead_opponents);
+        let settings = self.next_settings(how, how.playout_budget(), cleanup && dead_opponents);
         let (decision, win_rate, playouts) = run_watched(
             game,
             &settings,
@@ -258,7 +248,7 @@ impl Chooser {
             );
             return;
         }
-        let settings = self.next_settings(how, game, how.playout_budget(), false);
+        let settings = self.next_settings(how, how.playout_budget(), false);
         run_watched(
             game,
             &settings,
@@ -290,7 +280,7 @@ impl Chooser {
                 threads: how.threads,
             },
             None => Lent::MonteCarlo {
-                settings: self.next_settings(how, game, budget, false),
+                settings: self.next_settings(how, budget, false),
                 tree: std::mem::take(&mut self.tree),
                 threads: how.threads,
                 planning: how.planning,
@@ -371,42 +361,6 @@ mod tests {
             game.play(game.to_move(), None).unwrap();
         }
         game
-    }
-
-    #[test]
-    fn the_monte_carlo_search_gets_the_networks_priors_under_dice_only() {
-        let net = Arc::new(Evaluator::embedded());
-        let how = Choosing {
-            budget: Budget {
-                playouts: Some(100),
-                time: None,
-            },
-            threads: 1,
-            planning: Planning::Chance,
-            max_nodes: 1000,
-            patterns: true,
-            resign: 0.1,
-            ownership_playouts: 100,
-            seed: 1,
-            network: Some(&net),
-        };
-        let mut chooser = Chooser::default();
-        let mut game = game_after(0);
-        let plain = chooser.next_settings(&how, &game, how.budget, false);
-        assert!(plain.network.is_none());
-        game.set_dice(Some(crate::dice::Dice::parse("1d4").unwrap()));
-        let under_dice = chooser.next_settings(&how, &game, how.budget, false);
-        assert!(under_dice.network.is_some_and(|n| Arc::ptr_eq(&n, &net)));
-        let without = Choosing {
-            network: None,
-            ..how
-        };
-        assert!(
-            chooser
-                .next_settings(&without, &game, how.budget, false)
-                .network
-                .is_none()
-        );
     }
 
     /// Notes each `(move count, judged lost)` on one run and checks

@@ -16,15 +16,14 @@
 //! and which search runs), `settings` (a search's budget and settings, its
 //! decision), `dynkomi` (the handicap's worth the Monte Carlo search counts
 //! for White, fading as the game goes on), `advantage` (the network
-//! search's handicap play: the playout doubling advantage, resigning),
-//! `playout` (the policies and the count of a finished playout), `tree`
-//! (nodes, and the tree kept between moves), `priors` (what a node's
-//! children know before their first visits; under dice, the network's
-//! policy for the nodes visited most), `root` (the root's move rules, score
-//! statistics and choice), `uct` (one search: descent, expansion, update),
-//! `threads` (threads sharing one tree), `report` (what analysis shows),
-//! `ownership` (the estimate behind dead stones), and [`puct`], the other
-//! search: PUCT over the neural network's policy and value, no playouts.
+//! search's handicap play: the playout doubling advantage, resigning), `playout` (the policies and the count of a
+//! finished playout), `tree` (nodes, and the tree kept between moves),
+//! `priors` (what a new node's children know before their first visit),
+//! `root` (the root's move rules, score statistics and choice), `uct` (one
+//! search: descent, expansion, update), `threads` (threads sharing one
+//! tree), `report` (what analysis shows), `ownership` (the estimate behind
+//! dead stones), and [`puct`], the other search: PUCT over the neural
+//! network's policy and value, no playouts.
 
 mod advantage;
 pub mod chooser;

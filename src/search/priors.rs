@@ -2,16 +2,12 @@
 //! atari escapes read for ladders, ataris that catch, self-ataris, 3×3
 //! patterns, nearness to the last move, the lines of empty areas) in the
 //! manner of michi, and the learned move patterns' probabilities on top, in
-//! the manner of Pachi's pattern prior; and, where a network is loaded, its
-//! policy for the nodes the search visits most, in the manner of Pachi's
-//! DCNN prior. Each prior is a number of visits and wins added to the
-//! node's statistics before (or, the network's, while) the search visits it.
+//! the manner of Pachi's pattern prior. Each prior is a number of visits and
+//! wins added to the node's statistics before the search visits it.
 
 use super::playout::empty_area;
 use super::tree::{Node, PASS};
-use crate::board::{Board, Color, MAX_POINTS, Point};
-use crate::game::Game;
-use crate::nn::{Evaluation, Evaluator, Request, Scratch, inputs};
+use crate::board::{Board, Color, Point};
 use crate::patterns;
 use crate::prediction::Model;
 use crate::prediction::features::Position;
@@ -30,95 +26,6 @@ const PATTERN_PRIOR: f32 = 80.0;
 /// self-play games against michi's at 3000 playouts on 9×9
 /// (docs/strength.md).
 const NEAR_LAST: [f32; 4] = [0.0, 12.0, 11.0, 4.0];
-
-/// Prior wins (and visits) the network's policy gives a move holding all
-/// of the policy among its siblings; a move holding a share `s` gets
-/// `√s` of it (Pachi's DCNN prior: `√p` times its equivalent experience).
-/// Under Aléago's dice (13×13, 1d6, 0.5 s a move) 60 won 24 of 40 games
-/// against the search without the network, 300 won 5 of 14
-/// (docs/strength.md).
-pub(super) const NETWORK_PRIOR: f32 = 60.0;
-
-/// Real visits a node has (the root none) before the network's policy is
-/// added to its children's priors: an evaluation costs the time of dozens
-/// of playouts, so only the nodes the search keeps coming back to get one.
-pub(super) const NETWORK_AT: f32 = 64.0;
-
-/// One search thread's evaluations for the network's priors: the game
-/// walked to a node, the network's buffers, and each point's policy.
-pub(super) struct NetworkPriors<'n> {
-    network: &'n Evaluator,
-    walk: Game,
-    scratch: Scratch,
-    evaluation: Evaluation,
-    /// The policy of the last evaluation at each point, the pass's at
-    /// `PASS`; 0 where the network judges the move illegal.
-    policy: Vec<f32>,
-}
-
-impl<'n> NetworkPriors<'n> {
-    pub(super) fn new(network: &'n Evaluator, game: &Game) -> NetworkPriors<'n> {
-        NetworkPriors {
-            network,
-            walk: game.clone(),
-            scratch: Scratch::default(),
-            evaluation: Evaluation::default(),
-            policy: vec![0.0; MAX_POINTS],
-        }
-    }
-
-    /// Evaluates the position after `moves` from the search's root (whose
-    /// game this was made with); false where a move does not play under the
-    /// game's rules (the tree checks simple ko only).
-    pub(super) fn evaluate(&mut self, moves: &[(Color, Point)]) -> bool {
-        let mut played = 0;
-        for &(c, p) in moves {
-            let mv = (p != PASS).then_some(p);
-            if self.walk.play(c, mv).is_err() {
-                break;
-            }
-            played += 1;
-        }
-        let evaluated = played == moves.len();
-        if evaluated {
-            let request = Request {
-                game: &self.walk,
-                to_move: self.walk.to_move(),
-                fresh: false,
-                symmetry: 0,
-                white_advantage: 0.0,
-            };
-            self.network
-                .evaluate_cached(request, &mut self.scratch, &mut self.evaluation);
-            let board = self.walk.board();
-            for p in board.empty_points() {
-                let share = self.evaluation.policy[inputs::position(board, *p)];
-                self.policy[*p as usize] = share.max(0.0);
-            }
-            self.policy[PASS as usize] = self.evaluation.pass.max(0.0);
-        }
-        for _ in 0..played {
-            self.walk.undo();
-        }
-        evaluated
-    }
-
-    /// Adds the last evaluation's policy to `children`'s priors, each
-    /// child's share taken among them (under dice, the policy kept to the
-    /// moves the node has).
-    pub(super) fn add_to(&self, children: &mut [Node]) {
-        let total: f32 = children.iter().map(|ch| self.policy[ch.mv as usize]).sum();
-        if total <= 0.0 {
-            return;
-        }
-        for ch in children {
-            let bonus = NETWORK_PRIOR * (self.policy[ch.mv as usize] / total).sqrt();
-            ch.visits += bonus;
-            ch.wins += bonus;
-            ch.prior_visits += bonus;
-        }
-    }
-}
 
 /// What the pattern priors reuse from one expansion to the next, so that
 /// an expansion allocates nothing once the first has run.
@@ -248,7 +155,6 @@ pub(super) fn add_pattern_priors(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
 
     fn rate((visits, wins): (f32, f32)) -> f32 {
         wins / visits
@@ -331,99 +237,5 @@ mod tests {
         };
         // Strong players open on the 3-4 point, never on the 1-1 point.
         assert!(visits_at(0, 0) < visits_at(2, 3));
-    }
-
-    #[test]
-    fn the_networks_policy_raises_the_moves_it_likes_among_the_children() {
-        let net = Evaluator::embedded();
-        let game = Game::new(9, Rules::default(), 7.5);
-        let board = game.board();
-        let mut priors = NetworkPriors::new(&net, &game);
-        assert!(priors.evaluate(&[]));
-        let mut children: Vec<Node> = board
-            .empty_points()
-            .iter()
-            .map(|&p| Node::new(p, 10.0, 5.0))
-            .chain([Node::new(PASS, 10.0, 1.0)])
-            .collect();
-        priors.add_to(&mut children);
-        let added = |x, y| {
-            let p = board.point(x, y);
-            children.iter().find(|ch| ch.mv == p).unwrap().visits - 10.0
-        };
-        // The net opens in the centre or on the 3-3 or 3-4 points of 9×9,
-        // never on the 1-1 point.
-        let best = [(4, 4), (2, 2), (2, 3)].map(|(x, y)| added(x, y));
-        assert!(best.iter().any(|&b| b > 5.0 * added(0, 0)), "{best:?}");
-        // Its shares among the children sum to one: the squares of the
-        // bonuses sum to the whole prior's square.
-        let sum: f32 = children
-            .iter()
-            .map(|ch| ((ch.visits - 10.0) / NETWORK_PRIOR).powi(2))
-            .sum();
-        assert!((sum - 1.0).abs() < 1e-3, "{sum}");
-        // As many wins as visits, all counted as prior.
-        for ch in &children {
-            assert!(
-                (ch.wins - (ch.visits - 10.0) - if ch.mv == PASS { 1.0 } else { 5.0 }).abs() < 1e-3
-            );
-            assert_eq!(ch.prior_visits, ch.visits);
-        }
-        // Among a few children the shares are the policy's among them:
-        // the edge alone gets it all.
-        let mut edge = [Node::new(board.point(0, 4), 0.0, 0.0)];
-        priors.add_to(&mut edge);
-        assert!((edge[0].visits - NETWORK_PRIOR).abs() < 1e-3);
-    }
-
-    #[test]
-    fn the_networks_priors_evaluate_below_the_root_and_walk_back() {
-        let net = Evaluator::embedded();
-        let game = Game::new(9, Rules::default(), 7.5);
-        let at = |x, y| game.board().point(x, y);
-        let mut priors = NetworkPriors::new(&net, &game);
-        // After Black's tengen White's answer is near it, not the tengen.
-        assert!(priors.evaluate(&[(Color::Black, at(4, 4))]));
-        assert_eq!(priors.walk.move_count(), 0);
-        let near: f32 = [
-            (2, 2),
-            (6, 6),
-            (2, 6),
-            (6, 2),
-            (4, 2),
-            (2, 4),
-            (6, 4),
-            (4, 6),
-        ]
-        .iter()
-        .chain(&[
-            (3, 5),
-            (5, 3),
-            (3, 3),
-            (5, 5),
-            (3, 4),
-            (4, 3),
-            (5, 4),
-            (4, 5),
-        ])
-        .chain(&[
-            (2, 3),
-            (3, 2),
-            (6, 5),
-            (5, 6),
-            (2, 5),
-            (5, 2),
-            (6, 3),
-            (3, 6),
-        ])
-        .map(|&(x, y)| priors.policy[at(x, y) as usize])
-        .sum();
-        assert!(near > 0.5, "{near}");
-        // A descent the game's rules refuse (a stone on a stone) is not
-        // evaluated, and the walk is back at the root.
-        let refused = [(Color::Black, at(4, 4)), (Color::White, at(4, 4))];
-        assert!(!priors.evaluate(&refused));
-        assert_eq!(priors.walk.move_count(), 0);
-        assert!(priors.walk.board().color_at(at(4, 4)).is_none());
     }
 }

@@ -260,7 +260,6 @@ mod tests {
             cleanup: false,
             max_nodes: 1 << 20,
             patterns: false,
-            network: None,
         };
         s.search(&settings, &AtomicBool::new(false), 0);
         s.report(0)

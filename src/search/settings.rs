@@ -2,8 +2,6 @@
 //! plan for dice below the root, one search's settings, and the decision.
 
 use crate::board::Point;
-use crate::nn::Evaluator;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// How long to search.
@@ -41,7 +39,4 @@ pub struct Settings {
     pub max_nodes: usize,
     /// Whether the learned patterns add to the priors.
     pub patterns: bool,
-    /// The network whose policy adds to the priors of the nodes the search
-    /// visits most (the search otherwise runs without it).
-    pub network: Option<Arc<Evaluator>>,
 }

@@ -167,7 +167,6 @@ mod tests {
             cleanup: false,
             max_nodes: 1 << 20,
             patterns: false,
-            network: None,
         };
         let mut tree = Tree::default();
         let stop = AtomicBool::new(false);

@@ -21,8 +21,6 @@ pub(super) struct Node {
     pub(super) first_child: u32,
     pub(super) children: u16,
     pub(super) expanded: bool,
-    /// Whether the network's policy was added to the children's priors.
-    pub(super) network_prior: bool,
 }
 
 impl Node {
@@ -37,7 +35,6 @@ impl Node {
             first_child: 0,
             children: 0,
             expanded: false,
-            network_prior: false,
         }
     }
 }
@@ -159,7 +156,6 @@ mod tests {
             cleanup: false,
             max_nodes: 1 << 20,
             patterns: false,
-            network: None,
         };
         let mut tree = Tree::default();
         let stop = AtomicBool::new(false);
@@ -236,7 +232,6 @@ mod tests {
             cleanup: false,
             max_nodes: 600,
             patterns: false,
-            network: None,
         };
         let mut tree = Tree::default();
         let stop = AtomicBool::new(false);

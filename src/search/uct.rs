@@ -3,7 +3,7 @@
 
 use super::dynkomi;
 use super::playout::{Policy, Rolls, final_owner, on_line_set, playout, playout_area};
-use super::priors::{self, NETWORK_AT, NetworkPriors, PatternScratch};
+use super::priors::{self, PatternScratch};
 use super::root::{MoveRules, RootMove, RootScores, decide};
 use super::settings::{Decision, Planning, Settings};
 use super::tree::{EXPAND_AT, GrownFor, Node, PASS, RAVE_EQUIV, Tree};
@@ -62,7 +62,7 @@ pub struct Search<'a> {
 }
 
 /// What one search thread keeps to itself.
-struct Worker<'n> {
+struct Worker {
     rng: SmallRng,
     /// Moves of the current descent and playout, with their colours.
     sequence: Vec<(Color, Point)>,
@@ -78,8 +78,6 @@ struct Worker<'n> {
     /// (`Settings::patterns`).
     patterns: Option<&'static Model>,
     pattern_scratch: PatternScratch,
-    /// The network's priors (`Settings::network`).
-    network: Option<NetworkPriors<'n>>,
 }
 
 /// The mark of a first mover in `Worker::first_mover`: 1 black, 2 white (0
@@ -88,7 +86,7 @@ fn mover_mark(c: Color) -> u8 {
     c.index() as u8 + 1
 }
 
-impl Worker<'_> {
+impl Worker {
     /// `first_mover[p]`: the [`mover_mark`] of the first move at `p` in the
     /// playout, below the tree, filled walking the playout backwards; done
     /// before the update takes the lock, which then goes on through the
@@ -345,9 +343,6 @@ impl<'a> Search<'a> {
         w.sequence.clear();
         let mut passes = self.game.consecutive_passes().min(1);
         let mut leaf = None;
-        // The first node of the descent due the network's policy, with
-        // its depth (the descent's moves that lead to it).
-        let mut due_network = None;
         {
             let mut nodes = self.lock();
             let mut i = 0;
@@ -357,15 +352,6 @@ impl<'a> Search<'a> {
                         leaf = Some(i);
                     }
                     break;
-                }
-                let node = &mut nodes[i];
-                if w.network.is_some()
-                    && due_network.is_none()
-                    && !node.network_prior
-                    && (i == 0 || node.visits - node.prior_visits >= NETWORK_AT)
-                {
-                    node.network_prior = true;
-                    due_network = Some((i, w.sequence.len()));
                 }
                 let lines = self.roll_lines(&nodes, &mut w.rng, i, w.path.len(), c);
                 let j = self.select(&nodes, i, lines);
@@ -413,14 +399,6 @@ impl<'a> Search<'a> {
             }
             self.attach(&mut self.lock(), i, &children);
             w.children = children;
-        }
-        if let (Some((i, depth)), Some(network)) = (due_network, w.network.as_mut())
-            && network.evaluate(&w.sequence[..depth])
-        {
-            let mut nodes = self.lock();
-            let node = &nodes[i];
-            let (start, n) = (node.first_child as usize, node.children as usize);
-            network.add_to(&mut nodes[start..start + n]);
         }
         // Two passes in the tree: the playout still runs, to settle dead
         // stones before counting (and, under dice, passes forced by rolls).
@@ -503,10 +481,6 @@ impl<'a> Search<'a> {
             first_mover: vec![0; crate::board::MAX_POINTS],
             patterns: settings.patterns.then(Model::embedded),
             pattern_scratch: PatternScratch::default(),
-            network: settings
-                .network
-                .as_deref()
-                .map(|net| NetworkPriors::new(net, self.game)),
         };
         // Aléago's line lists only if dice playouts ask for them.
         w.board.keep_lines(false);
@@ -591,52 +565,8 @@ impl<'a> Search<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn::Evaluator;
     use crate::rules::Rules;
     use crate::search::Budget;
-    use std::sync::Arc;
-
-    /// The prior visits of the root's children after a search of `game`
-    /// with `network` adding its priors, and whether the root got them.
-    fn root_priors(game: &Game, network: Option<Arc<Evaluator>>) -> (f32, bool) {
-        let search = Search::new(game, 7, 1 << 20);
-        let settings = Settings {
-            budget: Budget {
-                playouts: Some(400),
-                time: None,
-            },
-            seed: 7,
-            cleanup: false,
-            max_nodes: 1 << 20,
-            patterns: false,
-            network,
-        };
-        search.run(&settings, &AtomicBool::new(false));
-        let nodes = search.lock();
-        let root = &nodes[0];
-        let children = &nodes[root.first_child as usize..][..root.children as usize];
-        let prior = children.iter().map(|ch| ch.prior_visits).sum();
-        (prior, root.network_prior)
-    }
-
-    #[test]
-    fn the_networks_policy_adds_to_the_roots_priors_under_dice() {
-        let mut game = Game::new(9, Rules::default(), 7.5);
-        game.set_dice(Some(crate::dice::Dice::parse("1d4").unwrap()));
-        game.seed_rolls(3);
-        game.roll(Color::Black);
-        let net = Arc::new(Evaluator::embedded());
-        let (without, marked_without) = root_priors(&game, None);
-        let (with, marked) = root_priors(&game, Some(net));
-        assert!(marked && !marked_without);
-        // Each child's share of the policy among the rolled line's moves
-        // and pass: their roots sum to at least one whole prior.
-        assert!(
-            with - without >= priors::NETWORK_PRIOR - 1e-3,
-            "{without} {with}"
-        );
-    }
-
     #[test]
     fn search_sees_a_won_position() {
         let board = "
@@ -667,7 +597,6 @@ mod tests {
             cleanup: false,
             max_nodes: 1 << 20,
             patterns: false,
-            network: None,
         };
         let (d, rate) = s.run(&settings, &AtomicBool::new(false));
         // The black group cannot live: White wins whatever it plays next.

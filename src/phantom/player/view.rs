@@ -84,7 +84,6 @@ impl Player {
             cleanup: false,
             max_nodes: settings.max_nodes,
             patterns: settings.patterns,
-            network: None,
         };
         let (decision, _) = search.run(&s, stop);
         match decision {
