@@ -2,11 +2,11 @@
 //! here, with the policy around the search — when to pass (the opponent
 //! passed, the board is settled and the count wins), when to resign (below
 //! the threshold, late enough, after searching enough, three moves in a
-//! row), and which search
-//! runs (the network's PUCT where a network applies and nobody watches,
-//! Monte Carlo otherwise). It keeps both searches' trees between moves,
-//! the network's handicap advantage, and counts its searches, so that each
-//! gets a seed of its own.
+//! row), and which search runs (the network's PUCT where a network applies
+//! and nobody watches, Monte Carlo otherwise). It keeps both searches'
+//! trees between moves, the network's handicap advantage and the run of
+//! moves judged lost, and counts its searches, so that each gets a seed of
+//! its own.
 
 use super::advantage::{self, Advantage};
 use super::ownership::ownership;

@@ -927,7 +927,6 @@ mod tests {
         assert!(fresh.of(fresh.center + 3.0, 5.0) > fresh.of(fresh.center, 5.0));
     }
 
-    /// White E5 in atari (Black D5, F5, E6; liberty E4), Black to play.
     #[test]
     fn wide_root_noise_spreads_the_roots_visits() {
         let game = Game::new(9, Rules::default(), 7.5);
@@ -978,6 +977,7 @@ mod tests {
         assert!(draws.iter().all(|&(_, q)| q >= 0.2));
     }
 
+    /// White E5 in atari (Black D5, F5, E6; liberty E4), Black to play.
     fn white_in_atari() -> Game {
         let mut game = Game::new(9, Rules::default(), 7.5);
         for (c, v) in [
