@@ -24,13 +24,13 @@ pub use role::{Refusal, Role, Touch};
 
 use crate::board::{Color, Point};
 use crate::clock::Clock;
-use crate::game::Game;
+use crate::game::{Action, Game};
 use crate::rules::Rules;
 use crate::score::{self, Score, Status};
 use crate::search::chooser::{Chooser, Choosing, Lent};
 use crate::search::{self, Budget, Decision, Watch};
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Visits of the search whose ownership judges dead stones with the
@@ -47,6 +47,37 @@ pub struct Engine {
     stop: Arc<AtomicBool>,
     started: Instant,
     chooser: Chooser,
+    /// The last judgement of dead stones, with what it was made for.
+    judged: Mutex<Option<(Judged, Vec<Status>)>>,
+}
+
+/// What a judgement of dead stones depends on: the game's actions and
+/// position, its rules, komi and dice, and the engine's seed. A controller
+/// asks `final_score` and `final_status_list` of one position in turn; the
+/// second reuses the first's search.
+#[derive(PartialEq)]
+struct Judged {
+    actions: Vec<Action>,
+    hash: u64,
+    to_move: Color,
+    rules: Rules,
+    komi: u64,
+    dice: Option<String>,
+    seed: u64,
+}
+
+impl Judged {
+    fn of(game: &Game, seed: u64) -> Judged {
+        Judged {
+            actions: game.actions().to_vec(),
+            hash: game.board().hash(),
+            to_move: game.to_move(),
+            rules: game.rules,
+            komi: game.komi.to_bits(),
+            dice: game.dice().map(|d| d.spec()),
+            seed,
+        }
+    }
 }
 
 impl Engine {
@@ -59,6 +90,7 @@ impl Engine {
             stop: Arc::new(AtomicBool::new(false)),
             started: Instant::now(),
             chooser: Chooser::default(),
+            judged: Mutex::new(None),
         }
     }
 
@@ -390,16 +422,26 @@ impl Engine {
     /// one play goes on from, so that stones that would die are seen
     /// dying), by playouts otherwise. Random playouts misjudge the large
     /// groups of a 19×19 endgame (a game counted B+33.5 by them was W+36.5
-    /// by GNU Go and KataGo).
+    /// by GNU Go and KataGo). The judgement is kept for its position
+    /// (`Judged`).
     pub fn statuses(&self) -> Vec<Status> {
         let game = self.shown();
-        match &self.config.network {
+        let judged = Judged::of(game, self.config.seed);
+        let mut last = self.judged.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, statuses)) = last.as_ref()
+            && *at == judged
+        {
+            return statuses.clone();
+        }
+        let statuses = match &self.config.network {
             Some(net) if game.dice().is_none() => {
                 let ownership = search::puct::ownership(game, net, STATUS_VISITS, self.config.seed);
                 score::statuses_from_search(game.board(), &ownership)
             }
             _ => score::statuses(game.board(), &self.ownership()),
-        }
+        };
+        *last = Some((judged, statuses.clone()));
+        statuses
     }
 
     /// The count of the shown game, dead stones by the ownership estimate.
@@ -465,4 +507,39 @@ fn cpu_time() -> Option<f64> {
     let utime: f64 = fields.get(11)?.parse().ok()?;
     let stime: f64 = fields.get(12)?.parse().ok()?;
     Some((utime + stime) / 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dead_stones_of_a_position_are_judged_once() {
+        let mut e = Engine::new(Config::default(), Rules::default(), 9, Some(7.5));
+        let at = |x, y| Some(e.shown().board().point(x, y));
+        let (e5, c3) = (at(4, 4), at(2, 2));
+        e.play(Color::Black, e5).unwrap();
+        let first = e.statuses();
+        let kept = |e: &Engine| {
+            let judged = e.judged.lock().unwrap();
+            judged.as_ref().map(|(at, statuses)| {
+                (
+                    *at == Judged::of(e.shown(), e.config.seed),
+                    statuses.clone(),
+                )
+            })
+        };
+        assert_eq!(kept(&e), Some((true, first.clone())));
+        // Asked again in the same position, the kept judgement is the
+        // answer (marked here to tell it from a new search's).
+        let marked = vec![Status::Seki; first.len()];
+        e.judged.lock().unwrap().as_mut().unwrap().1 = marked.clone();
+        assert_eq!(e.statuses(), marked);
+        // A move, another komi: judged afresh.
+        e.play(Color::White, c3).unwrap();
+        assert_ne!(e.statuses(), marked);
+        e.judged.lock().unwrap().as_mut().unwrap().1 = marked.clone();
+        e.set_komi(0.5);
+        assert_ne!(e.statuses(), marked);
+    }
 }
