@@ -478,16 +478,10 @@ impl Fields<'_> {
                 }
                 "maxTime" => max_time = seconds_in(Some(value)).map_err(|m| bad(&m))?,
                 "playoutDoublingAdvantage" => {
-                    advantage.doublings = value
-                        .as_f64()
-                        .filter(|d| (-3.0..=3.0).contains(d))
-                        .ok_or_else(|| bad("a number from -3 to 3"))?
+                    advantage.doublings = number_in(value, -3.0, 3.0).map_err(|m| bad(&m))?
                 }
                 "wideRootNoise" => {
-                    wide_root_noise = value
-                        .as_f64()
-                        .filter(|w| (0.0..=5.0).contains(w))
-                        .ok_or_else(|| bad("a number from 0 to 5"))?
+                    wide_root_noise = number_in(value, 0.0, 5.0).map_err(|m| bad(&m))?
                 }
                 "playoutDoublingAdvantagePla" => {
                     advantage.player =
@@ -560,6 +554,13 @@ fn integer_in(v: &Value, lo: i64, hi: i64) -> Option<i64> {
             .map(|f| f as i64)
     })?;
     (lo..=hi).contains(&n).then_some(n)
+}
+
+/// A number from `lo` to `hi`.
+fn number_in(v: &Value, lo: f64, hi: f64) -> Result<f64, String> {
+    v.as_f64()
+        .filter(|n| (lo..=hi).contains(n))
+        .ok_or_else(|| format!("a number from {lo} to {hi}"))
 }
 
 /// Seconds, positive and at most a day.
