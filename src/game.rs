@@ -21,6 +21,35 @@ pub enum Action {
     Setup(Vec<(Color, Point)>),
 }
 
+/// Where a game stands: its size, rules, komi, actions and side to move —
+/// what a kept search tree or judgement was made for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standing {
+    pub size: usize,
+    pub rules: Rules,
+    pub komi: f64,
+    pub actions: Vec<Action>,
+    pub to_move: Color,
+}
+
+impl Standing {
+    /// Whether `game` is this game played on: the same size, rules and
+    /// komi, its actions a continuation of these.
+    pub fn continued_by(&self, game: &Game) -> bool {
+        self.size == game.size()
+            && self.rules == game.rules
+            && self.komi == game.komi
+            && game.actions().starts_with(&self.actions)
+    }
+
+    /// Whether `game` stands here (no move since, the same side to move).
+    pub fn is_where(&self, game: &Game) -> bool {
+        self.continued_by(game)
+            && self.to_move == game.to_move()
+            && self.actions.len() == game.actions().len()
+    }
+}
+
 /// Everything that undo must restore.
 #[derive(Clone)]
 struct State {
@@ -116,6 +145,17 @@ impl Game {
         let mut game = self.clone();
         game.now.consecutive_passes = 0;
         game
+    }
+
+    /// Where the game stands now.
+    pub fn standing(&self) -> Standing {
+        Standing {
+            size: self.size(),
+            rules: self.rules,
+            komi: self.komi,
+            actions: self.actions().to_vec(),
+            to_move: self.to_move(),
+        }
     }
 
     pub fn board(&self) -> &Board {

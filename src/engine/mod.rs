@@ -24,7 +24,8 @@ pub use role::{Refusal, Role, Touch};
 
 use crate::board::{Color, Point};
 use crate::clock::Clock;
-use crate::game::{Action, Game};
+use crate::dice::Dice;
+use crate::game::{Game, Standing};
 use crate::rules::Rules;
 use crate::score::{self, Score, Status};
 use crate::search::chooser::{Chooser, Choosing, Lent};
@@ -51,30 +52,22 @@ pub struct Engine {
     judged: Mutex<Option<(Judged, Vec<Status>)>>,
 }
 
-/// What a judgement of dead stones depends on: the game's actions and
-/// position, its rules, komi and dice, and the engine's seed. A controller
-/// asks `final_score` and `final_status_list` of one position in turn; the
-/// second reuses the first's search.
+/// What a judgement of dead stones depends on: where the game stands, its
+/// dice, and the engine's seed. A controller asks `final_score` and
+/// `final_status_list` of one position in turn; the second reuses the
+/// first's search.
 #[derive(PartialEq)]
 struct Judged {
-    actions: Vec<Action>,
-    hash: u64,
-    to_move: Color,
-    rules: Rules,
-    komi: u64,
-    dice: Option<String>,
+    standing: Standing,
+    dice: Option<Dice>,
     seed: u64,
 }
 
 impl Judged {
     fn of(game: &Game, seed: u64) -> Judged {
         Judged {
-            actions: game.actions().to_vec(),
-            hash: game.board().hash(),
-            to_move: game.to_move(),
-            rules: game.rules,
-            komi: game.komi.to_bits(),
-            dice: game.dice().map(|d| d.spec()),
+            standing: game.standing(),
+            dice: game.dice(),
             seed,
         }
     }

@@ -23,10 +23,9 @@ use super::root::MoveRules;
 use super::settings::{Budget, Decision};
 use super::threads::Watch;
 use crate::board::{Color, MAX_POINTS, Point};
-use crate::game::{Action, Game};
+use crate::game::{Action, Game, Standing};
 use crate::nn::{Evaluation, Evaluator, Request, SYMMETRIES, Scratch, inputs};
 use crate::random::nth_seed;
-use crate::rules::Rules;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::Mutex;
@@ -112,12 +111,8 @@ impl Node {
 #[derive(Default)]
 pub struct NetTree {
     nodes: Vec<Node>,
-    /// The root's game: its board size, actions, rules and komi.
-    size: usize,
-    actions: Vec<Action>,
-    rules: Option<Rules>,
-    komi: f64,
-    to_move: Option<Color>,
+    /// Where the root's game stood.
+    grown_for: Option<Standing>,
     white_advantage: f64,
 }
 
@@ -125,16 +120,16 @@ impl NetTree {
     /// The nodes under the position of `game`, re-rooted, or a new root.
     fn take_for(&mut self, game: &Game, white_advantage: f64) -> Vec<Node> {
         let mut nodes = std::mem::take(&mut self.nodes);
-        let same_game = self.rules == Some(game.rules)
-            && self.size == game.size()
-            && self.komi == game.komi
-            && self.white_advantage == white_advantage
-            && game.actions().len() >= self.actions.len()
-            && game.actions()[..self.actions.len()] == self.actions[..];
+        let grown = self
+            .grown_for
+            .as_ref()
+            .filter(|g| g.continued_by(game) && self.white_advantage == white_advantage);
         let mut at = 0;
-        if same_game && !nodes.is_empty() {
-            let mut to_move = self.to_move;
-            for a in &game.actions()[self.actions.len()..] {
+        if let Some(grown) = grown
+            && !nodes.is_empty()
+        {
+            let mut to_move = grown.to_move;
+            for a in &game.actions()[grown.actions.len()..] {
                 let Action::Move(c, mv, _) = a else {
                     return vec![Node::new(None, 1.0)];
                 };
@@ -143,12 +138,12 @@ impl NetTree {
                     .map(|i| i as usize)
                     .find(|&i| nodes[i].mv == *mv && !nodes[i].refused);
                 match child {
-                    Some(i) if node.expanded && to_move == Some(*c) => at = i,
+                    Some(i) if node.expanded && to_move == *c => at = i,
                     _ => return vec![Node::new(None, 1.0)],
                 }
-                to_move = Some(c.opponent());
+                to_move = c.opponent();
             }
-            if to_move != Some(game.to_move()) {
+            if to_move != game.to_move() {
                 return vec![Node::new(None, 1.0)];
             }
         } else {
@@ -183,11 +178,7 @@ impl NetTree {
     fn keep(&mut self, nodes: Vec<Node>, game: &Game, white_advantage: f64) {
         self.nodes = nodes;
         self.white_advantage = white_advantage;
-        self.size = game.size();
-        self.actions = game.actions().to_vec();
-        self.rules = Some(game.rules);
-        self.komi = game.komi;
-        self.to_move = Some(game.to_move());
+        self.grown_for = Some(game.standing());
     }
 }
 

@@ -1,8 +1,7 @@
 //! The search tree's nodes and the tree kept from one move to the next.
 
-use crate::board::{Color, Point};
-use crate::game::{Action, Game};
-use crate::rules::Rules;
+use crate::board::Point;
+use crate::game::{Action, Game, Standing};
 
 /// Pass in the tree and in playout move lists.
 pub(super) const PASS: Point = 0;
@@ -55,37 +54,22 @@ pub struct Tree {
     /// agrees on all of them (after `boardsize`, `loadsgf`, `undo` and a
     /// different move, `komi`, or a side to move set by hand, the tree's
     /// statistics, and its points, belong to another game).
-    pub(super) grown_for: Option<GrownFor>,
+    pub(super) grown_for: Option<Standing>,
     /// The score counts of the root's moves (`RootScores`), for a later
     /// search of the same position; empty when none were kept.
     pub(super) root_scores: Vec<[i64; 4]>,
 }
 
-#[derive(Clone)]
-pub(super) struct GrownFor {
-    pub(super) actions: Vec<Action>,
-    pub(super) to_move: Color,
-    pub(super) size: usize,
-    pub(super) rules: Rules,
-    pub(super) komi: f64,
-}
-
 impl Tree {
     /// What the tree was grown for, if `game` is that game played on (the
     /// same size, rules and komi, its actions a continuation).
-    fn played_on(&self, game: &Game) -> Option<&GrownFor> {
-        self.grown_for.as_ref().filter(|g| {
-            g.size == game.size()
-                && g.rules == game.rules
-                && g.komi == game.komi
-                && game.actions().starts_with(&g.actions)
-        })
+    fn played_on(&self, game: &Game) -> Option<&Standing> {
+        self.grown_for.as_ref().filter(|g| g.continued_by(game))
     }
 
     /// Whether `game` stands where the tree was grown (no move since).
     pub(super) fn grown_at(&self, game: &Game) -> bool {
-        self.played_on(game)
-            .is_some_and(|g| g.to_move == game.to_move() && g.actions.len() == game.actions().len())
+        self.grown_for.as_ref().is_some_and(|g| g.is_where(game))
     }
 
     /// The subtree for the current position of `game`, if the moves played
@@ -142,6 +126,7 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Color;
     use crate::rules::Rules;
     use crate::search::{Budget, Planning, Settings, run_threads};
     use std::sync::atomic::AtomicBool;

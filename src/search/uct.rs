@@ -6,7 +6,7 @@ use super::playout::{Policy, Rolls, final_owner, on_line_set, playout, playout_a
 use super::priors::{self, PatternScratch};
 use super::root::{MoveRules, RootMove, RootScores, decide};
 use super::settings::{Decision, Planning, Settings};
-use super::tree::{EXPAND_AT, GrownFor, Node, PASS, RAVE_EQUIV, Tree};
+use super::tree::{EXPAND_AT, Node, PASS, RAVE_EQUIV, Tree};
 use crate::board::{Board, Color, Point};
 use crate::dice::{ALL_LINES, Lines};
 use crate::game::{Action, Game};
@@ -146,13 +146,7 @@ impl<'a> Search<'a> {
     pub fn into_tree(self) -> Tree {
         let game = self.game;
         Tree {
-            grown_for: Some(GrownFor {
-                actions: game.actions().to_vec(),
-                to_move: game.to_move(),
-                size: game.size(),
-                rules: game.rules,
-                komi: game.komi,
-            }),
+            grown_for: Some(game.standing()),
             nodes: self.nodes.into_inner().unwrap_or_else(|e| e.into_inner()),
             root_scores: self.root_scores.snapshot(),
         }
