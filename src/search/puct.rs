@@ -284,10 +284,6 @@ impl Job<'_> {
                 || shared.nodes.len() >= MAX_NODES)
     }
 
-    /// One visit: descends under the lock with a virtual loss along the
-    /// path (so that other threads look elsewhere), evaluates the leaf with
-    /// the lock released, then expands it and backs its value up. `false`
-    /// when the search is done.
     /// Whether the restriction, if any, lets `mover` play `mv` (pass
     /// always) at `depth` below the root (1: the root's moves).
     fn permits(&self, mover: Color, mv: Option<Point>, depth: usize) -> bool {
@@ -296,6 +292,10 @@ impl Job<'_> {
             .is_none_or(|r| mv.is_none_or(|p| r.permits(mover, p, depth)))
     }
 
+    /// One visit: descends under the lock with a virtual loss along the
+    /// path (so that other threads look elsewhere), evaluates the leaf with
+    /// the lock released, then expands it and backs its value up. `false`
+    /// when the search is done.
     fn visit(&self, shared: &Mutex<Shared>, w: &mut Walker) -> bool {
         let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
         let mut s = lock();
