@@ -2,7 +2,7 @@
 //! from the empty 9×9 board, and the legality checks a playout makes.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use kosumi::board::{Board, Color};
+use kosumi::go::board::{Board, Color};
 use kosumi::search::{Policy, playout};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -51,7 +51,7 @@ fn checks(c: &mut Criterion) {
     );
     for &(col, p) in moves.iter().take(moves.len() / 2) {
         if board
-            .check(col, p, kosumi::rules::Suicide::Forbidden)
+            .check(col, p, kosumi::go::rules::Suicide::Forbidden)
             .is_ok()
         {
             board.place(col, p);

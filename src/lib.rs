@@ -53,11 +53,11 @@
 //! A quick start: a game under a preset, a capture, and the GTP engine.
 //!
 //! ```
-//! use kosumi::board::Color;
-//! use kosumi::game::Game;
+//! use kosumi::go::board::Color;
+//! use kosumi::go::game::Game;
 //! use kosumi::engine::{Config, Engine};
-//! use kosumi::gtp::{execute, parse_vertex};
-//! use kosumi::rules::Rules;
+//! use kosumi::frontends::gtp::{execute, parse_vertex};
+//! use kosumi::go::rules::Rules;
 //!
 //! let mut game = Game::new(9, Rules::preset("japanese").unwrap(), 6.5);
 //! for (color, vertex) in [(Color::White, "A1"), (Color::Black, "B1"), (Color::Black, "A2")] {
@@ -70,28 +70,12 @@
 //! assert_eq!(execute(&mut engine, b"2 color E5").unwrap(), "=2 black\n\n");
 //! ```
 
-pub mod analysis;
-pub mod bench;
-pub mod board;
-pub mod client;
-pub mod clock;
-pub mod dice;
+pub mod core;
 pub mod engine;
-pub mod fuzzing;
-pub mod game;
-pub mod gtp;
-pub mod handicap;
-pub mod katago_rules;
+pub mod frontends;
+pub mod go;
+pub mod knowledge;
 pub mod nn;
-pub mod patterns;
 pub mod phantom;
-pub mod prediction;
-pub mod random;
-pub mod review;
-pub mod rules;
-pub mod score;
 pub mod search;
-pub mod setting;
-pub mod sgf;
-pub mod tactics;
-pub mod vertex;
+pub mod tools;

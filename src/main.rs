@@ -2,8 +2,8 @@
 
 use clap::{Parser, Subcommand};
 use kosumi::engine::{Config, Engine};
-use kosumi::gtp::serve;
-use kosumi::rules::Rules;
+use kosumi::frontends::gtp::serve;
+use kosumi::go::rules::Rules;
 use kosumi::search::Planning;
 
 /// kosumi, a Go engine speaking GTP (Go Text Protocol) on stdin and stdout.
@@ -82,7 +82,7 @@ struct Cli {
     /// evaluation), every half second.
     #[arg(long)]
     live_gfx: bool,
-    /// Whether the learned move patterns (src/prediction) add to the
+    /// Whether the learned move patterns (src/knowledge/prediction) add to the
     /// search's priors: on or off.
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     patterns: String,
@@ -165,7 +165,7 @@ enum Command {
     TrainPatterns {
         /// Folder of game records.
         dir: std::path::PathBuf,
-        /// Where to write the table (src/prediction/model.bin is built in).
+        /// Where to write the table (src/knowledge/prediction/model.bin is built in).
         #[arg(long)]
         out: std::path::PathBuf,
         /// Games to train on (the defaults made the built-in table).
@@ -253,12 +253,12 @@ fn one_word(s: &str) -> Result<String, String> {
 
 /// A komi, finite and at most 1000 either way.
 fn komi(s: &str) -> Result<f64, String> {
-    kosumi::gtp::check_komi(finite(s)?)
+    kosumi::frontends::gtp::check_komi(finite(s)?)
 }
 
 /// A duration in seconds, from 0 to the longest a move may take.
 fn seconds(s: &str) -> Result<f64, String> {
-    let longest = kosumi::clock::LONGEST_MOVE;
+    let longest = kosumi::engine::clock::LONGEST_MOVE;
     match finite(s)? {
         v if v > 0.0 && v <= longest => Ok(v),
         _ => Err(format!(
@@ -277,7 +277,7 @@ fn win_rate(s: &str) -> Result<f64, String> {
 
 /// Whether kosumi plays on boards of this size (2 to 25).
 fn board_size_ok(size: usize) -> bool {
-    (2..=kosumi::board::MAX_SIZE).contains(&size)
+    (2..=kosumi::go::board::MAX_SIZE).contains(&size)
 }
 
 /// The network `--nn` and `--model` ask for; exits on a file that does
@@ -308,7 +308,7 @@ fn analysis_engine(
     positions: usize,
     report_as: &str,
 ) {
-    use kosumi::analysis::{Defaults, Perspective, Settings, serve};
+    use kosumi::frontends::analysis::{Defaults, Perspective, Settings, serve};
     let Some(net) = load_network(cli) else {
         eprintln!("kosumi: analysis needs a network (--nn off asks for none)");
         std::process::exit(2);
@@ -353,10 +353,10 @@ fn review_record(cli: &Cli, path: &std::path::Path, out: Option<&std::path::Path
         eprintln!("kosumi: review: {what}");
         std::process::exit(1);
     };
-    let text = kosumi::sgf::read_file(&path.to_string_lossy()).unwrap_or_else(|e| fail(e));
+    let text = kosumi::go::sgf::read_file(&path.to_string_lossy()).unwrap_or_else(|e| fail(e));
     let rules = Rules::preset(&cli.rules).unwrap_or_default();
-    let template = kosumi::game::Game::new(19, rules, cli.komi.unwrap_or(rules.default_komi));
-    let (game, result) = kosumi::sgf::load_with_result(&text, &template)
+    let template = kosumi::go::game::Game::new(19, rules, cli.komi.unwrap_or(rules.default_komi));
+    let (game, result) = kosumi::go::sgf::load_with_result(&text, &template)
         .unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
     let out = out.map(std::path::Path::to_path_buf).unwrap_or_else(|| {
         let stem = path.file_stem().unwrap_or_default().to_string_lossy();
@@ -374,14 +374,14 @@ fn review_record(cli: &Cli, path: &std::path::Path, out: Option<&std::path::Path
         );
         let _ = std::io::stderr().flush();
     };
-    let how = kosumi::review::Searching {
+    let how = kosumi::frontends::review::Searching {
         visits,
         threads: cli.threads,
         seed: cli.seed,
     };
-    let found = kosumi::review::review(&game, &net, how, &mut progress);
+    let found = kosumi::frontends::review::review(&game, &net, how, &mut progress);
     eprintln!();
-    let record = kosumi::review::annotate(&game, &found, result.as_deref());
+    let record = kosumi::frontends::review::annotate(&game, &found, result.as_deref());
     if let Err(e) = std::fs::write(&out, record) {
         fail(format!("cannot write {}: {e}", out.display()));
     }
@@ -411,7 +411,7 @@ fn main() {
         handicap,
     }) = cli.command
     {
-        if handicap > 0 && kosumi::handicap::fixed(size, handicap).is_err() {
+        if handicap > 0 && kosumi::go::handicap::fixed(size, handicap).is_err() {
             eprintln!(
                 "kosumi: phantom-match: no fixed placement of {handicap} handicap stones on {size}x{size}"
             );
@@ -439,7 +439,7 @@ fn main() {
         let mut seats = vec![seat1, seat2];
         seats.extend(seat3);
         seats.extend(seat4);
-        let config = kosumi::phantom::matches::MatchConfig {
+        let config = kosumi::tools::phantom_match::MatchConfig {
             seats,
             size,
             komi: komi.unwrap_or(rules.default_komi),
@@ -452,7 +452,7 @@ fn main() {
             timeout: std::time::Duration::from_secs_f64(timeout),
             handicap,
         };
-        if let Err(e) = kosumi::phantom::matches::run(&config) {
+        if let Err(e) = kosumi::tools::phantom_match::run(&config) {
             eprintln!("kosumi: phantom-match: {e}");
             std::process::exit(1);
         }
@@ -468,7 +468,7 @@ fn main() {
         threads,
     }) = cli.command
     {
-        let options = kosumi::prediction::train::Options {
+        let options = kosumi::tools::train_patterns::Options {
             dir,
             games,
             holdout,
@@ -496,7 +496,7 @@ fn main() {
                 std::process::exit(2);
             }
         };
-        let trained = kosumi::prediction::train::train(&options);
+        let trained = kosumi::tools::train_patterns::train(&options);
         if trained.is_err() && !existed {
             let _ = std::fs::remove_file(&out);
         }
@@ -557,9 +557,9 @@ fn main() {
             .filter(|&t| t <= cores.max(2))
             .collect();
         if nn {
-            kosumi::bench::network(&sizes, seconds);
+            kosumi::tools::bench::network(&sizes, seconds);
         } else {
-            kosumi::bench::run(&sizes, &threads, seconds);
+            kosumi::tools::bench::run(&sizes, &threads, seconds);
         }
         return;
     }
@@ -578,10 +578,10 @@ fn main() {
     let dice = match cli
         .dice
         .as_deref()
-        .map(kosumi::dice::Dice::parse)
+        .map(kosumi::go::dice::Dice::parse)
         .transpose()
     {
-        Ok(d) => d.map(|d| kosumi::dice::Dice {
+        Ok(d) => d.map(|d| kosumi::go::dice::Dice {
             referee: cli.dice_referee,
             ..d
         }),

@@ -7,7 +7,7 @@
 //! and an illegal point must be illegal to both.
 
 use kosumi::engine::{Config, Engine};
-use kosumi::rules::Rules;
+use kosumi::go::rules::Rules;
 use std::sync::Arc;
 
 const TOLERANCE: f64 = 2e-3;
@@ -102,7 +102,7 @@ fn positions() -> Vec<Position> {
 }
 
 fn reply(engine: &mut Engine, command: &str) -> String {
-    let r = kosumi::gtp::execute(engine, command.as_bytes()).unwrap();
+    let r = kosumi::frontends::gtp::execute(engine, command.as_bytes()).unwrap();
     assert!(r.starts_with('='), "{command}: {r}");
     r[1..].trim().to_string()
 }

@@ -127,11 +127,11 @@ fn rengo_with_the_person_at_seat_three() {
 /// analysis, the referee's views) are refused.
 #[test]
 fn no_reading_command_reveals_a_hidden_stone() {
-    use kosumi::board::Color;
     use kosumi::engine::{Config, Engine};
-    use kosumi::gtp::{COMMANDS, execute, vertex_name};
+    use kosumi::frontends::gtp::{COMMANDS, execute, vertex_name};
+    use kosumi::go::board::Color;
+    use kosumi::go::rules::Rules;
     use kosumi::phantom::{Kind, options::Options};
-    use kosumi::rules::Rules;
     use rand::{RngExt, SeedableRng};
 
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
@@ -306,9 +306,9 @@ fn replays_are_answered_from_the_record() {
 #[test]
 fn gogui_s_ruler_stream_plays_one_try_per_click() {
     use kosumi::engine::{Config, Engine};
-    use kosumi::gtp::execute;
+    use kosumi::frontends::gtp::execute;
+    use kosumi::go::rules::Rules;
     use kosumi::phantom::{Kind, options::Options};
-    use kosumi::rules::Rules;
 
     let stream = include_str!("data/gogui_ruler_stream.gtp");
     let config = Config {

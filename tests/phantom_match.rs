@@ -71,15 +71,15 @@ fn phantom_go_between_kosumi_seats_writes_records_that_load() {
             "{row:?}"
         );
     }
-    let template = kosumi::game::Game::new(9, kosumi::rules::Rules::default(), 7.5);
+    let template = kosumi::go::game::Game::new(9, kosumi::go::rules::Rules::default(), 7.5);
     for g in 0..2 {
         let text = std::fs::read_to_string(dir.join(format!("game-{g}.sgf"))).unwrap();
         assert!(text.contains("tries"), "{text}");
-        let game = kosumi::sgf::load(&text, &template, None).unwrap();
+        let game = kosumi::go::sgf::load(&text, &template, None).unwrap();
         assert_eq!(game.size(), 5);
         for s in 1..=2 {
             let view = std::fs::read_to_string(dir.join(format!("game-{g}-view-{s}.sgf"))).unwrap();
-            kosumi::sgf::load(&view, &template, None).unwrap();
+            kosumi::go::sgf::load(&view, &template, None).unwrap();
         }
     }
 }

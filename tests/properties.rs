@@ -3,9 +3,9 @@
 //! restores board and hash, and SGF survives write then load; the GTP
 //! engine answers junk and well-formed sessions without an internal error.
 
-use kosumi::board::{Board, Color, Point};
-use kosumi::game::Game;
-use kosumi::rules::Rules;
+use kosumi::go::board::{Board, Color, Point};
+use kosumi::go::game::Game;
+use kosumi::go::rules::Rules;
 use proptest::prelude::*;
 
 /// Plays the drawn moves where legal (index into the board's points; values
@@ -117,7 +117,7 @@ proptest! {
                 scratch.keep_lines(true);
             }
             if let Some(&p) = points.get(m as usize)
-                && clone.cell(p) == kosumi::board::Cell::Empty
+                && clone.cell(p) == kosumi::go::board::Cell::Empty
             {
                 prop_assert_eq!(clone.place(c, p), scratch.place(c, p));
             }
@@ -141,8 +141,8 @@ proptest! {
     #[test]
     fn sgf_survives_write_then_load(size in 2usize..10, moves in prop::collection::vec(0u16..110, 0..120)) {
         let g = play_random(size, "tromp-taylor", &moves);
-        let text = kosumi::sgf::write(&g, None);
-        let back = kosumi::sgf::load(&text, &Game::new(19, Rules::default(), 0.0), None).unwrap();
+        let text = kosumi::go::sgf::write(&g, None);
+        let back = kosumi::go::sgf::load(&text, &Game::new(19, Rules::default(), 0.0), None).unwrap();
         prop_assert_eq!(back.board().to_ascii(), g.board().to_ascii());
         prop_assert_eq!(back.move_count(), g.move_count());
         prop_assert_eq!(back.to_move(), g.to_move());
@@ -152,7 +152,7 @@ proptest! {
     fn gtp_never_panics_on_junk(lines in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..30)) {
         let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { playouts: Some(50), ..Default::default() }, Rules::default(), 5, None);
         for l in lines {
-            if let Some(r) = kosumi::gtp::execute(&mut e, &l) {
+            if let Some(r) = kosumi::frontends::gtp::execute(&mut e, &l) {
                 prop_assert!(r.starts_with('=') || r.starts_with('?'));
                 prop_assert!(r.ends_with("\n\n"));
             }
@@ -160,13 +160,13 @@ proptest! {
     }
 
     #[test]
-    fn gtp_never_panics_on_command_like_input(cmds in prop::collection::vec((0usize..kosumi::gtp::COMMANDS.len(), prop::collection::vec("[a-zA-Z0-9.-]{0,4}", 0..4)), 0..30)) {
+    fn gtp_never_panics_on_command_like_input(cmds in prop::collection::vec((0usize..kosumi::frontends::gtp::COMMANDS.len(), prop::collection::vec("[a-zA-Z0-9.-]{0,4}", 0..4)), 0..30)) {
         let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { playouts: Some(30), ownership_playouts: 20, ..Default::default() }, Rules::default(), 5, None);
         for (i, args) in cmds {
-            let name = kosumi::gtp::COMMANDS[i].name;
+            let name = kosumi::frontends::gtp::COMMANDS[i].name;
             if ["quit", "printsgf", "loadsgf"].contains(&name) { continue; }
             let line = format!("{name} {}", args.join(" "));
-            let r = kosumi::gtp::execute(&mut e, line.as_bytes()).unwrap();
+            let r = kosumi::frontends::gtp::execute(&mut e, line.as_bytes()).unwrap();
             prop_assert!(!r.contains("internal error"), "{}: {}", line, r);
         }
     }
@@ -180,8 +180,8 @@ proptest! {
         let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { playouts: Some(40), ownership_playouts: 20, max_nodes: 2000, ..Default::default() }, Rules::default(), 9, None);
         let mut size = 9;
         for (kind, a, b) in cmds {
-            let line = kosumi::fuzzing::session_command(kind, a, b, &mut size);
-            let r = kosumi::gtp::execute(&mut e, line.as_bytes()).unwrap();
+            let line = kosumi::tools::fuzzing::session_command(kind, a, b, &mut size);
+            let r = kosumi::frontends::gtp::execute(&mut e, line.as_bytes()).unwrap();
             prop_assert!(!r.contains("internal error"), "{}: {}", line, r);
         }
     }
@@ -192,7 +192,7 @@ proptest! {
 /// handicap games too (EGC's komi N - 0.5, AGA's bonus N - 1).
 #[test]
 fn egc_area_and_japanese_style_counts_agree_in_alternating_games() {
-    use kosumi::score::{Status, score};
+    use kosumi::go::score::{Status, score};
     let mut rng_state = 12345u64;
     let mut next = || {
         rng_state ^= rng_state << 13;
@@ -231,7 +231,7 @@ fn egc_area_and_japanese_style_counts_agree_in_alternating_games() {
         let c = g.to_move();
         g.play(c, None).unwrap();
         g.play(c.opponent(), None).unwrap();
-        let status = vec![Status::Alive; kosumi::board::MAX_POINTS];
+        let status = vec![Status::Alive; kosumi::go::board::MAX_POINTS];
         let s = score(&g, &status);
         assert_eq!(
             Some(s.margin),
@@ -251,14 +251,14 @@ proptest! {
     #[test]
     fn dice_allowed_moves_are_legal_moves(size in 3usize..14, faces in 2u32..8, moves in prop::collection::vec(0u16..200, 0..120), total_seed in 0u32..100) {
         let mut g = play_random(size, "chinese", &moves);
-        let dice = kosumi::dice::Dice::parse(&format!("1d{faces}")).unwrap();
+        let dice = kosumi::go::dice::Dice::parse(&format!("1d{faces}")).unwrap();
         g.set_dice(Some(dice));
         let total = 1 + total_seed % faces;
         let c = g.to_move();
         g.set_roll(c, Some(total));
         let allowed = g.allowed_points(c).unwrap();
         let legal = g.legal_points(c);
-        let top = kosumi::dice::top_line(size);
+        let top = kosumi::go::dice::top_line(size);
         for &p in &allowed {
             prop_assert!(legal.contains(&p));
             prop_assert!(g.board().line(p) <= total.min(top) || total == faces);
@@ -273,7 +273,7 @@ proptest! {
         }
         if let Some(&p) = legal.iter().find(|p| !allowed.contains(p)) {
             let mut h = g.clone();
-            prop_assert_eq!(h.play(c, Some(p)), Err(kosumi::board::Illegal::NotOnRolledLine));
+            prop_assert_eq!(h.play(c, Some(p)), Err(kosumi::go::board::Illegal::NotOnRolledLine));
         }
     }
 }
@@ -286,13 +286,13 @@ proptest! {
     /// loads back to the same position.
     #[test]
     fn errors_change_nothing_and_records_load_back(cmds in prop::collection::vec((0usize..32, 0usize..1000, 0usize..1000), 0..60)) {
-        let mut e = kosumi::fuzzing::quick_engine(9);
+        let mut e = kosumi::tools::fuzzing::quick_engine(9);
         let mut size = 9;
         let commands: Vec<String> = cmds
             .into_iter()
-            .map(|(kind, a, b)| kosumi::fuzzing::session_command(kind, a, b, &mut size))
+            .map(|(kind, a, b)| kosumi::tools::fuzzing::session_command(kind, a, b, &mut size))
             .collect();
-        if let Err(e) = kosumi::fuzzing::check_session(&mut e, &commands, 5) {
+        if let Err(e) = kosumi::tools::fuzzing::check_session(&mut e, &commands, 5) {
             prop_assert!(false, "{}", e);
         }
     }
@@ -301,14 +301,14 @@ proptest! {
     /// line that holds a command, none for the others, ids echoed.
     #[test]
     fn framing_holds_for_any_bytes(lines in prop::collection::vec(prop::collection::vec(prop_oneof![any::<u8>(), Just(b'#'), Just(b' '), Just(b'5'), Just(0xc2), Just(0xa0)], 0..24), 0..24)) {
-        let mut e = kosumi::fuzzing::quick_engine(5);
+        let mut e = kosumi::tools::fuzzing::quick_engine(5);
         for line in lines {
             if line.contains(&b'\n') {
                 continue;
             }
-            let executed = kosumi::gtp::execute_ending(&mut e, &line);
+            let executed = kosumi::frontends::gtp::execute_ending(&mut e, &line);
             let reply = executed.as_ref().map(|(text, _)| text.clone());
-            if let Err(msg) = kosumi::fuzzing::check_framing(&line, reply.as_deref()) {
+            if let Err(msg) = kosumi::tools::fuzzing::check_framing(&line, reply.as_deref()) {
                 prop_assert!(false, "{}", msg);
             }
             if executed.is_some_and(|(_, quit)| quit) {
@@ -322,12 +322,12 @@ proptest! {
     #[test]
     fn the_sgf_loader_takes_any_text(text in "\\PC{0,200}", cut in 0usize..400, splice in "[();\\[\\]A-Za-z0-9:\\\\]{0,12}") {
         let template = Game::new(9, Rules::default(), 7.5);
-        let _ = kosumi::sgf::load(&text, &template, None);
+        let _ = kosumi::go::sgf::load(&text, &template, None);
         let record = "(;FF[4]SZ[9]KM[6.5]RU[japanese]HA[2]AB[cc][gg];W[ee]DR[3];B[dd]C[a \\] b];W[]PL[B](;B[aa])(;B[bb]))";
         let at = cut.min(record.len());
         if record.is_char_boundary(at) {
             let spliced = format!("{}{}{}", &record[..at], splice, &record[at..]);
-            let _ = kosumi::sgf::load(&spliced, &template, Some(cut % 5));
+            let _ = kosumi::go::sgf::load(&spliced, &template, Some(cut % 5));
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Stress: 20,000 commands a controller could send (valid and malformed,
-//! from `kosumi::fuzzing::session_command`) to one process, pipelined; every
+//! from `kosumi::tools::fuzzing::session_command`) to one process, pipelined; every
 //! command gets exactly one reply, none is an internal error, and the
 //! resident memory stays bounded.
 
@@ -40,7 +40,7 @@ fn twenty_thousand_commands_in_one_process() {
     let mut lines = Vec::with_capacity(COMMANDS);
     for i in 0..COMMANDS {
         let (kind, a, b) = (next() % 32, next() % 1000, next() % 1000);
-        let command = kosumi::fuzzing::session_command(kind, a, b, &mut size);
+        let command = kosumi::tools::fuzzing::session_command(kind, a, b, &mut size);
         lines.push(format!("{i} {command}\n"));
     }
     let writer = std::thread::spawn(move || {

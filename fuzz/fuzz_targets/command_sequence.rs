@@ -1,5 +1,5 @@
 //! Command sequences mixing valid and invalid commands (three bytes a
-//! command, read by `kosumi::fuzzing::session_command`): after every error
+//! command, read by `kosumi::tools::fuzzing::session_command`): after every error
 //! the state is unchanged, and printsgf's record loads back to the same
 //! position.
 #![no_main]
@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
         .chunks_exact(3)
         .take(200)
         .map(|c| {
-            kosumi::fuzzing::session_command(
+            kosumi::tools::fuzzing::session_command(
                 c[0] as usize,
                 c[1] as usize * 7,
                 c[2] as usize * 5,
@@ -20,8 +20,8 @@ fuzz_target!(|data: &[u8]| {
             )
         })
         .collect();
-    let mut engine = kosumi::fuzzing::quick_engine(9);
-    if let Err(msg) = kosumi::fuzzing::check_session(&mut engine, &commands, 10) {
+    let mut engine = kosumi::tools::fuzzing::quick_engine(9);
+    if let Err(msg) = kosumi::tools::fuzzing::check_session(&mut engine, &commands, 10) {
         panic!("{msg}");
     }
 });

@@ -2,10 +2,10 @@
 //! is the GTP error message (the standard one first, then a short reason).
 
 use super::role::Refusal;
-use crate::board::{Color, Illegal};
+use crate::core::setting::SettingError;
+use crate::go::board::{Color, Illegal};
+use crate::go::vertex::color_name;
 use crate::phantom::referee::TryError;
-use crate::setting::SettingError;
-use crate::vertex::color_name;
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]

@@ -10,7 +10,7 @@
 //! controller that only sends moves (GoGui's program, beside its ruler)
 //! costs nothing.
 
-use crate::board::{Color, Point};
+use crate::go::board::{Color, Point};
 use crate::phantom::host::Host;
 use crate::phantom::player;
 use std::sync::atomic::AtomicBool;

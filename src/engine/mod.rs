@@ -11,6 +11,7 @@
 //! lets a command touch), `error` (why a request is refused), and
 //! `phantom` (the phantom roles' methods).
 
+pub mod clock;
 mod config;
 mod error;
 mod hosting;
@@ -22,12 +23,12 @@ pub use error::EngineError;
 pub use hosting::Hosting;
 pub use role::{Refusal, Role, Touch};
 
-use crate::board::{Color, Point};
-use crate::clock::Clock;
-use crate::dice::Dice;
-use crate::game::{Game, Standing};
-use crate::rules::Rules;
-use crate::score::{self, Score, Status};
+use crate::engine::clock::Clock;
+use crate::go::board::{Color, Point};
+use crate::go::dice::Dice;
+use crate::go::game::{Game, Standing};
+use crate::go::rules::Rules;
+use crate::go::score::{self, Score, Status};
 use crate::search::chooser::{Chooser, Choosing, Lent};
 use crate::search::{self, Budget, Decision, Watch};
 use std::sync::atomic::AtomicBool;
@@ -311,7 +312,7 @@ impl Engine {
     /// Puts `n` handicap stones on their fixed points (GTP's placement).
     pub fn fixed_handicap(&mut self, n: usize) -> Result<Vec<Point>, EngineError> {
         let game = self.empty_board()?;
-        let points = crate::handicap::fixed(game.size(), n)
+        let points = crate::go::handicap::fixed(game.size(), n)
             .map_err(EngineError::Handicap)?
             .into_iter()
             .map(|(x, y)| game.board().point(x, y))
@@ -323,7 +324,7 @@ impl Engine {
     /// Puts `n` handicap stones where kosumi chooses.
     pub fn free_handicap(&mut self, n: usize) -> Result<Vec<Point>, EngineError> {
         let game = self.empty_board()?;
-        let points = crate::handicap::free(game.board(), n).map_err(EngineError::Handicap)?;
+        let points = crate::go::handicap::free(game.board(), n).map_err(EngineError::Handicap)?;
         self.place_handicap(&points)?;
         Ok(points)
     }

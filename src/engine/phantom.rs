@@ -6,7 +6,8 @@
 use super::hosting::Hosting;
 use super::role::{Refusal, Role};
 use super::{Engine, EngineError};
-use crate::board::{Color, Point};
+use crate::go::board::{Color, Point};
+use crate::go::vertex::color_name;
 use crate::phantom::announcement::{Announcement, Line};
 use crate::phantom::host::Host;
 use crate::phantom::options::Options;
@@ -15,7 +16,6 @@ use crate::phantom::referee::Referee;
 use crate::phantom::{Kind, seat_color};
 use crate::search::Budget;
 use crate::search::chooser::Chooser;
-use crate::vertex::color_name;
 
 impl Engine {
     /// The budget of a phantom seat's choice for `color`: visits for the

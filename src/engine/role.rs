@@ -6,7 +6,7 @@
 //! dispatcher asks [`Role::permits`] once before running it.
 
 use super::hosting::Hosting;
-use crate::game::Game;
+use crate::go::game::Game;
 use crate::phantom::player::Player;
 use crate::phantom::referee::Referee;
 use std::fmt;

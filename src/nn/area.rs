@@ -6,7 +6,7 @@
 //! stone not otherwise claimed to its own colour. Under area scoring the
 //! network sees the result as its "current territory" planes.
 
-use crate::board::{Board, Cell, Color, MAX_POINTS, Point};
+use crate::go::board::{Board, Cell, Color, MAX_POINTS, Point};
 
 /// The owner of each point, indexed by `Point` (`None`: nobody's).
 pub type Area = [Option<Color>; MAX_POINTS];
@@ -182,7 +182,7 @@ fn area_for(board: &Board, pla: Color, multi_stone_suicide: bool, result: &mut A
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vertex::parse_vertex;
+    use crate::go::vertex::parse_vertex;
 
     #[test]
     fn a_group_with_two_real_eyes_owns_its_eyes_and_a_lone_stone_only_itself() {

@@ -13,8 +13,8 @@
 //! plays it.
 
 use super::output::Evaluation;
-use crate::board::Color;
-use crate::game::Game;
+use crate::go::board::Color;
+use crate::go::game::Game;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -130,7 +130,7 @@ impl Fnv {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
+    use crate::go::rules::Rules;
 
     fn key_with(game: &Game, to_move: Color, fresh: bool, white_advantage: f32) -> u64 {
         super::key(game, to_move, fresh, white_advantage)

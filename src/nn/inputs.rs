@@ -26,9 +26,9 @@
 
 use super::area;
 use super::ladder::LadderReader;
-use crate::board::{Board, Color, Point};
-use crate::game::{Action, Game};
-use crate::rules::{Ko, Rules, Scoring, Suicide};
+use crate::go::board::{Board, Color, Point};
+use crate::go::game::{Action, Game};
+use crate::go::rules::{Ko, Rules, Scoring, Suicide};
 
 /// Spatial planes of input version 7.
 pub const SPATIAL: usize = 22;
@@ -323,7 +323,7 @@ fn superko_banned(game: &Game, pla: Color, ko: Option<Point>) -> Vec<Point> {
         Suicide::Forbidden => Suicide::Forbidden,
         _ => Suicide::MultiStone,
     };
-    let mut ever = vec![false; crate::board::MAX_POINTS];
+    let mut ever = vec![false; crate::go::board::MAX_POINTS];
     for a in game.actions() {
         match a {
             Action::Move(_, Some(p), _) => ever[*p as usize] = true,
@@ -337,7 +337,7 @@ fn superko_banned(game: &Game, pla: Color, ko: Option<Point>) -> Vec<Point> {
         .copied()
         .filter(|&p| Some(p) != ko && (ever[p as usize] || board.is_suicide(pla, p)))
         .filter(|&p| board.check(pla, p, katago_suicide).is_ok())
-        .filter(|&p| game.check(pla, p) == Err(crate::board::Illegal::Superko))
+        .filter(|&p| game.check(pla, p) == Err(crate::go::board::Illegal::Superko))
         .collect()
 }
 
@@ -388,7 +388,7 @@ fn parity_wave(self_komi: f32, points: usize) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vertex::parse_vertex;
+    use crate::go::vertex::parse_vertex;
 
     fn play(game: &mut Game, moves: &[&str]) {
         for v in moves {

@@ -9,11 +9,11 @@
 //! points counts as captured, all as KataGo does, so that the planes equal
 //! the ones the network was trained on.
 //!
-//! This is not kosumi's own tactical reader (`crate::tactics`), which
+//! This is not kosumi's own tactical reader (`crate::knowledge::tactics`), which
 //! serves the playouts with a depth bound instead.
 
-use crate::board::{Board, Cell, Color, Point};
-use crate::rules::Suicide;
+use crate::go::board::{Board, Cell, Color, Point};
+use crate::go::rules::Suicide;
 
 /// KataGo's bound on the moves of one ladder search.
 const NODE_BUDGET: u32 = 25_000;
@@ -404,7 +404,7 @@ impl LadderReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vertex::parse_vertex;
+    use crate::go::vertex::parse_vertex;
 
     fn pt(b: &Board, v: &str) -> Point {
         parse_vertex(v, b.size()).unwrap().unwrap()

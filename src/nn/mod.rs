@@ -21,8 +21,8 @@ pub mod model;
 pub mod network;
 pub mod output;
 
-use crate::board::Color;
-use crate::game::Game;
+use crate::go::board::Color;
+use crate::go::game::Game;
 use inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
 use layers::Shape;
 use model::ModelDesc;
@@ -182,7 +182,7 @@ impl Evaluator {
         let mut evals = vec![Evaluation::default(); requests.len()];
         self.evaluate_batch(&requests, &mut Scratch::default(), &mut evals);
         let board = game.board();
-        let mut owner = vec![0.0; crate::board::MAX_POINTS];
+        let mut owner = vec![0.0; crate::go::board::MAX_POINTS];
         for eval in &evals {
             for (i, p) in inputs::points_in_net_order(board).enumerate() {
                 owner[p as usize] -= f64::from(eval.white_ownership[i]) / evals.len() as f64;
@@ -287,7 +287,7 @@ fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
+    use crate::go::rules::Rules;
 
     #[test]
     fn the_network_reads_the_playout_doubling_advantage() {
@@ -295,7 +295,7 @@ mod tests {
         // stronger, sees its deficit halved (KataGo's handicap play).
         let net = Evaluator::embedded();
         let mut game = Game::new(19, Rules::default(), 0.5);
-        let stones: Vec<_> = crate::handicap::fixed(19, 9)
+        let stones: Vec<_> = crate::go::handicap::fixed(19, 9)
             .unwrap()
             .into_iter()
             .map(|(x, y)| (Color::Black, game.board().point(x, y)))

@@ -7,8 +7,8 @@
 
 use super::inputs::NetRules;
 use super::network::RawOutput;
-use crate::board::Color;
-use crate::rules::Ko;
+use crate::go::board::Color;
+use crate::go::rules::Ko;
 use std::fmt::Write;
 
 /// One evaluation, White's point of view, KataGo's orientation (rows from
@@ -146,7 +146,7 @@ pub fn raw_nn_text(symmetry: usize, e: &Evaluation) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
+    use crate::go::rules::Rules;
 
     #[test]
     fn the_policy_sums_to_one_over_legal_moves_and_pass_and_values_flip_for_black() {

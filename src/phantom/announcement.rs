@@ -6,8 +6,8 @@
 //! reads back with [`Line::parse`], which is how a player takes them in
 //! (`phantom-heard SEAT LINE`).
 
-use crate::board::{Color, Point};
-use crate::vertex::{color_name, parse_color, parse_vertex, vertex_name};
+use crate::go::board::{Color, Point};
+use crate::go::vertex::{color_name, parse_color, parse_vertex, vertex_name};
 
 /// The first line: what became of the try.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

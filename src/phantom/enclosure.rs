@@ -14,7 +14,7 @@
 //! the game, before the opponent has walled anything off, most of the
 //! board is one region).
 
-use crate::board::{Board, Cell, Color, MAX_POINTS, Point};
+use crate::go::board::{Board, Cell, Color, MAX_POINTS, Point};
 
 /// Whether the empty point `p` lies in a region of `board`'s empty points
 /// that stones of `c` alone border, of at most a quarter of the board.
@@ -33,7 +33,7 @@ pub fn in_enclosure(board: &Board, c: Color, p: Point) -> bool {
 mod tests {
     use super::*;
 
-    use crate::board::tests::at as pt;
+    use crate::go::board::tests::at as pt;
 
     #[test]
     fn a_region_walled_by_own_stones_is_an_enclosure_of_that_colour_only() {

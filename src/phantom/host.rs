@@ -11,10 +11,10 @@ use super::player::{self, Player};
 use super::referee::Referee;
 use super::table::{Seat, Stop, Table, TableError, Turn};
 use super::{Kind, seat_color};
-use crate::board::{Color, Point};
-use crate::game::Game;
-use crate::random::nth_seed;
-use crate::vertex::{color_title, vertex_name};
+use crate::core::random::nth_seed;
+use crate::go::board::{Color, Point};
+use crate::go::game::Game;
+use crate::go::vertex::{color_title, vertex_name};
 use std::cell::Cell;
 use std::sync::atomic::AtomicBool;
 
@@ -315,9 +315,9 @@ impl Host {
 mod tests {
     use super::super::announcement::Outcome;
     use super::*;
-    use crate::rules::Rules;
+    use crate::go::rules::Rules;
+    use crate::go::vertex::parse_vertex;
     use crate::search::{Budget, Policy};
-    use crate::vertex::parse_vertex;
 
     fn settings() -> player::Settings<'static> {
         player::Settings {

@@ -1,10 +1,11 @@
 //! Phantom Go and Phantom Rengo: games where each
-//! player sees only some of the board. A layer over [`Game`](crate::game::Game),
+//! player sees only some of the board. A layer over [`Game`](crate::go::game::Game),
 //! which stays the true game: [`options`] (the conventions and presets),
 //! [`announcement`] (what the referee says, in its GTP grammar), [`view`]
 //! (what one board shows), [`referee`] (judges tries and keeps the views),
-//! [`player`] (chooses tries from a view by search over determinizations)
-//! and [`matches`] (referees games between GTP engines).
+//! and [`player`] (chooses tries from a view by search over determinizations).
+//! Matches between GTP engines are the tool `kosumi phantom-match`
+//! (`src/tools/phantom_match.rs`), on the same [`table`].
 //!
 //! Seats: 1 and 3 play Black, 2 and 4 White. Phantom Go has seats 1 and 2,
 //! each with a view of its own. Phantom Rengo has four, tried in the order
@@ -15,7 +16,6 @@
 pub mod announcement;
 pub mod enclosure;
 pub mod host;
-pub mod matches;
 pub mod options;
 pub mod player;
 pub mod probe;
@@ -23,7 +23,7 @@ pub mod referee;
 pub mod table;
 pub mod view;
 
-use crate::board::Color;
+use crate::go::board::Color;
 
 /// Illegal tries a seat played by a program (kosumi's own, or an engine in
 /// a match) may make in one turn; then it passes.

@@ -4,7 +4,7 @@
 //! Three presets (`seed`, `olympiad`, `openspiel`) and every option settable
 //! alone.
 
-use crate::setting::{SettingError, on_off, on_off_word};
+use crate::core::setting::{SettingError, on_off, on_off_word};
 
 /// What a trier learns of an illegal try.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -29,7 +29,7 @@
 //! first that is not refused or suicide on its view, and searches when
 //! none is left.
 
-use crate::board::{Board, Cell, Color, Point};
+use crate::go::board::{Board, Cell, Color, Point};
 
 /// What the seat's next turn should probe for, and from which stone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,7 +114,7 @@ fn push_liberties(board: &Board, p: Point, out: &mut Vec<Point>) {
 mod tests {
     use super::*;
 
-    use crate::board::tests::at as pt;
+    use crate::go::board::tests::at as pt;
 
     #[test]
     fn a_hunt_tries_next_to_known_opponent_stones_first() {

@@ -7,9 +7,9 @@ use super::announcement::{Announcement, Item, Outcome};
 use super::options::{CaptureInfo, Count, End, IllegalInfo, Options, Repetition};
 use super::view::View;
 use super::{Kind, seat_color};
-use crate::board::{Color, Illegal, Point};
-use crate::game::Game;
-use crate::rules::Ko;
+use crate::go::board::{Color, Illegal, Point};
+use crate::go::game::Game;
+use crate::go::rules::Ko;
 use std::fmt;
 
 /// Playouts of the ownership estimate that judges dead stones at the end.
@@ -74,11 +74,11 @@ pub fn final_result(game: &Game, seed: u64, count: Count) -> String {
     let statuses = match count {
         Count::Estimate => {
             let ownership = crate::search::ownership(game, SCORING_PLAYOUTS, seed);
-            crate::score::statuses(game.board(), &ownership)
+            crate::go::score::statuses(game.board(), &ownership)
         }
-        Count::AsItStands => vec![crate::score::Status::Alive; crate::board::MAX_POINTS],
+        Count::AsItStands => vec![crate::go::score::Status::Alive; crate::go::board::MAX_POINTS],
     };
-    crate::score::score(game, &statuses).result()
+    crate::go::score::score(game, &statuses).result()
 }
 
 impl Referee {
@@ -365,8 +365,8 @@ impl Referee {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
-    use crate::vertex::parse_vertex;
+    use crate::go::rules::Rules;
+    use crate::go::vertex::parse_vertex;
 
     fn pt(v: &str) -> Option<Point> {
         parse_vertex(v, 9).unwrap()

@@ -11,8 +11,8 @@ use super::TRIES_PER_TURN;
 use super::announcement::Announcement;
 use super::referee::{Referee, TryError};
 use super::seat_color;
-use crate::board::Point;
-use crate::game::Game;
+use crate::go::board::Point;
+use crate::go::game::Game;
 use std::fmt;
 
 /// A seat's answer when asked for its try.

@@ -5,7 +5,7 @@
 //! it lacks a liberty), so a view replays onto any board without captures:
 //! that is how plain engines are re-synchronised.
 
-use crate::board::{Board, Color, MAX_POINTS, Point};
+use crate::go::board::{Board, Color, MAX_POINTS, Point};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct View {

@@ -18,9 +18,9 @@
 //! and only when it is behind the schedule of catching up the initial
 //! advantage over 60% of the board's points in moves, with a margin.
 
-use crate::board::Color;
-use crate::game::Game;
-use crate::rules::Scoring;
+use crate::go::board::Color;
+use crate::go::game::Game;
+use crate::go::rules::Scoring;
 
 /// The most doublings a side assumes for each point of initial advantage
 /// beyond the threshold (KataGo's `dynamicPlayoutDoublingAdvantageCapPerOppLead`).
@@ -140,11 +140,11 @@ pub fn may_resign(game: &Game, pla: Color, white_lead: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
+    use crate::go::rules::Rules;
 
     fn handicap_game(size: usize, stones: usize, komi: f64) -> Game {
         let mut game = Game::new(size, Rules::default(), komi);
-        let points: Vec<_> = crate::handicap::fixed(size, stones)
+        let points: Vec<_> = crate::go::handicap::fixed(size, stones)
             .unwrap()
             .into_iter()
             .map(|(x, y)| (Color::Black, game.board().point(x, y)))

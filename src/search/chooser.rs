@@ -14,11 +14,11 @@ use super::puct::{self, NetTree, Params};
 use super::settings::{Budget, Decision, Planning, Settings};
 use super::threads::{Watch, run_watched};
 use super::tree::Tree;
-use crate::board::Color;
-use crate::game::Game;
+use crate::core::random::nth_seed;
+use crate::go::board::Color;
+use crate::go::game::Game;
+use crate::go::score::{self, Status};
 use crate::nn::Evaluator;
-use crate::random::nth_seed;
-use crate::score::{self, Status};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -352,7 +352,7 @@ fn resigns(game: &Game, threshold: f64, win_rate: f64, searched_enough: bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
+    use crate::go::rules::Rules;
 
     /// A game `moves` moves long (passes will do: only the count matters).
     fn game_after(moves: usize) -> Game {

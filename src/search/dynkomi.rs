@@ -13,8 +13,8 @@
 //! so that it still feels behind and tries harder without being hopeless.
 //! Even games are not touched.
 
-use crate::board::Color;
-use crate::game::Game;
+use crate::go::board::Color;
+use crate::go::game::Game;
 
 /// Points a handicap stone is counted for, by the colour searching.
 fn stone_value(searching: Color) -> f64 {
@@ -52,7 +52,7 @@ pub fn extra_komi(game: &Game) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
+    use crate::go::rules::Rules;
 
     fn handicap_game(stones: &[(usize, usize)]) -> Game {
         let mut g = Game::new(19, Rules::default(), 0.5);

@@ -1,29 +1,35 @@
-//! Move choice by Monte Carlo: playouts (light: uniform but never filling an
-//! own eye; full: captures, atari escapes read for ladders, and 3×3 patterns
-//! near the last two moves, no self-atari but a lone stone's throw-in), and a
-//! UCT tree with RAVE (all-moves-as-first) statistics and prior knowledge on
-//! top of them, one tree shared by the threads (virtual loss) and reused
-//! from move to move. Under Aléago the playouts
-//! and the tree draw a roll for every move below the root. Also the ownership
-//! estimate used for dead stones.
+//! Choosing a move, by one of two searches behind one chooser.
 //!
-//! The search works on copies of the board; it never changes the game. The
-//! root's moves are checked under every rule of the game (superko included);
-//! below the root the tree and the playouts use the board's placement rules and
-//! simple ko, as Monte Carlo engines do.
+//! [`chooser`] is the one move chooser: when to pass, when to resign, and
+//! which search runs; `settings` holds what a search is told (its budget,
+//! dice planning) and what it decides.
 //!
-//! The parts: [`chooser`] (the one move chooser: when to pass or resign,
-//! and which search runs), `settings` (a search's budget and settings, its
-//! decision), `dynkomi` (the handicap's worth the Monte Carlo search counts
-//! for White, fading as the game goes on), `advantage` (the network
-//! search's handicap play: the playout doubling advantage, resigning), `playout` (the policies and the count of a
-//! finished playout), `tree` (nodes, and the tree kept between moves),
-//! `priors` (what a new node's children know before their first visit),
-//! `root` (the root's move rules, score statistics and choice), `uct` (one
-//! search: descent, expansion, update), `threads` (threads sharing one
-//! tree), `report` (what analysis shows), `ownership` (the estimate behind
-//! dead stones), and [`puct`], the other search: PUCT over the neural
-//! network's policy and value, no playouts.
+//! **PUCT with the network** ([`puct`], the default in plain Go): KataGo's
+//! and Leela Zero's search — each visit descends by the network's policy and
+//! the children's utility, evaluates its leaf with the network (no
+//! playouts) and backs the value up; threads share one tree with a virtual
+//! loss. Its files: `puct/tree.rs`, `puct/visit.rs`, `puct/utility.rs`,
+//! `puct/report.rs`. `advantage` is its handicap play (the playout doubling
+//! advantage).
+//!
+//! **Monte Carlo** (where no network applies: Aléago's dice, `--nn off`,
+//! `--search mc`): playouts (`playout`: light, uniform but never filling an
+//! own eye; full, with captures, atari escapes read for ladders and 3×3
+//! patterns near the last two moves) under a UCT tree with RAVE statistics
+//! and prior knowledge (`priors`), one tree shared by the threads (`threads`,
+//! virtual loss) and reused from move to move (`tree`); `uct` is one
+//! search's descent, expansion and update, `root` the root's move rules,
+//! score statistics and choice, `dynkomi` the handicap's worth counted for
+//! White. Under Aléago the playouts and the tree draw a roll for every move
+//! below the root.
+//!
+//! Shared by both: `report` (what analysis shows), `ownership` (the
+//! playouts' estimate behind dead stones where no network judges them).
+//!
+//! The searches work on copies of the board; they never change the game.
+//! The root's moves are checked under every rule of the game (superko
+//! included); below the root the Monte Carlo tree and its playouts use the
+//! board's placement rules and simple ko, as Monte Carlo engines do.
 
 mod advantage;
 pub mod chooser;

@@ -2,14 +2,14 @@
 //! each point over playouts of the settle policy.
 
 use super::playout::{Policy, final_owner, playout};
-use crate::game::Game;
+use crate::go::game::Game;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
 /// For each point, the average final owner over `n` playouts (+1 Black).
 pub fn ownership(game: &Game, n: usize, seed: u64) -> Vec<f64> {
     let mut rng = SmallRng::seed_from_u64(seed ^ game.board().hash());
-    let mut total = vec![0.0; crate::board::MAX_POINTS];
+    let mut total = vec![0.0; crate::go::board::MAX_POINTS];
     for _ in 0..n {
         let mut b = game.board().clone();
         playout(

@@ -1,10 +1,10 @@
 //! Playouts: the light and full policies, Aléago's rolls in them, and the
 //! count of a finished playout.
 
-use crate::board::{Board, Cell, Color, Point};
-use crate::dice::{self, ALL_LINES, Dice, Lines};
-use crate::patterns;
-use crate::tactics;
+use crate::go::board::{Board, Cell, Color, Point};
+use crate::go::dice::{self, ALL_LINES, Dice, Lines};
+use crate::knowledge::patterns;
+use crate::knowledge::tactics;
 #[cfg(test)]
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -321,7 +321,7 @@ fn random_move(
     // Aléago: only the empty points of the allowed lines.
     if lines.count_ones() == 1 {
         let line = lines.trailing_zeros() as usize;
-        if line > crate::board::MAX_LINES {
+        if line > crate::go::board::MAX_LINES {
             return None;
         }
         return scan_from_random(board.empty_points_on_line(line), rng, acceptable);
@@ -329,7 +329,7 @@ fn random_move(
     // Several lines (the bonus): scan their lists as one, from a uniformly
     // drawn start, so the choice stays uniform.
     let on = |line: usize| lines & (1 << line) != 0;
-    let total: usize = (1..=crate::board::MAX_LINES)
+    let total: usize = (1..=crate::go::board::MAX_LINES)
         .filter(|&l| on(l))
         .map(|l| board.empty_points_on_line(l).len())
         .sum();
@@ -352,7 +352,7 @@ fn random_move(
         k += 1;
         while k >= board.empty_points_on_line(line).len() || !on(line) {
             k = 0;
-            line = if line >= crate::board::MAX_LINES {
+            line = if line >= crate::go::board::MAX_LINES {
                 1
             } else {
                 line + 1
@@ -524,7 +524,7 @@ mod tests {
              . . . . . . .
              . O . . . . .",
         );
-        let at = |v: &str| crate::board::tests::at(&b, v);
+        let at = |v: &str| crate::go::board::tests::at(&b, v);
         let (lone, two, three) = (at("A1"), at("F4"), at("C7"));
         for p in [lone, two, three] {
             assert!(b.is_self_atari(Color::Black, p), "{p}");

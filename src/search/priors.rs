@@ -7,12 +7,12 @@
 
 use super::playout::empty_area;
 use super::tree::{Node, PASS};
-use crate::board::{Board, Color, Point};
-use crate::patterns;
-use crate::prediction::Model;
-use crate::prediction::features::Position;
-use crate::prediction::spatial::Grid;
-use crate::tactics;
+use crate::go::board::{Board, Color, Point};
+use crate::knowledge::patterns;
+use crate::knowledge::prediction::Model;
+use crate::knowledge::prediction::features::Position;
+use crate::knowledge::prediction::spatial::Grid;
+use crate::knowledge::tactics;
 
 /// Prior wins (and visits) the likeliest move by the learned patterns gets:
 /// tuned by self-play on 9×9 at 3000 playouts (80 won 218 of 400 games

@@ -5,8 +5,8 @@
 
 use super::tree::{Node, PASS};
 use super::uct::Search;
-use crate::board::{Color, MAX_POINTS, Point};
-use crate::game::Game;
+use crate::go::board::{Color, MAX_POINTS, Point};
+use crate::go::game::Game;
 use std::sync::atomic::Ordering;
 
 /// The longest principal variation reported.
@@ -243,7 +243,7 @@ fn principal_variation(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
+    use crate::go::rules::Rules;
     use crate::search::{Budget, MoveRules, Settings};
     use std::sync::atomic::AtomicBool;
 

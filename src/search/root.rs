@@ -5,7 +5,7 @@
 
 use super::settings::Decision;
 use super::tree::PASS;
-use crate::board::{Color, MAX_POINTS, Point};
+use crate::go::board::{Color, MAX_POINTS, Point};
 use std::sync::atomic::{AtomicI64, Ordering};
 
 /// Moves kept out of the search: KataGo's and Leela Zero's `avoid COLOR

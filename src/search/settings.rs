@@ -1,7 +1,7 @@
 //! What a search is told and what it answers: how long to search, how to
 //! plan for dice below the root, one search's settings, and the decision.
 
-use crate::board::Point;
+use crate::go::board::Point;
 use std::time::Duration;
 
 /// How long to search.

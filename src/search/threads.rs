@@ -6,7 +6,7 @@ use super::root::{MoveRules, decide};
 use super::settings::{Decision, Planning, Settings};
 use super::tree::Tree;
 use super::uct::Search;
-use crate::game::Game;
+use crate::go::game::Game;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -131,7 +131,7 @@ pub fn run_watched(
         let mut top = stats.clone();
         top.sort_by(|a, b| b.visits.total_cmp(&a.visits));
         for m in top.iter().take(6) {
-            let name = crate::vertex::vertex_name(m.mv, game.size());
+            let name = crate::go::vertex::vertex_name(m.mv, game.size());
             log::debug!(
                 "  {name:>4} visits {:>7.0} win rate {:.3}",
                 m.visits,
@@ -150,8 +150,8 @@ pub fn run_watched(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Color;
-    use crate::rules::Rules;
+    use crate::go::board::Color;
+    use crate::go::rules::Rules;
     use crate::search::Budget;
 
     #[test]

@@ -1,7 +1,7 @@
 //! The search tree's nodes and the tree kept from one move to the next.
 
-use crate::board::Point;
-use crate::game::{Action, Game, Standing};
+use crate::go::board::Point;
+use crate::go::game::{Action, Game, Standing};
 
 /// Pass in the tree and in playout move lists.
 pub(super) const PASS: Point = 0;
@@ -126,8 +126,8 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Color;
-    use crate::rules::Rules;
+    use crate::go::board::Color;
+    use crate::go::rules::Rules;
     use crate::search::{Budget, Planning, Settings, run_threads};
     use std::sync::atomic::AtomicBool;
     /// A tree grown for `game` with `playouts` playouts, one thread.

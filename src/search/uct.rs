@@ -7,11 +7,11 @@ use super::priors::{self, PatternScratch};
 use super::root::{MoveRules, RootMove, RootScores, decide};
 use super::settings::{Decision, Planning, Settings};
 use super::tree::{EXPAND_AT, Node, PASS, RAVE_EQUIV, Tree};
-use crate::board::{Board, Color, Point};
-use crate::dice::{ALL_LINES, Lines};
-use crate::game::{Action, Game};
-use crate::prediction::Model;
-use crate::rules::Suicide;
+use crate::go::board::{Board, Color, Point};
+use crate::go::dice::{ALL_LINES, Lines};
+use crate::go::game::{Action, Game};
+use crate::go::rules::Suicide;
+use crate::knowledge::prediction::Model;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -155,7 +155,7 @@ impl<'a> Search<'a> {
     /// Counts, for analysis, who owns each point at the end of each playout.
     pub fn with_ownership(mut self, on: bool) -> Search<'a> {
         self.owners = on.then(|| {
-            (0..crate::board::MAX_POINTS)
+            (0..crate::go::board::MAX_POINTS)
                 .map(|_| [AtomicU32::new(0), AtomicU32::new(0)])
                 .collect()
         });
@@ -470,9 +470,9 @@ impl<'a> Search<'a> {
             ),
             sequence: Vec::with_capacity(1024),
             path: Vec::with_capacity(64),
-            children: Vec::with_capacity(crate::board::MAX_POINTS),
+            children: Vec::with_capacity(crate::go::board::MAX_POINTS),
             board: Box::new(self.game.board().clone()),
-            first_mover: vec![0; crate::board::MAX_POINTS],
+            first_mover: vec![0; crate::go::board::MAX_POINTS],
             patterns: settings.patterns.then(Model::embedded),
             pattern_scratch: PatternScratch::default(),
         };
@@ -559,7 +559,7 @@ impl<'a> Search<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
+    use crate::go::rules::Rules;
     use crate::search::Budget;
     #[test]
     fn search_sees_a_won_position() {

@@ -3,7 +3,7 @@
 //! reply into a test failure.
 #![allow(dead_code)]
 
-use kosumi::client::{Client, ClientError};
+use kosumi::tools::client::{Client, ClientError};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;

@@ -9,9 +9,9 @@
 //! (an occupied try costs nothing but a retry).
 
 use super::{Player, Settings};
-use crate::board::{Board, Color, Point};
-use crate::game::Game;
-use crate::rules::Suicide;
+use crate::go::board::{Board, Color, Point};
+use crate::go::game::Game;
+use crate::go::rules::Suicide;
 use crate::search::{self, Decision};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -94,7 +94,7 @@ impl Player {
             })
             .map(Some)
             .collect();
-        if tries.is_empty() || view.rules.scoring == crate::rules::Scoring::Territory {
+        if tries.is_empty() || view.rules.scoring == crate::go::rules::Scoring::Territory {
             tries.push(None);
         }
         tries
@@ -214,10 +214,10 @@ impl Player {
 mod tests {
     use super::super::tests::pt;
     use super::*;
+    use crate::go::rules::Rules;
     use crate::phantom::Kind;
     use crate::phantom::options::Options;
     use crate::phantom::player::Mode;
-    use crate::rules::Rules;
     use crate::search::{Budget, Policy};
     #[test]
     fn determinized_choice_is_legal_on_the_view_and_never_refused() {

@@ -15,11 +15,11 @@ use super::announcement::{Item, Line, Outcome};
 use super::options::Options;
 use super::probe::Probe;
 use super::{Kind, seat_color};
-use crate::board::{Board, Color, Point};
-use crate::game::Game;
+use crate::go::board::{Board, Color, Point};
+use crate::go::game::Game;
+use crate::go::vertex::color_name;
 use crate::nn::Evaluator;
 use crate::search::{Budget, Decision, Policy};
-use crate::vertex::color_name;
 use std::sync::atomic::AtomicBool;
 
 /// How the player searches.
@@ -395,7 +395,7 @@ impl Player {
                 {
                     return Err(format!(
                         "point {} holds a stone of the capturing colour on my view",
-                        crate::vertex::vertex_name(Some(p), view.size())
+                        crate::go::vertex::vertex_name(Some(p), view.size())
                     ));
                 }
                 let keep: Vec<(Color, Point)> = view
@@ -448,8 +448,8 @@ impl Player {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Rules;
-    use crate::vertex::parse_vertex;
+    use crate::go::rules::Rules;
+    use crate::go::vertex::parse_vertex;
 
     /// The point of a vertex on 9×9 (`None` for a pass).
     pub(super) fn pt(v: &str) -> Option<Point> {

@@ -5,8 +5,8 @@
 //! Phantom Rengo the seat's own enclosures).
 
 use super::{Player, Settings};
-use crate::board::{Board, Color, Point};
-use crate::game::Game;
+use crate::go::board::{Board, Color, Point};
+use crate::go::game::Game;
 use crate::nn::Evaluator;
 use crate::phantom::Kind;
 use crate::phantom::enclosure::in_enclosure;
@@ -165,10 +165,10 @@ fn thins_own_chain(board: &Board, me: Color, p: Point) -> bool {
 mod tests {
     use super::super::tests::{line, pt};
     use super::*;
+    use crate::go::rules::Rules;
     use crate::phantom::options::Options;
     use crate::phantom::player::{Mode, stand};
     use crate::phantom::probe::Probe;
-    use crate::rules::Rules;
     use crate::search::{Budget, Policy};
     /// View-search settings for tests: light playouts, a fixed budget.
     fn view_settings(playouts: u64, seed: u64) -> Settings<'static> {
@@ -306,7 +306,7 @@ mod tests {
             "X . . X X",
         ]);
         let enclosed = ["B1", "C1", "B2", "C2"].map(|v| {
-            crate::vertex::parse_vertex(v, 5)
+            crate::go::vertex::parse_vertex(v, 5)
                 .expect("vertex")
                 .expect("not a pass")
         });
@@ -432,7 +432,7 @@ mod tests {
             let (mut p, mut view) = start(true);
             assert_eq!(p.kill(&view), Some(Probe::Kill(pt("B2").unwrap())));
             let mut libs = vec![pt("B1"), pt("C2"), pt("B3")];
-            let revealed = format!("illegal occupied {}", crate::vertex::color_name(me));
+            let revealed = format!("illegal occupied {}", crate::go::vertex::color_name(me));
             for _ in 0..2 {
                 let tried = p.choose_try(&mut view, &settings, &stop);
                 assert!(libs.contains(&tried), "seat {seat}: {tried:?}");
@@ -460,7 +460,7 @@ mod tests {
             ". O O O .",
         ]);
         let b = view.board();
-        let at = |v: &str| crate::vertex::parse_vertex(v, 5).unwrap().unwrap();
+        let at = |v: &str| crate::go::vertex::parse_vertex(v, 5).unwrap().unwrap();
         assert!(thins_own_chain(b, Color::Black, at("D2")));
         assert!(!thins_own_chain(b, Color::Black, at("A2")));
         assert!(!thins_own_chain(b, Color::Black, at("E4")));

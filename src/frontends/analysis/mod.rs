@@ -1,0 +1,320 @@
+//! KataGo's JSON analysis engine, `kosumi analysis`: the protocol of
+//! KataGo's docs/Analysis_Engine.md, which KaTrain and analysis tools
+//! speak. Each line of input is a query; each position it asks for is
+//! searched by the network's PUCT search and answered by one line of JSON
+//! (more with `reportDuringSearchEvery`), in whatever order the searches
+//! end. Several positions are searched at once, one per worker thread,
+//! the highest `priority` first, then the earliest. End of input lets the
+//! queued positions finish, then the engine exits.
+//!
+//! The parts: `query` (a line read into an action or positions, with the
+//! field at fault in each error), `response` (the answers' JSON), and here
+//! the queue, the workers and the actions (`query_version`, `clear_cache`,
+//! `query_models`, `terminate`, `terminate_all`).
+
+mod query;
+mod response;
+
+pub use query::{Defaults, Perspective};
+
+use crate::core::random::nth_seed;
+use crate::nn::{Evaluator, Request, Scratch};
+use crate::search::{Watch, puct};
+use query::{Action, Asked, Parsed, Position};
+use serde_json::{Value, json};
+use std::io::{BufRead, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+/// The engine's settings.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    pub defaults: Defaults,
+    /// Positions searched at once, and the threads each search runs
+    /// (KataGo's numAnalysisThreads and numSearchThreadsPerAnalysisThread).
+    pub workers: usize,
+    pub threads: usize,
+    pub seed: u64,
+}
+
+/// The version `query_version` reports: kosumi's own.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// One position waiting or being searched.
+struct Job {
+    asked: Arc<Asked>,
+    position: Position,
+    /// Order of arrival, for ties of priority.
+    arrival: u64,
+    stop: Arc<AtomicBool>,
+}
+
+/// The positions not yet searched, those being searched, and whether
+/// input has ended.
+#[derive(Default)]
+struct State {
+    waiting: Vec<Job>,
+    running: Vec<(String, usize, Arc<AtomicBool>)>,
+    arrivals: u64,
+    closed: bool,
+}
+
+struct Queue {
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+impl Queue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next position to search (highest priority, then earliest), or
+    /// `None` once input has ended and nothing waits.
+    fn next(&self) -> Option<Job> {
+        let mut state = self.lock();
+        loop {
+            let best = (0..state.waiting.len()).max_by_key(|&i| {
+                let job = &state.waiting[i];
+                (job.position.priority, std::cmp::Reverse(job.arrival))
+            });
+            if let Some(i) = best {
+                let job = state.waiting.swap_remove(i);
+                let entry = (job.asked.id.clone(), job.position.turn, job.stop.clone());
+                state.running.push(entry);
+                return Some(job);
+            }
+            if state.closed {
+                return None;
+            }
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn finished(&self, stop: &Arc<AtomicBool>) {
+        self.lock().running.retain(|r| !Arc::ptr_eq(&r.2, stop));
+    }
+}
+
+/// The longest query line read (a whole game of moves fits many times).
+const MAX_QUERY: usize = 16 << 20;
+
+/// Skips input up to and including the next newline; `false` at the end
+/// of input.
+fn skip_line(input: &mut dyn BufRead) -> bool {
+    loop {
+        let (found, used) = match input.fill_buf() {
+            Ok([]) | Err(_) => return false,
+            Ok(buf) => match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (true, i + 1),
+                None => (false, buf.len()),
+            },
+        };
+        input.consume(used);
+        if found {
+            return true;
+        }
+    }
+}
+
+/// Writes one JSON line to `out` and flushes it.
+fn send(out: &Mutex<&mut (dyn Write + Send)>, value: &Value) {
+    let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = writeln!(out, "{value}");
+    let _ = out.flush();
+}
+
+/// Serves queries from `input` until it ends and every queued position is
+/// answered.
+pub fn serve(
+    input: &mut dyn BufRead,
+    output: &mut (dyn Write + Send),
+    net: &Evaluator,
+    settings: &Settings,
+) {
+    let queue = Queue {
+        state: Mutex::new(State::default()),
+        changed: Condvar::new(),
+    };
+    let out = Mutex::new(output);
+    std::thread::scope(|scope| {
+        for _ in 0..settings.workers.max(1) {
+            scope.spawn(|| work(&queue, &out, net, settings));
+        }
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match (&mut *input)
+                .take(MAX_QUERY as u64 + 1)
+                .read_until(b'\n', &mut line)
+            {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if line.len() > MAX_QUERY && line.last() != Some(&b'\n') {
+                // Too long: the rest of the line is skipped unread.
+                let skipped = skip_line(input);
+                send(
+                    &out,
+                    &json!({ "error": format!("query longer than {MAX_QUERY} bytes") }),
+                );
+                if !skipped {
+                    break;
+                }
+                continue;
+            }
+            let text = String::from_utf8_lossy(&line);
+            let text = text.trim();
+            if text.is_empty() {
+                continue;
+            }
+            take(text, &queue, &out, net, settings);
+        }
+        queue.lock().closed = true;
+        queue.changed.notify_all();
+    });
+}
+
+/// Acts on one line of input.
+fn take(
+    text: &str,
+    queue: &Queue,
+    out: &Mutex<&mut (dyn Write + Send)>,
+    net: &Evaluator,
+    settings: &Settings,
+) {
+    match query::parse(text, &settings.defaults) {
+        Err(e) => send(out, &response::error(&e)),
+        Ok(Parsed::Action { echo, action }) => {
+            let mut echo = Value::Object(echo);
+            match action {
+                Action::QueryVersion => {
+                    echo["version"] = json!(VERSION);
+                    echo["git_hash"] = json!("<omitted>");
+                }
+                Action::ClearCache => net.cache().clear(),
+                Action::QueryModels => {
+                    echo["models"] = json!([{ "name": net.name(), "internalName": net.name(), "maxBatchSize": 1, "usesHumanSLProfile": false, "usingFP16": "false" }]);
+                }
+                Action::Terminate { target, turns } => {
+                    let hit = |id: &str, turn: usize| {
+                        target.as_deref().is_none_or(|t| t == id)
+                            && turns.as_ref().is_none_or(|ts| ts.contains(&turn))
+                    };
+                    let mut state = queue.lock();
+                    let (dropped, kept) = std::mem::take(&mut state.waiting)
+                        .into_iter()
+                        .partition(|j| hit(&j.asked.id, j.position.turn));
+                    state.waiting = kept;
+                    for (id, turn, stop) in &state.running {
+                        if hit(id, *turn) {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    drop(state);
+                    send(out, &echo);
+                    for job in dropped {
+                        send(out, &response::no_results(&job.asked.id, job.position.turn));
+                    }
+                    return;
+                }
+            }
+            send(out, &echo);
+        }
+        Ok(Parsed::Analyse {
+            asked,
+            positions,
+            warnings,
+        }) => {
+            for w in &warnings {
+                send(out, &response::warning(&asked.id, w));
+            }
+            let asked = Arc::new(asked);
+            let mut state = queue.lock();
+            for position in positions {
+                let arrival = state.arrivals;
+                state.arrivals += 1;
+                state.waiting.push(Job {
+                    asked: asked.clone(),
+                    position,
+                    arrival,
+                    stop: Arc::new(AtomicBool::new(false)),
+                });
+            }
+            drop(state);
+            queue.changed.notify_all();
+        }
+    }
+}
+
+/// One worker: searches positions from the queue until it closes.
+fn work(queue: &Queue, out: &Mutex<&mut (dyn Write + Send)>, net: &Evaluator, settings: &Settings) {
+    let mut scratch = Scratch::default();
+    while let Some(job) = queue.next() {
+        search(&job, out, net, settings, &mut scratch);
+        queue.finished(&job.stop);
+    }
+}
+
+/// Searches one position and sends its answers.
+fn search(
+    job: &Job,
+    out: &Mutex<&mut (dyn Write + Send)>,
+    net: &Evaluator,
+    settings: &Settings,
+    scratch: &mut Scratch,
+) {
+    let asked = &job.asked;
+    let game = &job.position.game;
+    let turn = job.position.turn;
+    if job.stop.load(Ordering::Relaxed) {
+        send(out, &response::no_results(&asked.id, turn));
+        return;
+    }
+    let eval = net.evaluate(
+        Request {
+            game,
+            to_move: game.to_move(),
+            fresh: false,
+            symmetry: 0,
+            white_advantage: asked.advantage.for_white(game.to_move()) as f32,
+        },
+        scratch,
+    );
+    let raw = response::Raw {
+        eval: &eval,
+        board: game.board(),
+    };
+    let mut partial = |r: &crate::search::Report| {
+        send(out, &response::analysis(asked, turn, r, &raw, true));
+    };
+    let watch = Watch {
+        every: asked.report_every,
+        at_end: false,
+        ownership: asked.ownership || asked.ownership_stdev,
+        moves_ownership: asked.moves_ownership || asked.moves_ownership_stdev,
+        min_moves: 0,
+        restrict: asked.restrict.clone(),
+        on_report: &mut partial,
+    };
+    let budget = crate::search::Budget {
+        playouts: Some(asked.max_visits),
+        time: asked.max_time,
+    };
+    let seed = nth_seed(settings.seed, job.arrival);
+    let mut tree = puct::NetTree::default();
+    let outcome = puct::search_watched(
+        game,
+        net,
+        puct::Params {
+            white_advantage: asked.advantage.for_white(game.to_move()),
+            wide_root_noise: asked.wide_root_noise,
+            ..puct::Params::new(budget, seed)
+        },
+        &job.stop,
+        &mut tree,
+        Some(watch),
+    );
+    let report = outcome.report.expect("a watched search reports at its end");
+    send(out, &response::analysis(asked, turn, &report, &raw, false));
+}

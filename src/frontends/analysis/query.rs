@@ -1,0 +1,789 @@
+//! One line of input to the analysis engine read into what it asks for: a
+//! special action, or positions to analyse (one game per requested turn),
+//! each field checked as KataGo checks it, with the field named in the
+//! error.
+
+use crate::frontends::katago_rules;
+use crate::go::board::Color;
+use crate::go::game::Game;
+use crate::go::rules::check_komi;
+use crate::go::vertex::parse_vertex;
+use crate::search::MoveRules;
+use serde_json::{Map, Value};
+use std::time::Duration;
+
+/// A query kosumi cannot take: the message, the field at fault and the
+/// query's id where known.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryError {
+    pub message: String,
+    pub field: Option<&'static str>,
+    pub id: Option<String>,
+}
+
+impl QueryError {
+    fn general(message: impl Into<String>) -> QueryError {
+        QueryError {
+            message: message.into(),
+            field: None,
+            id: None,
+        }
+    }
+}
+
+/// A query's field that was accepted but is not acted on, or is acted on
+/// only in part.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Warning {
+    pub field: &'static str,
+    pub message: String,
+}
+
+/// Whose side the values are given from (KataGo's
+/// `reportAnalysisWinratesAs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Perspective {
+    Black,
+    White,
+    SideToMove,
+}
+
+impl Perspective {
+    /// +1 where values are Black's, −1 where White's, for a position with
+    /// `to_move` to play.
+    pub fn sign_for_black(self, to_move: Color) -> f64 {
+        match (self, to_move) {
+            (Perspective::Black, _) | (Perspective::SideToMove, Color::Black) => 1.0,
+            _ => -1.0,
+        }
+    }
+}
+
+/// Actions other than analysis; each is answered by echoing the query.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    QueryVersion,
+    ClearCache,
+    QueryModels,
+    /// `terminate` (with the id it names) or `terminate_all` (`None`),
+    /// perhaps only for some turns.
+    Terminate {
+        target: Option<String>,
+        turns: Option<Vec<usize>>,
+    },
+}
+
+/// What an analysis query asks for besides its positions.
+#[derive(Clone, Debug)]
+pub struct Asked {
+    pub id: String,
+    pub max_visits: u64,
+    pub max_time: Option<Duration>,
+    pub report_every: Option<Duration>,
+    pub ownership: bool,
+    pub ownership_stdev: bool,
+    pub moves_ownership: bool,
+    pub moves_ownership_stdev: bool,
+    pub policy: bool,
+    pub pv_visits: bool,
+    pub no_result: bool,
+    /// The longest line after each move.
+    pub pv_len: usize,
+    pub perspective: Perspective,
+    pub restrict: Option<MoveRules>,
+    pub advantage: Advantage,
+    /// How much wider than its values say the root is searched (KataGo's
+    /// `wideRootNoise`).
+    pub wide_root_noise: f64,
+}
+
+/// KataGo's playout doubling advantage a query asks for
+/// (`playoutDoublingAdvantage`, `playoutDoublingAdvantagePla` in
+/// `overrideSettings`): the doublings of playouts `player` is assumed to
+/// have over its opponent, the player to move of each position where none
+/// is named. KaTrain's handicap AI asks for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Advantage {
+    pub doublings: f64,
+    pub player: Option<Color>,
+}
+
+impl Advantage {
+    /// The doublings White is assumed to have over Black in a position
+    /// with `to_move` to play.
+    pub fn for_white(&self, to_move: Color) -> f64 {
+        self.player.unwrap_or(to_move).from_white() * self.doublings
+    }
+}
+
+/// One position of a query: its turn number, its game, its priority.
+#[derive(Clone)]
+pub struct Position {
+    pub turn: usize,
+    pub game: Game,
+    pub priority: i64,
+}
+
+/// A line read.
+#[derive(Clone)]
+pub enum Parsed {
+    Action {
+        echo: Map<String, Value>,
+        action: Action,
+    },
+    Analyse {
+        asked: Asked,
+        positions: Vec<Position>,
+        warnings: Vec<Warning>,
+    },
+}
+
+/// The engine's defaults for what a query leaves out.
+#[derive(Clone, Copy, Debug)]
+pub struct Defaults {
+    pub max_visits: u64,
+    pub max_time: Option<Duration>,
+    pub perspective: Perspective,
+}
+
+/// The most moves a query's game may have, and the most turns one query
+/// may ask for (each turn is a game kept until searched).
+const MAX_MOVES: usize = 10_000;
+const MAX_TURNS: usize = 1_000;
+
+/// KataGo's analysis engine's root noise by default (`wideRootNoise`).
+pub const DEFAULT_WIDE_ROOT_NOISE: f64 = 0.04;
+
+/// KataGo's longest principal variation by default (`analysisPVLen`).
+const DEFAULT_PV_LEN: usize = 15;
+
+/// Reads one line.
+pub fn parse(line: &str, defaults: &Defaults) -> Result<Parsed, QueryError> {
+    let value: Value = serde_json::from_str(line)
+        .map_err(|e| QueryError::general(format!("Could not parse json: {e}")))?;
+    let Value::Object(object) = value else {
+        return Err(QueryError::general("Query must be a JSON object"));
+    };
+    let id = match object.get("id") {
+        Some(Value::String(id)) => id.clone(),
+        Some(_) => return Err(QueryError::general("Field 'id' must be a string")),
+        None => return Err(QueryError::general("Request must have a string 'id' field")),
+    };
+    let fields = Fields {
+        object: &object,
+        id: &id,
+    };
+    if let Some(action) = object.get("action") {
+        let action = match action.as_str() {
+            Some("query_version") => Action::QueryVersion,
+            Some("clear_cache") => Action::ClearCache,
+            Some("query_models") => Action::QueryModels,
+            Some("terminate") => Action::Terminate {
+                target: Some(fields.string("terminateId")?.ok_or_else(|| {
+                    fields.error("terminateId", "terminate needs a 'terminateId'")
+                })?),
+                turns: fields.turns("turnNumbers")?,
+            },
+            Some("terminate_all") => Action::Terminate {
+                target: None,
+                turns: fields.turns("turnNumbers")?,
+            },
+            _ => return Err(fields.error("action", "unknown action")),
+        };
+        return Ok(Parsed::Action {
+            echo: object.clone(),
+            action,
+        });
+    }
+    fields.analysis(defaults)
+}
+
+/// The fields of one query, read with errors that name them.
+struct Fields<'a> {
+    object: &'a Map<String, Value>,
+    id: &'a str,
+}
+
+impl Fields<'_> {
+    fn error(&self, field: &'static str, message: impl Into<String>) -> QueryError {
+        QueryError {
+            message: message.into(),
+            field: Some(field),
+            id: Some(self.id.to_string()),
+        }
+    }
+
+    fn string(&self, field: &'static str) -> Result<Option<String>, QueryError> {
+        match self.object.get(field) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(self.error(field, "must be a string")),
+        }
+    }
+
+    fn flag(&self, field: &'static str) -> Result<bool, QueryError> {
+        match self.object.get(field) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(self.error(field, "must be a boolean")),
+        }
+    }
+
+    fn integer(&self, field: &'static str, lo: i64, hi: i64) -> Result<Option<i64>, QueryError> {
+        match self.object.get(field) {
+            None => Ok(None),
+            Some(v) => integer_in(v, lo, hi)
+                .map(Some)
+                .ok_or_else(|| self.error(field, format!("must be an integer from {lo} to {hi}"))),
+        }
+    }
+
+    fn seconds(&self, field: &'static str) -> Result<Option<Duration>, QueryError> {
+        seconds_in(self.object.get(field)).map_err(|m| self.error(field, m))
+    }
+
+    fn turns(&self, field: &'static str) -> Result<Option<Vec<usize>>, QueryError> {
+        match self.object.get(field) {
+            None => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| integer_in(v, 0, 100_000).map(|n| n as usize))
+                .collect::<Option<Vec<_>>>()
+                .map(Some)
+                .ok_or_else(|| self.error(field, "must be a list of turn numbers")),
+            Some(_) => Err(self.error(field, "must be a list of turn numbers")),
+        }
+    }
+
+    /// A list of `[player, location]` pairs.
+    fn stones(
+        &self,
+        field: &'static str,
+        size: usize,
+    ) -> Result<Vec<(Color, Option<crate::go::board::Point>)>, QueryError> {
+        let Some(value) = self.object.get(field) else {
+            return Ok(Vec::new());
+        };
+        let Value::Array(items) = value else {
+            return Err(self.error(field, "must be a list of [player, location] pairs"));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let pair = item.as_array().filter(|a| a.len() == 2);
+                let (Some(player), Some(location)) = (
+                    pair.and_then(|a| a[0].as_str()),
+                    pair.and_then(|a| a[1].as_str()),
+                ) else {
+                    return Err(self.error(field, format!("entry {i} is not [player, location]")));
+                };
+                let color = player_color(player).ok_or_else(|| {
+                    self.error(field, format!("entry {i}: bad player '{player}'"))
+                })?;
+                let point = location_point(location, size)
+                    .map_err(|m| self.error(field, format!("entry {i}: {m}")))?;
+                Ok((color, point))
+            })
+            .collect()
+    }
+
+    /// `avoidMoves` and `allowMoves`: lists of `{player, moves, untilDepth}`.
+    fn move_rules(&self, size: usize) -> Result<Option<MoveRules>, QueryError> {
+        let mut rules = MoveRules::default();
+        let mut any = false;
+        for field in ["avoidMoves", "allowMoves"] {
+            let Some(value) = self.object.get(field) else {
+                continue;
+            };
+            let Value::Array(entries) = value else {
+                return Err(self.error(field, "must be a list of {player, moves, untilDepth}"));
+            };
+            for entry in entries {
+                let player = entry
+                    .get("player")
+                    .and_then(Value::as_str)
+                    .and_then(player_color)
+                    .ok_or_else(|| self.error(field, "each entry needs a player B or W"))?;
+                let depth = entry
+                    .get("untilDepth")
+                    .and_then(|v| integer_in(v, 1, 1_000_000))
+                    .ok_or_else(|| self.error(field, "each entry needs a positive untilDepth"))?;
+                let moves = entry
+                    .get("moves")
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| self.error(field, "each entry needs a list of moves"))?;
+                let mut points = Vec::new();
+                for m in moves {
+                    let text = m
+                        .as_str()
+                        .ok_or_else(|| self.error(field, "moves must be strings"))?;
+                    if let Some(p) = location_point(text, size).map_err(|e| self.error(field, e))? {
+                        points.push(p);
+                    }
+                }
+                let rule = (player, points, depth as usize);
+                if field == "avoidMoves" {
+                    rules.avoid.push(rule);
+                } else if rules.allow.is_some() {
+                    return Err(self.error(field, "kosumi takes one allowMoves entry"));
+                } else {
+                    rules.allow = Some(rule);
+                }
+                any = true;
+            }
+        }
+        Ok(any.then_some(rules))
+    }
+
+    fn analysis(&self, defaults: &Defaults) -> Result<Parsed, QueryError> {
+        let mut warnings = Vec::new();
+        let x = self.integer("boardXSize", 2, 25)?;
+        let y = self.integer("boardYSize", 2, 25)?;
+        let (Some(x), Some(y)) = (x, y) else {
+            let field = if x.is_none() {
+                "boardXSize"
+            } else {
+                "boardYSize"
+            };
+            return Err(self.error(field, "required"));
+        };
+        if x != y {
+            return Err(self.error("boardYSize", "kosumi plays square boards only"));
+        }
+        let size = x as usize;
+        let rules = match self.object.get("rules") {
+            Some(value) => katago_rules::from_json(value).map_err(|e| self.error("rules", e.0))?,
+            None => return Err(self.error("rules", "required")),
+        };
+        let komi = match self.object.get("komi") {
+            None => rules.default_komi,
+            Some(v) => v
+                .as_f64()
+                .ok_or_else(|| "must be a number".to_string())
+                .and_then(|k| {
+                    if (-400.0..=400.0).contains(&k) {
+                        check_komi(k)
+                    } else {
+                        Err("must be from -400 to 400".into())
+                    }
+                })
+                .map_err(|m| self.error("komi", m))?,
+        };
+        let initial = self.stones("initialStones", size)?;
+        let moves = self.stones("moves", size)?;
+        if moves.len() > MAX_MOVES {
+            return Err(self.error("moves", format!("more than {MAX_MOVES} moves")));
+        }
+        if !self.object.contains_key("moves") {
+            return Err(self.error("moves", "required"));
+        }
+        let initial_player = match self.string("initialPlayer")? {
+            Some(p) => Some(
+                player_color(&p).ok_or_else(|| self.error("initialPlayer", "must be B or W"))?,
+            ),
+            None => None,
+        };
+        let turns = self
+            .turns("analyzeTurns")?
+            .unwrap_or_else(|| vec![moves.len()]);
+        if turns.len() > MAX_TURNS {
+            return Err(self.error(
+                "analyzeTurns",
+                format!("more than {MAX_TURNS} turns in one query"),
+            ));
+        }
+        if let Some(&t) = turns.iter().find(|&&t| t > moves.len()) {
+            return Err(self.error(
+                "analyzeTurns",
+                format!("turn {t} is past the {} moves", moves.len()),
+            ));
+        }
+        let priorities = match self.object.get("priorities") {
+            None => None,
+            Some(Value::Array(list)) if list.len() == turns.len() => Some(
+                list.iter()
+                    .map(|v| integer_in(v, i64::from(i32::MIN), i64::from(i32::MAX)))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| self.error("priorities", "must be integers"))?,
+            ),
+            Some(_) => {
+                return Err(self.error(
+                    "priorities",
+                    "must be a list of integers as long as analyzeTurns",
+                ));
+            }
+        };
+        let priority = self
+            .integer("priority", i64::from(i32::MIN), i64::from(i32::MAX))?
+            .unwrap_or(0);
+
+        // The game, turn by turn.
+        let mut game = Game::new(size, rules, komi);
+        let stones: Vec<_> = initial
+            .iter()
+            .map(|&(c, p)| {
+                p.map(|p| (c, p))
+                    .ok_or_else(|| self.error("initialStones", "a stone cannot be a pass"))
+            })
+            .collect::<Result<_, _>>()?;
+        if !stones.is_empty() {
+            // Black stones alone set up a handicap (its bonus counts).
+            let handicap = stones.len() >= 2 && stones.iter().all(|s| s.0 == Color::Black);
+            game.setup(&stones, handicap)
+                .map_err(|e| self.error("initialStones", e.to_string()))?;
+        }
+        let first = initial_player.or(moves.first().map(|m| m.0));
+        if let Some(c) = first {
+            game.set_to_move(c);
+        }
+        let mut positions = Vec::new();
+        for turn in 0..=moves.len() {
+            for (k, _) in turns.iter().enumerate().filter(|(_, t)| **t == turn) {
+                positions.push(Position {
+                    turn,
+                    game: game.clone(),
+                    priority: priorities.as_ref().map_or(priority, |p| p[k]),
+                });
+            }
+            if let Some(&(c, mv)) = moves.get(turn) {
+                game.play(c, mv).map_err(|e| {
+                    self.error(
+                        "moves",
+                        format!("Illegal move {turn}: {}: {e}", stone_name(c, mv, size)),
+                    )
+                })?;
+            }
+        }
+
+        let overrides = match self.object.get("overrideSettings") {
+            None => Map::new(),
+            Some(Value::Object(o)) => o.clone(),
+            Some(_) => return Err(self.error("overrideSettings", "must be an object")),
+        };
+        let mut max_visits = self
+            .integer("maxVisits", 1, 1 << 40)?
+            .map_or(defaults.max_visits, |v| v as u64);
+        let mut max_time = defaults.max_time;
+        let mut perspective = defaults.perspective;
+        let mut advantage = Advantage::default();
+        let mut wide_root_noise = DEFAULT_WIDE_ROOT_NOISE;
+        for (key, value) in &overrides {
+            let bad = |m: &str| self.error("overrideSettings", format!("{key}: {m}"));
+            match key.as_str() {
+                "maxVisits" => {
+                    max_visits = integer_in(value, 1, 1 << 40)
+                        .ok_or_else(|| bad("a positive integer"))?
+                        as u64
+                }
+                "maxTime" => max_time = seconds_in(Some(value)).map_err(|m| bad(&m))?,
+                "playoutDoublingAdvantage" => {
+                    advantage.doublings = number_in(value, -3.0, 3.0).map_err(|m| bad(&m))?
+                }
+                "wideRootNoise" => {
+                    wide_root_noise = number_in(value, 0.0, 5.0).map_err(|m| bad(&m))?
+                }
+                "playoutDoublingAdvantagePla" => {
+                    advantage.player =
+                        match value.as_str().map(|s| s.to_ascii_uppercase()).as_deref() {
+                            Some("B" | "BLACK") => Some(Color::Black),
+                            Some("W" | "WHITE") => Some(Color::White),
+                            _ => return Err(bad("BLACK or WHITE")),
+                        }
+                }
+                "reportAnalysisWinratesAs" => {
+                    perspective = match value.as_str().map(|s| s.to_ascii_uppercase()).as_deref() {
+                        Some("BLACK") => Perspective::Black,
+                        Some("WHITE") => Perspective::White,
+                        Some("SIDETOMOVE") => Perspective::SideToMove,
+                        _ => return Err(bad("BLACK, WHITE or SIDETOMOVE")),
+                    }
+                }
+                _ => warnings.push(Warning {
+                    field: "overrideSettings",
+                    message: format!("{key} is not a kosumi search setting; ignored"),
+                }),
+            }
+        }
+        for field in [
+            "rootPolicyTemperature",
+            "rootFpuReductionMax",
+            "whiteHandicapBonus",
+        ] {
+            if self.object.contains_key(field) {
+                warnings.push(Warning {
+                    field,
+                    message: "not supported by kosumi; ignored".into(),
+                });
+            }
+        }
+        let pv_len = self
+            .integer("analysisPVLen", 0, 1000)?
+            .map_or(DEFAULT_PV_LEN, |n| n as usize);
+        let asked = Asked {
+            id: self.id.to_string(),
+            max_visits,
+            max_time,
+            report_every: self.seconds("reportDuringSearchEvery")?,
+            ownership: self.flag("includeOwnership")?,
+            ownership_stdev: self.flag("includeOwnershipStdev")?,
+            moves_ownership: self.flag("includeMovesOwnership")?,
+            moves_ownership_stdev: self.flag("includeMovesOwnershipStdev")?,
+            policy: self.flag("includePolicy")?,
+            pv_visits: self.flag("includePVVisits")?,
+            no_result: self.flag("includeNoResultValue")?,
+            pv_len,
+            perspective,
+            restrict: self.move_rules(size)?,
+            advantage,
+            wide_root_noise,
+        };
+        Ok(Parsed::Analyse {
+            asked,
+            positions,
+            warnings,
+        })
+    }
+}
+
+/// An integer from `lo` to `hi` (a float with no fraction counts).
+fn integer_in(v: &Value, lo: i64, hi: i64) -> Option<i64> {
+    let n = v.as_i64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
+            .map(|f| f as i64)
+    })?;
+    (lo..=hi).contains(&n).then_some(n)
+}
+
+/// A number from `lo` to `hi`.
+fn number_in(v: &Value, lo: f64, hi: f64) -> Result<f64, String> {
+    v.as_f64()
+        .filter(|n| (lo..=hi).contains(n))
+        .ok_or_else(|| format!("a number from {lo} to {hi}"))
+}
+
+/// Seconds, positive and at most a day.
+fn seconds_in(v: Option<&Value>) -> Result<Option<Duration>, String> {
+    match v {
+        None => Ok(None),
+        Some(v) => match v.as_f64() {
+            Some(s) if s > 0.0 && s <= 86_400.0 => Ok(Some(Duration::from_secs_f64(s))),
+            _ => Err("must be seconds, more than 0 and at most 86400".into()),
+        },
+    }
+}
+
+fn player_color(s: &str) -> Option<Color> {
+    match s {
+        "B" | "b" => Some(Color::Black),
+        "W" | "w" => Some(Color::White),
+        _ => None,
+    }
+}
+
+/// A location as KataGo writes it: a vertex (`C4`, `pass`) or `(x,y)`
+/// from the top left.
+fn location_point(s: &str, size: usize) -> Result<Option<crate::go::board::Point>, String> {
+    if let Some(inner) = s.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
+        let xy: Vec<_> = inner
+            .split(',')
+            .map(|t| t.trim().parse::<usize>())
+            .collect();
+        return match xy[..] {
+            [Ok(x), Ok(y)] if x < size && y < size => Ok(Some(
+                crate::go::board::Board::new(size).point(x, size - 1 - y),
+            )),
+            _ => Err(format!("bad location '{s}'")),
+        };
+    }
+    parse_vertex(s, size)
+}
+
+fn stone_name(c: Color, mv: Option<crate::go::board::Point>, size: usize) -> String {
+    format!(
+        "{} {}",
+        c.letter(),
+        crate::go::vertex::vertex_name(mv, size)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DEFAULTS: Defaults = Defaults {
+        max_visits: 500,
+        max_time: None,
+        perspective: Perspective::Black,
+    };
+
+    fn analyse(line: &str) -> (Asked, Vec<Position>, Vec<Warning>) {
+        match parse(line, &DEFAULTS).unwrap() {
+            Parsed::Analyse {
+                asked,
+                positions,
+                warnings,
+            } => (asked, positions, warnings),
+            Parsed::Action { .. } => panic!("an action, not an analysis"),
+        }
+    }
+
+    #[test]
+    fn a_query_gives_one_position_per_turn() {
+        let (asked, positions, warnings) = analyse(
+            r#"{"id":"foo","initialStones":[["B","Q4"],["B","C4"]],"moves":[["W","P5"],["B","P6"]],"rules":"tromp-taylor","komi":7.5,"boardXSize":19,"boardYSize":19,"analyzeTurns":[0,1,2],"overrideSettings":{"maxVisits":40,"wideRootNoise":0.04}}"#,
+        );
+        assert_eq!(asked.max_visits, 40);
+        assert_eq!(asked.perspective, Perspective::Black);
+        let turns: Vec<_> = positions.iter().map(|p| p.turn).collect();
+        assert_eq!(turns, [0, 1, 2]);
+        assert_eq!(positions[0].game.to_move(), Color::White);
+        assert_eq!(positions[0].game.handicap(), 2);
+        assert_eq!(positions[2].game.to_move(), Color::White);
+        assert_eq!(positions[2].game.move_count(), 2);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(asked.advantage, Advantage::default());
+        assert_eq!(asked.wide_root_noise, 0.04);
+    }
+
+    #[test]
+    fn the_playout_doubling_advantage_is_read_for_a_player() {
+        let query = |o: &str| {
+            format!(
+                r#"{{"id":"a","rules":"chinese","boardXSize":9,"boardYSize":9,"moves":[],"overrideSettings":{{{o}}}}}"#
+            )
+        };
+        // KaTrain's handicap AI: Black assumed 1.5 doublings stronger.
+        let (asked, _, warnings) = analyse(&query(
+            r#""playoutDoublingAdvantage":1.5,"playoutDoublingAdvantagePla":"BLACK""#,
+        ));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(asked.advantage.for_white(Color::White), -1.5);
+        assert_eq!(asked.advantage.for_white(Color::Black), -1.5);
+        // No player named: the player to move.
+        let (asked, _, _) = analyse(&query(r#""playoutDoublingAdvantage":-1"#));
+        assert_eq!(asked.advantage.for_white(Color::White), -1.0);
+        assert_eq!(asked.advantage.for_white(Color::Black), 1.0);
+        for bad in [
+            r#""playoutDoublingAdvantage":4"#,
+            r#""playoutDoublingAdvantage":"x""#,
+            r#""playoutDoublingAdvantagePla":"EMPTY""#,
+            r#""wideRootNoise":-0.1"#,
+            r#""wideRootNoise":"wide""#,
+        ] {
+            let err = parse(&query(bad), &DEFAULTS).err().expect("an error");
+            assert_eq!(err.field, Some("overrideSettings"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let field = |line: &str| parse(line, &DEFAULTS).err().expect("an error").field;
+        let base = r#""id":"a","rules":"chinese","boardXSize":9,"boardYSize":9"#;
+        assert_eq!(field(&format!(r#"{{{base}}}"#)), Some("moves"));
+        assert_eq!(
+            field(&format!(r#"{{{base},"moves":[["B","E5"],["W","E5"]]}}"#)),
+            Some("moves")
+        );
+        assert_eq!(
+            field(&format!(r#"{{{base},"moves":[["B","Z5"]]}}"#)),
+            Some("moves")
+        );
+        assert_eq!(
+            field(&format!(r#"{{{base},"moves":[],"analyzeTurns":[1]}}"#)),
+            Some("analyzeTurns")
+        );
+        assert_eq!(
+            field(r#"{"id":"a","rules":"stone_scoring","boardXSize":9,"boardYSize":9,"moves":[]}"#),
+            Some("rules")
+        );
+        assert_eq!(
+            field(r#"{"id":"a","rules":"chinese","boardXSize":9,"boardYSize":13,"moves":[]}"#),
+            Some("boardYSize")
+        );
+        assert_eq!(
+            field(&format!(r#"{{{base},"moves":[],"komi":1000}}"#)),
+            Some("komi")
+        );
+        assert_eq!(field("[1,2]"), None);
+        assert_eq!(field(r#"{"action":"query_version"}"#), None);
+        assert_eq!(
+            field(r#"{"id":"t","action":"terminate"}"#),
+            Some("terminateId")
+        );
+    }
+
+    #[test]
+    fn actions_are_read() {
+        let line = r#"{"id":"t","action":"terminate","terminateId":"foo","turnNumbers":[1,2]}"#;
+        let Ok(Parsed::Action { action, echo }) = parse(line, &DEFAULTS) else {
+            panic!("not read as an action")
+        };
+        assert_eq!(
+            action,
+            Action::Terminate {
+                target: Some("foo".into()),
+                turns: Some(vec![1, 2])
+            }
+        );
+        assert_eq!(echo["terminateId"], "foo");
+    }
+
+    use proptest::prelude::*;
+
+    /// Pieces a query is made of, right and wrong.
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(r#""id":"p""#.to_string()),
+            Just(r#""rules":"chinese""#.to_string()),
+            Just(r#""rules":{"ko":"SIMPLE"}"#.to_string()),
+            Just(r#""boardXSize":9"#.to_string()),
+            Just(r#""boardYSize":9"#.to_string()),
+            Just(r#""boardYSize":-3"#.to_string()),
+            Just(r#""komi":1e308"#.to_string()),
+            Just(r#""moves":[["B","E5"],["W","(8,8)"],["B","pass"]]"#.to_string()),
+            Just(r#""moves":[["B","Z99"]]"#.to_string()),
+            Just(r#""initialStones":[["W","A1"],["W","A1"]]"#.to_string()),
+            Just(r#""analyzeTurns":[0,3,1]"#.to_string()),
+            Just(
+                r#""avoidMoves":[{"player":"B","moves":["E5","pass"],"untilDepth":2}]"#.to_string()
+            ),
+            Just(r#""allowMoves":[{"player":"W","moves":[],"untilDepth":0}]"#.to_string()),
+            Just(
+                r#""overrideSettings":{"maxTime":0,"reportAnalysisWinratesAs":"WHITE"}"#
+                    .to_string()
+            ),
+            Just(r#""action":"terminate""#.to_string()),
+            Just(r#""priorities":[1]"#.to_string()),
+            "[a-zA-Z\\\"{}\\[\\],:0-9 ]{0,12}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+        /// Any line is read without a panic: an action, positions (one a
+        /// turn asked for) or an error whose field, if named, is a field
+        /// of the protocol.
+        #[test]
+        fn any_line_is_read_or_refused(pieces in proptest::collection::vec(piece(), 0..8)) {
+            let line = format!("{{{}}}", pieces.join(","));
+            match parse(&line, &DEFAULTS) {
+                Ok(Parsed::Analyse { positions, .. }) => prop_assert!(!positions.is_empty()),
+                Ok(Parsed::Action { .. }) => {}
+                Err(e) => prop_assert!(e.field.is_none_or(|f| f.chars().all(|c| c.is_ascii_alphabetic()))),
+            }
+        }
+    }
+
+    #[test]
+    fn locations_read_as_katago_writes_them() {
+        let (_, positions, _) = analyse(
+            r#"{"id":"a","rules":"japanese","boardXSize":9,"boardYSize":9,"moves":[["B","(0,0)"],["W","pass"]],"initialPlayer":"B"}"#,
+        );
+        let game = &positions[0].game;
+        let a9 = game.board().point(0, 8);
+        assert_eq!(game.board().color_at(a9), Some(Color::Black));
+        assert_eq!(game.to_move(), Color::Black);
+    }
+}

@@ -1,0 +1,240 @@
+//! `kosumi review`: every position of a game record searched with the
+//! network, and the record written back with what the search found: on
+//! each node Black's win rate and score lead in the properties Sabaki
+//! writes for its graph (`SBKV`, percent, and `SBKS`, points), and a
+//! comment with the evaluation, the move the search prefers, the points
+//! the played move lost and the expected line. GoGui shows the comments;
+//! Sabaki the graph and the comments.
+//!
+//! A position's value is its best (most visited) move's: win rate and
+//! score lead. A move's loss is the mover's score lead before it less the
+//! mover's score lead after it (the next position's, turned round), as
+//! KaTrain counts points lost.
+
+use crate::core::random::nth_seed;
+use crate::go::board::{Color, Point};
+use crate::go::game::{Action, Game};
+use crate::go::sgf::Note;
+use crate::go::vertex::vertex_name;
+use crate::nn::Evaluator;
+use crate::search::{Budget, Report, Watch, puct};
+use std::sync::atomic::AtomicBool;
+
+/// What the search found in one position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluated {
+    pub to_move: Color,
+    /// Black's win rate (0..1) and score lead.
+    pub black_win_rate: f64,
+    pub black_lead: f64,
+    /// The move the search prefers (`None`: pass) and its line.
+    pub best: Option<Point>,
+    pub line: Vec<Option<Point>>,
+    pub visits: u64,
+}
+
+/// The position after the first `n` actions of `game`.
+fn position(game: &Game, n: usize) -> Game {
+    let mut at = Game::new(game.size(), game.rules, game.komi);
+    for action in &game.actions()[..n] {
+        // The record's own actions replay as they were played.
+        let _ = match action {
+            Action::Setup(stones) => at.setup(stones, game.handicap() > 0),
+            Action::Move(c, mv, _) => at.play(*c, *mv),
+        };
+    }
+    at
+}
+
+fn evaluated(report: &Report) -> Option<Evaluated> {
+    let best = report.candidates.first().filter(|b| b.visits > 0)?;
+    let black = if report.to_move == Color::Black {
+        1.0
+    } else {
+        -1.0
+    };
+    let rate = if black > 0.0 {
+        best.win_rate
+    } else {
+        1.0 - best.win_rate
+    };
+    Some(Evaluated {
+        to_move: report.to_move,
+        black_win_rate: rate,
+        black_lead: black * best.score_lead.unwrap_or(0.0),
+        best: best.mv,
+        line: best.pv.clone(),
+        visits: report.playouts,
+    })
+}
+
+/// How a review searches: visits a position, threads, seed.
+#[derive(Clone, Copy, Debug)]
+pub struct Searching {
+    pub visits: u64,
+    pub threads: usize,
+    pub seed: u64,
+}
+
+/// Searches every position of `game` (before each action and after the
+/// last), calling `progress(done, total)` after each. A position already
+/// over (two passes) is not searched: `None`.
+pub fn review(
+    game: &Game,
+    net: &Evaluator,
+    how: Searching,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Vec<Option<Evaluated>> {
+    let total = game.actions().len() + 1;
+    let stop = AtomicBool::new(false);
+    // One tree, re-rooted from each position to the next.
+    let mut tree = puct::NetTree::default();
+    let mut found = Vec::with_capacity(total);
+    for n in 0..total {
+        let at = position(game, n);
+        let result = if at.is_over() {
+            None
+        } else {
+            let mut ignore = |_: &Report| {};
+            let watch = Watch::quiet(None, &mut ignore);
+            let budget = Budget {
+                playouts: Some(how.visits.max(1)),
+                time: None,
+            };
+            let outcome = puct::search_watched(
+                &at,
+                net,
+                puct::Params::new(budget, nth_seed(how.seed, n as u64)).threads(how.threads.max(1)),
+                &stop,
+                &mut tree,
+                Some(watch),
+            );
+            outcome.report.and_then(|r| evaluated(&r))
+        };
+        found.push(result);
+        progress(n + 1, total);
+    }
+    found
+}
+
+fn lead_text(black_lead: f64) -> String {
+    if black_lead >= 0.0 {
+        format!("B+{black_lead:.1}")
+    } else {
+        format!("W+{:.1}", -black_lead)
+    }
+}
+
+/// The note of a position: Sabaki's graph properties and the comment.
+/// `played` is the move that led here with the evaluation before it.
+fn note(
+    here: Option<&Evaluated>,
+    played: Option<(Color, Option<Point>, &Evaluated)>,
+    size: usize,
+) -> Note {
+    let mut note = Note::default();
+    let mut lines = Vec::new();
+    if let Some(e) = here {
+        note.properties = vec![
+            ("SBKV".into(), format!("{:.2}", 100.0 * e.black_win_rate)),
+            ("SBKS".into(), format!("{:.2}", e.black_lead)),
+        ];
+        lines.push(format!(
+            "kosumi ({} visits): Black {:.1}%, {}",
+            e.visits,
+            100.0 * e.black_win_rate,
+            lead_text(e.black_lead)
+        ));
+    }
+    if let Some((c, mv, before)) = played {
+        let side = if c == Color::Black { 1.0 } else { -1.0 };
+        let name = format!("{} {}", c.letter(), vertex_name(mv, size));
+        let best = vertex_name(before.best, size);
+        match here {
+            Some(after) if before.to_move == c => {
+                let lost = side * (before.black_lead - after.black_lead);
+                if before.best == mv {
+                    lines.push(format!("{name}: kosumi's choice ({lost:.1} points lost)"));
+                } else {
+                    lines.push(format!(
+                        "{name}: {lost:.1} points lost; kosumi's choice {best}"
+                    ));
+                }
+            }
+            _ => lines.push(format!("{name}; kosumi's choice {best}")),
+        }
+    }
+    if let Some(e) = here {
+        let line: Vec<String> = e.line.iter().map(|&p| vertex_name(p, size)).collect();
+        lines.push(format!(
+            "Best for {}: {}",
+            if e.to_move == Color::Black {
+                "Black"
+            } else {
+                "White"
+            },
+            line.join(" ")
+        ));
+    }
+    note.comment = lines.join("\n");
+    note
+}
+
+/// The record of `game` with the review's notes.
+pub fn annotate(game: &Game, found: &[Option<Evaluated>], result: Option<&str>) -> String {
+    let size = game.size();
+    let root = note(found.first().and_then(Option::as_ref), None, size);
+    let notes: Vec<Note> = game
+        .actions()
+        .iter()
+        .enumerate()
+        .map(|(i, action)| {
+            let here = found.get(i + 1).and_then(Option::as_ref);
+            let played = match action {
+                Action::Move(c, mv, _) => found
+                    .get(i)
+                    .and_then(Option::as_ref)
+                    .map(|before| (*c, *mv, before)),
+                Action::Setup(_) => None,
+            };
+            note(here, played, size)
+        })
+        .collect();
+    crate::go::sgf::write_annotated(game, result, &root, &notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::rules::Rules;
+
+    #[test]
+    fn a_blunder_is_marked_with_its_loss_and_the_graph_properties() {
+        let net = Evaluator::embedded();
+        let mut game = Game::new(9, Rules::default(), 7.5);
+        let board = game.board().clone();
+        // Black's first stone on the edge at A1: a move that loses points.
+        game.play(Color::Black, Some(board.point(0, 0))).unwrap();
+        let how = Searching {
+            visits: 32,
+            threads: 1,
+            seed: 1,
+        };
+        let found = review(&game, &net, how, &mut |_, _| {});
+        assert_eq!(found.len(), 2);
+        let (before, after) = (found[0].as_ref().unwrap(), found[1].as_ref().unwrap());
+        assert!(
+            before.black_lead > after.black_lead + 2.0,
+            "{before:?} {after:?}"
+        );
+        let text = annotate(&game, &found, None);
+        assert!(text.contains("SBKV["), "{text}");
+        assert!(text.contains("SBKS["), "{text}");
+        assert!(text.contains("B A1"), "{text}");
+        assert!(text.contains("points lost; kosumi's choice"), "{text}");
+        // The record reads back as the same game.
+        let back =
+            crate::go::sgf::load(&text, &Game::new(19, Rules::default(), 7.5), None).unwrap();
+        assert_eq!(back.actions(), game.actions());
+    }
+}

@@ -1,0 +1,1132 @@
+//! The board: stones, chains, exact liberty counts, captures, the simple-ko
+//! point and the Zobrist hash, on a padded one-dimensional array.
+//!
+//! The board knows how to place a stone under a suicide rule and what that does
+//! to the position. It does not know about history, superko, passes or scoring:
+//! those belong to `game` and `score`. Everything here is fixed-size, so playing
+//! a move never allocates (the playout hot path).
+
+use crate::go::rules::Suicide;
+use std::fmt;
+
+/// Largest supported board side.
+pub const MAX_SIZE: usize = 25;
+/// Side of the padded array (one border row/column on each side).
+const MAX_STRIDE: usize = MAX_SIZE + 2;
+/// Number of cells in the padded array.
+pub const MAX_POINTS: usize = MAX_STRIDE * MAX_STRIDE;
+
+/// Highest concentric line of the largest board.
+pub const MAX_LINES: usize = MAX_SIZE.div_ceil(2);
+/// Most points on one line (the edge of the largest board).
+const LINE_POINTS: usize = 4 * (MAX_SIZE - 1);
+
+/// Index of a cell in the padded array.
+pub type Point = u16;
+
+/// The colour of a stone or of a player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Color {
+    Black,
+    White,
+}
+
+impl Color {
+    pub fn opponent(self) -> Color {
+        match self {
+            Color::Black => Color::White,
+            Color::White => Color::Black,
+        }
+    }
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    /// What turns a value from White's side into this colour's: 1 for
+    /// White, −1 for Black.
+    pub fn from_white(self) -> f64 {
+        match self {
+            Color::White => 1.0,
+            Color::Black => -1.0,
+        }
+    }
+    /// `B` or `W`, as GTP and SGF write it.
+    pub fn letter(self) -> char {
+        match self {
+            Color::Black => 'B',
+            Color::White => 'W',
+        }
+    }
+    fn cell(self) -> Cell {
+        match self {
+            Color::Black => Cell::Black,
+            Color::White => Cell::White,
+        }
+    }
+}
+
+/// What a cell of the padded array holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Cell {
+    Empty,
+    Black,
+    White,
+    Border,
+}
+
+impl Cell {
+    pub fn color(self) -> Option<Color> {
+        match self {
+            Cell::Black => Some(Color::Black),
+            Cell::White => Some(Color::White),
+            _ => None,
+        }
+    }
+}
+
+/// Why a stone cannot be placed. `game` adds the history-based reasons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Illegal {
+    Occupied,
+    Suicide,
+    Ko,
+    Superko,
+    NotOnRolledLine,
+}
+
+impl fmt::Display for Illegal {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            Illegal::Occupied => "point is occupied",
+            Illegal::Suicide => "suicide",
+            Illegal::Ko => "ko",
+            Illegal::Superko => "superko: the position would repeat",
+            Illegal::NotOnRolledLine => "not on the rolled line",
+        })
+    }
+}
+
+/// The point at column `x`, row `y` (0-based, row 0 at the bottom) of a
+/// board of side `size`: points are indices into a grid padded by one
+/// border row and column on each side.
+pub const fn point_at(size: usize, x: usize, y: usize) -> Point {
+    ((y + 1) * (size + 2) + x + 1) as Point
+}
+
+/// Column and row of an on-board point of a board of side `size`.
+pub const fn coords_of(size: usize, p: Point) -> (usize, usize) {
+    let (p, stride) = (p as usize, size + 2);
+    (p % stride - 1, p / stride - 1)
+}
+
+/// The line of column `x`, row `y` on a `size` board: 1 at the edge (the
+/// dice of Aléago roll lines).
+pub fn line(size: usize, x: usize, y: usize) -> u32 {
+    (x.min(y).min(size - 1 - x).min(size - 1 - y) + 1) as u32
+}
+
+/// The highest line of a `size` board.
+pub fn top_line(size: usize) -> u32 {
+    size.div_ceil(2) as u32
+}
+
+const fn zobrist_table() -> [[u64; MAX_POINTS]; 2] {
+    let mut t = [[0u64; MAX_POINTS]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let mut p = 0;
+        while p < MAX_POINTS {
+            let seed = ((c * MAX_POINTS + p) as u64).wrapping_mul(0x1234_5678_9ABC_DEF1);
+            t[c][p] = crate::core::random::splitmix(seed.wrapping_add(7));
+            p += 1;
+        }
+        c += 1;
+    }
+    t
+}
+
+static ZOBRIST: [[u64; MAX_POINTS]; 2] = zobrist_table();
+
+/// One neighbour holding `cell`, in the packed counts of
+/// `Board::neighbor_count`.
+#[inline(always)]
+const fn count_unit(cell: Cell) -> u32 {
+    1 << (8 * cell as u32)
+}
+
+/// What a successful placement did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Placed {
+    /// Opponent stones removed.
+    pub captured: u32,
+    /// Own stones removed by a (legal) suicide.
+    pub suicided: u32,
+}
+
+/// A Go board of side 2..=25.
+#[derive(Clone)]
+pub struct Board {
+    size: usize,
+    stride: usize,
+    cells: [Cell; MAX_POINTS],
+    /// Chain representative of each stone.
+    head: [Point; MAX_POINTS],
+    /// Next stone of the same chain (circular list).
+    next: [Point; MAX_POINTS],
+    /// Liberties of a chain, stored at its head.
+    libs: [u16; MAX_POINTS],
+    /// Stones of a chain, stored at its head.
+    stones: [u16; MAX_POINTS],
+    /// Empty points, in no order, and each empty point's index in that list.
+    empty: [Point; MAX_POINTS],
+    empty_index: [u16; MAX_POINTS],
+    empty_count: usize,
+    /// The concentric line of each point (1 at the edge) and, if
+    /// `keep_lines`, the empty points of each line, for Aléago's rolled lines.
+    line: [u8; MAX_POINTS],
+    /// Whether the per-line lists are kept up to date: on by default, off on
+    /// the playout and reading boards of plain Go (keeping them costs a
+    /// light playout 4% of its instructions); see [`Board::keep_lines`].
+    keep_lines: bool,
+    line_empty: [[Point; LINE_POINTS]; MAX_LINES + 1],
+    line_empty_count: [u8; MAX_LINES + 1],
+    line_empty_index: [u8; MAX_POINTS],
+    /// How many neighbours of each point hold each kind of cell, one byte
+    /// per kind (see [`Board::count`]), kept as stones come and go: the quick
+    /// answers of the eye, suicide and self-atari checks. Packed in one word
+    /// so that a stone coming or going updates a neighbour with one addition.
+    neighbor_count: [u32; MAX_POINTS],
+    /// Marks for counting distinct liberties.
+    mark: [u32; MAX_POINTS],
+    mark_gen: u32,
+    hash: u64,
+    /// Stones captured by each colour (prisoners it holds), suicides included.
+    captures: [u32; 2],
+    /// The point the given colour may not play because of simple ko.
+    ko: Option<(Point, Color)>,
+}
+
+impl Board {
+    /// An empty board; `size` must be 2..=25 (checked by the caller).
+    pub fn new(size: usize) -> Board {
+        assert!((2..=MAX_SIZE).contains(&size));
+        let stride = size + 2;
+        let mut b = Board {
+            size,
+            stride,
+            cells: [Cell::Border; MAX_POINTS],
+            head: [0; MAX_POINTS],
+            next: [0; MAX_POINTS],
+            libs: [0; MAX_POINTS],
+            stones: [0; MAX_POINTS],
+            empty: [0; MAX_POINTS],
+            empty_index: [0; MAX_POINTS],
+            empty_count: 0,
+            line: [0; MAX_POINTS],
+            keep_lines: true,
+            line_empty: [[0; LINE_POINTS]; MAX_LINES + 1],
+            line_empty_count: [0; MAX_LINES + 1],
+            line_empty_index: [0; MAX_POINTS],
+            neighbor_count: [0; MAX_POINTS],
+            mark: [0; MAX_POINTS],
+            mark_gen: 0,
+            hash: 0,
+            captures: [0; 2],
+            ko: None,
+        };
+        for y in 0..size {
+            for x in 0..size {
+                let p = b.point(x, y);
+                b.cells[p as usize] = Cell::Empty;
+                b.line[p as usize] = line(size, x, y) as u8;
+                b.add_empty(p);
+            }
+        }
+        for p in 0..(stride * stride) as Point {
+            if b.cells[p as usize] != Cell::Border {
+                for q in b.neighbors(p) {
+                    b.neighbor_count[p as usize] += count_unit(b.cells[q as usize]);
+                }
+            }
+        }
+        b
+    }
+
+    /// Makes `self` a copy of `other`, copying only the part of each array
+    /// that `other`'s size uses (a ninth of a full clone on 9×9): the
+    /// scratch boards of tactical reading. The marks are not copied: `self`
+    /// keeps its own, which stay consistent with its own generation.
+    pub fn copy_from(&mut self, other: &Board) {
+        let n = other.stride * other.stride;
+        self.size = other.size;
+        self.stride = other.stride;
+        self.cells[..n].copy_from_slice(&other.cells[..n]);
+        self.head[..n].copy_from_slice(&other.head[..n]);
+        self.next[..n].copy_from_slice(&other.next[..n]);
+        self.libs[..n].copy_from_slice(&other.libs[..n]);
+        self.stones[..n].copy_from_slice(&other.stones[..n]);
+        self.empty[..other.empty_count].copy_from_slice(&other.empty[..other.empty_count]);
+        self.empty_index[..n].copy_from_slice(&other.empty_index[..n]);
+        self.empty_count = other.empty_count;
+        self.line[..n].copy_from_slice(&other.line[..n]);
+        if self.keep_lines && !other.keep_lines {
+            self.rebuild_lines();
+        } else if self.keep_lines {
+            let lines = other.size.div_ceil(2);
+            for l in 1..=lines {
+                let k = other.line_empty_count[l] as usize;
+                self.line_empty[l][..k].copy_from_slice(&other.line_empty[l][..k]);
+            }
+            self.line_empty_count = other.line_empty_count;
+            self.line_empty_index[..n].copy_from_slice(&other.line_empty_index[..n]);
+        }
+        self.neighbor_count[..n].copy_from_slice(&other.neighbor_count[..n]);
+        self.hash = other.hash;
+        self.captures = other.captures;
+        self.ko = other.ko;
+    }
+
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The point at column `x`, row `y` (0-based, row 0 at the bottom).
+    pub fn point(&self, x: usize, y: usize) -> Point {
+        point_at(self.size, x, y)
+    }
+
+    /// Column and row of an on-board point.
+    pub fn coords(&self, p: Point) -> (usize, usize) {
+        coords_of(self.size, p)
+    }
+
+    /// Every on-board point, row by row from the bottom.
+    pub fn points(&self) -> impl Iterator<Item = Point> + '_ {
+        (0..self.size).flat_map(move |y| (0..self.size).map(move |x| self.point(x, y)))
+    }
+
+    #[inline]
+    pub fn neighbors(&self, p: Point) -> [Point; 4] {
+        let s = self.stride as Point;
+        [p - s, p - 1, p + 1, p + s]
+    }
+
+    #[inline]
+    pub fn diagonals(&self, p: Point) -> [Point; 4] {
+        let s = self.stride as Point;
+        [p - s - 1, p - s + 1, p + s - 1, p + s + 1]
+    }
+
+    /// The empty region around `start` (flood fill through empty points,
+    /// marking `seen`) and whether stones of each colour border it
+    /// (`[black, white]`); `touching` is called with each bordering stone.
+    /// Not for the playouts: the region is a new vector.
+    pub fn empty_region(
+        &self,
+        start: Point,
+        seen: &mut [bool],
+        mut touching: impl FnMut(Point),
+    ) -> (Vec<Point>, [bool; 2]) {
+        let mut region = vec![start];
+        seen[start as usize] = true;
+        let mut borders = [false; 2];
+        let mut i = 0;
+        while i < region.len() {
+            let p = region[i];
+            i += 1;
+            for q in self.neighbors(p) {
+                match self.cell(q) {
+                    Cell::Empty if !seen[q as usize] => {
+                        seen[q as usize] = true;
+                        region.push(q);
+                    }
+                    cell => {
+                        if let Some(c) = cell.color() {
+                            borders[c.index()] = true;
+                            touching(q);
+                        }
+                    }
+                }
+            }
+        }
+        (region, borders)
+    }
+
+    #[inline]
+    pub fn cell(&self, p: Point) -> Cell {
+        self.cells[p as usize]
+    }
+
+    pub fn color_at(&self, p: Point) -> Option<Color> {
+        self.cells[p as usize].color()
+    }
+
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Stones captured so far by `c` (suicided stones of the opponent included).
+    pub fn captures(&self, c: Color) -> u32 {
+        self.captures[c.index()]
+    }
+
+    /// Adds prisoners to `c` (dead stones removed at scoring, pass stones).
+    pub fn add_captures(&mut self, c: Color, n: u32) {
+        self.captures[c.index()] += n;
+    }
+
+    pub fn ko(&self) -> Option<(Point, Color)> {
+        self.ko
+    }
+
+    pub fn clear_ko(&mut self) {
+        self.ko = None;
+    }
+
+    /// Liberties of the chain through `p` (0 for an empty point).
+    #[inline]
+    pub fn liberties(&self, p: Point) -> usize {
+        match self.cells[p as usize] {
+            Cell::Black | Cell::White => self.libs[self.head[p as usize] as usize] as usize,
+            _ => 0,
+        }
+    }
+
+    /// Number of stones of the chain through `p`.
+    pub fn chain_size(&self, p: Point) -> usize {
+        match self.cells[p as usize] {
+            Cell::Black | Cell::White => self.stones[self.head[p as usize] as usize] as usize,
+            _ => 0,
+        }
+    }
+
+    /// The chain representative of the stone at `p`.
+    #[inline]
+    pub fn chain(&self, p: Point) -> Point {
+        self.head[p as usize]
+    }
+
+    /// The stones of the chain through `p`.
+    pub fn chain_stones(&self, p: Point) -> ChainStones<'_> {
+        ChainStones {
+            board: self,
+            start: p,
+            at: Some(p),
+        }
+    }
+
+    /// The empty points, in no particular order.
+    #[inline]
+    pub fn empty_points(&self) -> &[Point] {
+        &self.empty[..self.empty_count]
+    }
+
+    pub fn stone_count(&self) -> usize {
+        self.size * self.size - self.empty_count
+    }
+
+    /// The concentric line of an on-board point (1 at the edge).
+    #[inline]
+    pub fn line(&self, p: Point) -> u32 {
+        self.line[p as usize] as u32
+    }
+
+    /// The empty points of one line, in no particular order (on a board
+    /// that keeps them, see [`Board::keep_lines`]).
+    #[inline]
+    pub fn empty_points_on_line(&self, line: usize) -> &[Point] {
+        debug_assert!(self.keep_lines, "a board that keeps its line lists");
+        &self.line_empty[line][..self.line_empty_count[line] as usize]
+    }
+
+    /// Starts or stops keeping the empty points of each line (Aléago's
+    /// rolled lines). Starting again rebuilds them from the empty points.
+    /// A copy (`copy_from`) keeps the copying board's own setting.
+    pub fn keep_lines(&mut self, keep: bool) {
+        if keep && !self.keep_lines {
+            self.rebuild_lines();
+        }
+        self.keep_lines = keep;
+    }
+
+    /// The per-line lists, made afresh from the empty points.
+    fn rebuild_lines(&mut self) {
+        self.line_empty_count = [0; MAX_LINES + 1];
+        for i in 0..self.empty_count {
+            self.add_to_line(self.empty[i]);
+        }
+    }
+
+    fn add_empty(&mut self, p: Point) {
+        self.empty_index[p as usize] = self.empty_count as u16;
+        self.empty[self.empty_count] = p;
+        self.empty_count += 1;
+        if self.keep_lines {
+            self.add_to_line(p);
+        }
+    }
+
+    fn add_to_line(&mut self, p: Point) {
+        let l = self.line[p as usize] as usize;
+        let n = self.line_empty_count[l];
+        self.line_empty_index[p as usize] = n;
+        self.line_empty[l][n as usize] = p;
+        self.line_empty_count[l] = n + 1;
+    }
+
+    fn remove_empty(&mut self, p: Point) {
+        let i = self.empty_index[p as usize] as usize;
+        self.empty_count -= 1;
+        let last = self.empty[self.empty_count];
+        self.empty[i] = last;
+        self.empty_index[last as usize] = i as u16;
+        if !self.keep_lines {
+            return;
+        }
+        let l = self.line[p as usize] as usize;
+        let i = self.line_empty_index[p as usize] as usize;
+        let n = self.line_empty_count[l] - 1;
+        let last = self.line_empty[l][n as usize];
+        self.line_empty[l][i] = last;
+        self.line_empty_index[last as usize] = i as u8;
+        self.line_empty_count[l] = n;
+    }
+
+    /// Distinct chain heads among the neighbours of `p` holding colour `cell`.
+    /// Written without branches (the stones around a random point are as
+    /// unpredictable as it gets; simulated mispredictions per light playout
+    /// fell by a third): each neighbour's head goes to the next free slot and
+    /// the count moves on only if it is a new chain of `cell`. Slots past the
+    /// count hold rejected values and are never compared (only stones carry
+    /// a meaningful head).
+    #[inline(always)]
+    fn neighbor_chains(&self, p: Point, cell: Cell) -> ([Point; 4], usize) {
+        let mut out = [0; 4];
+        let mut n = 0;
+        for q in self.neighbors(p) {
+            let h = self.head[q as usize];
+            let seen = (n > 0) & (out[0] == h) | (n > 1) & (out[1] == h) | (n > 2) & (out[2] == h);
+            out[n & 3] = h; // n <= 3 before the last neighbour's count
+            n += ((self.cells[q as usize] == cell) & !seen) as usize;
+        }
+        (out, n)
+    }
+
+    /// True if placing `c` at empty `p` leaves its chain with no liberty
+    /// (before any suicide is carried out).
+    #[inline(always)]
+    pub fn is_suicide(&self, c: Color, p: Point) -> bool {
+        if self.count(p, Cell::Empty) > 0 {
+            return false;
+        }
+        let own = c.cell();
+        let opp = c.opponent().cell();
+        for q in self.neighbors(p) {
+            let cell = self.cells[q as usize];
+            if cell == Cell::Empty {
+                return false;
+            }
+            let libs = self.libs[self.head[q as usize] as usize];
+            if (cell == own && libs > 1) || (cell == opp && libs == 1) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// True if `c` at empty `p` captures nothing and leaves its chain with
+    /// exactly one liberty (a self-atari). Suicide counts as no.
+    pub fn is_self_atari(&self, c: Color, p: Point) -> bool {
+        if self.count(p, Cell::Empty) >= 2 {
+            return false;
+        }
+        // Capturing is never a self-atari; without a capture the count of
+        // liberties after the move is exact.
+        let opp = c.opponent().cell();
+        let captures = self.neighbors(p).iter().any(|&q| {
+            self.cells[q as usize] == opp && self.libs[self.head[q as usize] as usize] == 1
+        });
+        !captures && self.liberties_after(c, p, 2) == 1
+    }
+
+    /// A lower bound on the liberties the chain of `c` at empty `p` would
+    /// have, counted up to `max`: distinct empty points next to `p` and to
+    /// the own chains it joins, and the opponent stones next to `p` it would
+    /// capture. Exact when nothing is captured.
+    pub fn liberties_after(&self, c: Color, p: Point, max: usize) -> usize {
+        let max = max.min(8);
+        let own = c.cell();
+        let opp = c.opponent().cell();
+        let mut libs = [0 as Point; 8];
+        let mut n = 0;
+        let add = |q: Point, libs: &mut [Point; 8], n: &mut usize| -> bool {
+            if q != p && !libs[..*n].contains(&q) {
+                libs[*n] = q;
+                *n += 1;
+            }
+            *n >= max
+        };
+        // The cheap answers first: empty neighbours, captures, and own
+        // chains with liberties enough; only then walk the own chains.
+        let mut walk = [0 as Point; 4];
+        let mut walks = 0;
+        for q in self.neighbors(p) {
+            match self.cells[q as usize] {
+                // An empty neighbour, or a captured stone's point.
+                Cell::Empty if add(q, &mut libs, &mut n) => return n,
+                cell if cell == opp
+                    && self.libs[self.head[q as usize] as usize] == 1
+                    && add(q, &mut libs, &mut n) =>
+                {
+                    return n;
+                }
+                cell if cell == own => {
+                    let h = self.head[q as usize];
+                    if self.libs[h as usize] as usize > max {
+                        return max;
+                    }
+                    if !walk[..walks].contains(&h) {
+                        walk[walks] = h;
+                        walks += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        for &h in &walk[..walks] {
+            let mut s = h;
+            loop {
+                for r in self.neighbors(s) {
+                    if self.cells[r as usize] == Cell::Empty && add(r, &mut libs, &mut n) {
+                        return n;
+                    }
+                }
+                s = self.next[s as usize];
+                if s == h {
+                    break;
+                }
+            }
+        }
+        n
+    }
+
+    /// How many neighbours of `p` hold `cell`.
+    #[inline(always)]
+    fn count(&self, p: Point, cell: Cell) -> u8 {
+        (self.neighbor_count[p as usize] >> (8 * cell as u32)) as u8
+    }
+
+    /// How many neighbours of `p` are empty.
+    #[inline]
+    pub fn empty_neighbors(&self, p: Point) -> usize {
+        self.count(p, Cell::Empty) as usize
+    }
+
+    /// How many neighbours of `p` hold a stone of `c`.
+    #[inline]
+    pub fn neighbors_of_color(&self, c: Color, p: Point) -> usize {
+        self.count(p, c.cell()) as usize
+    }
+
+    /// Whether the suicide rule lets `c` play at empty `p`.
+    #[inline]
+    fn suicide_permitted(&self, c: Color, p: Point, rule: Suicide) -> bool {
+        match rule {
+            Suicide::Forbidden => false,
+            Suicide::Allowed => true,
+            Suicide::MultiStone => self
+                .neighbors(p)
+                .iter()
+                .any(|&q| self.cells[q as usize] == c.cell()),
+        }
+    }
+
+    /// Checks placement only (occupied, suicide); ko is the caller's business.
+    pub fn check(&self, c: Color, p: Point, rule: Suicide) -> Result<(), Illegal> {
+        if self.cells[p as usize] != Cell::Empty {
+            return Err(Illegal::Occupied);
+        }
+        if self.is_suicide(c, p) && !self.suicide_permitted(c, p, rule) {
+            return Err(Illegal::Suicide);
+        }
+        Ok(())
+    }
+
+    /// Places a stone of colour `c` at `p`, capturing as needed. Does not check
+    /// ko: see [`Board::ko`].
+    pub fn play(&mut self, c: Color, p: Point, rule: Suicide) -> Result<Placed, Illegal> {
+        self.check(c, p, rule)?;
+        Ok(self.place(c, p))
+    }
+
+    /// Places a stone known to be legal (see [`Board::check`]).
+    pub fn place(&mut self, c: Color, p: Point) -> Placed {
+        let own = c.cell();
+        let opp = c.opponent().cell();
+        let pi = p as usize;
+        let (opp_chains, n_opp) = self.neighbor_chains(p, opp);
+        let (own_chains, n_own) = self.neighbor_chains(p, own);
+        for &h in &opp_chains[..n_opp] {
+            self.libs[h as usize] -= 1;
+        }
+        for &h in &own_chains[..n_own] {
+            self.libs[h as usize] -= 1;
+        }
+        // The empty neighbours of p, counted before p is filled.
+        let empty_around = self.count(p, Cell::Empty) as u16;
+        self.cells[pi] = own;
+        let filled = count_unit(own).wrapping_sub(count_unit(Cell::Empty));
+        for q in self.neighbors(p) {
+            let count = &mut self.neighbor_count[q as usize];
+            *count = count.wrapping_add(filled);
+        }
+        self.hash ^= ZOBRIST[c.index()][pi];
+        self.remove_empty(p);
+        self.head[pi] = p;
+        self.next[pi] = p;
+        self.stones[pi] = 1;
+        let mut h = p;
+        if n_own == 0 {
+            self.libs[pi] = empty_around;
+        } else if n_own == 1 {
+            // Extending one chain: its liberties (p already taken off) plus
+            // the empty neighbours of p that were not liberties of it (those
+            // whose only own neighbour is p are not, at once).
+            let g = own_chains[0];
+            let mut libs = self.libs[g as usize];
+            if empty_around > 0 {
+                for q in self.neighbors(p) {
+                    if self.cells[q as usize] == Cell::Empty
+                        && (self.count(q, own) == 1
+                            || !self.neighbors(q).iter().any(|&r| {
+                                r != p
+                                    && self.cells[r as usize] == own
+                                    && self.head[r as usize] == g
+                            }))
+                    {
+                        libs += 1;
+                    }
+                }
+            }
+            h = self.merge(h, g);
+            self.libs[h as usize] = libs;
+        } else {
+            // Joining chains: the biggest one's liberties (p already taken
+            // off), plus those of the others and of p that it lacks.
+            let chains = &own_chains[..n_own];
+            let big = *chains
+                .iter()
+                .max_by_key(|&&g| self.stones[g as usize])
+                .expect("chains to join");
+            let libs = self.libs[big as usize] + self.liberties_beyond(big, p, chains);
+            for &g in chains {
+                h = self.merge(h, g);
+            }
+            self.libs[h as usize] = libs;
+        }
+        let mut placed = Placed::default();
+        let mut last_captured = 0;
+        for &g in &opp_chains[..n_opp] {
+            if self.libs[g as usize] == 0 {
+                last_captured = g;
+                placed.captured += self.remove_chain(g);
+            }
+        }
+        self.captures[c.index()] += placed.captured;
+        self.ko = None;
+        let h = self.head[pi];
+        if self.libs[h as usize] == 0 {
+            placed.suicided = self.remove_chain(h);
+            self.captures[c.opponent().index()] += placed.suicided;
+        } else if placed.captured == 1 && self.stones[h as usize] == 1 && self.libs[h as usize] == 1
+        {
+            self.ko = Some((last_captured, c.opponent()));
+        }
+        placed
+    }
+
+    /// Joins the chains with heads `a` and `b`; returns the new head.
+    fn merge(&mut self, a: Point, b: Point) -> Point {
+        if a == b {
+            return a;
+        }
+        let (big, small) = if self.stones[a as usize] >= self.stones[b as usize] {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let mut s = small;
+        loop {
+            self.head[s as usize] = big;
+            s = self.next[s as usize];
+            if s == small {
+                break;
+            }
+        }
+        self.next.swap(big as usize, small as usize);
+        self.stones[big as usize] += self.stones[small as usize];
+        big
+    }
+
+    /// The distinct empty points next to `p` or to the chains `chains`
+    /// (other than `big`) that are not liberties of the chain `big`.
+    fn liberties_beyond(&mut self, big: Point, p: Point, chains: &[Point]) -> u16 {
+        self.mark_gen = self.mark_gen.wrapping_add(1);
+        if self.mark_gen == 0 {
+            self.mark = [0; MAX_POINTS];
+            self.mark_gen = 1;
+        }
+        let generation = self.mark_gen;
+        let own = self.cells[big as usize];
+        let mut count = 0;
+        let mut visit = |board: &mut Board, s: Point| {
+            for q in board.neighbors(s) {
+                if board.cells[q as usize] == Cell::Empty && board.mark[q as usize] != generation {
+                    board.mark[q as usize] = generation;
+                    let of_big = board
+                        .neighbors(q)
+                        .iter()
+                        .any(|&r| board.cells[r as usize] == own && board.head[r as usize] == big);
+                    if !of_big {
+                        count += 1;
+                    }
+                }
+            }
+        };
+        visit(self, p);
+        for &g in chains.iter().filter(|&&g| g != big) {
+            let mut s = g;
+            loop {
+                visit(self, s);
+                s = self.next[s as usize];
+                if s == g {
+                    break;
+                }
+            }
+        }
+        count
+    }
+
+    /// Removes the chain with head `h`; returns the number of stones removed.
+    fn remove_chain(&mut self, h: Point) -> u32 {
+        let color = self.cells[h as usize].color().expect("a chain");
+        let other = color.opponent().cell();
+        let mut n = 0;
+        let mut s = h;
+        let emptied = count_unit(Cell::Empty).wrapping_sub(count_unit(color.cell()));
+        loop {
+            let following = self.next[s as usize];
+            self.cells[s as usize] = Cell::Empty;
+            for q in self.neighbors(s) {
+                let count = &mut self.neighbor_count[q as usize];
+                *count = count.wrapping_add(emptied);
+            }
+            self.hash ^= ZOBRIST[color.index()][s as usize];
+            self.add_empty(s);
+            let (chains, k) = self.neighbor_chains(s, other);
+            for &g in &chains[..k] {
+                self.libs[g as usize] += 1;
+            }
+            n += 1;
+            s = following;
+            if s == h {
+                break;
+            }
+        }
+        n
+    }
+
+    /// Removes the stone chain through `p` as dead and gives it to the opponent
+    /// as prisoners (territory scoring). Returns the stones removed.
+    pub fn remove_dead_chain(&mut self, p: Point) -> u32 {
+        let c = match self.color_at(p) {
+            Some(c) => c,
+            None => return 0,
+        };
+        let n = self.remove_chain(self.head[p as usize]);
+        self.captures[c.opponent().index()] += n;
+        n
+    }
+
+    /// True if `p` is an empty point surrounded by `c` that `c` should not
+    /// fill: all neighbours `c` or border, and few enough opponent diagonals.
+    #[inline]
+    pub fn is_eye(&self, c: Color, p: Point) -> bool {
+        let own = c.cell();
+        if self.count(p, own) + self.count(p, Cell::Border) < 4 {
+            return false;
+        }
+        let opp = c.opponent().cell();
+        let mut bad = 0;
+        let mut edge = false;
+        for q in self.diagonals(p) {
+            match self.cells[q as usize] {
+                Cell::Border => edge = true,
+                cell if cell == opp => bad += 1,
+                _ => {}
+            }
+        }
+        if edge { bad == 0 } else { bad < 2 }
+    }
+
+    /// Distinct liberties of the chain through `p`, recounted from scratch
+    /// (for checking the incremental counts).
+    pub fn recount_liberties(&self, p: Point) -> usize {
+        let mut seen = Vec::new();
+        for s in self.chain_stones(p) {
+            for q in self.neighbors(s) {
+                if self.cells[q as usize] == Cell::Empty && !seen.contains(&q) {
+                    seen.push(q);
+                }
+            }
+        }
+        seen.len()
+    }
+
+    /// One liberty of the chain through `p`, if it has any.
+    pub fn some_liberty(&self, p: Point) -> Option<Point> {
+        self.chain_stones(p).find_map(|s| {
+            self.neighbors(s)
+                .into_iter()
+                .find(|&q| self.cells[q as usize] == Cell::Empty)
+        })
+    }
+
+    /// Up to two distinct liberties of the chain through `p`; 0 (off the
+    /// board) where it has fewer.
+    pub fn two_liberties(&self, p: Point) -> [Point; 2] {
+        let mut out = [0 as Point; 2];
+        let mut n = 0;
+        for s in self.chain_stones(p) {
+            for q in self.neighbors(s) {
+                if self.cells[q as usize] == Cell::Empty && !out[..n].contains(&q) {
+                    out[n] = q;
+                    n += 1;
+                    if n == 2 {
+                        return out;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the kept neighbour counts match the stones (for checking).
+    pub fn neighbor_counts_agree(&self) -> bool {
+        self.points().all(|p| {
+            let count: u32 = self
+                .neighbors(p)
+                .iter()
+                .map(|&q| count_unit(self.cells[q as usize]))
+                .sum();
+            count == self.neighbor_count[p as usize]
+        })
+    }
+
+    /// The hash a board with exactly these stones has (for checking).
+    pub fn recompute_hash(&self) -> u64 {
+        self.points()
+            .filter_map(|p| self.color_at(p).map(|c| ZOBRIST[c.index()][p as usize]))
+            .fold(0, |a, b| a ^ b)
+    }
+
+    /// Parses a board drawn in ASCII (top row first, `X` black, `O` white,
+    /// `.` or `+` empty, spaces ignored). Used by tests.
+    pub fn from_ascii(text: &str) -> Board {
+        let rows: Vec<Vec<char>> = text
+            .lines()
+            .map(|l| l.chars().filter(|c| !c.is_whitespace()).collect::<Vec<_>>())
+            .filter(|r| !r.is_empty())
+            .collect();
+        let size = rows.len();
+        let mut b = Board::new(size);
+        for (i, row) in rows.iter().enumerate() {
+            assert_eq!(row.len(), size, "row {i} of an ASCII board");
+            for (x, ch) in row.iter().enumerate() {
+                let p = b.point(x, size - 1 - i);
+                let c = match ch {
+                    'X' | 'x' => Color::Black,
+                    'O' | 'o' => Color::White,
+                    _ => continue,
+                };
+                b.place(c, p);
+            }
+        }
+        b
+    }
+
+    /// The board as rows of `X`, `O`, `.` (top row first).
+    pub fn to_ascii(&self) -> String {
+        let mut s = String::new();
+        for y in (0..self.size).rev() {
+            for x in 0..self.size {
+                s.push(match self.cell(self.point(x, y)) {
+                    Cell::Black => 'X',
+                    Cell::White => 'O',
+                    _ => '.',
+                });
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// Iterator over the stones of one chain.
+pub struct ChainStones<'a> {
+    board: &'a Board,
+    start: Point,
+    at: Option<Point>,
+}
+
+impl Iterator for ChainStones<'_> {
+    type Item = Point;
+    fn next(&mut self) -> Option<Point> {
+        let p = self.at?;
+        if self.board.cell(p).color().is_none() {
+            self.at = None;
+            return None;
+        }
+        let n = self.board.next[p as usize];
+        self.at = if n == self.start { None } else { Some(n) };
+        Some(p)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// The point of a GTP vertex on `b` (tests).
+    pub(crate) fn at(b: &Board, v: &str) -> Point {
+        crate::go::vertex::parse_vertex(v, b.size())
+            .unwrap()
+            .unwrap()
+    }
+
+    #[test]
+    fn capture_in_the_corner() {
+        let mut b = Board::from_ascii(
+            "
+            . . .
+            X . .
+            O . .",
+        );
+        let a1 = at(&b, "A1");
+        assert_eq!(b.liberties(a1), 1);
+        let placed = b
+            .play(Color::Black, at(&b, "B1"), Suicide::Forbidden)
+            .unwrap();
+        assert_eq!(placed.captured, 1);
+        assert_eq!(b.cell(a1), Cell::Empty);
+        assert_eq!(b.liberties(at(&b, "A2")), 3);
+        assert_eq!(b.liberties(at(&b, "B1")), 3);
+    }
+
+    #[test]
+    fn simple_capture_and_ko_point() {
+        let mut b = Board::from_ascii(
+            "
+            . . . . .
+            . X O . .
+            X O . O .
+            . X O . .
+            . . . . .",
+        );
+        let c3 = at(&b, "C3");
+        let placed = b.play(Color::Black, c3, Suicide::Forbidden).unwrap();
+        assert_eq!(placed.captured, 1);
+        assert_eq!(b.captures(Color::Black), 1);
+        let b3 = at(&b, "B3");
+        assert_eq!(b.cell(b3), Cell::Empty);
+        assert_eq!(b.ko(), Some((b3, Color::White)));
+        assert_eq!(b.liberties(c3), 1);
+    }
+
+    #[test]
+    fn suicide_rules() {
+        let b = Board::from_ascii(
+            "
+            . O . O
+            O . O .
+            . O . .
+            . . . .",
+        );
+        let a4 = at(&b, "A4");
+        assert_eq!(
+            b.check(Color::Black, a4, Suicide::Forbidden),
+            Err(Illegal::Suicide)
+        );
+        assert_eq!(
+            b.check(Color::Black, a4, Suicide::MultiStone),
+            Err(Illegal::Suicide)
+        );
+        assert_eq!(b.check(Color::Black, a4, Suicide::Allowed), Ok(()));
+        let mut b2 = Board::from_ascii(
+            "
+            X O . .
+            . O . .
+            O . . .
+            . . . .",
+        );
+        let a3 = at(&b2, "A3");
+        assert_eq!(
+            b2.check(Color::Black, a3, Suicide::Forbidden),
+            Err(Illegal::Suicide)
+        );
+        let placed = b2.play(Color::Black, a3, Suicide::MultiStone).unwrap();
+        assert_eq!(placed.suicided, 2);
+        assert_eq!(b2.captures(Color::White), 2);
+        assert_eq!(b2.cell(at(&b2, "A4")), Cell::Empty);
+        assert_eq!(b2.liberties(at(&b2, "B4")), 5);
+    }
+
+    #[test]
+    fn merging_counts_shared_liberties_once() {
+        let mut b = Board::from_ascii(
+            "
+            . . . . .
+            . X . X .
+            . . . . .
+            . . . . .
+            . . . . .",
+        );
+        let c4 = at(&b, "C4");
+        b.play(Color::Black, c4, Suicide::Forbidden).unwrap();
+        assert_eq!(b.chain_size(c4), 3);
+        assert_eq!(b.liberties(c4), 8);
+        assert_eq!(b.recount_liberties(c4), 8);
+        assert_eq!(b.hash(), b.recompute_hash());
+    }
+
+    #[test]
+    fn self_atari() {
+        let b = Board::from_ascii(
+            "
+            . O . . .
+            X O . . .
+            . X . . .
+            . . . . .
+            . . . . .",
+        );
+        assert!(!b.is_self_atari(Color::White, at(&b, "A5")));
+        assert!(b.is_self_atari(Color::Black, at(&b, "A5")));
+        assert!(b.is_self_atari(Color::White, at(&b, "A3")));
+        assert!(!b.is_self_atari(Color::Black, at(&b, "C4")));
+    }
+
+    #[test]
+    fn eyes() {
+        let b = Board::from_ascii(
+            "
+            . X . . .
+            X X . . .
+            . . . . .
+            . . . . .
+            . . . . .",
+        );
+        assert!(b.is_eye(Color::Black, at(&b, "A5")));
+        assert!(!b.is_eye(Color::White, at(&b, "A5")));
+        assert!(!b.is_eye(Color::Black, at(&b, "C5")));
+    }
+}

@@ -1,0 +1,559 @@
+//! The game: a board plus everything the board cannot know — the move
+//! history, ko and superko, passes and pass stones, handicap, the side to move,
+//! the end of the game, komi and the ruleset — with exact undo.
+//!
+//! Legality comes in layers: the board checks placement (occupied, suicide),
+//! the game checks repetition under the ruleset's ko rule. Scoring lives in
+//! `score`, move choice in `search`.
+
+use crate::go::board::{Board, Color, Illegal, Point};
+use crate::go::dice::{self, Dice};
+use crate::go::rules::{Ko, Rules};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// One thing that happened in the game, in order (for SGF and replay).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// A move; `None` is a pass. The roll it was made under, if any.
+    Move(Color, Option<Point>, Option<u32>),
+    /// Stones put on the board outside the flow of moves (handicap, setup).
+    Setup(Vec<(Color, Point)>),
+}
+
+/// Where a game stands: its size, rules, komi, actions and side to move —
+/// what a kept search tree or judgement was made for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standing {
+    pub size: usize,
+    pub rules: Rules,
+    pub komi: f64,
+    pub actions: Vec<Action>,
+    pub to_move: Color,
+}
+
+impl Standing {
+    /// Whether `game` is this game played on: the same size, rules and
+    /// komi, its actions a continuation of these.
+    pub fn continued_by(&self, game: &Game) -> bool {
+        self.size == game.size()
+            && self.rules == game.rules
+            && self.komi == game.komi
+            && game.actions().starts_with(&self.actions)
+    }
+
+    /// Whether `game` stands here (no move since, the same side to move).
+    pub fn is_where(&self, game: &Game) -> bool {
+        self.continued_by(game)
+            && self.to_move == game.to_move()
+            && self.actions.len() == game.actions().len()
+    }
+}
+
+/// Everything that undo must restore.
+#[derive(Clone)]
+struct State {
+    board: Board,
+    to_move: Color,
+    /// Passes each colour has made (pass stones, under rules that have them).
+    passes: [u32; 2],
+    consecutive_passes: u32,
+    handicap: u32,
+    actions: usize,
+    /// Aléago: each player's roll waiting for its move.
+    pending: [Option<u32>; 2],
+    /// Aléago: the generator of the rolls (restored by undo).
+    rolls: ChaCha8Rng,
+}
+
+/// A game in progress.
+#[derive(Clone)]
+pub struct Game {
+    pub rules: Rules,
+    pub komi: f64,
+    now: State,
+    earlier: Vec<State>,
+    actions: Vec<Action>,
+    /// The dice in force for each action (parallel to `actions`), so that a
+    /// record shows where they changed.
+    action_dice: Vec<Option<Dice>>,
+    /// Aléago dice, when the variant is on.
+    dice: Option<Dice>,
+}
+
+impl Game {
+    pub fn new(size: usize, rules: Rules, komi: f64) -> Game {
+        Game {
+            rules,
+            komi,
+            now: State {
+                board: Board::new(size),
+                to_move: Color::Black,
+                passes: [0; 2],
+                consecutive_passes: 0,
+                handicap: 0,
+                actions: 0,
+                pending: [None; 2],
+                rolls: ChaCha8Rng::seed_from_u64(0),
+            },
+            earlier: Vec::new(),
+            actions: Vec::new(),
+            action_dice: Vec::new(),
+            dice: None,
+        }
+    }
+
+    /// The same settings (rules, komi, dice and their generator) on an empty
+    /// board of side `size`.
+    pub fn resized(&self, size: usize) -> Game {
+        let mut g = Game::new(size, self.rules, self.komi);
+        g.dice = self.dice;
+        g.now.rolls = self.now.rolls.clone();
+        g
+    }
+
+    /// The same settings on an empty board.
+    pub fn cleared(&self) -> Game {
+        self.resized(self.size())
+    }
+
+    /// This game's settings and public counts (rules, komi, captures,
+    /// passes, handicap, the side to move) around a position of `stones`
+    /// alone, with no history: what a seat of a phantom game is shown.
+    /// The stones must be a subset of a legal position (no chain of them
+    /// without a liberty); they are placed as they are.
+    pub fn showing(&self, stones: &[(Color, Point)]) -> Game {
+        let mut shown = Game::new(self.size(), self.rules, self.komi);
+        for &(c, p) in stones {
+            shown.now.board.place(c, p);
+        }
+        for c in [Color::Black, Color::White] {
+            shown.now.board.add_captures(c, self.board().captures(c));
+        }
+        shown.now.to_move = self.now.to_move;
+        shown.now.passes = self.now.passes;
+        shown.now.consecutive_passes = self.now.consecutive_passes;
+        shown.now.handicap = self.now.handicap;
+        shown
+    }
+
+    /// This game as one that play goes on from: the same game, history
+    /// and all, with the passes that ended it no longer ending it (a game
+    /// ended by two passes, reopened to judge which stones would die, as
+    /// KataGo's `conservativePass` does).
+    pub fn continued(&self) -> Game {
+        let mut game = self.clone();
+        game.now.consecutive_passes = 0;
+        game
+    }
+
+    /// Where the game stands now.
+    pub fn standing(&self) -> Standing {
+        Standing {
+            size: self.size(),
+            rules: self.rules,
+            komi: self.komi,
+            actions: self.actions().to_vec(),
+            to_move: self.to_move(),
+        }
+    }
+
+    pub fn board(&self) -> &Board {
+        &self.now.board
+    }
+
+    pub fn size(&self) -> usize {
+        self.now.board.size()
+    }
+
+    pub fn to_move(&self) -> Color {
+        self.now.to_move
+    }
+
+    pub fn set_to_move(&mut self, c: Color) {
+        self.now.to_move = c;
+    }
+
+    /// Pass stones `c` has handed to the opponent, White's extra pass
+    /// included once the game has ended with Black's pass under rules that
+    /// have it.
+    /// The rules in force count: a change of rules during the game applies
+    /// to the passes made before it, as it does to the komi and the count.
+    pub fn pass_stones(&self, c: Color) -> u32 {
+        if !self.rules.pass_stones {
+            return 0;
+        }
+        self.now.passes[c.index()] + u32::from(c == Color::White && self.white_extra_pass())
+    }
+
+    /// Whether White's extra pass applies now: the game is over, Black
+    /// passed last, and the rules have the extra pass (AGA, EGC 2011).
+    pub fn white_extra_pass(&self) -> bool {
+        self.rules.white_extra_pass && self.is_over() && self.black_passed_last()
+    }
+
+    pub fn handicap(&self) -> u32 {
+        self.now.handicap
+    }
+
+    pub fn consecutive_passes(&self) -> u32 {
+        self.now.consecutive_passes
+    }
+
+    /// Two passes in a row end the game (more moves resume it).
+    pub fn is_over(&self) -> bool {
+        self.now.consecutive_passes >= 2
+    }
+
+    pub fn actions(&self) -> &[Action] {
+        &self.actions
+    }
+
+    /// The dice in force for each action, parallel to [`Game::actions`].
+    pub fn action_dice(&self) -> &[Option<Dice>] {
+        &self.action_dice
+    }
+
+    /// The moves played so far (passes included), without setup.
+    pub fn moves(&self) -> impl Iterator<Item = (Color, Option<Point>)> + '_ {
+        self.actions.iter().filter_map(|a| match a {
+            Action::Move(c, m, _) => Some((*c, *m)),
+            Action::Setup(_) => None,
+        })
+    }
+
+    /// The board as it stood `back` actions ago (1: before the last move
+    /// or setup), if the game goes back that far.
+    pub fn earlier_board(&self, back: usize) -> Option<&Board> {
+        let n = self.earlier.len();
+        (back >= 1 && back <= n).then(|| &self.earlier[n - back].board)
+    }
+
+    /// The moves since the last setup (handicap or `gogui-setup`), the
+    /// latest first.
+    pub fn moves_since_setup(&self) -> impl Iterator<Item = (Color, Option<Point>)> + '_ {
+        self.actions.iter().rev().map_while(|a| match a {
+            Action::Move(c, m, _) => Some((*c, *m)),
+            Action::Setup(_) => None,
+        })
+    }
+
+    pub fn move_count(&self) -> usize {
+        self.moves().count()
+    }
+
+    pub fn last_move(&self) -> Option<(Color, Option<Point>)> {
+        match self.actions.last() {
+            Some(Action::Move(c, m, _)) => Some((*c, *m)),
+            _ => None,
+        }
+    }
+
+    /// Whether the last two moves were passes and Black's was the last one
+    /// (then White's extra pass applies under the rules that have it).
+    pub fn black_passed_last(&self) -> bool {
+        matches!(self.last_move(), Some((Color::Black, None)))
+    }
+
+    /// Checks `color` playing `p` under every rule, without playing it.
+    pub fn check(&self, color: Color, p: Point) -> Result<(), Illegal> {
+        self.after(color, p).map(|_| ())
+    }
+
+    /// The board after `color` plays `p`, if legal.
+    fn after(&self, color: Color, p: Point) -> Result<Board, Illegal> {
+        let board = &self.now.board;
+        board.check(color, p, self.rules.suicide)?;
+        let mut next = board.clone();
+        next.place(color, p);
+        let hash = next.hash();
+        let repeats = match self.rules.ko {
+            Ko::Simple => self.earlier.last().is_some_and(|s| s.board.hash() == hash),
+            Ko::Positional => {
+                board.hash() == hash || self.earlier.iter().any(|s| s.board.hash() == hash)
+            }
+            Ko::Situational => {
+                let next_to_move = color.opponent();
+                (board.hash() == hash && self.now.to_move == next_to_move)
+                    || self
+                        .earlier
+                        .iter()
+                        .any(|s| s.board.hash() == hash && s.to_move == next_to_move)
+            }
+        };
+        if repeats {
+            return Err(if self.rules.ko == Ko::Simple {
+                Illegal::Ko
+            } else {
+                Illegal::Superko
+            });
+        }
+        Ok(next)
+    }
+
+    fn push(&mut self, action: Action) {
+        self.earlier.push(self.now.clone());
+        self.actions.truncate(self.now.actions);
+        self.action_dice.truncate(self.now.actions);
+        self.actions.push(action);
+        self.action_dice.push(self.dice);
+        self.now.actions = self.actions.len();
+    }
+
+    /// Plays a stone or (with `None`) a pass for `color`. Under Aléago a
+    /// pending roll of `color` must allow the point.
+    pub fn play(&mut self, color: Color, mv: Option<Point>) -> Result<(), Illegal> {
+        let roll = self.pending_roll(color);
+        match mv {
+            Some(p) => {
+                let board = self.after(color, p)?;
+                if let Some(allowed) = self.allowed_points(color)
+                    && !allowed.contains(&p)
+                {
+                    return Err(Illegal::NotOnRolledLine);
+                }
+                self.push(Action::Move(color, mv, roll));
+                self.now.board = board;
+                self.now.consecutive_passes = 0;
+            }
+            None => {
+                self.push(Action::Move(color, None, roll));
+                self.now.board.clear_ko();
+                self.now.consecutive_passes += 1;
+                self.now.passes[color.index()] += 1;
+            }
+        }
+        self.now.pending[color.index()] = None;
+        self.now.to_move = color.opponent();
+        Ok(())
+    }
+
+    /// The Aléago dice, if the variant is on.
+    pub fn dice(&self) -> Option<Dice> {
+        self.dice
+    }
+
+    /// Turns the variant on (or off with `None`) or changes its options;
+    /// clears the pending rolls, now and in the states undo goes back to:
+    /// a roll drawn under other dice means nothing under these.
+    pub fn set_dice(&mut self, dice: Option<Dice>) {
+        self.dice = dice;
+        for state in std::iter::once(&mut self.now).chain(&mut self.earlier) {
+            state.pending = [None; 2];
+        }
+    }
+
+    /// Reseeds the generator of the rolls.
+    pub fn seed_rolls(&mut self, seed: u64) {
+        self.now.rolls = ChaCha8Rng::seed_from_u64(seed);
+    }
+
+    /// The roll waiting for `color`'s next move.
+    pub fn pending_roll(&self, color: Color) -> Option<u32> {
+        self.now.pending[color.index()]
+    }
+
+    /// Under the dice's referee mode (kosumi rolls for every move of both
+    /// sides), draws `color`'s roll unless one is pending; the roll.
+    pub fn referee_roll(&mut self, color: Color) -> Option<u32> {
+        if self.dice.is_some_and(|d| d.referee) {
+            self.roll(color)
+        } else {
+            self.pending_roll(color)
+        }
+    }
+
+    /// Rolls for `color`'s next move (a pending roll is answered again).
+    /// `None` if the variant is off or `color` is exempt.
+    pub fn roll(&mut self, color: Color) -> Option<u32> {
+        let dice = self.dice.filter(|d| d.rolls_for(color))?;
+        if let Some(t) = self.now.pending[color.index()] {
+            return Some(t);
+        }
+        let total = dice.roll(&mut self.now.rolls);
+        self.now.pending[color.index()] = Some(total);
+        Some(total)
+    }
+
+    /// Sets `color`'s pending roll to a roll made elsewhere (`None` clears it).
+    pub fn set_roll(&mut self, color: Color, total: Option<u32>) {
+        self.now.pending[color.index()] = total;
+    }
+
+    /// The points `color` may play under its pending roll (empty: only pass),
+    /// or `None` when no roll constrains it.
+    pub fn allowed_points(&self, color: Color) -> Option<Vec<Point>> {
+        let dice = self.dice.filter(|d| d.rolls_for(color))?;
+        let total = self.now.pending[color.index()]?;
+        let board = &self.now.board;
+        let (sets, n) = dice.line_sets(total, dice::top_line(self.size()));
+        for &lines in &sets[..n] {
+            let points: Vec<Point> = board
+                .empty_points()
+                .iter()
+                .copied()
+                .filter(|&p| lines & (1 << board.line(p)) != 0 && self.check(color, p).is_ok())
+                .collect();
+            if !points.is_empty() {
+                let mut points = points;
+                points.sort_unstable();
+                return Some(points);
+            }
+        }
+        Some(Vec::new())
+    }
+
+    /// Puts stones on the board as one undoable step (handicap or setup).
+    /// Fails, changing nothing, if a stone would be illegal (occupied, suicide).
+    pub fn setup(&mut self, stones: &[(Color, Point)], handicap: bool) -> Result<(), Illegal> {
+        let mut board = self.now.board.clone();
+        for &(c, p) in stones {
+            board.play(c, p, self.rules.suicide)?;
+            if board.color_at(p) != Some(c) {
+                return Err(Illegal::Suicide);
+            }
+        }
+        board.clear_ko();
+        self.push(Action::Setup(stones.to_vec()));
+        self.now.board = board;
+        if handicap {
+            self.now.handicap += stones.len() as u32;
+            self.now.to_move = Color::White;
+        }
+        Ok(())
+    }
+
+    /// Takes back the last move or setup; false if there is none.
+    pub fn undo(&mut self) -> bool {
+        match self.earlier.pop() {
+            Some(s) => {
+                self.now = s;
+                self.actions.truncate(self.now.actions);
+                self.action_dice.truncate(self.now.actions);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Points where `color` may play now under every rule.
+    pub fn legal_points(&self, color: Color) -> Vec<Point> {
+        let board = &self.now.board;
+        board
+            .points()
+            .filter(|&p| self.check(color, p).is_ok())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::vertex::parse_vertex;
+
+    fn pt(g: &Game, v: &str) -> Point {
+        parse_vertex(v, g.size()).unwrap().unwrap()
+    }
+
+    fn play(g: &mut Game, c: Color, v: &str) -> Result<(), Illegal> {
+        let p = parse_vertex(v, g.size()).unwrap();
+        g.play(c, p)
+    }
+
+    #[test]
+    fn undo_after_a_change_of_dice_brings_back_no_roll_of_the_old_dice() {
+        let mut g = Game::new(9, Rules::default(), 7.5);
+        g.set_dice(Some(Dice::parse("1d8").unwrap()));
+        g.set_roll(Color::Black, Some(7));
+        assert!(g.allowed_points(Color::Black).is_some());
+        let p = g.allowed_points(Color::Black).unwrap()[0];
+        g.play(Color::Black, Some(p)).unwrap();
+        g.set_dice(Some(Dice::parse("1d4").unwrap()));
+        assert!(g.undo());
+        // 7 cannot be rolled with 1d4: it must not come back.
+        assert_eq!(g.pending_roll(Color::Black), None);
+        let total = g.roll(Color::Black).unwrap();
+        assert!((1..=4).contains(&total), "{total}");
+    }
+
+    /// Sets up a ko on 5×5: Black captures at C3, White may not retake at B3.
+    fn ko_game(rules: &str) -> Game {
+        let mut g = Game::new(5, Rules::preset(rules).unwrap(), 0.0);
+        for (c, v) in [
+            (Color::Black, "B4"),
+            (Color::White, "C4"),
+            (Color::Black, "A3"),
+            (Color::White, "D3"),
+            (Color::Black, "B2"),
+            (Color::White, "C2"),
+            (Color::Black, "E5"),
+            (Color::White, "B3"),
+        ] {
+            play(&mut g, c, v).unwrap();
+        }
+        play(&mut g, Color::Black, "C3").unwrap();
+        g
+    }
+
+    #[test]
+    fn ko_cannot_be_retaken_at_once_under_every_rule() {
+        for rules in Rules::preset_names() {
+            let mut g = ko_game(rules);
+            let err = play(&mut g, Color::White, "B3").unwrap_err();
+            assert!(matches!(err, Illegal::Ko | Illegal::Superko), "{rules}");
+            play(&mut g, Color::White, "E1").unwrap();
+            play(&mut g, Color::Black, "A5").unwrap();
+            play(&mut g, Color::White, "B3").unwrap();
+        }
+    }
+
+    #[test]
+    fn undo_restores_everything() {
+        let mut g = ko_game("egc2011");
+        let before = g.board().to_ascii();
+        let hash = g.board().hash();
+        play(&mut g, Color::White, "pass").unwrap();
+        assert_eq!(g.pass_stones(Color::White), 1);
+        assert!(g.undo());
+        assert_eq!(g.pass_stones(Color::White), 0);
+        assert_eq!(g.board().to_ascii(), before);
+        assert_eq!(g.board().hash(), hash);
+        assert_eq!(g.board().ko(), Some((pt(&g, "B3"), Color::White)));
+        while g.undo() {}
+        assert_eq!(g.board().stone_count(), 0);
+        assert_eq!(g.board().captures(Color::Black), 0);
+        assert!(g.actions().is_empty());
+    }
+
+    #[test]
+    fn suicide_is_the_opponents_prisoners() {
+        let mut g = Game::new(5, Rules::preset("tromp-taylor").unwrap(), 0.0);
+        play(&mut g, Color::White, "B1").unwrap();
+        play(&mut g, Color::White, "A2").unwrap();
+        play(&mut g, Color::Black, "A1").unwrap_err(); // recreates the position
+        play(&mut g, Color::White, "B2").unwrap();
+        let mut h = Game::new(5, Rules::preset("new-zealand").unwrap(), 0.0);
+        for v in ["B1", "B2", "A3"] {
+            play(&mut h, Color::White, v).unwrap();
+        }
+        play(&mut h, Color::Black, "A1").unwrap();
+        assert_eq!(play(&mut h, Color::Black, "C1"), Ok(()));
+        assert_eq!(play(&mut h, Color::Black, "A2"), Ok(()));
+        assert_eq!(h.board().captures(Color::White), 2);
+    }
+
+    #[test]
+    fn positional_and_situational_superko_differ() {
+        // Black's two-stone suicide recreates the position before A1, but with
+        // White to move: a repeat for positional superko, not for situational.
+        for (rules, legal) in [("egc2011", false), ("new-zealand", true)] {
+            let mut g = Game::new(5, Rules::preset(rules).unwrap(), 0.0);
+            for v in ["B1", "B2", "A3"] {
+                play(&mut g, Color::White, v).unwrap();
+            }
+            play(&mut g, Color::Black, "A1").unwrap();
+            play(&mut g, Color::White, "pass").unwrap();
+            assert_eq!(play(&mut g, Color::Black, "A2").is_ok(), legal, "{rules}");
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! The search with the network: PUCT as KataGo and Leela Zero run it. Each
+//! visit descends from the root by `Q + c·P·√N / (1 + n)` (P the policy's
+//! prior, Q the mean utility of the child, unvisited children at their
+//! parent's value less a first-play reduction), evaluates the leaf with the
+//! network (no playout), adds the leaf's legal moves with their priors, and
+//! backs the leaf's utility up. Utility is the win/loss value plus KataGo's
+//! two shares of the expected score: a static one (the score against 0) and
+//! a dynamic one (against the score the root expected when the search
+//! began), so that a won game is still played tidily and a lost one (a
+//! handicap game) is played for points rather than wildly. A game ended by
+//! two passes is counted by the network's ownership. The move is the most
+//! visited child of the root. In handicap games the network reads a playout
+//! doubling advantage (`advantage`).
+//!
+//! Threads share one tree under one lock: each descends with a virtual
+//! loss along its path, evaluates its leaf with the lock released, and
+//! backs the value up. Each walks its own copy of the game down and undoes
+//! it after each visit, so the search keeps the game's history (superko,
+//! the network's history planes).
+//!
+//! The parts: `tree` (the arena of nodes, expansion, the tree kept between
+//! moves), `visit` (one visit: descent, evaluation, back-up, and what the
+//! threads share), `utility` (what a visit is worth), `report` (what
+//! analysis shows); this file starts the threads and decides.
+
+mod report;
+mod tree;
+mod utility;
+mod visit;
+
+pub use tree::NetTree;
+
+use super::report::Report;
+use super::settings::{Budget, Decision};
+use super::threads::Watch;
+use crate::core::random::nth_seed;
+use crate::go::game::Game;
+use crate::nn::{Evaluation, Evaluator, Scratch};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use report::{Ownership, report};
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+use utility::ScoreUtility;
+use visit::{Job, Shared, Walker};
+
+/// How one search runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Params {
+    /// Visits, seconds or both.
+    pub budget: Budget,
+    pub seed: u64,
+    pub threads: usize,
+    /// The playout doublings White is assumed to have over Black (see
+    /// `advantage`; 0 in even games and in analysis).
+    pub white_advantage: f64,
+    /// KataGo's `wideRootNoise`: how much wider than its values say the
+    /// root is searched (0 in play; KataGo's analysis engine: 0.04).
+    pub wide_root_noise: f64,
+}
+
+impl Params {
+    /// One thread, no advantage.
+    pub fn new(budget: Budget, seed: u64) -> Params {
+        Params {
+            budget,
+            seed,
+            threads: 1,
+            white_advantage: 0.0,
+            wide_root_noise: 0.0,
+        }
+    }
+
+    pub fn threads(self, threads: usize) -> Params {
+        Params { threads, ..self }
+    }
+}
+
+/// What a search found.
+pub struct Outcome {
+    pub decision: Decision,
+    /// The root player's win rate by the search (0..1).
+    pub win_rate: f64,
+    /// The root player's score lead by the search.
+    pub lead: f64,
+    pub visits: u64,
+    /// With a watch: what the search found at its end.
+    pub report: Option<Report>,
+}
+
+/// Searches `game` for its player to move within `budget` (visits, seconds
+/// or both), stopping early when `stop` is raised.
+pub fn search(
+    game: &Game,
+    net: &Evaluator,
+    budget: Budget,
+    seed: u64,
+    stop: &AtomicBool,
+    tree: &mut NetTree,
+) -> Outcome {
+    search_watched(game, net, Params::new(budget, seed), stop, tree, None)
+}
+
+/// [`search`] with `threads` threads on one tree, reporting to `watch`
+/// every interval and at the end: the root's moves with their visits, win
+/// rates, priors, score leads and lines, and the ownership the network
+/// gives, averaged over the visits. A watch that keeps moves out (`avoid`,
+/// `allow`) starts a tree of its own and leaves the kept one alone.
+pub fn search_watched(
+    game: &Game,
+    net: &Evaluator,
+    params: Params,
+    stop: &AtomicBool,
+    tree: &mut NetTree,
+    mut watch: Option<Watch>,
+) -> Outcome {
+    let Params {
+        budget,
+        seed,
+        threads,
+        white_advantage,
+        wide_root_noise,
+    } = params;
+    let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
+    let mut fresh = NetTree::default();
+    let tree = if restrict.is_some() { &mut fresh } else { tree };
+    let nodes = tree.take_for(game, white_advantage);
+    let score = ScoreUtility::centred(game, net, &nodes[0], white_advantage as f32);
+    let shared = Mutex::new(Shared {
+        nodes,
+        owned: Ownership::default(),
+        owned_by_move: Vec::new(),
+        started: 0,
+        visits: 0,
+    });
+    let job = Job {
+        net,
+        budget,
+        white_advantage: white_advantage as f32,
+        wide_root_noise,
+        score,
+        start: Instant::now(),
+        stop,
+        restrict,
+        ownership: watch.as_ref().is_some_and(|w| w.ownership),
+        moves_ownership: watch.as_ref().is_some_and(|w| w.moves_ownership),
+    };
+    let walker = |n: u64| Walker {
+        walk: game.clone(),
+        scratch: Scratch::default(),
+        evals: [Evaluation::default()],
+        rng: SmallRng::seed_from_u64(nth_seed(seed, n)),
+        path: Vec::with_capacity(64),
+    };
+    let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
+    std::thread::scope(|scope| {
+        // The helpers only visit; this thread visits and reports.
+        for n in 1..threads.max(1) {
+            let (job, shared) = (&job, &shared);
+            let mut w = walker(n as u64);
+            scope.spawn(move || while job.visit(shared, &mut w) {});
+        }
+        let mut w = walker(0);
+        let mut last_report = Instant::now();
+        while job.visit(&shared, &mut w) {
+            if let Some(watch) = watch.as_mut()
+                && watch
+                    .every
+                    .is_some_and(|every| last_report.elapsed() >= every)
+            {
+                let s = lock();
+                let r = report(&s.nodes, game, watch.min_moves, &s.owned, &s.owned_by_move);
+                drop(s);
+                (watch.on_report)(&r);
+                last_report = Instant::now();
+            }
+        }
+    });
+    let s = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    let final_report = watch.as_mut().map(|w| {
+        let at_end = report(&s.nodes, game, w.min_moves, &s.owned, &s.owned_by_move);
+        if w.at_end {
+            (w.on_report)(&at_end);
+        }
+        at_end
+    });
+    let nodes = s.nodes;
+    let root = &nodes[0];
+    // The most visited move the watch permits (with a budget of a visit
+    // or two, an unvisited one by its prior).
+    let to_move = game.to_move();
+    let best = (root.first..root.first + root.count)
+        .map(|i| i as usize)
+        .filter(|&i| !nodes[i].refused && job.permits(to_move, nodes[i].mv, 1))
+        .max_by_key(|&i| (nodes[i].visits, (nodes[i].prior * 1e6) as u64));
+    let decision = match best.map(|i| nodes[i].mv) {
+        Some(Some(p)) => Decision::Play(p),
+        _ => Decision::Pass,
+    };
+    // The root's sums are from the side of the player who moved before it.
+    let (win_rate, lead) = if root.visits > 0 {
+        let visits = root.visits as f64;
+        ((1.0 - root.winloss / visits) / 2.0, -root.lead / visits)
+    } else {
+        (0.5, 0.0)
+    };
+    let outcome = Outcome {
+        decision,
+        win_rate,
+        lead,
+        visits: s.visits,
+        report: final_report,
+    };
+    tree.keep(nodes, game, white_advantage);
+    outcome
+}
+
+/// Each point's expected owner (+1 Black, indexed by point) by a search of
+/// `visits` visits from `game`'s position as one play goes on from (its
+/// history kept, the passes that ended it no longer ending it), the
+/// network's ownership averaged over the visits: KataGo's judge of dead
+/// stones at the end of a game.
+pub fn ownership(game: &Game, net: &Evaluator, visits: u64, seed: u64) -> Vec<f64> {
+    let game = game.continued();
+    let mut ignore = |_: &Report| {};
+    let watch = Watch {
+        ownership: true,
+        ..Watch::quiet(None, &mut ignore)
+    };
+    let budget = Budget {
+        playouts: Some(visits),
+        time: None,
+    };
+    let params = Params::new(budget, seed);
+    let stop = AtomicBool::new(false);
+    let out = search_watched(
+        &game,
+        net,
+        params,
+        &stop,
+        &mut NetTree::default(),
+        Some(watch),
+    );
+    let report = out.report.expect("a watched search reports at its end");
+    report
+        .ownership
+        .map(|(mean, _)| mean)
+        .expect("the watch counts ownership")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::board::Color;
+    use crate::go::rules::Rules;
+    use crate::go::vertex::parse_vertex;
+
+    #[test]
+    fn wide_root_noise_spreads_the_roots_visits() {
+        let game = Game::new(9, Rules::default(), 7.5);
+        let net = Evaluator::embedded();
+        let budget = Budget {
+            playouts: Some(150),
+            time: None,
+        };
+        let root_moves_visited = |wide_root_noise: f64| {
+            let mut tree = NetTree::default();
+            let params = Params {
+                wide_root_noise,
+                ..Params::new(budget, 5)
+            };
+            search_watched(
+                &game,
+                &net,
+                params,
+                &AtomicBool::new(false),
+                &mut tree,
+                None,
+            );
+            let root = &tree.nodes[0];
+            let children = root.first as usize..(root.first + root.count) as usize;
+            children.filter(|&c| tree.nodes[c].visits > 0).count()
+        };
+        let (narrow, wide) = (root_moves_visited(0.0), root_moves_visited(0.5));
+        assert!(wide > narrow + 5, "{narrow} {wide}");
+    }
+
+    /// White E5 in atari (Black D5, F5, E6; liberty E4), Black to play.
+    fn white_in_atari() -> Game {
+        let mut game = Game::new(9, Rules::default(), 7.5);
+        for (c, v) in [
+            (Color::Black, "D5"),
+            (Color::White, "E5"),
+            (Color::Black, "F5"),
+            (Color::White, "A1"),
+            (Color::Black, "E6"),
+            (Color::White, "J1"),
+        ] {
+            game.play(c, parse_vertex(v, 9).unwrap()).unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn two_threads_share_one_tree_and_keep_to_the_budget() {
+        let game = white_in_atari();
+        let net = Evaluator::embedded();
+        let budget = Budget {
+            playouts: Some(200),
+            time: None,
+        };
+        let mut tree = NetTree::default();
+        let stop = AtomicBool::new(false);
+        let out = search_watched(
+            &game,
+            &net,
+            Params::new(budget, 3).threads(2),
+            &stop,
+            &mut tree,
+            None,
+        );
+        assert_eq!(out.visits, 200);
+        let e4 = parse_vertex("E4", 9).unwrap().unwrap();
+        assert_eq!(out.decision, Decision::Play(e4));
+        // Every visit backed up, every virtual loss taken back.
+        let nodes = &tree.nodes;
+        assert_eq!(nodes[0].visits, 200);
+        assert!(nodes.iter().all(|n| n.virtual_loss == 0));
+        let children = nodes[0].first as usize..(nodes[0].first + nodes[0].count) as usize;
+        // The visits that found the root unexpanded (one a thread at
+        // most) stop there.
+        let below: u32 = children.map(|c| nodes[c].visits).sum();
+        assert!((198..=199).contains(&below), "{below}");
+    }
+
+    #[test]
+    fn it_captures_a_stone_in_atari_and_plays_a_legal_move() {
+        // Black takes the stone in atari.
+        let mut game = white_in_atari();
+        let net = Evaluator::embedded();
+        let budget = Budget {
+            playouts: Some(64),
+            time: None,
+        };
+        let mut tree = NetTree::default();
+        let out = search(&game, &net, budget, 1, &AtomicBool::new(false), &mut tree);
+        let e4 = parse_vertex("E4", 9).unwrap().unwrap();
+        assert_eq!(out.decision, Decision::Play(e4));
+        assert_eq!(out.visits, 64);
+        assert!(out.win_rate > 0.5, "{}", out.win_rate);
+        // The next search starts from the subtree of the move played.
+        game.play(Color::Black, Some(e4)).unwrap();
+        let kept = tree.take_for(&game, 0.0);
+        assert!(kept[0].visits > 10, "{}", kept[0].visits);
+        assert!(kept[0].expanded);
+        let children = kept[0].first as usize..(kept[0].first + kept[0].count) as usize;
+        assert_eq!(
+            kept[0].visits - 1,
+            children.map(|c| kept[c].visits).sum::<u32>()
+        );
+        // Another game does not reuse it: other komi, another advantage,
+        // or an empty board of another size (the root of an empty 9x9
+        // board kept).
+        tree.keep(kept, &game, 0.0);
+        let other = Game::new(9, Rules::default(), 6.5);
+        assert_eq!(tree.take_for(&other, 0.0)[0].visits, 0);
+        let empty = Game::new(9, Rules::default(), 7.5);
+        search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
+        assert!(tree.take_for(&empty, 0.0)[0].visits > 0);
+        search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
+        assert_eq!(tree.take_for(&empty, 0.5)[0].visits, 0);
+        search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
+        assert_eq!(
+            tree.take_for(&Game::new(13, Rules::default(), 7.5), 0.0)[0].visits,
+            0
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! What the search shows while it runs and at its end: the root's moves
+//! with their visits, win rates, priors, score leads and expected lines, and
+//! the network's ownership averaged over the visits (for the whole board and
+//! for each root move).
+
+use super::tree::Node;
+use crate::go::board::{MAX_POINTS, Point};
+use crate::go::game::Game;
+use crate::nn::{Evaluation, inputs};
+use crate::search::report::{Candidate, MAX_PV, Report, lower_bound};
+
+/// The network's ownership summed over the visits (White's, −1..1, in
+/// the network's order of points), for its mean and spread.
+#[derive(Default)]
+pub(super) struct Ownership {
+    pub(super) count: u32,
+    pub(super) sum: Vec<f64>,
+    pub(super) sum_sq: Vec<f64>,
+}
+
+impl Ownership {
+    pub(super) fn add(&mut self, eval: &Evaluation) {
+        let n = eval.white_ownership.len();
+        if self.sum.len() != n {
+            *self = Ownership {
+                count: 0,
+                sum: vec![0.0; n],
+                sum_sq: vec![0.0; n],
+            };
+        }
+        for (i, &o) in eval.white_ownership.iter().enumerate() {
+            let o = f64::from(o);
+            self.sum[i] += o;
+            self.sum_sq[i] += o * o;
+        }
+        self.count += 1;
+    }
+
+    /// The mean ownership (Black's +1) and its spread, indexed by point;
+    /// `None` before the first evaluation.
+    pub(super) fn by_point(&self, board: &crate::go::board::Board) -> Option<(Vec<f64>, Vec<f64>)> {
+        (self.count > 0).then(|| {
+            let (mut mean, mut spread) = (vec![0.0; MAX_POINTS], vec![0.0; MAX_POINTS]);
+            let count = f64::from(self.count);
+            for (i, p) in inputs::points_in_net_order(board).enumerate() {
+                let m = self.sum[i] / count;
+                mean[p as usize] = -m;
+                spread[p as usize] = (self.sum_sq[i] / count - m * m).max(0.0).sqrt();
+            }
+            (mean, spread)
+        })
+    }
+}
+
+/// What the search has found so far: the root's visited moves (and up to
+/// `min_moves` in all, the unvisited ones by prior), most visited first,
+/// from the side to move's view; the ownership, Black's +1, by point.
+pub(super) fn report(
+    nodes: &[Node],
+    game: &Game,
+    min_moves: usize,
+    owned: &Ownership,
+    owned_by_move: &[Ownership],
+) -> Report {
+    let root = &nodes[0];
+    let children: Vec<usize> = (root.first..root.first + root.count)
+        .map(|i| i as usize)
+        .filter(|&i| !nodes[i].refused)
+        .collect();
+    let candidate = |i: usize| {
+        let n = &nodes[i];
+        let visits = n.visits as f64;
+        let seen = n.visits > 0;
+        let mean = |sum: f64| seen.then(|| sum / visits);
+        let score = mean(n.score);
+        let stdev = score.map(|s| (n.score_sq / visits - s * s).max(0.0).sqrt());
+        let win_rate = mean(n.winloss).map_or(0.0, |w| (1.0 + w) / 2.0);
+        Candidate {
+            mv: n.mv,
+            visits: u64::from(n.visits),
+            win_rate,
+            lcb: lower_bound(win_rate, visits),
+            prior: f64::from(n.prior),
+            score_lead: mean(n.lead),
+            score_stdev: stdev,
+            score_selfplay: score,
+            utility: mean(n.utility),
+            no_result: mean(n.no_result),
+            pv: Vec::new(),
+            pv_visits: Vec::new(),
+            ownership: owned_by_move
+                .get(i - root.first as usize)
+                .and_then(|o| o.by_point(game.board())),
+        }
+        .with_line(principal_variation(nodes, i))
+    };
+    let mut visited: Vec<usize> = children
+        .iter()
+        .copied()
+        .filter(|&i| nodes[i].visits > 0)
+        .collect();
+    visited.sort_by(|&a, &b| {
+        nodes[b]
+            .visits
+            .cmp(&nodes[a].visits)
+            .then(nodes[b].prior.total_cmp(&nodes[a].prior))
+    });
+    let mut unvisited: Vec<usize> = children
+        .iter()
+        .copied()
+        .filter(|&i| nodes[i].visits == 0)
+        .collect();
+    unvisited.sort_by(|&a, &b| nodes[b].prior.total_cmp(&nodes[a].prior));
+    let more = min_moves.saturating_sub(visited.len());
+    let candidates = visited
+        .into_iter()
+        .chain(unvisited.into_iter().take(more))
+        .map(candidate)
+        .collect();
+    let ownership = owned.by_point(game.board());
+    Report {
+        to_move: game.to_move(),
+        playouts: u64::from(root.visits),
+        candidates,
+        ownership,
+    }
+}
+
+/// The move of node `i` and the most visited line after it, with the
+/// visits of each.
+fn principal_variation(nodes: &[Node], mut i: usize) -> (Vec<Option<Point>>, Vec<u64>) {
+    let mut pv = vec![nodes[i].mv];
+    let mut visits = vec![u64::from(nodes[i].visits)];
+    while pv.len() < MAX_PV && nodes[i].expanded {
+        let best = (nodes[i].first..nodes[i].first + nodes[i].count)
+            .map(|c| c as usize)
+            .filter(|&c| nodes[c].visits > 0 && !nodes[c].refused)
+            .max_by_key(|&c| nodes[c].visits);
+        let Some(c) = best else {
+            break;
+        };
+        pv.push(nodes[c].mv);
+        visits.push(u64::from(nodes[c].visits));
+        i = c;
+    }
+    (pv, visits)
+}

@@ -1,0 +1,476 @@
+//! `kosumi bench`: playout speed on empty boards, printed one figure per
+//! line in the form scripts read:
+//! `bench board=9 policy=light threads=1 playouts_per_s=123456`, and the
+//! Aléago lines `bench board=13 policy=full dice=1d6 ... ratio_to_no_dice=R`,
+//! the analysis lines (tree search counting ownership for `kata-analyze
+//! ownership true`, and the time from the input that stops an analysis to
+//! its answer, measured on the engine as a GUI runs it).
+
+use crate::go::board::{Board, Color};
+use crate::go::dice::Dice;
+use crate::go::game::Game;
+use crate::go::rules::Rules;
+use crate::search::{Budget, Planning, Policy, Rolls, Settings, Watch, playout, run_watched};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// Playouts per second from an empty `size` board on `threads` threads,
+/// each running for `duration`.
+pub fn playouts_per_second(
+    size: usize,
+    policy: Policy,
+    dice: Option<Dice>,
+    threads: usize,
+    duration: Duration,
+) -> f64 {
+    playouts_per_second_from(&Board::new(size), policy, dice, threads, duration)
+}
+
+/// Playouts per second from `start` on `threads` threads.
+pub fn playouts_per_second_from(
+    start_board: &Board,
+    policy: Policy,
+    dice: Option<Dice>,
+    threads: usize,
+    duration: Duration,
+) -> f64 {
+    let counts: Vec<u64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                scope.spawn(move || {
+                    let empty = start_board.clone();
+                    let rolls = dice.map(|d| Rolls::new(d, &empty));
+                    let mut rng = SmallRng::seed_from_u64(i as u64 + 1);
+                    let start = Instant::now();
+                    let mut n = 0u64;
+                    let mut b = empty.clone();
+                    b.keep_lines(false); // dice playouts take them back
+                    while start.elapsed() < duration {
+                        for _ in 0..16 {
+                            b.copy_from(&empty);
+                            playout(
+                                &mut b,
+                                Color::Black,
+                                policy,
+                                &mut rng,
+                                rolls.as_ref(),
+                                [None, None],
+                                |_, _| {},
+                            );
+                        }
+                        n += 16;
+                    }
+                    n
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("bench thread"))
+            .collect()
+    });
+    counts.iter().sum::<u64>() as f64 / duration.as_secs_f64()
+}
+
+/// Prints the benchmark lines for the given sizes and thread counts.
+pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
+    for &size in sizes {
+        for (policy, label) in [(Policy::Light, "light"), (Policy::Full, "full")] {
+            for &t in threads {
+                let rate =
+                    playouts_per_second(size, policy, None, t, Duration::from_secs_f64(seconds));
+                println!("bench board={size} policy={label} threads={t} playouts_per_s={rate:.0}");
+            }
+        }
+    }
+    // Tree search from a middle-game position (the same position each run).
+    for &size in sizes {
+        let game = middle_game(size);
+        for &t in threads {
+            let rate = tree_playouts_per_second(&game, t, Duration::from_secs_f64(seconds));
+            println!("bench board={size} policy=tree threads={t} playouts_per_s={rate:.0}");
+        }
+    }
+    network(sizes, seconds);
+    // The cost in tree playouts of the learned patterns in the priors and
+    // of counting ownership for analysis, each against the plain search in
+    // the same run; and how fast an analysis stops when input arrives.
+    for &size in sizes {
+        let game = middle_game(size);
+        let time = Duration::from_secs_f64(seconds);
+        let off = tree_rate(&game, 1, time, false, false);
+        for (label, ownership, patterns) in [("patterns", false, true), ("ownership", true, false)]
+        {
+            let on = tree_rate(&game, 1, time, ownership, patterns);
+            println!(
+                "bench board={size} policy=tree {label}=on threads=1 playouts_per_s={on:.0} ratio_to_off={:.2}",
+                on / off
+            );
+        }
+        if let Some(ms) = analysis_stop_ms(size, 20) {
+            println!(
+                "bench board={size} analysis_stop_ms median={:.1} max={:.1} samples={}",
+                ms[ms.len() / 2],
+                ms[ms.len() - 1],
+                ms.len()
+            );
+        }
+    }
+    // Phantom Go: the determinized search's playouts (each after placing
+    // the unseen stones at random) against plain playouts from the true
+    // position, on the middle-game position seen by Black.
+    for &size in sizes {
+        let time = Duration::from_secs_f64(seconds);
+        let (determinized, plain) = phantom_playouts_per_second(size, time);
+        println!(
+            "bench board={size} policy=phantom threads=1 playouts_per_s={determinized:.0} ratio_to_plain={:.2}",
+            determinized / plain
+        );
+    }
+    // Aléago: the same playouts under 1d6 on 13x13, and without dice for the
+    // ratio, measured side by side.
+    if !sizes.contains(&13) {
+        return;
+    }
+    let d = Dice::parse("1d6").expect("a valid spec");
+    for (policy, label) in [(Policy::Light, "light"), (Policy::Full, "full")] {
+        let time = Duration::from_secs_f64(seconds);
+        let plain = playouts_per_second(13, policy, None, 1, time);
+        let rolled = playouts_per_second(13, policy, Some(d), 1, time);
+        println!(
+            "bench board=13 policy={label} dice=1d6 threads=1 playouts_per_s={rolled:.0} ratio_to_no_dice={:.2}",
+            rolled / plain
+        );
+    }
+}
+
+/// The network's lines: milliseconds per evaluation of the embedded net on
+/// the middle-game position (inputs, forward pass and outputs), one
+/// position at a time, in batches of 8, and on two threads at once; and,
+/// when a `katago` is on PATH, KataGo's own figure with the same net in the
+/// same run (`katago benchmark`, one search thread, one Eigen thread, its
+/// buffers the board's exact size: its evaluations per second, which also
+/// pay for its search's bookkeeping).
+pub fn network(sizes: &[usize], seconds: f64) {
+    let net = crate::nn::Evaluator::embedded();
+    let katago = katago_path();
+    for &size in sizes {
+        let game = middle_game(size);
+        let time = Duration::from_secs_f64(seconds);
+        let one = nn_ms_per_eval(&net, &game, 1, 1, time);
+        let mut line = format!(
+            "bench board={size} nn={} threads=1 batch=1 ms_per_eval={one:.2}",
+            net.name()
+        );
+        if let Some(k) = katago
+            .as_deref()
+            .and_then(|k| katago_ms_per_eval(k, size, seconds))
+        {
+            line += &format!(" katago_ms_per_eval={k:.2} ratio_to_katago={:.2}", one / k);
+        }
+        println!("{line}");
+        let batched = nn_ms_per_eval(&net, &game, 1, 8, time);
+        println!(
+            "bench board={size} nn={} threads=1 batch=8 ms_per_eval={batched:.2}",
+            net.name()
+        );
+        let two = nn_ms_per_eval(&net, &game, 2, 1, time);
+        println!(
+            "bench board={size} nn={} threads=2 batch=1 ms_per_eval={two:.2} ratio_to_one_thread={:.2}",
+            net.name(),
+            one / two
+        );
+        // The search itself: visits a second with 1, 2, ... threads on
+        // one tree (virtual loss), from an empty tree.
+        let mut single = 0.0;
+        for threads in [1, 2, 4, 8, 16] {
+            if threads > 1 && threads > std::thread::available_parallelism().map_or(1, |n| n.get())
+            {
+                break;
+            }
+            let start = Instant::now();
+            let out = crate::search::puct::search_watched(
+                &game,
+                &net,
+                crate::search::puct::Params::new(
+                    crate::search::Budget {
+                        playouts: None,
+                        time: Some(time),
+                    },
+                    threads as u64,
+                )
+                .threads(threads),
+                &std::sync::atomic::AtomicBool::new(false),
+                &mut crate::search::puct::NetTree::default(),
+                None,
+            );
+            let rate = out.visits as f64 / start.elapsed().as_secs_f64();
+            if threads == 1 {
+                single = rate;
+            }
+            println!(
+                "bench board={size} puct threads={threads} visits_per_s={rate:.0} ratio_to_one_thread={:.2}",
+                rate / single.max(1e-9)
+            );
+        }
+    }
+}
+
+/// Milliseconds per evaluation of `game` (all threads together), each
+/// thread evaluating batches of `batch` symmetries for `duration`.
+fn nn_ms_per_eval(
+    net: &crate::nn::Evaluator,
+    game: &Game,
+    threads: usize,
+    batch: usize,
+    duration: Duration,
+) -> f64 {
+    use crate::nn::{Evaluation, Request, Scratch};
+    let counts: Vec<u64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(move || {
+                    let mut scratch = Scratch::default();
+                    let requests: Vec<Request> = (0..batch)
+                        .map(|s| Request {
+                            game,
+                            to_move: game.to_move(),
+                            fresh: false,
+                            symmetry: s % crate::nn::SYMMETRIES,
+                            white_advantage: 0.0,
+                        })
+                        .collect();
+                    let mut out = vec![Evaluation::default(); batch];
+                    net.evaluate_batch(&requests, &mut scratch, &mut out);
+                    let start = Instant::now();
+                    let mut n = 0;
+                    while start.elapsed() < duration {
+                        net.evaluate_batch(&requests, &mut scratch, &mut out);
+                        n += batch as u64;
+                    }
+                    n
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("bench thread"))
+            .collect()
+    });
+    duration.as_secs_f64() * 1000.0 / counts.iter().sum::<u64>().max(1) as f64
+}
+
+/// `katago` on PATH, if any.
+fn katago_path() -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("katago"))
+            .find(|p| p.is_file())
+    })
+}
+
+/// KataGo's milliseconds per evaluation with the embedded net on `size`
+/// (its benchmark's evaluations per second at one search thread), or None
+/// if it could not be measured.
+fn katago_ms_per_eval(katago: &std::path::Path, size: usize, seconds: f64) -> Option<f64> {
+    let dir = std::env::temp_dir().join(format!("kosumi-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).ok()?;
+    let model = dir.join("model.bin.gz");
+    let config = dir.join("bench.cfg");
+    std::fs::write(&model, crate::nn::EMBEDDED_MODEL).ok()?;
+    std::fs::write(&config, "logToStderr = false\nnumSearchThreads = 1\n").ok()?;
+    let visits = ((seconds * 40.0) as usize).max(20);
+    let out = Command::new(katago)
+        .args(["benchmark", "-model"])
+        .arg(&model)
+        .arg("-config")
+        .arg(&config)
+        .args([
+            "-v",
+            &visits.to_string(),
+            "-t",
+            "1",
+            "-boardsize",
+            &size.to_string(),
+        ])
+        .args(["-override-config", "numEigenThreadsPerModel=1"])
+        .stdin(Stdio::null())
+        .output()
+        .ok();
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&out?.stdout).into_owned();
+    let rate: f64 = text
+        .rsplit("nnEvals/s = ")
+        .next()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    (rate > 0.0).then(|| 1000.0 / rate)
+}
+
+/// A reproducible middle-game position: a quarter of the board filled by
+/// seeded playout-policy moves.
+pub fn middle_game(size: usize) -> Game {
+    let mut game = Game::new(size, Rules::default(), 7.5);
+    let mut rng = SmallRng::seed_from_u64(2026);
+    let mut moves = Vec::new();
+    let mut b = game.board().clone();
+    playout(
+        &mut b,
+        Color::Black,
+        Policy::Full,
+        &mut rng,
+        None,
+        [None, None],
+        |c, p| moves.push((c, p)),
+    );
+    for (c, p) in moves.into_iter().take(size * size / 4) {
+        if game.play(c, Some(p)).is_err() {
+            break;
+        }
+    }
+    game
+}
+
+/// Tree-search playouts per second from `game` on `threads` threads.
+pub fn tree_playouts_per_second(game: &Game, threads: usize, duration: Duration) -> f64 {
+    tree_rate(game, threads, duration, false, false)
+}
+
+/// Tree-search playouts per second, counting each point's final owner (as
+/// analysis with ownership does) or not.
+fn tree_rate(
+    game: &Game,
+    threads: usize,
+    duration: Duration,
+    ownership: bool,
+    patterns: bool,
+) -> f64 {
+    let settings = Settings {
+        budget: Budget {
+            playouts: None,
+            time: Some(duration),
+        },
+        seed: 1,
+        cleanup: false,
+        max_nodes: 4_000_000,
+        patterns,
+    };
+    let start = Instant::now();
+    let mut ignore = |_: &crate::search::Report| {};
+    let watch = ownership.then_some(Watch {
+        every: None,
+        at_end: false,
+        ownership: true,
+        moves_ownership: false,
+        min_moves: 0,
+        restrict: None,
+        on_report: &mut ignore,
+    });
+    let (_, _, playouts) = run_watched(
+        game,
+        &settings,
+        threads,
+        Planning::Chance,
+        &AtomicBool::new(false),
+        &mut crate::search::Tree::default(),
+        watch,
+    );
+    playouts as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Milliseconds from the input that stops an analysis to its answer: the
+/// engine (this program) runs as a GUI runs it, `kata-analyze b 10` is
+/// sent on an empty `size` board and, after its first line, stopped by
+/// `protocol_version` as Sabaki does; `samples` times. `None` if the engine
+/// cannot be run.
+pub fn analysis_stop_ms(size: usize, samples: usize) -> Option<Vec<f64>> {
+    let mut child = Command::new(std::env::current_exe().ok()?)
+        .args(["--threads", "1", "--size", &size.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut input = child.stdin.take()?;
+    let mut output = BufReader::new(child.stdout.take()?);
+    let mut line = String::new();
+    let mut read_until = |want: &dyn Fn(&str) -> bool| -> Option<()> {
+        loop {
+            line.clear();
+            if output.read_line(&mut line).ok()? == 0 {
+                return None;
+            }
+            if want(line.trim_end()) {
+                return Some(());
+            }
+        }
+    };
+    let mut times = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        input.write_all(b"kata-analyze b 10\n").ok()?;
+        read_until(&|l| l.starts_with("info "))?;
+        let sent = Instant::now();
+        input.write_all(b"protocol_version\n").ok()?;
+        read_until(&|l| l == "= 2")?;
+        times.push(sent.elapsed().as_secs_f64() * 1000.0);
+    }
+    let _ = input.write_all(b"quit\n");
+    let _ = child.wait();
+    times.sort_by(f64::total_cmp);
+    Some(times)
+}
+
+/// Determinized playouts per second of the phantom player (light policy)
+/// from the middle-game position as Black sees it (its own stones; White's
+/// unseen), and plain light playouts per second from the true position.
+pub fn phantom_playouts_per_second(size: usize, duration: Duration) -> (f64, f64) {
+    use crate::phantom::announcement::{Line, Outcome};
+    use crate::phantom::player::{Mode, Player, Settings as PlayerSettings};
+    let truth = middle_game(size);
+    let board = truth.board();
+    let stones = |c: Color| {
+        board
+            .points()
+            .filter(move |&p| board.color_at(p) == Some(c))
+    };
+    let mut view = Game::new(size, Rules::default(), 7.5);
+    let black: Vec<(Color, _)> = stones(Color::Black).map(|p| (Color::Black, p)).collect();
+    view.setup(&black, false).expect("a subset of a position");
+    let white = stones(Color::White).count();
+    view.set_to_move(Color::Black);
+    let mut player = Player::new(
+        1,
+        crate::phantom::Kind::Go,
+        crate::phantom::options::Options::preset("seed").expect("a preset"),
+        &view,
+    );
+    for _ in 0..white {
+        player
+            .hear(&mut view, 2, &Line::Outcome(Outcome::Accepted))
+            .expect("an opponent's move");
+    }
+    let settings = PlayerSettings {
+        mode: Mode::Determinized,
+        policy: Policy::Light,
+        budget: Budget {
+            playouts: None,
+            time: Some(duration),
+        },
+        seed: 1,
+        max_nodes: 0,
+        patterns: false,
+        network: None,
+    };
+    let start = Instant::now();
+    let (_, n) = player.search_determinized(&view, &settings, &AtomicBool::new(false));
+    let determinized = n as f64 / start.elapsed().as_secs_f64();
+    // Plain: the same playouts from the true position, no sampling.
+    let plain = playouts_per_second_from(truth.board(), Policy::Light, None, 1, duration);
+    (determinized, plain)
+}

@@ -1,0 +1,12 @@
+//! Programs beside the engine, each a `kosumi` subcommand or a test aid:
+//! [`bench`] (speed figures), [`phantom_match`] (a phantom match between GTP
+//! engines run as child processes through [`client`]), [`train_patterns`]
+//! (fitting the move-prediction table to game records), and [`fuzzing`]
+//! (the properties the fuzzers and the property tests check). The engine
+//! never names them.
+
+pub mod bench;
+pub mod client;
+pub mod fuzzing;
+pub mod phantom_match;
+pub mod train_patterns;

@@ -1,0 +1,658 @@
+//! `kosumi phantom-match`: referees phantom games between GTP engines, as
+//! gogui-twogtp does for Go. A seat's engine that lists `phantom-seat` is
+//! told everything a player hears (`phantom-seat`, `play` for the stones
+//! its board gets from the seat that shares it, accepted or revealed by a
+//! refused try, `phantom-heard` for each announcement line); a plain
+//! engine (GNU Go, Pachi) keeps a board that mirrors its view: the referee
+//! sends `play` for each stone it learns of, asks `genmove` again after an
+//! illegal try (at most [`TRIES_PER_TURN`](crate::phantom::TRIES_PER_TURN) times, then passes for it), and
+//! whenever its board differs from its view otherwise (captures, a refused
+//! stone it placed) re-synchronises it with `clear_board` and a replay of
+//! the view, which is always legal. An engine that dies, hangs past the
+//! match's timeout, floods (a line past the client's limit) or answers
+//! garbage loses that game (its whole process group ended), and the match
+//! goes on; an engine that cannot start at all stops the match before the
+//! first game. Each game is written as an SGF of the true game (every try
+//! and announcement as comments) with one SGF per final view, each seat's
+//! view and what it heard after every try (`game-N-views-S.txt`), and a
+//! line of a table with twogtp's `.dat` columns, rewritten after every game so that
+//! an interrupted match keeps the games played; run again with the same
+//! settings and folder, the match plays only the games the table lacks.
+
+use crate::go::board::{Board, Color, Point};
+use crate::go::game::Game;
+use crate::go::rules::Rules;
+use crate::go::sgf::Note;
+use crate::go::vertex::{color_name, parse_vertex, vertex_name};
+use crate::phantom::announcement::Announcement;
+use crate::phantom::options::Options;
+use crate::phantom::referee::Referee;
+use crate::phantom::table::{Event, Seat, Table, TableError, Turn};
+use crate::phantom::{Kind, TRIES_PER_TURN, seat_color};
+use crate::tools::client::{Client, ClientError};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The longest a seat's engine may take to answer one command, unless the
+/// match says otherwise.
+pub const ANSWER_WITHIN: Duration = Duration::from_secs(120);
+
+/// The longest the check before a match waits for an engine's first
+/// answer (one that has not answered by then still plays, and loses on
+/// time if it goes on so).
+const START_WITHIN: Duration = Duration::from_secs(10);
+
+/// What a match plays.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// The engines' command lines, seat 1 first (2 seats: Phantom Go, 4:
+    /// Phantom Rengo). Program A is seat 1's (and seat 3's), B seat 2's
+    /// (and seat 4's); colours alternate from game to game.
+    pub seats: Vec<String>,
+    pub size: usize,
+    pub komi: f64,
+    pub rules: Rules,
+    pub options: Options,
+    pub games: usize,
+    pub sgf_dir: Option<PathBuf>,
+    pub threads: usize,
+    pub seed: u64,
+    /// The longest a seat's engine may take to answer one command.
+    pub timeout: Duration,
+    /// Handicap stones on their fixed points (0: none), public on every
+    /// view; White tries first then.
+    pub handicap: usize,
+}
+
+/// One game's outcome, as a line of the table.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    pub number: usize,
+    /// Whether the programs swapped colours (A plays White).
+    pub swapped: bool,
+    pub result: String,
+    pub moves: usize,
+    /// Seconds the seats of each colour took (Black, White).
+    pub seconds: [f64; 2],
+    /// Moves each colour made (for seconds per move).
+    pub colour_moves: [usize; 2],
+    pub error: Option<String>,
+}
+
+impl GameRecord {
+    /// The program that won: `Some(true)` A, `Some(false)` B, `None` a draw.
+    pub fn a_won(&self) -> Option<bool> {
+        let black_won = if self.result.starts_with("B+") {
+            true
+        } else if self.result.starts_with("W+") {
+            false
+        } else {
+            return None;
+        };
+        Some(black_won != self.swapped)
+    }
+}
+
+/// A seat's engine process, spoken to over GTP, and how long it may take
+/// to answer.
+struct SeatEngine(Client, Duration);
+
+impl SeatEngine {
+    fn start(command: &str, timeout: Duration) -> Result<SeatEngine, String> {
+        Client::shell(command)
+            .map(|c| SeatEngine(c, timeout))
+            .map_err(|e| format!("'{command}': {e}"))
+    }
+
+    /// Sends a command; `Ok` with the text of a `=` reply, `Err` with the
+    /// `?` message, or `Err` if the engine died, hung or wrote garbage.
+    fn send(&mut self, command: &str) -> Result<Result<String, String>, String> {
+        let reply = self
+            .0
+            .command(command, self.1)
+            .map_err(|e| format!("'{command}': {e}"))?;
+        let text: Vec<&str> = reply
+            .text
+            .lines()
+            .map(|l| l.trim_end_matches('\r'))
+            .collect();
+        let text = text.join("\n").trim().to_string();
+        Ok(if reply.ok { Ok(text) } else { Err(text) })
+    }
+
+    /// A command that must succeed.
+    fn must(&mut self, command: &str) -> Result<String, String> {
+        self.send(command)?
+            .map_err(|e| format!("'{command}' failed: {e}"))
+    }
+}
+
+/// One seat during a game: a GTP program.
+struct Program {
+    number: usize,
+    client: SeatEngine,
+    /// Whether the engine plays phantom games itself (lists `phantom-seat`).
+    aware: bool,
+    /// Plain engines: the board the engine holds, as the referee knows it.
+    mirror: Board,
+    seconds: f64,
+    moves: usize,
+}
+
+fn same_stones(a: &Board, b: &Board) -> bool {
+    a.points().all(|p| a.color_at(p) == b.color_at(p))
+}
+
+impl Program {
+    fn start(
+        number: usize,
+        command: &str,
+        config: &MatchConfig,
+        kind: Kind,
+    ) -> Result<Program, String> {
+        let mut client = SeatEngine::start(command, config.timeout)?;
+        let aware = client.must("known_command phantom-seat")? == "true";
+        client.must(&format!("boardsize {}", config.size))?;
+        client.must("clear_board")?;
+        client.must(&format!("komi {}", config.komi))?;
+        if config.handicap > 0 {
+            client.must(&format!("fixed_handicap {}", config.handicap))?;
+        }
+        if client.must("known_command kosumi-rules")? == "true" {
+            client.must(&format!("kosumi-rules {}", config.rules.name))?;
+        }
+        if aware {
+            client.must(&format!(
+                "phantom-seat {number} {} {}",
+                kind.name(),
+                config.options.preset
+            ))?;
+            for (name, value) in config.options.list() {
+                client.must(&format!("phantom-option {name} {value}"))?;
+            }
+        }
+        Ok(Program {
+            number,
+            client,
+            aware,
+            mirror: Board::new(config.size),
+            seconds: 0.0,
+            moves: 0,
+        })
+    }
+
+    /// Brings a plain engine's board to `view`: one `play` if the view has
+    /// just one stone more, else `clear_board` and a replay.
+    fn sync(&mut self, view: &Board) -> Result<(), String> {
+        if same_stones(&self.mirror, view) {
+            return Ok(());
+        }
+        let added: Vec<Point> = view
+            .points()
+            .filter(|&p| view.color_at(p) != self.mirror.color_at(p))
+            .collect();
+        if let [p] = added[..]
+            && let Some(c) = view.color_at(p)
+            && self.mirror.color_at(p).is_none()
+        {
+            let mut after = self.mirror.clone();
+            after.place(c, p);
+            if same_stones(&after, view) {
+                self.client.must(&format!(
+                    "play {} {}",
+                    color_name(c),
+                    vertex_name(Some(p), view.size())
+                ))?;
+                self.mirror = after;
+                return Ok(());
+            }
+        }
+        self.client.must("clear_board")?;
+        for p in view.points() {
+            if let Some(c) = view.color_at(p) {
+                self.client.must(&format!(
+                    "play {} {}",
+                    color_name(c),
+                    vertex_name(Some(p), view.size())
+                ))?;
+            }
+        }
+        self.mirror = view.clone();
+        Ok(())
+    }
+}
+
+impl Seat for Program {
+    fn number(&self) -> usize {
+        self.number
+    }
+
+    /// Asks the program for its try (`genmove`), timed; a plain engine's
+    /// stone stands on its own board, which the mirror follows.
+    fn turn(&mut self) -> Result<Turn, String> {
+        let color = seat_color(self.number);
+        let start = Instant::now();
+        let reply = self.client.send(&format!("genmove {}", color_name(color)));
+        self.seconds += start.elapsed().as_secs_f64();
+        self.moves += 1;
+        let answer = reply??;
+        if answer.eq_ignore_ascii_case("resign") {
+            return Ok(Turn::Resign);
+        }
+        let mv = parse_vertex(&answer, self.mirror.size())
+            .map_err(|e| format!("genmove answered {answer:?}: {e}"))?;
+        if !self.aware
+            && let Some(p) = mv
+            && self.mirror.color_at(p).is_none()
+        {
+            self.mirror.place(color, p);
+        }
+        Ok(Turn::Try(mv))
+    }
+
+    /// A phantom-aware engine hears the announcement's lines for it and
+    /// gets the stone its board shows; a plain engine's board is brought
+    /// to its view.
+    fn tell(
+        &mut self,
+        referee: &Referee,
+        announcement: &Announcement,
+        trier: usize,
+        mv: Option<Point>,
+    ) -> Result<(), String> {
+        let (t, size) = (self.number, self.mirror.size());
+        if !self.aware {
+            if referee.to_move().is_some() {
+                self.sync(&referee.view(t).board())?;
+            }
+            return Ok(());
+        }
+        let Some(heard) = referee.heard_by(announcement, trier, t) else {
+            return Ok(());
+        };
+        for line in heard.lines(size) {
+            self.client.must(&format!("phantom-heard {trier} {line}"))?;
+        }
+        // A board-mate's accepted stone, or the stone its refused try
+        // revealed, shows on this seat's board (an accepted one after the
+        // captures it made are cleared, or it would look like a suicide
+        // there).
+        if let Some((c, p)) = referee.shown_stone(announcement, trier, t, mv) {
+            self.client.must(&format!(
+                "play {} {}",
+                color_name(c),
+                vertex_name(Some(p), size)
+            ))?;
+        }
+        Ok(())
+    }
+}
+
+/// Plays one game; the seats' programs are `commands` (seat order).
+fn play_game(
+    number: usize,
+    commands: &[String],
+    swapped: bool,
+    config: &MatchConfig,
+) -> GameRecord {
+    let kind = if commands.len() == 4 {
+        Kind::Rengo
+    } else {
+        Kind::Go
+    };
+    let mut game = Game::new(config.size, config.rules, config.komi);
+    if config.handicap > 0 {
+        let stones: Vec<(Color, Point)> = crate::go::handicap::fixed(config.size, config.handicap)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(x, y)| (Color::Black, game.board().point(x, y)))
+            .collect();
+        let _ = game.setup(&stones, true);
+    }
+    let mut referee = Referee::new(kind, config.options, &game);
+    referee.seed = crate::core::random::nth_seed(config.seed, number as u64);
+    let mut table = Table::new(referee, game);
+    let mut notes: Vec<String> = Vec::new();
+    let mut pending_note = String::new();
+    let mut record = GameRecord {
+        number,
+        swapped,
+        result: String::new(),
+        moves: 0,
+        seconds: [0.0; 2],
+        colour_moves: [0; 2],
+        error: None,
+    };
+    let mut programs: Vec<Program> = Vec::new();
+    for (i, command) in commands.iter().enumerate() {
+        match Program::start(i + 1, command, config, kind) {
+            Ok(s) => programs.push(s),
+            Err(e) => {
+                let c = seat_color(i + 1);
+                record.result = forfeit(c);
+                record.error = Some(format!("seat {}: {e}", i + 1));
+                return record;
+            }
+        }
+    }
+    let size = config.size;
+    // A plain engine's board starts as its view (the handicap stones).
+    for program in programs.iter_mut().filter(|p| !p.aware) {
+        let view = table.referee.view(program.number).board();
+        if let Err(e) = program.sync(&view) {
+            record.result = forfeit(seat_color(program.number));
+            record.error = Some(format!("seat {}: {e}", program.number));
+            return record;
+        }
+    }
+    // What each seat knew after every try: its view and what it heard.
+    let mut views: Vec<String> = vec![String::new(); kind.seats()];
+    let mut tries = 0;
+    let mut seats: Vec<&mut dyn Seat> = programs.iter_mut().map(|p| p as &mut dyn Seat).collect();
+    let mut log = |event: Event| match event {
+        Event::Tried {
+            seat,
+            mv,
+            announcement,
+            referee,
+        } => {
+            tries += 1;
+            for (i, text) in views.iter_mut().enumerate() {
+                let s = i + 1;
+                let heard = referee
+                    .heard_by(announcement, seat, s)
+                    .map_or("nothing".to_string(), |a| a.lines(size).join(", "));
+                text.push_str(&format!(
+                    "try {tries} (seat {seat} {}): heard {heard}\n{}\n",
+                    vertex_name(mv, size),
+                    referee.view(s).board().to_ascii()
+                ));
+            }
+            pending_note.push_str(&format!(
+                "seat {seat} tries {}: {}\n",
+                vertex_name(mv, size),
+                announcement.lines(size).join(", ")
+            ));
+            if !announcement.outcome.is_illegal() {
+                record.moves += 1;
+                notes.push(std::mem::take(&mut pending_note));
+            }
+        }
+        Event::ForcedPass { seat } => pending_note.push_str(&format!(
+            "seat {seat}: {TRIES_PER_TURN} illegal tries, passes\n"
+        )),
+        Event::Resigned { seat } => pending_note.push_str(&format!("seat {seat} resigns\n")),
+    };
+    let outcome = table.run(&mut seats, &mut log);
+    drop(seats);
+    match outcome {
+        Ok(_) => {}
+        Err(e @ TableError::Seat { seat, .. }) => {
+            record.error = Some(e.to_string());
+            table.referee.end_with(forfeit(seat_color(seat)));
+        }
+        Err(e @ TableError::Referee(_)) => record.error = Some(e.to_string()),
+    }
+    if !pending_note.is_empty() {
+        if let Some(last) = notes.last_mut() {
+            last.push_str(&pending_note);
+        } else {
+            notes.push(pending_note);
+        }
+    }
+    let Table { referee, truth, .. } = table;
+    record.result = referee.result().unwrap_or("Void").to_string();
+    for seat in &programs {
+        let c = seat_color(seat.number).index();
+        record.seconds[c] += seat.seconds;
+        record.colour_moves[c] += seat.moves;
+    }
+    if let Some(dir) = &config.sgf_dir {
+        let root_note = format!(
+            "kosumi phantom-match, phantom {} ({} preset), game {number}\n{}",
+            kind.name(),
+            config.options.preset,
+            commands
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("seat {} ({}): {c}", i + 1, color_name(seat_color(i + 1))))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        let notes: Vec<Note> = notes.into_iter().map(Note::comment).collect();
+        let text = crate::go::sgf::write_annotated(
+            &truth,
+            Some(&record.result),
+            &Note::comment(root_note),
+            &notes,
+        );
+        let _ = std::fs::write(dir.join(format!("game-{number}.sgf")), text);
+        for seat in 1..=kind.seats() {
+            let mut view = Game::new(size, config.rules, config.komi);
+            let _ = view.setup(&referee.view(seat).stones(), false);
+            let text = crate::go::sgf::write_annotated(
+                &view,
+                None,
+                &Note::comment(format!("game {number}: the final view of seat {seat}")),
+                &[],
+            );
+            let _ = std::fs::write(dir.join(format!("game-{number}-view-{seat}.sgf")), text);
+            let _ = std::fs::write(
+                dir.join(format!("game-{number}-views-{seat}.txt")),
+                &views[seat - 1],
+            );
+        }
+    }
+    record
+}
+
+fn forfeit(loser: Color) -> String {
+    format!("{}+Forfeit", loser.opponent().letter())
+}
+
+/// Plays the match, printing a line per game and a summary; writes the
+/// table (`match.dat`) and the records into `sgf_dir` if given.
+pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
+    if ![2, 4].contains(&config.seats.len()) {
+        return Err("give 2 seats (Phantom Go) or 4 (Phantom Rengo)".into());
+    }
+    if let Some(dir) = &config.sgf_dir {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    // Every program must start before the first game: a missing
+    // executable (the shell exits at once) is the match's error, not a
+    // forfeit per game. One that starts and misbehaves plays and loses.
+    for (i, command) in config.seats.iter().enumerate() {
+        let command = command.replace("{game}", "0");
+        let started =
+            Client::shell(&command).and_then(|mut c| c.command("protocol_version", START_WITHIN));
+        if let Err(e @ (ClientError::Start(_) | ClientError::Closed | ClientError::Gone(_))) =
+            started
+        {
+            return Err(format!("seat {}: '{command}' does not run: {e}", i + 1));
+        }
+    }
+    let before = played_before(config)?;
+    if !before.is_empty() {
+        eprintln!(
+            "kosumi phantom-match: {} games of this match already in match.dat; playing the others",
+            before.len()
+        );
+    }
+    let todo: Vec<usize> = (0..config.games)
+        .filter(|g| before.iter().all(|r| r.number != *g))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let records: Mutex<Vec<GameRecord>> = Mutex::new(before);
+    let out = Arc::new(Mutex::new(std::io::stdout()));
+    std::thread::scope(|scope| {
+        for _ in 0..config.threads.max(1) {
+            scope.spawn(|| {
+                while let Some(&g) = todo.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    let swapped = g % 2 == 1;
+                    // `{game}` in a command becomes the game's number (to
+                    // vary an engine's seed from game to game).
+                    let commands: Vec<String> = (0..config.seats.len())
+                        .map(|i| {
+                            config.seats[if swapped { i ^ 1 } else { i }]
+                                .replace("{game}", &g.to_string())
+                        })
+                        .collect();
+                    let record = play_game(g, &commands, swapped, config);
+                    let winner = match record.a_won() {
+                        Some(true) => "A",
+                        Some(false) => "B",
+                        None => "-",
+                    };
+                    let line = format!(
+                        "game {g}: A plays {}, {} after {} moves, winner {winner}{}",
+                        if swapped { "white" } else { "black" },
+                        record.result,
+                        record.moves,
+                        record
+                            .error
+                            .as_deref()
+                            .map(|e| format!(" (error: {e})"))
+                            .unwrap_or_default()
+                    );
+                    if let Ok(mut o) = out.lock() {
+                        let _ = writeln!(o, "{line}");
+                        let _ = o.flush();
+                    }
+                    if let Ok(mut r) = records.lock() {
+                        r.push(record);
+                        // The table so far, after every game.
+                        if let Some(dir) = &config.sgf_dir {
+                            let mut sorted = r.clone();
+                            sorted.sort_by_key(|x| x.number);
+                            let _ =
+                                std::fs::write(dir.join("match.dat"), dat_table(config, &sorted));
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let mut records = records.into_inner().unwrap_or_else(|e| e.into_inner());
+    records.sort_by_key(|r| r.number);
+    let table = dat_table(config, &records);
+    if let Some(dir) = &config.sgf_dir {
+        std::fs::write(dir.join("match.dat"), &table).map_err(|e| e.to_string())?;
+    }
+    println!("{}", summary(&records));
+    Ok(records)
+}
+
+/// The games of this match that the folder's `match.dat` holds already
+/// (a match interrupted, or run again with more games, goes on where it
+/// stopped, as gogui-twogtp does); an error where the table is another
+/// match's (its settings differ) or cannot be read. Each colour's moves,
+/// which the table does not keep, are taken as half the game's each.
+fn played_before(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
+    let Some(path) = config.sgf_dir.as_ref().map(|d| d.join("match.dat")) else {
+        return Ok(Vec::new());
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    let header = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.starts_with('#'))
+            .map(str::to_string)
+            .collect()
+    };
+    if header(&text) != header(&dat_table(config, &[])) {
+        return Err(format!(
+            "{} holds another match (its settings differ): give another folder",
+            path.display()
+        ));
+    }
+    let bad = |line: &str| format!("{}: not a line of the table: {line}", path.display());
+    let mut records = Vec::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() < 13 {
+            return Err(bad(line));
+        }
+        let number: usize = f[0].parse().map_err(|_| bad(line))?;
+        let moves: usize = f[6].parse().map_err(|_| bad(line))?;
+        let seconds = [f[7], f[8]].map(|t| t.parse::<f64>());
+        let [Ok(black), Ok(white)] = seconds else {
+            return Err(bad(line));
+        };
+        if records.iter().any(|r: &GameRecord| r.number == number) {
+            return Err(bad(line));
+        }
+        records.push(GameRecord {
+            number,
+            swapped: f[4] == "1",
+            result: f[3].to_string(),
+            moves,
+            seconds: [black, white],
+            colour_moves: [moves.div_ceil(2), moves / 2],
+            error: (f[11] == "1").then(|| f[12..].join(" ")),
+        });
+    }
+    Ok(records)
+}
+
+/// The table, with gogui-twogtp's `.dat` columns.
+pub fn dat_table(config: &MatchConfig, records: &[GameRecord]) -> String {
+    let mut out = String::from("# kosumi phantom-match\n");
+    for (i, s) in config.seats.iter().enumerate() {
+        out.push_str(&format!("# Seat{}: {s}\n", i + 1));
+    }
+    out.push_str(&format!(
+        "# Size: {}\n# Komi: {}\n# Rules: {}\n# Preset: {}\n",
+        config.size, config.komi, config.rules.name, config.options.preset
+    ));
+    out.push_str(
+        "#GAME\tRES_B\tRES_W\tRES_R\tALT\tDUP\tLEN\tTIME_B\tTIME_W\tCPU_B\tCPU_W\tERR\tERR_MSG\n",
+    );
+    for r in records {
+        out.push_str(&format!(
+            "{}\t?\t?\t{}\t{}\t-\t{}\t{:.1}\t{:.1}\t0\t0\t{}\t{}\n",
+            r.number,
+            r.result,
+            u8::from(r.swapped),
+            r.moves,
+            r.seconds[0],
+            r.seconds[1],
+            u8::from(r.error.is_some()),
+            r.error.as_deref().unwrap_or("").replace(['\t', '\n'], " ")
+        ));
+    }
+    out
+}
+
+/// Wins of each program, errors and each program's seconds per move.
+pub fn summary(records: &[GameRecord]) -> String {
+    let a = records.iter().filter(|r| r.a_won() == Some(true)).count();
+    let b = records.iter().filter(|r| r.a_won() == Some(false)).count();
+    let errors = records.iter().filter(|r| r.error.is_some()).count();
+    // Program A is Black in unswapped games.
+    let per_move = |program_a: bool| {
+        let (mut secs, mut moves) = (0.0, 0usize);
+        for r in records {
+            let c = usize::from(program_a == r.swapped);
+            secs += r.seconds[c];
+            moves += r.colour_moves[c];
+        }
+        secs / moves.max(1) as f64
+    };
+    format!(
+        "games {}: A won {a}, B won {b}, draws or void {}, errors {errors}; seconds per move A {:.3}, B {:.3}",
+        records.len(),
+        records.len() - a - b,
+        per_move(true),
+        per_move(false)
+    )
+}
