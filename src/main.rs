@@ -1,10 +1,15 @@
 //! The `kosumi` program: a GTP engine on stdin/stdout, or `kosumi bench`.
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use kosumi::engine::{Config, Engine};
+use kosumi::frontends::analysis::Perspective;
 use kosumi::frontends::gtp::serve;
 use kosumi::go::rules::Rules;
-use kosumi::search::Planning;
+use kosumi::phantom::Kind;
+use kosumi::phantom::options::Options;
+use kosumi::phantom::player::Mode;
+use kosumi::search::{ChooserPolicy, MonteCarlo, Planning, Policy, SearchConfig};
+use std::path::PathBuf;
 
 /// kosumi, a Go engine speaking GTP (Go Text Protocol) on stdin and stdout.
 ///
@@ -53,25 +58,25 @@ struct Cli {
     /// (the network's search on the view, --playouts counting its visits),
     /// or auto (determinized in Phantom Go; in Phantom Rengo net, or view
     /// under --nn off).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "determinized", "view", "net"])]
-    phantom_search: String,
+    #[arg(long, value_enum, default_value_t = PhantomSearch::Auto)]
+    phantom_search: PhantomSearch,
     /// Host a phantom game for a person at this seat (1 to 4), kosumi
     /// playing every other seat: for GoGui's ruler interface.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=4))]
     phantom_human: Option<u8>,
     /// The hosted phantom game: go or rengo.
-    #[arg(long, default_value = "go", value_parser = ["go", "rengo"])]
-    phantom_kind: String,
+    #[arg(long, value_enum, default_value_t = PhantomKind::Go)]
+    phantom_kind: PhantomKind,
     /// The hosted phantom game's conventions: seed, olympiad or openspiel.
-    #[arg(long, default_value = "seed", value_parser = ["seed", "olympiad", "openspiel"])]
-    phantom_preset: String,
+    #[arg(long, value_enum, default_value_t = PhantomPreset::Seed)]
+    phantom_preset: PhantomPreset,
     /// Phantom player: the playout policy, light (uniform) or full.
-    #[arg(long, default_value = "light", value_parser = ["light", "full"])]
-    phantom_policy: String,
+    #[arg(long, value_enum, default_value_t = PlayoutPolicy::Light)]
+    phantom_policy: PlayoutPolicy,
     /// Aléago: how the search plans for rolls below the root: chance (every
     /// move under a drawn roll) or root-only (only the root obeys the roll).
-    #[arg(long, default_value = "chance", value_parser = ["chance", "root-only"])]
-    dice_planning: String,
+    #[arg(long, value_enum, default_value_t = DicePlanning::Chance)]
+    dice_planning: DicePlanning,
     /// Think on the opponent's time: after each move it plays, kosumi
     /// searches the opponent's position until the next input arrives, and
     /// the next genmove starts from that tree.
@@ -84,17 +89,17 @@ struct Cli {
     live_gfx: bool,
     /// Whether the learned move patterns (src/knowledge/prediction) add to the
     /// search's priors: on or off.
-    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
-    patterns: String,
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    patterns: Switch,
     /// Whether to load a neural network (the embedded KataGo six-block
     /// net, or --model): on or off.
-    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
-    nn: String,
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    nn: Switch,
     /// How genmove chooses: net (PUCT with the network, in plain Go), mc
     /// (Monte Carlo tree search with playouts), or auto (net when a network
     /// is loaded).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "net", "mc"])]
-    search: String,
+    #[arg(long, value_enum, default_value_t = SearchKind::Auto)]
+    search: SearchKind,
     /// A KataGo model file (.bin.gz or .txt.gz, model version 8) to use
     /// instead of the embedded network.
     #[arg(long, value_name = "FILE")]
@@ -113,125 +118,261 @@ struct Cli {
 enum Command {
     /// Referee a Phantom Go (two seats) or Phantom Rengo (four seats)
     /// match between GTP engines, alternating colours (or teams).
-    PhantomMatch {
-        /// Seat 1's engine (Black in even games): a command line.
-        #[arg(long)]
-        seat1: String,
-        /// Seat 2's engine (White in even games).
-        #[arg(long)]
-        seat2: String,
-        /// Seat 3's engine (Rengo: Black on board B).
-        #[arg(long, requires = "seat4")]
-        seat3: Option<String>,
-        /// Seat 4's engine (Rengo: White on board B).
-        #[arg(long, requires = "seat3")]
-        seat4: Option<String>,
-        #[arg(long, default_value_t = 9)]
-        size: usize,
-        /// Komi; defaults to the ruleset's.
-        #[arg(long, allow_negative_numbers = true, value_parser = komi)]
-        komi: Option<f64>,
-        #[arg(long, default_value = "chinese")]
-        rules: String,
-        /// seed, olympiad or openspiel.
-        #[arg(long, default_value = "seed")]
-        preset: String,
-        /// Rengo: partners share one view.
-        #[arg(long)]
-        shared_view: bool,
-        #[arg(long, default_value_t = 10)]
-        games: usize,
-        /// Folder for the SGF records and the results table (match.dat).
-        #[arg(long)]
-        sgf: Option<std::path::PathBuf>,
-        /// Games played at once.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Seed of the referee's scoring.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Seconds a seat's engine may take to answer one command; past
-        /// them it loses the game.
-        #[arg(long, default_value_t = 120.0)]
-        timeout: f64,
-        /// Handicap stones on their fixed points (Black's; White tries
-        /// first).
-        #[arg(long, default_value_t = 0)]
-        handicap: usize,
-    },
+    PhantomMatch(PhantomMatchArgs),
     /// Fit the move-prediction table to strong players' games (SGF files or
     /// the Tom collection's lines under DIR) and print the prediction rate
     /// on held-out games.
-    TrainPatterns {
-        /// Folder of game records.
-        dir: std::path::PathBuf,
-        /// Where to write the table (src/knowledge/prediction/model.bin is built in).
-        #[arg(long)]
-        out: std::path::PathBuf,
-        /// Games to train on (the defaults made the built-in table).
-        #[arg(long, default_value_t = 2000)]
-        games: usize,
-        /// Games after those, held out to measure the prediction rate.
-        #[arg(long, default_value_t = 200)]
-        holdout: usize,
-        /// Keep spatial patterns played at least this many times.
-        #[arg(long, default_value_t = 6)]
-        min_count: u32,
-        /// Rounds of minorization-maximization.
-        #[arg(long, default_value_t = 8)]
-        iterations: usize,
-        /// Threads (default: one per core).
-        #[arg(long)]
-        threads: Option<usize>,
-    },
+    TrainPatterns(TrainPatternsArgs),
     /// KataGo's JSON analysis engine on stdin and stdout, for KaTrain and
     /// other analysis tools: one query a line (KataGo's
     /// docs/Analysis_Engine.md), one answer a line for each position.
     /// Needs the network (the embedded one, or --model).
-    Analysis {
-        /// Visits per position where a query sets no maxVisits.
-        #[arg(long, default_value_t = 500)]
-        max_visits: u64,
-        /// Seconds per position at most, where a query sets no maxTime.
-        #[arg(long, value_parser = seconds)]
-        max_time: Option<f64>,
-        /// Positions searched at once (each with --threads threads).
-        #[arg(long, default_value_t = 2)]
-        positions: usize,
-        /// Whose side the values are given from, where a query does not
-        /// say (KataGo's reportAnalysisWinratesAs): black, white or
-        /// sidetomove.
-        #[arg(long, default_value = "black", value_parser = ["black", "white", "sidetomove"])]
-        report_as: String,
-    },
+    Analysis(AnalysisArgs),
     /// Review a game record: search every position with the network and
     /// write the record back with Black's win rate and score on each node
     /// (Sabaki's graph properties SBKV and SBKS) and comments (the
     /// evaluation, kosumi's choice, the points the played move lost, the
     /// expected line). A progress bar goes to stderr.
-    Review {
-        /// The record (SGF; its main line is reviewed).
-        game: std::path::PathBuf,
-        /// Where to write the reviewed record (default: GAME-review.sgf
-        /// beside the record).
-        #[arg(long)]
-        out: Option<std::path::PathBuf>,
-        /// Visits per position.
-        #[arg(long, default_value_t = 400)]
-        visits: u64,
-    },
+    Review(ReviewArgs),
     /// Print playouts per second (playout policies, tree search, dice), one line per figure.
-    Bench {
-        /// Seconds per figure.
-        #[arg(long, default_value_t = 2.0, value_parser = seconds)]
-        seconds: f64,
-        /// Board sizes to measure (repeat the option); 9, 13 and 19 if none.
-        #[arg(long = "size")]
-        sizes: Vec<usize>,
-        /// Only the network's figures.
-        #[arg(long)]
-        nn: bool,
-    },
+    Bench(BenchArgs),
+}
+
+/// The options of `kosumi phantom-match`.
+#[derive(Args, Debug)]
+struct PhantomMatchArgs {
+    /// Seat 1's engine (Black in even games): a command line.
+    #[arg(long)]
+    seat1: String,
+    /// Seat 2's engine (White in even games).
+    #[arg(long)]
+    seat2: String,
+    /// Seat 3's engine (Rengo: Black on board B).
+    #[arg(long, requires = "seat4")]
+    seat3: Option<String>,
+    /// Seat 4's engine (Rengo: White on board B).
+    #[arg(long, requires = "seat3")]
+    seat4: Option<String>,
+    #[arg(long, default_value_t = 9)]
+    size: usize,
+    /// Komi; defaults to the ruleset's.
+    #[arg(long, allow_negative_numbers = true, value_parser = komi)]
+    komi: Option<f64>,
+    #[arg(long, default_value = "chinese")]
+    rules: String,
+    /// The conventions.
+    #[arg(long, value_enum, default_value_t = PhantomPreset::Seed)]
+    preset: PhantomPreset,
+    /// Rengo: partners share one view.
+    #[arg(long)]
+    shared_view: bool,
+    #[arg(long, default_value_t = 10)]
+    games: usize,
+    /// Folder for the SGF records and the results table (match.dat).
+    #[arg(long)]
+    sgf: Option<std::path::PathBuf>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Seed of the referee's scoring.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Seconds a seat's engine may take to answer one command; past
+    /// them it loses the game.
+    #[arg(long, default_value_t = 120.0)]
+    timeout: f64,
+    /// Handicap stones on their fixed points (Black's; White tries
+    /// first).
+    #[arg(long, default_value_t = 0)]
+    handicap: usize,
+}
+
+/// The options of `kosumi train-patterns`.
+#[derive(Args, Debug)]
+struct TrainPatternsArgs {
+    /// Folder of game records.
+    dir: std::path::PathBuf,
+    /// Where to write the table (src/knowledge/prediction/model.bin is built in).
+    #[arg(long)]
+    out: std::path::PathBuf,
+    /// Games to train on (the defaults made the built-in table).
+    #[arg(long, default_value_t = 2000)]
+    games: usize,
+    /// Games after those, held out to measure the prediction rate.
+    #[arg(long, default_value_t = 200)]
+    holdout: usize,
+    /// Keep spatial patterns played at least this many times.
+    #[arg(long, default_value_t = 6)]
+    min_count: u32,
+    /// Rounds of minorization-maximization.
+    #[arg(long, default_value_t = 8)]
+    iterations: usize,
+    /// Threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// The options of `kosumi analysis`.
+#[derive(Args, Debug)]
+struct AnalysisArgs {
+    /// Visits per position where a query sets no maxVisits.
+    #[arg(long, default_value_t = 500)]
+    max_visits: u64,
+    /// Seconds per position at most, where a query sets no maxTime.
+    #[arg(long, value_parser = seconds)]
+    max_time: Option<f64>,
+    /// Positions searched at once (each with --threads threads).
+    #[arg(long, default_value_t = 2)]
+    positions: usize,
+    /// Whose side the values are given from, where a query does not
+    /// say (KataGo's reportAnalysisWinratesAs): black, white or
+    /// sidetomove.
+    #[arg(long, value_enum, default_value_t = ReportAs::Black)]
+    report_as: ReportAs,
+}
+
+/// The options of `kosumi review`.
+#[derive(Args, Debug)]
+struct ReviewArgs {
+    /// The record (SGF; its main line is reviewed).
+    game: std::path::PathBuf,
+    /// Where to write the reviewed record (default: GAME-review.sgf
+    /// beside the record).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    /// Visits per position.
+    #[arg(long, default_value_t = 400)]
+    visits: u64,
+}
+
+/// The options of `kosumi bench`.
+#[derive(Args, Debug)]
+struct BenchArgs {
+    /// Seconds per figure.
+    #[arg(long, default_value_t = 2.0, value_parser = seconds)]
+    seconds: f64,
+    /// Board sizes to measure (repeat the option); 9, 13 and 19 if none.
+    #[arg(long = "size")]
+    sizes: Vec<usize>,
+    /// Only the network's figures.
+    #[arg(long)]
+    nn: bool,
+}
+
+/// `on` or `off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Switch {
+    On,
+    Off,
+}
+
+/// Which search `genmove` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SearchKind {
+    Auto,
+    Net,
+    Mc,
+}
+
+/// How the phantom player searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum PhantomSearch {
+    Auto,
+    Determinized,
+    View,
+    Net,
+}
+
+impl From<PhantomSearch> for Mode {
+    fn from(search: PhantomSearch) -> Mode {
+        match search {
+            PhantomSearch::Auto => Mode::Auto,
+            PhantomSearch::Determinized => Mode::Determinized,
+            PhantomSearch::View => Mode::View,
+            PhantomSearch::Net => Mode::Net,
+        }
+    }
+}
+
+/// The hosted phantom game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum PhantomKind {
+    Go,
+    Rengo,
+}
+
+impl From<PhantomKind> for Kind {
+    fn from(kind: PhantomKind) -> Kind {
+        match kind {
+            PhantomKind::Go => Kind::Go,
+            PhantomKind::Rengo => Kind::Rengo,
+        }
+    }
+}
+
+/// A phantom preset's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum PhantomPreset {
+    Seed,
+    Olympiad,
+    Openspiel,
+}
+
+impl PhantomPreset {
+    fn options(self) -> Options {
+        let name = self.to_possible_value().expect("no variant is skipped");
+        Options::preset(name.get_name()).expect("every preset name has options")
+    }
+}
+
+/// The phantom player's playout policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum PlayoutPolicy {
+    Light,
+    Full,
+}
+
+impl From<PlayoutPolicy> for Policy {
+    fn from(policy: PlayoutPolicy) -> Policy {
+        match policy {
+            PlayoutPolicy::Light => Policy::Light,
+            PlayoutPolicy::Full => Policy::Full,
+        }
+    }
+}
+
+/// How the search plans for rolls below the root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DicePlanning {
+    Chance,
+    RootOnly,
+}
+
+impl From<DicePlanning> for Planning {
+    fn from(planning: DicePlanning) -> Planning {
+        match planning {
+            DicePlanning::Chance => Planning::Chance,
+            DicePlanning::RootOnly => Planning::RootOnly,
+        }
+    }
+}
+
+/// Whose side the JSON engine's values are given from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ReportAs {
+    Black,
+    White,
+    Sidetomove,
+}
+
+impl From<ReportAs> for Perspective {
+    fn from(side: ReportAs) -> Perspective {
+        match side {
+            ReportAs::Black => Perspective::Black,
+            ReportAs::White => Perspective::White,
+            ReportAs::Sidetomove => Perspective::SideToMove,
+        }
+    }
 }
 
 /// A finite number.
@@ -280,52 +421,185 @@ fn board_size_ok(size: usize) -> bool {
     (2..=kosumi::go::board::MAX_SIZE).contains(&size)
 }
 
+/// Ends the program on a command line it cannot run: `message` on stderr,
+/// exit status 2.
+fn refuse(message: impl std::fmt::Display) -> ! {
+    eprintln!("kosumi: {message}");
+    std::process::exit(2)
+}
+
+/// The ruleset preset `name` names, or the program ends naming the presets.
+fn rules_named(name: &str) -> Rules {
+    Rules::preset(name).unwrap_or_else(|| {
+        refuse(format!(
+            "unknown rules '{name}' (known: {})",
+            Rules::preset_names().collect::<Vec<_>>().join(", ")
+        ))
+    })
+}
+
+/// How to search, as the command line says: built once, the same for the
+/// GTP engine, the JSON engine's defaults and `review`.
+fn search_config(cli: &Cli) -> SearchConfig {
+    SearchConfig {
+        playouts: cli.playouts,
+        time: cli.time,
+        threads: cli.threads.clamp(1, 256),
+        seed: cli.seed,
+        mc: MonteCarlo {
+            max_nodes: cli.max_nodes.max(1000),
+            patterns: cli.patterns == Switch::On,
+            planning: cli.dice_planning.into(),
+        },
+        chooser: ChooserPolicy {
+            resign: cli.resign,
+            ..ChooserPolicy::default()
+        },
+        ..SearchConfig::default()
+    }
+}
+
 /// The network `--nn` and `--model` ask for; exits on a file that does
 /// not load.
 fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
-    match (cli.nn.as_str(), &cli.model) {
-        ("off", Some(_)) => {
-            eprintln!("kosumi: --model names a network and --nn off asks for none");
-            std::process::exit(2);
-        }
-        ("off", None) => None,
-        (_, Some(path)) => match kosumi::nn::Evaluator::load(path) {
-            Ok(net) => Some(net),
-            Err(e) => {
-                eprintln!("kosumi: --model {}: {e}", path.display());
-                std::process::exit(2);
+    match (cli.nn, &cli.model) {
+        (Switch::Off, Some(_)) => refuse("--model names a network and --nn off asks for none"),
+        (Switch::Off, None) => None,
+        (Switch::On, Some(path)) => Some(
+            kosumi::nn::Evaluator::load(path)
+                .unwrap_or_else(|e| refuse(format!("--model {}: {e}", path.display()))),
+        ),
+        (Switch::On, None) => Some(kosumi::nn::Evaluator::embedded()),
+    }
+}
+
+/// The network a subcommand cannot do without.
+fn needed_network(cli: &Cli, who: &str) -> kosumi::nn::Evaluator {
+    load_network(cli)
+        .unwrap_or_else(|| refuse(format!("{who} needs a network (--nn off asks for none)")))
+}
+
+/// `kosumi phantom-match`: the games played, or the reason on stderr.
+fn phantom_match(args: &PhantomMatchArgs) {
+    let PhantomMatchArgs {
+        size,
+        handicap,
+        timeout,
+        ..
+    } = *args;
+    if handicap > 0 && kosumi::go::handicap::fixed(size, handicap).is_err() {
+        refuse(format!(
+            "phantom-match: no fixed placement of {handicap} handicap stones on {size}x{size}"
+        ));
+    }
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 86_400.0) {
+        refuse(format!(
+            "phantom-match: --timeout must be more than 0 and at most 86400 seconds, not {timeout}"
+        ));
+    }
+    let rules = rules_named(&args.rules);
+    let options = Options {
+        shared_view: args.shared_view,
+        ..args.preset.options()
+    };
+    if !board_size_ok(size) {
+        refuse("board size must be 2 to 25");
+    }
+    let seats = [&args.seat1, &args.seat2]
+        .into_iter()
+        .chain(&args.seat3)
+        .chain(&args.seat4)
+        .cloned()
+        .collect();
+    let config = kosumi::tools::phantom_match::MatchConfig {
+        seats,
+        size,
+        komi: args.komi.unwrap_or(rules.default_komi),
+        rules,
+        options,
+        games: args.games,
+        sgf_dir: args.sgf.clone(),
+        threads: args.threads.max(1),
+        seed: args.seed,
+        timeout: std::time::Duration::from_secs_f64(timeout),
+        handicap,
+    };
+    if let Err(e) = kosumi::tools::phantom_match::run(&config) {
+        eprintln!("kosumi: phantom-match: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// `kosumi train-patterns`: the table written, or the reason on stderr.
+fn train_patterns(args: &TrainPatternsArgs) {
+    use std::io::Write;
+    let options = kosumi::tools::train_patterns::Options {
+        dir: args.dir.clone(),
+        games: args.games,
+        holdout: args.holdout,
+        min_count: args.min_count,
+        iterations: args.iterations,
+        threads: args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1),
+    };
+    let out = &args.out;
+    // The table's file is opened before training (which takes minutes),
+    // so that a place that cannot be written is reported at once.
+    let existed = out.exists();
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(out)
+        .unwrap_or_else(|e| {
+            refuse(format!(
+                "train-patterns: cannot write {}: {e}",
+                out.display()
+            ))
+        });
+    let trained = kosumi::tools::train_patterns::train(&options);
+    if trained.is_err() && !existed {
+        let _ = std::fs::remove_file(out);
+    }
+    match trained {
+        Ok((model, s)) => {
+            if let Err(e) = file
+                .set_len(0)
+                .and_then(|_| file.write_all(&model.to_bytes()))
+            {
+                eprintln!("kosumi: cannot write {}: {e}", out.display());
+                std::process::exit(1);
             }
-        },
-        (_, None) => Some(kosumi::nn::Evaluator::embedded()),
+            println!(
+                "train-patterns: {} patterns, {} training positions; held out: {} positions, first choice {:.1}%, top 5 {:.1}%",
+                s.patterns,
+                s.train_positions,
+                s.test_positions,
+                100.0 * s.first_choice,
+                100.0 * s.top5
+            );
+        }
+        Err(e) => {
+            eprintln!("kosumi: train-patterns: {e}");
+            std::process::exit(1);
+        }
     }
 }
 
 /// `kosumi analysis`: KataGo's JSON analysis engine until input ends.
-fn analysis_engine(
-    cli: &Cli,
-    max_visits: u64,
-    max_time: Option<f64>,
-    positions: usize,
-    report_as: &str,
-) {
-    use kosumi::frontends::analysis::{Defaults, Perspective, Settings, serve};
-    let Some(net) = load_network(cli) else {
-        eprintln!("kosumi: analysis needs a network (--nn off asks for none)");
-        std::process::exit(2);
-    };
+fn analysis_engine(cli: &Cli, args: &AnalysisArgs) {
+    use kosumi::frontends::analysis::{Defaults, Settings, serve};
+    let net = needed_network(cli, "analysis");
     let settings = Settings {
         defaults: Defaults {
-            max_visits: max_visits.max(1),
-            max_time: max_time.map(std::time::Duration::from_secs_f64),
-            perspective: match report_as {
-                "white" => Perspective::White,
-                "sidetomove" => Perspective::SideToMove,
-                _ => Perspective::Black,
-            },
+            max_visits: args.max_visits.max(1),
+            max_time: args.max_time.map(std::time::Duration::from_secs_f64),
+            perspective: args.report_as.into(),
         },
-        workers: positions.clamp(1, 256),
-        threads: cli.threads.clamp(1, 256),
-        seed: cli.seed,
+        workers: args.positions.clamp(1, 256),
+        search: search_config(cli),
     };
     // KaTrain runs a custom engine command through a shell and ends it by
     // ending that shell: kosumi goes with its parent.
@@ -343,12 +617,10 @@ fn analysis_engine(
 }
 
 /// `kosumi review`: the reviewed record written, or the reason on stderr.
-fn review_record(cli: &Cli, path: &std::path::Path, out: Option<&std::path::Path>, visits: u64) {
+fn review_record(cli: &Cli, args: &ReviewArgs) {
     use std::io::Write;
-    let Some(net) = load_network(cli) else {
-        eprintln!("kosumi: review needs a network (--nn off asks for none)");
-        std::process::exit(2);
-    };
+    let net = needed_network(cli, "review");
+    let path = args.game.as_path();
     let fail = |what: String| -> ! {
         eprintln!("kosumi: review: {what}");
         std::process::exit(1);
@@ -358,7 +630,7 @@ fn review_record(cli: &Cli, path: &std::path::Path, out: Option<&std::path::Path
     let template = kosumi::go::game::Game::new(19, rules, cli.komi.unwrap_or(rules.default_komi));
     let (game, result) = kosumi::go::sgf::load_with_result(&text, &template)
         .unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
-    let out = out.map(std::path::Path::to_path_buf).unwrap_or_else(|| {
+    let out: PathBuf = args.out.clone().unwrap_or_else(|| {
         let stem = path.file_stem().unwrap_or_default().to_string_lossy();
         path.with_file_name(format!("{stem}-review.sgf"))
     });
@@ -374,12 +646,11 @@ fn review_record(cli: &Cli, path: &std::path::Path, out: Option<&std::path::Path
         );
         let _ = std::io::stderr().flush();
     };
-    let how = kosumi::frontends::review::Searching {
-        visits,
-        threads: cli.threads,
-        seed: cli.seed,
+    let how = SearchConfig {
+        playouts: Some(args.visits),
+        ..search_config(cli)
     };
-    let found = kosumi::frontends::review::review(&game, &net, how, &mut progress);
+    let found = kosumi::frontends::review::review(&game, &net, &how, &mut progress);
     eprintln!();
     let record = kosumi::frontends::review::annotate(&game, &found, result.as_deref());
     if let Err(e) = std::fs::write(&out, record) {
@@ -388,192 +659,34 @@ fn review_record(cli: &Cli, path: &std::path::Path, out: Option<&std::path::Path
     eprintln!("review: written to {}", out.display());
 }
 
-fn main() {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
-        .target(env_logger::Target::Stderr)
-        .init();
-    let cli = Cli::parse();
-    if let Some(Command::PhantomMatch {
-        seat1,
-        seat2,
-        seat3,
-        seat4,
-        size,
-        komi,
-        rules,
-        preset,
-        shared_view,
-        games,
-        sgf,
-        threads,
-        seed,
-        timeout,
-        handicap,
-    }) = cli.command
-    {
-        if handicap > 0 && kosumi::go::handicap::fixed(size, handicap).is_err() {
-            eprintln!(
-                "kosumi: phantom-match: no fixed placement of {handicap} handicap stones on {size}x{size}"
-            );
-            std::process::exit(2);
-        }
-        if !(timeout.is_finite() && timeout > 0.0 && timeout <= 86_400.0) {
-            eprintln!(
-                "kosumi: phantom-match: --timeout must be more than 0 and at most 86400 seconds, not {timeout}"
-            );
-            std::process::exit(2);
-        }
-        let Some(rules) = Rules::preset(&rules) else {
-            eprintln!("kosumi: unknown rules '{rules}'");
-            std::process::exit(2);
-        };
-        let Some(mut options) = kosumi::phantom::options::Options::preset(&preset) else {
-            eprintln!("kosumi: unknown preset '{preset}' (seed, olympiad, openspiel)");
-            std::process::exit(2);
-        };
-        options.shared_view = shared_view;
-        if !board_size_ok(size) {
-            eprintln!("kosumi: board size must be 2 to 25");
-            std::process::exit(2);
-        }
-        let mut seats = vec![seat1, seat2];
-        seats.extend(seat3);
-        seats.extend(seat4);
-        let config = kosumi::tools::phantom_match::MatchConfig {
-            seats,
-            size,
-            komi: komi.unwrap_or(rules.default_komi),
-            rules,
-            options,
-            games,
-            sgf_dir: sgf,
-            threads: threads.max(1),
-            seed,
-            timeout: std::time::Duration::from_secs_f64(timeout),
-            handicap,
-        };
-        if let Err(e) = kosumi::tools::phantom_match::run(&config) {
-            eprintln!("kosumi: phantom-match: {e}");
-            std::process::exit(1);
-        }
-        return;
+/// `kosumi bench`: speed figures on stdout.
+fn bench(args: &BenchArgs) {
+    if !args.sizes.iter().all(|&s| board_size_ok(s)) {
+        refuse("bench sizes must be 2 to 25");
     }
-    if let Some(Command::TrainPatterns {
-        dir,
-        out,
-        games,
-        holdout,
-        min_count,
-        iterations,
-        threads,
-    }) = cli.command
-    {
-        let options = kosumi::tools::train_patterns::Options {
-            dir,
-            games,
-            holdout,
-            min_count,
-            iterations,
-            threads: threads
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-                .max(1),
-        };
-        // The table's file is opened before training (which takes minutes),
-        // so that a place that cannot be written is reported at once.
-        let existed = out.exists();
-        let mut file = match std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&out)
-        {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!(
-                    "kosumi: train-patterns: cannot write {}: {e}",
-                    out.display()
-                );
-                std::process::exit(2);
-            }
-        };
-        let trained = kosumi::tools::train_patterns::train(&options);
-        if trained.is_err() && !existed {
-            let _ = std::fs::remove_file(&out);
-        }
-        match trained {
-            Ok((model, s)) => {
-                use std::io::Write;
-                if let Err(e) = file
-                    .set_len(0)
-                    .and_then(|_| file.write_all(&model.to_bytes()))
-                {
-                    eprintln!("kosumi: cannot write {}: {e}", out.display());
-                    std::process::exit(1);
-                }
-                println!(
-                    "train-patterns: {} patterns, {} training positions; held out: {} positions, first choice {:.1}%, top 5 {:.1}%",
-                    s.patterns,
-                    s.train_positions,
-                    s.test_positions,
-                    100.0 * s.first_choice,
-                    100.0 * s.top5
-                );
-            }
-            Err(e) => {
-                eprintln!("kosumi: train-patterns: {e}");
-                std::process::exit(1);
-            }
-        }
-        return;
-    }
-    if let Some(Command::Analysis {
-        max_visits,
-        max_time,
-        positions,
-        report_as,
-    }) = &cli.command
-    {
-        analysis_engine(&cli, *max_visits, *max_time, *positions, report_as);
-        return;
-    }
-    if let Some(Command::Review { game, out, visits }) = &cli.command {
-        review_record(&cli, game, out.as_deref(), *visits);
-        return;
-    }
-    if let Some(Command::Bench { seconds, sizes, nn }) = cli.command {
-        if !sizes.iter().all(|&s| board_size_ok(s)) {
-            eprintln!("kosumi: bench sizes must be 2 to 25");
-            std::process::exit(2);
-        }
-        let sizes = if sizes.is_empty() {
-            vec![9, 13, 19]
-        } else {
-            sizes
-        };
-        // Threads: 1, 2, 4, 8, 16, as many as the machine has cores.
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let threads: Vec<usize> = [1, 2, 4, 8, 16]
-            .into_iter()
-            .filter(|&t| t <= cores.max(2))
-            .collect();
-        if nn {
-            kosumi::tools::bench::network(&sizes, seconds);
-        } else {
-            kosumi::tools::bench::run(&sizes, &threads, seconds);
-        }
-        return;
-    }
-    let Some(rules) = Rules::preset(&cli.rules) else {
-        eprintln!(
-            "kosumi: unknown rules '{}' (known: {})",
-            cli.rules,
-            Rules::preset_names().collect::<Vec<_>>().join(", ")
-        );
-        std::process::exit(2);
+    let sizes = if args.sizes.is_empty() {
+        vec![9, 13, 19]
+    } else {
+        args.sizes.clone()
     };
+    // Threads: 1, 2, 4, 8, 16, as many as the machine has cores.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads: Vec<usize> = [1, 2, 4, 8, 16]
+        .into_iter()
+        .filter(|&t| t <= cores.max(2))
+        .collect();
+    if args.nn {
+        kosumi::tools::bench::network(&sizes, args.seconds);
+    } else {
+        kosumi::tools::bench::run(&sizes, &threads, args.seconds);
+    }
+}
+
+/// The GTP engine on stdin and stdout, as the command line sets it up.
+fn gtp_engine(cli: &Cli) {
+    let rules = rules_named(&cli.rules);
     if !board_size_ok(cli.size) {
-        eprintln!("kosumi: board size must be 2 to 25");
-        std::process::exit(2);
+        refuse("board size must be 2 to 25");
     }
     let dice = match cli
         .dice
@@ -585,73 +698,38 @@ fn main() {
             referee: cli.dice_referee,
             ..d
         }),
-        Err(e) => {
-            eprintln!("kosumi: --dice: {e}");
-            std::process::exit(2);
+        Err(e) => refuse(format!("--dice: {e}")),
+    };
+    let phantom_host = cli.phantom_human.map(|seat| {
+        let kind = Kind::from(cli.phantom_kind);
+        if usize::from(seat) > kind.seats() {
+            refuse(format!(
+                "--phantom-human {seat}: phantom {} has {} seats",
+                kind.name(),
+                kind.seats()
+            ));
         }
-    };
-    let config = Config {
-        playouts: cli.playouts,
-        time: cli.time,
-        threads: cli.threads.max(1),
-        seed: cli.seed,
-        resign: cli.resign,
-        max_nodes: cli.max_nodes.max(1000),
-        phantom_mode: match cli.phantom_search.as_str() {
-            "view" => kosumi::phantom::player::Mode::View,
-            "determinized" => kosumi::phantom::player::Mode::Determinized,
-            "net" => kosumi::phantom::player::Mode::Net,
-            _ => kosumi::phantom::player::Mode::Auto,
-        },
-        phantom_policy: if cli.phantom_policy == "full" {
-            kosumi::search::Policy::Full
-        } else {
-            kosumi::search::Policy::Light
-        },
-        dice_planning: if cli.dice_planning == "root-only" {
-            Planning::RootOnly
-        } else {
-            Planning::Chance
-        },
-        ponder: cli.ponder,
-        live_gfx: cli.live_gfx,
-        patterns: cli.patterns == "on",
-        version: cli.override_version.clone(),
-        ..Config::default()
-    };
-    let phantom_host = match cli.phantom_human {
-        None => None,
-        Some(seat) => {
-            let kind = kosumi::phantom::Kind::parse(&cli.phantom_kind).expect("checked by clap");
-            if usize::from(seat) > kind.seats() {
-                eprintln!(
-                    "kosumi: --phantom-human {seat}: phantom {} has {} seats",
-                    kind.name(),
-                    kind.seats()
-                );
-                std::process::exit(2);
-            }
-            if dice.is_some() {
-                eprintln!("kosumi: phantom games roll no dice");
-                std::process::exit(2);
-            }
-            let options = kosumi::phantom::options::Options::preset(&cli.phantom_preset)
-                .expect("checked by clap");
-            Some((usize::from(seat), kind, options))
+        if dice.is_some() {
+            refuse("phantom games roll no dice");
         }
-    };
-    let network = load_network(&cli);
+        (usize::from(seat), kind, cli.phantom_preset.options())
+    });
+    let network = load_network(cli);
     if let Some(net) = &network {
         log::info!("network {}", net.name());
-    } else if cli.search == "net" {
-        eprintln!("kosumi: --search net needs a network (--nn off asks for none)");
-        std::process::exit(2);
+    } else if cli.search == SearchKind::Net {
+        refuse("--search net needs a network (--nn off asks for none)");
     }
     let config = Config {
+        search: search_config(cli),
+        phantom_mode: cli.phantom_search.into(),
+        phantom_policy: cli.phantom_policy.into(),
         phantom_host,
-        net_search: cli.search != "mc" && network.is_some(),
+        ponder: cli.ponder,
+        live_gfx: cli.live_gfx,
+        net_search: cli.search != SearchKind::Mc && network.is_some(),
         network: network.map(std::sync::Arc::new),
-        ..config
+        version: cli.override_version.clone(),
     };
     let mut engine = Engine::new(config, rules, cli.size, cli.komi);
     if let Ok(game) = engine.game_mut() {
@@ -660,4 +738,19 @@ fn main() {
     }
     engine.start_host();
     serve(engine);
+}
+
+fn main() {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .target(env_logger::Target::Stderr)
+        .init();
+    let cli = Cli::parse();
+    match &cli.command {
+        Some(Command::PhantomMatch(args)) => phantom_match(args),
+        Some(Command::TrainPatterns(args)) => train_patterns(args),
+        Some(Command::Analysis(args)) => analysis_engine(&cli, args),
+        Some(Command::Review(args)) => review_record(&cli, args),
+        Some(Command::Bench(args)) => bench(args),
+        None => gtp_engine(&cli),
+    }
 }

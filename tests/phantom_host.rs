@@ -132,14 +132,21 @@ fn no_reading_command_reveals_a_hidden_stone() {
     use kosumi::go::board::Color;
     use kosumi::go::rules::Rules;
     use kosumi::phantom::{Kind, options::Options};
+    use kosumi::search::{ChooserPolicy, SearchConfig};
     use rand::{RngExt, SeedableRng};
 
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     let mut answers = 0;
     for (kind, human, size) in [(Kind::Go, 1, 7), (Kind::Go, 2, 7), (Kind::Rengo, 3, 7)] {
         let config = Config {
-            playouts: Some(30),
-            ownership_playouts: 20,
+            search: SearchConfig {
+                playouts: Some(30),
+                chooser: ChooserPolicy {
+                    ownership_playouts: 20,
+                    ..ChooserPolicy::default()
+                },
+                ..SearchConfig::default()
+            },
             phantom_host: Some((human, kind, Options::preset("seed").unwrap())),
             ..Config::default()
         };
@@ -309,11 +316,15 @@ fn gogui_s_ruler_stream_plays_one_try_per_click() {
     use kosumi::frontends::gtp::execute;
     use kosumi::go::rules::Rules;
     use kosumi::phantom::{Kind, options::Options};
+    use kosumi::search::SearchConfig;
 
     let stream = include_str!("data/gogui_ruler_stream.gtp");
     let config = Config {
-        playouts: Some(300),
-        seed: 4,
+        search: SearchConfig {
+            playouts: Some(300),
+            seed: 4,
+            ..SearchConfig::default()
+        },
         phantom_host: Some((2, Kind::Go, Options::preset("seed").unwrap())),
         ..Config::default()
     };

@@ -150,7 +150,7 @@ proptest! {
 
     #[test]
     fn gtp_never_panics_on_junk(lines in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..30)) {
-        let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { playouts: Some(50), ..Default::default() }, Rules::default(), 5, None);
+        let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { search: kosumi::search::SearchConfig { playouts: Some(50), ..Default::default() }, ..Default::default() }, Rules::default(), 5, None);
         for l in lines {
             if let Some(r) = kosumi::frontends::gtp::execute(&mut e, &l) {
                 prop_assert!(r.starts_with('=') || r.starts_with('?'));
@@ -161,7 +161,7 @@ proptest! {
 
     #[test]
     fn gtp_never_panics_on_command_like_input(cmds in prop::collection::vec((0usize..kosumi::frontends::gtp::COMMANDS.len(), prop::collection::vec("[a-zA-Z0-9.-]{0,4}", 0..4)), 0..30)) {
-        let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { playouts: Some(30), ownership_playouts: 20, ..Default::default() }, Rules::default(), 5, None);
+        let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { search: kosumi::search::SearchConfig { playouts: Some(30), chooser: kosumi::search::ChooserPolicy { ownership_playouts: 20, ..Default::default() }, ..Default::default() }, ..Default::default() }, Rules::default(), 5, None);
         for (i, args) in cmds {
             let name = kosumi::frontends::gtp::COMMANDS[i].name;
             if ["quit", "printsgf", "loadsgf"].contains(&name) { continue; }
@@ -177,7 +177,7 @@ proptest! {
 
     #[test]
     fn gtp_never_panics_in_well_formed_sessions(cmds in prop::collection::vec((0usize..28, 0usize..1000, 0usize..1000), 0..80)) {
-        let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { playouts: Some(40), ownership_playouts: 20, max_nodes: 2000, ..Default::default() }, Rules::default(), 9, None);
+        let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { search: kosumi::search::SearchConfig { playouts: Some(40), mc: kosumi::search::MonteCarlo { max_nodes: 2000, ..Default::default() }, chooser: kosumi::search::ChooserPolicy { ownership_playouts: 20, ..Default::default() }, ..Default::default() }, ..Default::default() }, Rules::default(), 9, None);
         let mut size = 9;
         for (kind, a, b) in cmds {
             let line = kosumi::tools::fuzzing::session_command(kind, a, b, &mut size);

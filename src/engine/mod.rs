@@ -33,7 +33,7 @@ use crate::search::chooser::{Chooser, Choosing, Lent};
 use crate::search::{self, Budget, Decision, Watch};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Visits of the search whose ownership judges dead stones with the
 /// network (KataGo's: at least 100).
@@ -215,12 +215,8 @@ impl Engine {
     /// The move's budget: fixed playouts or seconds, else the clock's
     /// share; none where nothing sets one (the chooser has defaults).
     pub fn move_budget(&self, color: Color) -> Budget {
-        let fixed_time = self.config.time.map(Duration::from_secs_f64);
-        if self.config.playouts.is_some() || fixed_time.is_some() {
-            return Budget {
-                playouts: self.config.playouts,
-                time: fixed_time,
-            };
+        if let Some(fixed) = self.config.search.fixed_budget() {
+            return fixed;
         }
         let game = self.role.game();
         Budget {
@@ -235,17 +231,10 @@ impl Engine {
 
     /// How the settings have a move of `budget` chosen.
     fn choosing(config: &Config, budget: Budget) -> Choosing<'_> {
-        let c = config;
         Choosing {
+            config: &config.search,
             budget,
-            threads: c.threads,
-            planning: c.dice_planning,
-            max_nodes: c.max_nodes,
-            patterns: c.patterns,
-            resign: c.resign,
-            ownership_playouts: c.ownership_playouts,
-            seed: c.seed,
-            network: c.network.as_deref().filter(|_| c.net_search),
+            network: config.network.as_deref().filter(|_| config.net_search),
         }
     }
 
@@ -392,8 +381,8 @@ impl Engine {
     pub fn ownership(&self) -> Vec<f64> {
         search::ownership(
             self.shown(),
-            self.config.ownership_playouts,
-            self.config.seed,
+            self.config.search.chooser.ownership_playouts,
+            self.config.search.seed,
         )
     }
 
@@ -420,7 +409,7 @@ impl Engine {
     /// (`Judged`).
     pub fn statuses(&self) -> Vec<Status> {
         let game = self.shown();
-        let judged = Judged::of(game, self.config.seed);
+        let judged = Judged::of(game, self.config.search.seed);
         let mut last = self.judged.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((at, statuses)) = last.as_ref()
             && *at == judged
@@ -429,7 +418,8 @@ impl Engine {
         }
         let statuses = match &self.config.network {
             Some(net) if game.dice().is_none() => {
-                let ownership = search::puct::ownership(game, net, STATUS_VISITS, self.config.seed);
+                let ownership =
+                    search::puct::ownership(game, net, STATUS_VISITS, self.config.search.seed);
                 score::statuses_from_search(game.board(), &ownership)
             }
             _ => score::statuses(game.board(), &self.ownership()),
@@ -518,7 +508,7 @@ mod tests {
             let judged = e.judged.lock().unwrap();
             judged.as_ref().map(|(at, statuses)| {
                 (
-                    *at == Judged::of(e.shown(), e.config.seed),
+                    *at == Judged::of(e.shown(), e.config.search.seed),
                     statuses.clone(),
                 )
             })

@@ -48,7 +48,7 @@ impl Engine {
         self.no_dice()?;
         let truth = self.role.game().clone();
         let mut referee = Referee::new(kind, options, &truth);
-        referee.seed = self.config.seed;
+        referee.seed = self.config.search.seed;
         self.role = Role::Referee { referee, truth };
         Ok(())
     }
@@ -76,7 +76,7 @@ impl Engine {
         };
         let mut game = self.role.game().clone();
         game.set_dice(None);
-        let mut host = Host::new(kind, options, human, game, self.config.seed);
+        let mut host = Host::new(kind, options, human, game, self.config.search.seed);
         let budget = self.seat_budget(seat_color(human).opponent());
         let settings = seat_settings(&self.config, &mut self.chooser, budget);
         host.play_others(&settings, &self.stop);
@@ -270,14 +270,13 @@ fn seat_settings<'c>(
     chooser: &mut Chooser,
     budget: Budget,
 ) -> player::Settings<'c> {
-    let seed = chooser.next_seed(config.seed);
+    let seed = chooser.next_seed(config.search.seed);
     player::Settings {
         mode: config.phantom_mode,
         policy: config.phantom_policy,
         budget,
         seed,
-        max_nodes: config.max_nodes,
-        patterns: config.patterns,
+        mc: config.search.mc,
         network: config.network.as_deref(),
     }
 }

@@ -17,7 +17,7 @@ use crate::go::game::{Action, Game};
 use crate::go::sgf::Note;
 use crate::go::vertex::vertex_name;
 use crate::nn::Evaluator;
-use crate::search::{Budget, Report, Watch, puct};
+use crate::search::{Budget, Report, SearchConfig, Watch, puct};
 use std::sync::atomic::AtomicBool;
 
 /// What the search found in one position.
@@ -68,21 +68,13 @@ fn evaluated(report: &Report) -> Option<Evaluated> {
     })
 }
 
-/// How a review searches: visits a position, threads, seed.
-#[derive(Clone, Copy, Debug)]
-pub struct Searching {
-    pub visits: u64,
-    pub threads: usize,
-    pub seed: u64,
-}
-
 /// Searches every position of `game` (before each action and after the
 /// last), calling `progress(done, total)` after each. A position already
 /// over (two passes) is not searched: `None`.
 pub fn review(
     game: &Game,
     net: &Evaluator,
-    how: Searching,
+    how: &SearchConfig,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Vec<Option<Evaluated>> {
     let total = game.actions().len() + 1;
@@ -98,13 +90,13 @@ pub fn review(
             let mut ignore = |_: &Report| {};
             let watch = Watch::quiet(None, &mut ignore);
             let budget = Budget {
-                playouts: Some(how.visits.max(1)),
+                playouts: Some(how.playouts.unwrap_or(1).max(1)),
                 time: None,
             };
             let outcome = puct::search_watched(
                 &at,
                 net,
-                puct::Params::new(budget, nth_seed(how.seed, n as u64)).threads(how.threads.max(1)),
+                puct::Params::of(how, budget, nth_seed(how.seed, n as u64)),
                 &stop,
                 &mut tree,
                 Some(watch),
@@ -215,12 +207,12 @@ mod tests {
         let board = game.board().clone();
         // Black's first stone on the edge at A1: a move that loses points.
         game.play(Color::Black, Some(board.point(0, 0))).unwrap();
-        let how = Searching {
-            visits: 32,
-            threads: 1,
+        let how = SearchConfig {
+            playouts: Some(32),
             seed: 1,
+            ..Default::default()
         };
-        let found = review(&game, &net, how, &mut |_, _| {});
+        let found = review(&game, &net, &how, &mut |_, _| {});
         assert_eq!(found.len(), 2);
         let (before, after) = (found[0].as_ref().unwrap(), found[1].as_ref().unwrap());
         assert!(

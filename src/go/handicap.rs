@@ -1,7 +1,14 @@
-//! Handicap stone placement: the fixed points of the GTP specification (GNU
-//! Go's placement) and a free placement that spreads further stones out.
+//! Handicap stones: the fixed points of the GTP specification (GNU Go's
+//! placement), a free placement that spreads further stones out, and which
+//! setup stones count as a handicap.
 
-use crate::go::board::{Board, Point};
+use crate::go::board::{Board, Color, Point};
+
+/// Whether setup stones are a handicap (White's bonus under the rules
+/// counts them): two or more, all Black, as KataGo reads `initialStones`.
+pub fn stones_are_handicap(stones: &[(Color, Point)]) -> bool {
+    stones.len() >= 2 && stones.iter().all(|&(c, _)| c == Color::Black)
+}
 
 /// The fixed handicap points for `n` stones on a `size` board, in GNU Go's
 /// order, or the reason it cannot be done.
@@ -86,6 +93,18 @@ pub fn free(board: &Board, n: usize) -> Result<Vec<Point>, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_or_more_black_setup_stones_are_a_handicap() {
+        let board = Board::new(9);
+        let (a, b) = (board.point(2, 2), board.point(6, 6));
+        assert!(stones_are_handicap(&[(Color::Black, a), (Color::Black, b)]));
+        assert!(!stones_are_handicap(&[(Color::Black, a)]));
+        assert!(!stones_are_handicap(&[
+            (Color::Black, a),
+            (Color::White, b)
+        ]));
+    }
 
     #[test]
     fn gtp_specification_points_on_19() {

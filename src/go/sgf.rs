@@ -9,6 +9,7 @@ use crate::go::board::{Color, Point};
 use crate::go::dice::Dice;
 use crate::go::game::{Action, Game};
 use crate::go::rules::Rules;
+use crate::go::vertex::parse_color;
 use sgf_parse::go::{Move, Point as SgfPoint, Prop};
 use sgf_parse::{SgfNode, SimpleText};
 use std::collections::HashSet;
@@ -322,11 +323,7 @@ fn load_parsed(
                 let (c, t) = v
                     .split_once(':')
                     .ok_or_else(|| format!("DP[{v}]: expected colour:total"))?;
-                let c = match c {
-                    "B" | "b" => Color::Black,
-                    "W" | "w" => Color::White,
-                    _ => return Err(format!("DP[{v}]: bad colour")),
-                };
+                let c = parse_color(c).map_err(|_| format!("DP[{v}]: bad colour"))?;
                 game.set_roll(c, Some(parse_total(Some(&t.to_string()), &game)?));
             }
         }

@@ -328,8 +328,11 @@ mod tests {
                 time: None,
             },
             seed: 1,
-            max_nodes: 1000,
-            patterns: false,
+            mc: crate::search::MonteCarlo {
+                max_nodes: 1000,
+                patterns: false,
+                planning: crate::search::Planning::Chance,
+            },
             network: None,
         }
     }

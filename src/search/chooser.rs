@@ -9,6 +9,7 @@
 //! its own.
 
 use super::advantage::{self, Advantage};
+use super::config::SearchConfig;
 use super::ownership::ownership;
 use super::puct::{self, NetTree, Params};
 use super::settings::{Budget, Decision, Planning, Settings};
@@ -28,22 +29,14 @@ pub const DEFAULT_VISITS: u64 = 500;
 /// Monte Carlo playouts per move when nothing sets a budget.
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 
-/// How the engine's settings have a move chosen.
+/// How the engine's settings have a move chosen: its configuration, the
+/// move's budget and the network.
 #[derive(Clone, Copy)]
 pub struct Choosing<'a> {
+    pub config: &'a SearchConfig,
     /// The move's budget: fixed playouts or seconds, or the clock's share;
     /// `None` for both when nothing sets one.
     pub budget: Budget,
-    pub threads: usize,
-    pub planning: Planning,
-    pub max_nodes: usize,
-    pub patterns: bool,
-    /// Resign below this win rate (0 never).
-    pub resign: f64,
-    /// Playouts of the ownership estimate that judges dead stones.
-    pub ownership_playouts: usize,
-    /// The engine's seed; each search varies it.
-    pub seed: u64,
     /// The network, where the engine chooses its moves with it.
     pub network: Option<&'a Evaluator>,
 }
@@ -54,8 +47,9 @@ impl Choosing<'_> {
     /// playouts a millisecond, at least 32).
     fn estimate_playouts(&self) -> usize {
         match self.budget.time {
-            Some(t) => (t.as_millis() as usize * 10).clamp(32, self.ownership_playouts.max(32)),
-            None => self.ownership_playouts,
+            Some(t) => (t.as_millis() as usize * 10)
+                .clamp(32, self.config.chooser.ownership_playouts.max(32)),
+            None => self.config.chooser.ownership_playouts,
         }
     }
 
@@ -139,10 +133,10 @@ impl Chooser {
     fn next_settings(&mut self, how: &Choosing, budget: Budget, cleanup: bool) -> Settings {
         Settings {
             budget,
-            seed: self.next_seed(how.seed),
+            seed: self.next_seed(how.config.seed),
             cleanup,
-            max_nodes: how.max_nodes,
-            patterns: how.patterns,
+            max_nodes: how.config.mc.max_nodes,
+            patterns: how.config.mc.patterns,
         }
     }
 
@@ -168,7 +162,7 @@ impl Chooser {
             // few milliseconds); playouts otherwise.
             let ownership = match network {
                 Some(net) => net.ownership(game),
-                None => ownership(game, how.estimate_playouts(), how.seed),
+                None => ownership(game, how.estimate_playouts(), how.config.seed),
             };
             let statuses = match network {
                 Some(_) => score::statuses_from_network(game.board(), &ownership),
@@ -201,15 +195,23 @@ impl Chooser {
         if let Some(net) = network.filter(|_| !cleanup) {
             let params = Params {
                 white_advantage: self.advantage.update(game),
-                ..Params::new(how.visit_budget(), self.next_seed(how.seed)).threads(how.threads)
+                ..Params::of(
+                    how.config,
+                    how.visit_budget(),
+                    self.next_seed(how.config.seed),
+                )
             };
             let out = puct::search_watched(game, net, params, stop, &mut self.net_tree, watch);
             // The mover's side to White's: the same sign as the other way.
             let for_white = |v: f64| color.from_white() * v;
             self.advantage.record(for_white(2.0 * out.win_rate - 1.0));
             let white_lead = for_white(out.lead);
-            let lost = resigns(game, how.resign, out.win_rate, out.visits >= 50)
-                && advantage::may_resign(game, color, white_lead);
+            let lost = resigns(
+                game,
+                how.config.chooser.resign,
+                out.win_rate,
+                out.visits >= 50,
+            ) && advantage::may_resign(game, color, white_lead);
             if self.hopeless.note(game, lost) {
                 return Decision::Resign;
             }
@@ -219,13 +221,13 @@ impl Chooser {
         let (decision, win_rate, playouts) = run_watched(
             game,
             &settings,
-            how.threads,
-            how.planning,
+            how.config.threads,
+            how.config.mc.planning,
             stop,
             &mut self.tree,
             watch,
         );
-        let lost = resigns(game, how.resign, win_rate, playouts >= 500);
+        let lost = resigns(game, how.config.chooser.resign, win_rate, playouts >= 500);
         if self.hopeless.note(game, lost) {
             return Decision::Resign;
         }
@@ -237,23 +239,20 @@ impl Chooser {
     /// With the network where it applies (no dice).
     pub fn analyse(&mut self, game: &Game, how: &Choosing, stop: &AtomicBool, watch: Watch) {
         if let Some(net) = how.network.filter(|_| game.dice().is_none()) {
-            let params = Params::new(how.visit_budget(), self.next_seed(how.seed));
-            puct::search_watched(
-                game,
-                net,
-                params.threads(how.threads),
-                stop,
-                &mut self.net_tree,
-                Some(watch),
+            let params = Params::of(
+                how.config,
+                how.visit_budget(),
+                self.next_seed(how.config.seed),
             );
+            puct::search_watched(game, net, params, stop, &mut self.net_tree, Some(watch));
             return;
         }
         let settings = self.next_settings(how, how.playout_budget(), false);
         run_watched(
             game,
             &settings,
-            how.threads,
-            how.planning,
+            how.config.threads,
+            how.config.mc.planning,
             stop,
             &mut self.tree,
             Some(watch),
@@ -275,15 +274,13 @@ impl Chooser {
             Some(net) => Lent::Network {
                 tree: std::mem::take(&mut self.net_tree),
                 net,
-                budget,
-                seed: self.next_seed(how.seed),
-                threads: how.threads,
+                params: Params::of(how.config, budget, self.next_seed(how.config.seed)),
             },
             None => Lent::MonteCarlo {
                 settings: self.next_settings(how, budget, false),
                 tree: std::mem::take(&mut self.tree),
-                threads: how.threads,
-                planning: how.planning,
+                threads: how.config.threads,
+                planning: how.config.mc.planning,
             },
         }
     }
@@ -307,9 +304,7 @@ pub enum Lent {
     Network {
         tree: NetTree,
         net: Arc<Evaluator>,
-        budget: Budget,
-        seed: u64,
-        threads: usize,
+        params: Params,
     },
 }
 
@@ -326,15 +321,8 @@ impl Lent {
             } => {
                 run_watched(game, settings, *threads, *planning, stop, tree, watch);
             }
-            Lent::Network {
-                tree,
-                net,
-                budget,
-                seed,
-                threads,
-            } => {
-                let params = Params::new(*budget, *seed).threads(*threads);
-                puct::search_watched(game, net, params, stop, tree, watch);
+            Lent::Network { tree, net, params } => {
+                puct::search_watched(game, net, *params, stop, tree, watch);
             }
         }
     }

@@ -1,7 +1,8 @@
 //! Choosing a move, by one of two searches behind one chooser.
 //!
 //! [`chooser`] is the one move chooser: when to pass, when to resign, and
-//! which search runs; `settings` holds what a search is told (its budget,
+//! which search runs; `config` is how to search, one value for every
+//! search ([`SearchConfig`]), and `settings` holds what a search is told (its budget,
 //! dice planning) and what it decides.
 //!
 //! **PUCT with the network** ([`puct`], the default in plain Go): KataGo's
@@ -33,6 +34,7 @@
 
 mod advantage;
 pub mod chooser;
+mod config;
 mod dynkomi;
 mod ownership;
 mod playout;
@@ -45,6 +47,7 @@ mod threads;
 mod tree;
 mod uct;
 
+pub use config::{ChooserPolicy, MonteCarlo, Puct, SearchConfig};
 pub use ownership::ownership;
 pub use playout::{Policy, Rolls, playout, playout_area};
 pub use report::{Candidate, Report};

@@ -196,14 +196,17 @@ pub fn network(sizes: &[usize], seconds: f64) {
             let out = crate::search::puct::search_watched(
                 &game,
                 &net,
-                crate::search::puct::Params::new(
+                crate::search::puct::Params::of(
+                    &crate::search::SearchConfig {
+                        threads,
+                        ..Default::default()
+                    },
                     crate::search::Budget {
                         playouts: None,
                         time: Some(time),
                     },
                     threads as u64,
-                )
-                .threads(threads),
+                ),
                 &std::sync::atomic::AtomicBool::new(false),
                 &mut crate::search::puct::NetTree::default(),
                 None,
@@ -463,8 +466,11 @@ pub fn phantom_playouts_per_second(size: usize, duration: Duration) -> (f64, f64
             time: Some(duration),
         },
         seed: 1,
-        max_nodes: 0,
-        patterns: false,
+        mc: crate::search::MonteCarlo {
+            max_nodes: 0,
+            patterns: false,
+            planning: crate::search::Planning::Chance,
+        },
         network: None,
     };
     let start = Instant::now();

@@ -251,9 +251,18 @@ pub fn check_session(
 pub fn quick_engine(size: usize) -> Engine {
     Engine::new(
         crate::engine::Config {
-            playouts: Some(30),
-            ownership_playouts: 20,
-            max_nodes: 2000,
+            search: crate::search::SearchConfig {
+                playouts: Some(30),
+                mc: crate::search::MonteCarlo {
+                    max_nodes: 2000,
+                    ..Default::default()
+                },
+                chooser: crate::search::ChooserPolicy {
+                    ownership_playouts: 20,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
             ..Default::default()
         },
         crate::go::rules::Rules::default(),

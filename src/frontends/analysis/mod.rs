@@ -19,7 +19,7 @@ pub use query::{Defaults, Perspective};
 
 use crate::core::random::nth_seed;
 use crate::nn::{Evaluator, Request, Scratch};
-use crate::search::{Watch, puct};
+use crate::search::{Puct, SearchConfig, Watch, puct};
 use query::{Action, Asked, Parsed, Position};
 use serde_json::{Value, json};
 use std::io::{BufRead, Read, Write};
@@ -30,11 +30,11 @@ use std::sync::{Arc, Condvar, Mutex};
 #[derive(Clone, Copy, Debug)]
 pub struct Settings {
     pub defaults: Defaults,
-    /// Positions searched at once, and the threads each search runs
-    /// (KataGo's numAnalysisThreads and numSearchThreadsPerAnalysisThread).
+    /// Positions searched at once (KataGo's numAnalysisThreads).
     pub workers: usize,
-    pub threads: usize,
-    pub seed: u64,
+    /// How each position is searched (its threads: KataGo's
+    /// numSearchThreadsPerAnalysisThread), before a query's own settings.
+    pub search: SearchConfig,
 }
 
 /// The version `query_version` reports: kosumi's own.
@@ -297,19 +297,25 @@ fn search(
         restrict: asked.restrict.clone(),
         on_report: &mut partial,
     };
+    // The query's budget and root noise over the engine's settings.
+    let config = SearchConfig {
+        puct: Puct {
+            wide_root_noise: asked.wide_root_noise,
+        },
+        ..settings.search
+    };
     let budget = crate::search::Budget {
         playouts: Some(asked.max_visits),
         time: asked.max_time,
     };
-    let seed = nth_seed(settings.seed, job.arrival);
+    let seed = nth_seed(settings.search.seed, job.arrival);
     let mut tree = puct::NetTree::default();
     let outcome = puct::search_watched(
         game,
         net,
         puct::Params {
             white_advantage: asked.advantage.for_white(game.to_move()),
-            wide_root_noise: asked.wide_root_noise,
-            ..puct::Params::new(budget, seed)
+            ..puct::Params::of(&config, budget, seed)
         },
         &job.stop,
         &mut tree,

@@ -6,8 +6,9 @@
 use crate::frontends::katago_rules;
 use crate::go::board::Color;
 use crate::go::game::Game;
+use crate::go::handicap;
 use crate::go::rules::check_komi;
-use crate::go::vertex::parse_vertex;
+use crate::go::vertex::{parse_color, parse_vertex};
 use crate::search::MoveRules;
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -336,6 +337,41 @@ impl Fields<'_> {
         Ok(any.then_some(rules))
     }
 
+    /// How the query's positions are searched: the engine's defaults, the
+    /// query's `maxVisits`, then `overrideSettings` read by [`OVERRIDES`]
+    /// (a setting kosumi lacks is a warning).
+    fn searching(
+        &self,
+        defaults: &Defaults,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Searching, QueryError> {
+        let mut searching = Searching {
+            max_visits: self
+                .integer("maxVisits", 1, 1 << 40)?
+                .map_or(defaults.max_visits, |v| v as u64),
+            max_time: defaults.max_time,
+            perspective: defaults.perspective,
+            advantage: Advantage::default(),
+            wide_root_noise: DEFAULT_WIDE_ROOT_NOISE,
+        };
+        let overrides = match self.object.get("overrideSettings") {
+            None => return Ok(searching),
+            Some(Value::Object(o)) => o,
+            Some(_) => return Err(self.error("overrideSettings", "must be an object")),
+        };
+        for (key, value) in overrides {
+            match OVERRIDES.iter().find(|o| o.name == key) {
+                Some(o) => (o.read)(value, &mut searching)
+                    .map_err(|m| self.error("overrideSettings", format!("{key}: {m}")))?,
+                None => warnings.push(Warning {
+                    field: "overrideSettings",
+                    message: format!("{key} is not a kosumi search setting; ignored"),
+                }),
+            }
+        }
+        Ok(searching)
+    }
+
     fn analysis(&self, defaults: &Defaults) -> Result<Parsed, QueryError> {
         let mut warnings = Vec::new();
         let x = self.integer("boardXSize", 2, 25)?;
@@ -428,9 +464,7 @@ impl Fields<'_> {
             })
             .collect::<Result<_, _>>()?;
         if !stones.is_empty() {
-            // Black stones alone set up a handicap (its bonus counts).
-            let handicap = stones.len() >= 2 && stones.iter().all(|s| s.0 == Color::Black);
-            game.setup(&stones, handicap)
+            game.setup(&stones, handicap::stones_are_handicap(&stones))
                 .map_err(|e| self.error("initialStones", e.to_string()))?;
         }
         let first = initial_player.or(moves.first().map(|m| m.0));
@@ -456,55 +490,7 @@ impl Fields<'_> {
             }
         }
 
-        let overrides = match self.object.get("overrideSettings") {
-            None => Map::new(),
-            Some(Value::Object(o)) => o.clone(),
-            Some(_) => return Err(self.error("overrideSettings", "must be an object")),
-        };
-        let mut max_visits = self
-            .integer("maxVisits", 1, 1 << 40)?
-            .map_or(defaults.max_visits, |v| v as u64);
-        let mut max_time = defaults.max_time;
-        let mut perspective = defaults.perspective;
-        let mut advantage = Advantage::default();
-        let mut wide_root_noise = DEFAULT_WIDE_ROOT_NOISE;
-        for (key, value) in &overrides {
-            let bad = |m: &str| self.error("overrideSettings", format!("{key}: {m}"));
-            match key.as_str() {
-                "maxVisits" => {
-                    max_visits = integer_in(value, 1, 1 << 40)
-                        .ok_or_else(|| bad("a positive integer"))?
-                        as u64
-                }
-                "maxTime" => max_time = seconds_in(Some(value)).map_err(|m| bad(&m))?,
-                "playoutDoublingAdvantage" => {
-                    advantage.doublings = number_in(value, -3.0, 3.0).map_err(|m| bad(&m))?
-                }
-                "wideRootNoise" => {
-                    wide_root_noise = number_in(value, 0.0, 5.0).map_err(|m| bad(&m))?
-                }
-                "playoutDoublingAdvantagePla" => {
-                    advantage.player =
-                        match value.as_str().map(|s| s.to_ascii_uppercase()).as_deref() {
-                            Some("B" | "BLACK") => Some(Color::Black),
-                            Some("W" | "WHITE") => Some(Color::White),
-                            _ => return Err(bad("BLACK or WHITE")),
-                        }
-                }
-                "reportAnalysisWinratesAs" => {
-                    perspective = match value.as_str().map(|s| s.to_ascii_uppercase()).as_deref() {
-                        Some("BLACK") => Perspective::Black,
-                        Some("WHITE") => Perspective::White,
-                        Some("SIDETOMOVE") => Perspective::SideToMove,
-                        _ => return Err(bad("BLACK, WHITE or SIDETOMOVE")),
-                    }
-                }
-                _ => warnings.push(Warning {
-                    field: "overrideSettings",
-                    message: format!("{key} is not a kosumi search setting; ignored"),
-                }),
-            }
-        }
+        let searching = self.searching(defaults, &mut warnings)?;
         for field in [
             "rootPolicyTemperature",
             "rootFpuReductionMax",
@@ -520,6 +506,13 @@ impl Fields<'_> {
         let pv_len = self
             .integer("analysisPVLen", 0, 1000)?
             .map_or(DEFAULT_PV_LEN, |n| n as usize);
+        let Searching {
+            max_visits,
+            max_time,
+            perspective,
+            advantage,
+            wide_root_noise,
+        } = searching;
         let asked = Asked {
             id: self.id.to_string(),
             max_visits,
@@ -545,6 +538,75 @@ impl Fields<'_> {
         })
     }
 }
+
+/// What a query's settings say of how to search its positions.
+struct Searching {
+    max_visits: u64,
+    max_time: Option<Duration>,
+    perspective: Perspective,
+    advantage: Advantage,
+    wide_root_noise: f64,
+}
+
+/// A search setting a query may override, as KataGo names it in
+/// `overrideSettings`, and how its value is read (the message names what
+/// it must be).
+struct Override {
+    name: &'static str,
+    read: fn(&Value, &mut Searching) -> Result<(), String>,
+}
+
+/// The settings `overrideSettings` may hold.
+const OVERRIDES: &[Override] = &[
+    Override {
+        name: "maxVisits",
+        read: |v, s| {
+            s.max_visits = integer_in(v, 1, 1 << 40).ok_or("a positive integer")? as u64;
+            Ok(())
+        },
+    },
+    Override {
+        name: "maxTime",
+        read: |v, s| {
+            s.max_time = seconds_in(Some(v))?;
+            Ok(())
+        },
+    },
+    Override {
+        name: "playoutDoublingAdvantage",
+        read: |v, s| {
+            s.advantage.doublings = number_in(v, -3.0, 3.0)?;
+            Ok(())
+        },
+    },
+    Override {
+        name: "playoutDoublingAdvantagePla",
+        read: |v, s| {
+            let player = v.as_str().and_then(|p| parse_color(p).ok());
+            s.advantage.player = Some(player.ok_or("BLACK or WHITE")?);
+            Ok(())
+        },
+    },
+    Override {
+        name: "wideRootNoise",
+        read: |v, s| {
+            s.wide_root_noise = number_in(v, 0.0, 5.0)?;
+            Ok(())
+        },
+    },
+    Override {
+        name: "reportAnalysisWinratesAs",
+        read: |v, s| {
+            s.perspective = match v.as_str().map(|p| p.to_ascii_uppercase()).as_deref() {
+                Some("BLACK") => Perspective::Black,
+                Some("WHITE") => Perspective::White,
+                Some("SIDETOMOVE") => Perspective::SideToMove,
+                _ => return Err("BLACK, WHITE or SIDETOMOVE".into()),
+            };
+            Ok(())
+        },
+    },
+];
 
 /// An integer from `lo` to `hi` (a float with no fraction counts).
 fn integer_in(v: &Value, lo: i64, hi: i64) -> Option<i64> {
@@ -574,12 +636,9 @@ fn seconds_in(v: Option<&Value>) -> Result<Option<Duration>, String> {
     }
 }
 
+/// A player as KataGo reads one (`B`, `w`, `black`, `WHITE`, …).
 fn player_color(s: &str) -> Option<Color> {
-    match s {
-        "B" | "b" => Some(Color::Black),
-        "W" | "w" => Some(Color::White),
-        _ => None,
-    }
+    parse_color(s).ok()
 }
 
 /// A location as KataGo writes it: a vertex (`C4`, `pass`) or `(x,y)`

@@ -502,17 +502,17 @@ struct Param {
 const PARAMS: &[Param] = &[
     Param {
         name: "maxVisits",
-        get: |c| c.playouts.map(|n| n as f64),
+        get: |c| c.search.playouts.map(|n| n as f64),
         set: set_visits,
     },
     Param {
         name: "maxPlayouts",
-        get: |c| c.playouts.map(|n| n as f64),
+        get: |c| c.search.playouts.map(|n| n as f64),
         set: set_visits,
     },
     Param {
         name: "maxTime",
-        get: |c| c.time,
+        get: |c| c.search.time,
         set: |c, v| {
             match v {
                 Some(t) if !(t > 0.0 && t <= crate::engine::clock::LONGEST_MOVE) => {
@@ -521,17 +521,17 @@ const PARAMS: &[Param] = &[
                         crate::engine::clock::LONGEST_MOVE
                     ));
                 }
-                _ => c.time = v,
+                _ => c.search.time = v,
             }
             Ok(())
         },
     },
     Param {
         name: "numSearchThreads",
-        get: |c| Some(c.threads as f64),
+        get: |c| Some(c.search.threads as f64),
         set: |c, v| match v {
             Some(n) if n.fract() == 0.0 && (1.0..=256.0).contains(&n) => {
-                c.threads = n as usize;
+                c.search.threads = n as usize;
                 Ok(())
             }
             _ => Err("numSearchThreads must be a whole number from 1 to 256".into()),
@@ -545,7 +545,7 @@ fn set_visits(c: &mut Config, v: Option<f64>) -> Result<(), String> {
             Err("visits must be a whole number, at least 1".into())
         }
         _ => {
-            c.playouts = v.map(|n| n as u64);
+            c.search.playouts = v.map(|n| n as u64);
             Ok(())
         }
     }

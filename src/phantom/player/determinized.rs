@@ -234,8 +234,11 @@ mod tests {
                 time: None,
             },
             seed: 3,
-            max_nodes: 10_000,
-            patterns: false,
+            mc: crate::search::MonteCarlo {
+                max_nodes: 10_000,
+                patterns: false,
+                planning: crate::search::Planning::Chance,
+            },
             network: None,
         };
         let stop = AtomicBool::new(false);

@@ -19,7 +19,7 @@ use crate::go::board::{Board, Color, Point};
 use crate::go::game::Game;
 use crate::go::vertex::color_name;
 use crate::nn::Evaluator;
-use crate::search::{Budget, Decision, Policy};
+use crate::search::{Budget, Decision, MonteCarlo, Policy};
 use std::sync::atomic::AtomicBool;
 
 /// How the player searches.
@@ -62,10 +62,9 @@ pub struct Settings<'a> {
     pub policy: Policy,
     pub budget: Budget,
     pub seed: u64,
-    pub max_nodes: usize,
-    /// Whether the view search's priors take the learned move patterns
-    /// (`--patterns`); the determinized search's light playouts do not.
-    pub patterns: bool,
+    /// The Monte Carlo search's settings (the view search's tree bound and
+    /// priors; the determinized search's light playouts read neither).
+    pub mc: MonteCarlo,
     /// The network, for [`Mode::Net`].
     pub network: Option<&'a Evaluator>,
 }

@@ -77,13 +77,13 @@ impl Player {
         if let Some(net) = network {
             return self.choose_with_network(&game, net, settings, stop, open);
         }
-        let search = search::Search::new(&game, settings.seed, settings.max_nodes);
+        let search = search::Search::new(&game, settings.seed, settings.mc.max_nodes);
         let s = search::Settings {
             budget: settings.budget,
             seed: settings.seed,
             cleanup: false,
-            max_nodes: settings.max_nodes,
-            patterns: settings.patterns,
+            max_nodes: settings.mc.max_nodes,
+            patterns: settings.mc.patterns,
         };
         let (decision, _) = search.run(&s, stop);
         match decision {
@@ -180,8 +180,11 @@ mod tests {
                 time: None,
             },
             seed,
-            max_nodes: 10_000,
-            patterns: false,
+            mc: crate::search::MonteCarlo {
+                max_nodes: 10_000,
+                patterns: false,
+                planning: crate::search::Planning::Chance,
+            },
             network: None,
         }
     }
@@ -251,10 +254,8 @@ mod tests {
             .map(|seed| {
                 let view = Game::new(13, Rules::default(), 7.5);
                 let p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
-                let settings = Settings {
-                    patterns,
-                    ..view_settings(100, seed)
-                };
+                let mut settings = view_settings(100, seed);
+                settings.mc.patterns = patterns;
                 match p.choose(&view, &settings, &stop) {
                     Decision::Play(q) => view.board().line(q),
                     _ => 0,

@@ -30,6 +30,7 @@ mod visit;
 
 pub use tree::NetTree;
 
+use super::config::SearchConfig;
 use super::report::Report;
 use super::settings::{Budget, Decision};
 use super::threads::Watch;
@@ -72,7 +73,19 @@ impl Params {
         }
     }
 
-    pub fn threads(self, threads: usize) -> Params {
+    /// As `config` says (its threads and PUCT settings), with this
+    /// search's budget and seed, no advantage.
+    pub fn of(config: &SearchConfig, budget: Budget, seed: u64) -> Params {
+        Params {
+            threads: config.threads.max(1),
+            wide_root_noise: config.puct.wide_root_noise,
+            ..Params::new(budget, seed)
+        }
+    }
+
+    /// With `threads` threads.
+    #[cfg(test)]
+    fn threads(self, threads: usize) -> Params {
         Params { threads, ..self }
     }
 }
