@@ -4,51 +4,35 @@
 //!
 //! # Reading guide
 //!
-//! - **Where a command is handled**: [`gtp`] reads the line ([`gtp::dispatch`]),
-//!   finds the command in the one table (`gtp/commands.rs`, [`gtp::COMMANDS`]),
-//!   asks the engine's role whether it permits what the command touches, and
-//!   runs the handler, which parses its arguments, makes one call on the
+//! The folders, bottom up (the map with every file is `ARCHITECTURE.md`):
+//! [`core`] (random numbers, options by name), [`go`] (the rules of Go:
+//! board, game, rules, score, handicap, Aléago's dice, SGF), [`knowledge`]
+//! (ladders, 3×3 shapes, learned move prediction), [`nn`] (KataGo's
+//! networks), [`search`] (the move chooser, PUCT with the network, Monte
+//! Carlo, one [`search::SearchConfig`]), [`phantom`] (Phantom Go and
+//! Rengo), [`engine`] (the engine and the role that owns its games),
+//! [`frontends`] (GTP, KataGo's JSON analysis engine, `review`) and
+//! [`tools`] (bench, phantom matches, the pattern trainer, fuzzing
+//! properties). Each imports only from the folders before it in this list.
+//!
+//! - **Where a command is handled**: [`frontends::gtp`] reads the line
+//!   ([`frontends::gtp::dispatch`]), finds the command in the one table
+//!   (`frontends/gtp/commands.rs`, [`frontends::gtp::COMMANDS`]), asks the
+//!   engine's role whether it permits what the command touches, and runs the
+//!   handler, which parses its arguments, makes one call on the
 //!   [`engine::Engine`] and formats the answer.
 //! - **Who owns the game**: [`engine::Role`] — plain Go holds one game, a
 //!   phantom referee the true game, a phantom player its seat's view, a host
 //!   the true game and the person's view; every reading command reads
 //!   [`engine::Engine::shown`].
-//! - **Where a rule lives**: [`rules`] (the ruleset as data: ko, suicide,
-//!   scoring, pass stones, handicap bonus), applied by [`board`] (placement,
-//!   captures, suicide) and [`game`] (ko and superko, passes, the end), and
-//!   counted by [`score`]. Aléago's rolls are [`dice`]; the phantom games'
-//!   referee and conventions are [`phantom`].
+//! - **Where a rule lives**: [`go::rules`] (the ruleset as data: ko,
+//!   suicide, scoring, pass stones, handicap bonus), applied by [`go::board`]
+//!   (placement, captures, suicide) and [`go::game`] (ko and superko,
+//!   passes, the end), and counted by [`go::score`].
 //! - **Where the search chooses**: [`search::chooser`] (the pass and resign
-//!   policy, and which search runs), [`search::puct`] (PUCT over the network,
-//!   evaluated by [`nn`]) or the Monte Carlo search (`search/uct.rs`, its
-//!   threads in `search/threads.rs`).
-//!
-//! # Modules
-//!
-//! The board and the rules: [`board`] (stones, chains, liberties, captures,
-//! the hash, the geometry of points and lines), [`vertex`] (colours and
-//! vertices as GTP writes them), [`rules`], [`game`] (history, ko and superko,
-//! passes, undo), [`score`], [`handicap`], [`dice`] (Aléago), [`setting`]
-//! (options set by name), [`clock`] (time controls), [`random`] (SplitMix64
-//! and seed variation), [`sgf`].
-//!
-//! Choosing moves: [`search`] (playouts, UCT-RAVE, PUCT, the move chooser,
-//! ownership), [`nn`] (KataGo's networks: the model reader, the forward pass,
-//! the input planes), [`patterns`] (3×3 shapes), [`prediction`] (learned
-//! move patterns), [`tactics`] (ladders).
-//!
-//! The engine and its protocol: [`engine`] (the engine, its roles and
-//! settings), [`gtp`] (the protocol adapter), [`phantom`] (referee, player,
-//! host, match runner), [`client`] (a GTP client for engines run as child
-//! processes), [`analysis`] (KataGo's JSON analysis engine), [`review`]
-//! (a record reviewed by the search), [`katago_rules`] (KataGo's rules
-//! names and JSON).
-//!
-//! Measuring and checking: [`bench`] (speed figures) and [`fuzzing`] (the
-//! properties the fuzzers and property tests check).
-//!
-//! Imports run one way, from the protocol down to the board (see
-//! `ARCHITECTURE.md`); no two files import each other.
+//!   policy, and which search runs), [`search::puct`] (PUCT over the
+//!   network, evaluated by [`nn`]) or the Monte Carlo search
+//!   (`search/uct.rs`, its threads in `search/threads.rs`).
 //!
 //! A quick start: a game under a preset, a capture, and the GTP engine.
 //!

@@ -29,7 +29,7 @@ use crate::go::dice::Dice;
 use crate::go::game::{Game, Standing};
 use crate::go::rules::Rules;
 use crate::go::score::{self, Score, Status};
-use crate::search::chooser::{Chooser, Choosing, Lent};
+use crate::search::chooser::{Chooser, Lent, MoveSearch};
 use crate::search::{self, Budget, Decision, Watch};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -230,8 +230,8 @@ impl Engine {
     }
 
     /// How the settings have a move of `budget` chosen.
-    fn choosing(config: &Config, budget: Budget) -> Choosing<'_> {
-        Choosing {
+    fn choosing(config: &Config, budget: Budget) -> MoveSearch<'_> {
+        MoveSearch {
             config: &config.search,
             budget,
             network: config.network.as_deref().filter(|_| config.net_search),

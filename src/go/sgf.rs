@@ -1,6 +1,6 @@
 //! SGF in and out, through the sgf-parse crate: a game record's main line
 //! (SZ, KM, HA, RU, AB/AW/AE, B/W, PL) becomes a [`Game`]; a game becomes an
-//! FF[4] record with its setup stones, moves and result. Aléago games keep
+//! FF\[4\] record with its setup stones, moves and result. Aléago games keep
 //! their dice in private properties: `DI[1d6]` and `DX[name:value]...` (the
 //! options) in the root, `DR[total]` on each move made under a roll, and
 //! `DP[B:total]` for a roll still waiting for its move.

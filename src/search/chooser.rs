@@ -9,10 +9,10 @@
 //! its own.
 
 use super::advantage::{self, Advantage};
+use super::budget::{Budget, Decision, Planning, Settings};
 use super::config::SearchConfig;
 use super::ownership::ownership;
 use super::puct::{self, NetTree, Params};
-use super::settings::{Budget, Decision, Planning, Settings};
 use super::threads::{Watch, run_watched};
 use super::tree::Tree;
 use crate::core::random::nth_seed;
@@ -29,10 +29,10 @@ pub const DEFAULT_VISITS: u64 = 500;
 /// Monte Carlo playouts per move when nothing sets a budget.
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 
-/// How the engine's settings have a move chosen: its configuration, the
-/// move's budget and the network.
+/// One move's search as the engine asks for it: how (the configuration),
+/// how long (the move's budget) and with what (the network, if any).
 #[derive(Clone, Copy)]
-pub struct Choosing<'a> {
+pub struct MoveSearch<'a> {
     pub config: &'a SearchConfig,
     /// The move's budget: fixed playouts or seconds, or the clock's share;
     /// `None` for both when nothing sets one.
@@ -41,7 +41,7 @@ pub struct Choosing<'a> {
     pub network: Option<&'a Evaluator>,
 }
 
-impl Choosing<'_> {
+impl MoveSearch<'_> {
     /// Playouts of the dead-stone estimate: the setting, but no more than
     /// about a tenth of the move's time where the clock is short (ten
     /// playouts a millisecond, at least 32).
@@ -130,7 +130,7 @@ impl Chooser {
     }
 
     /// The settings of the next Monte Carlo search.
-    fn next_settings(&mut self, how: &Choosing, budget: Budget, cleanup: bool) -> Settings {
+    fn next_settings(&mut self, how: &MoveSearch, budget: Budget, cleanup: bool) -> Settings {
         Settings {
             budget,
             seed: self.next_seed(how.config.seed),
@@ -148,7 +148,7 @@ impl Chooser {
         &mut self,
         game: &Game,
         cleanup: bool,
-        how: &Choosing,
+        how: &MoveSearch,
         stop: &AtomicBool,
         watch: Option<Watch>,
     ) -> Decision {
@@ -237,7 +237,7 @@ impl Chooser {
     /// Searches `game` for its player to move within the budget, reporting
     /// to `watch`, without choosing; the tree is kept for the next move.
     /// With the network where it applies (no dice).
-    pub fn analyse(&mut self, game: &Game, how: &Choosing, stop: &AtomicBool, watch: Watch) {
+    pub fn analyse(&mut self, game: &Game, how: &MoveSearch, stop: &AtomicBool, watch: Watch) {
         if let Some(net) = how.network.filter(|_| game.dice().is_none()) {
             let params = Params::of(
                 how.config,
@@ -265,7 +265,7 @@ impl Chooser {
     /// [`Chooser::give_back`] returns the tree.
     pub fn lend(
         &mut self,
-        how: &Choosing,
+        how: &MoveSearch,
         budget: Budget,
         game: &Game,
         network: Option<Arc<Evaluator>>,

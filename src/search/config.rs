@@ -7,7 +7,7 @@
 //! Monte Carlo search reads ([`MonteCarlo`]), what only PUCT reads
 //! ([`Puct`]) and the chooser's policy around the search ([`ChooserPolicy`]).
 
-use super::settings::{Budget, Planning};
+use super::budget::{Budget, Planning};
 use std::time::Duration;
 
 /// Every setting of how to search.

@@ -2,7 +2,7 @@
 //!
 //! [`chooser`] is the one move chooser: when to pass, when to resign, and
 //! which search runs; `config` is how to search, one value for every
-//! search ([`SearchConfig`]), and `settings` holds what a search is told (its budget,
+//! search ([`SearchConfig`]), and `budget` holds what a search is told (its budget,
 //! dice planning) and what it decides.
 //!
 //! **PUCT with the network** ([`puct`], the default in plain Go): KataGo's
@@ -33,6 +33,7 @@
 //! board's placement rules and simple ko, as Monte Carlo engines do.
 
 mod advantage;
+mod budget;
 pub mod chooser;
 mod config;
 mod dynkomi;
@@ -42,17 +43,16 @@ mod priors;
 pub mod puct;
 mod report;
 mod root;
-mod settings;
 mod threads;
 mod tree;
 mod uct;
 
+pub use budget::{Budget, Decision, Planning, Settings};
 pub use config::{ChooserPolicy, MonteCarlo, Puct, SearchConfig};
 pub use ownership::ownership;
 pub use playout::{Policy, Rolls, playout, playout_area};
 pub use report::{Candidate, Report};
 pub use root::{MoveRules, RootMove, decide};
-pub use settings::{Budget, Decision, Planning, Settings};
 pub use threads::{Watch, run_threads, run_watched};
 pub use tree::Tree;
 pub use uct::Search;

@@ -3,7 +3,7 @@
 //! playouts under each root move, and the choice of a move from the root's
 //! visits.
 
-use super::settings::Decision;
+use super::budget::Decision;
 use super::tree::PASS;
 use crate::go::board::{Color, MAX_POINTS, Point};
 use std::sync::atomic::{AtomicI64, Ordering};

@@ -1,9 +1,9 @@
 //! Several threads on one tree, and the choice of a move from the root's
 //! statistics.
 
+use super::budget::{Decision, Planning, Settings};
 use super::report::Report;
 use super::root::{MoveRules, decide};
-use super::settings::{Decision, Planning, Settings};
 use super::tree::Tree;
 use super::uct::Search;
 use crate::go::game::Game;

@@ -1,11 +1,11 @@
 //! The UCT-RAVE search: descent, expansion with prior knowledge, playout and
 //! update, on one tree behind a lock.
 
+use super::budget::{Decision, Planning, Settings};
 use super::dynkomi;
 use super::playout::{Policy, Rolls, final_owner, on_line_set, playout, playout_area};
 use super::priors::{self, PatternScratch};
 use super::root::{MoveRules, RootMove, RootScores, decide};
-use super::settings::{Decision, Planning, Settings};
 use super::tree::{EXPAND_AT, Node, PASS, RAVE_EQUIV, Tree};
 use crate::go::board::{Board, Color, Point};
 use crate::go::dice::{ALL_LINES, Lines};

@@ -1,5 +1,5 @@
 //! Programs beside the engine, each a `kosumi` subcommand or a test aid:
-//! [`bench`] (speed figures), [`phantom_match`] (a phantom match between GTP
+//! [`bench`](mod@bench) (speed figures), [`phantom_match`] (a phantom match between GTP
 //! engines run as child processes through [`client`]), [`train_patterns`]
 //! (fitting the move-prediction table to game records), and [`fuzzing`]
 //! (the properties the fuzzers and the property tests check). The engine

@@ -5,7 +5,7 @@
 //! refused try, `phantom-heard` for each announcement line); a plain
 //! engine (GNU Go, Pachi) keeps a board that mirrors its view: the referee
 //! sends `play` for each stone it learns of, asks `genmove` again after an
-//! illegal try (at most [`TRIES_PER_TURN`](crate::phantom::TRIES_PER_TURN) times, then passes for it), and
+//! illegal try (at most [`TRIES_PER_TURN`] times, then passes for it), and
 //! whenever its board differs from its view otherwise (captures, a refused
 //! stone it placed) re-synchronises it with `clear_board` and a replay of
 //! the view, which is always legal. An engine that dies, hangs past the

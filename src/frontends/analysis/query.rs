@@ -4,10 +4,10 @@
 //! error.
 
 use crate::frontends::katago_rules;
-use crate::go::board::Color;
+use crate::go::board::{Color, Point};
 use crate::go::game::Game;
 use crate::go::handicap;
-use crate::go::rules::check_komi;
+use crate::go::rules::{Rules, check_komi};
 use crate::go::vertex::{parse_color, parse_vertex};
 use crate::search::MoveRules;
 use serde_json::{Map, Value};
@@ -261,7 +261,7 @@ impl Fields<'_> {
         &self,
         field: &'static str,
         size: usize,
-    ) -> Result<Vec<(Color, Option<crate::go::board::Point>)>, QueryError> {
+    ) -> Result<Vec<(Color, Option<Point>)>, QueryError> {
         let Some(value) = self.object.get(field) else {
             return Ok(Vec::new());
         };
@@ -372,8 +372,8 @@ impl Fields<'_> {
         Ok(searching)
     }
 
-    fn analysis(&self, defaults: &Defaults) -> Result<Parsed, QueryError> {
-        let mut warnings = Vec::new();
+    /// The board's size, the rules and the komi.
+    fn board(&self) -> Result<(usize, Rules, f64), QueryError> {
         let x = self.integer("boardXSize", 2, 25)?;
         let y = self.integer("boardYSize", 2, 25)?;
         let (Some(x), Some(y)) = (x, y) else {
@@ -406,6 +406,60 @@ impl Fields<'_> {
                 })
                 .map_err(|m| self.error("komi", m))?,
         };
+        Ok((size, rules, komi))
+    }
+
+    /// The positions asked for: `game` set up with the initial stones,
+    /// then played through `moves`, kept at each of `turns`.
+    fn positions(
+        &self,
+        mut game: Game,
+        initial: &[(Color, Option<Point>)],
+        initial_player: Option<Color>,
+        moves: &[(Color, Option<Point>)],
+        turns: &[usize],
+        priority_of: impl Fn(usize) -> i64,
+    ) -> Result<Vec<Position>, QueryError> {
+        let size = game.size();
+        let stones: Vec<_> = initial
+            .iter()
+            .map(|&(c, p)| {
+                p.map(|p| (c, p))
+                    .ok_or_else(|| self.error("initialStones", "a stone cannot be a pass"))
+            })
+            .collect::<Result<_, _>>()?;
+        if !stones.is_empty() {
+            game.setup(&stones, handicap::stones_are_handicap(&stones))
+                .map_err(|e| self.error("initialStones", e.to_string()))?;
+        }
+        let first = initial_player.or(moves.first().map(|m| m.0));
+        if let Some(c) = first {
+            game.set_to_move(c);
+        }
+        let mut positions = Vec::new();
+        for turn in 0..=moves.len() {
+            for (k, _) in turns.iter().enumerate().filter(|(_, t)| **t == turn) {
+                positions.push(Position {
+                    turn,
+                    game: game.clone(),
+                    priority: priority_of(k),
+                });
+            }
+            if let Some(&(c, mv)) = moves.get(turn) {
+                game.play(c, mv).map_err(|e| {
+                    self.error(
+                        "moves",
+                        format!("Illegal move {turn}: {}: {e}", stone_name(c, mv, size)),
+                    )
+                })?;
+            }
+        }
+        Ok(positions)
+    }
+
+    fn analysis(&self, defaults: &Defaults) -> Result<Parsed, QueryError> {
+        let mut warnings = Vec::new();
+        let (size, rules, komi) = self.board()?;
         let initial = self.stones("initialStones", size)?;
         let moves = self.stones("moves", size)?;
         if moves.len() > MAX_MOVES {
@@ -454,41 +508,14 @@ impl Fields<'_> {
             .integer("priority", i64::from(i32::MIN), i64::from(i32::MAX))?
             .unwrap_or(0);
 
-        // The game, turn by turn.
-        let mut game = Game::new(size, rules, komi);
-        let stones: Vec<_> = initial
-            .iter()
-            .map(|&(c, p)| {
-                p.map(|p| (c, p))
-                    .ok_or_else(|| self.error("initialStones", "a stone cannot be a pass"))
-            })
-            .collect::<Result<_, _>>()?;
-        if !stones.is_empty() {
-            game.setup(&stones, handicap::stones_are_handicap(&stones))
-                .map_err(|e| self.error("initialStones", e.to_string()))?;
-        }
-        let first = initial_player.or(moves.first().map(|m| m.0));
-        if let Some(c) = first {
-            game.set_to_move(c);
-        }
-        let mut positions = Vec::new();
-        for turn in 0..=moves.len() {
-            for (k, _) in turns.iter().enumerate().filter(|(_, t)| **t == turn) {
-                positions.push(Position {
-                    turn,
-                    game: game.clone(),
-                    priority: priorities.as_ref().map_or(priority, |p| p[k]),
-                });
-            }
-            if let Some(&(c, mv)) = moves.get(turn) {
-                game.play(c, mv).map_err(|e| {
-                    self.error(
-                        "moves",
-                        format!("Illegal move {turn}: {}: {e}", stone_name(c, mv, size)),
-                    )
-                })?;
-            }
-        }
+        let positions = self.positions(
+            Game::new(size, rules, komi),
+            &initial,
+            initial_player,
+            &moves,
+            &turns,
+            |k| priorities.as_ref().map_or(priority, |p| p[k]),
+        )?;
 
         let searching = self.searching(defaults, &mut warnings)?;
         for field in [
@@ -643,7 +670,7 @@ fn player_color(s: &str) -> Option<Color> {
 
 /// A location as KataGo writes it: a vertex (`C4`, `pass`) or `(x,y)`
 /// from the top left.
-fn location_point(s: &str, size: usize) -> Result<Option<crate::go::board::Point>, String> {
+fn location_point(s: &str, size: usize) -> Result<Option<Point>, String> {
     if let Some(inner) = s.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
         let xy: Vec<_> = inner
             .split(',')
@@ -659,7 +686,7 @@ fn location_point(s: &str, size: usize) -> Result<Option<crate::go::board::Point
     parse_vertex(s, size)
 }
 
-fn stone_name(c: Color, mv: Option<crate::go::board::Point>, size: usize) -> String {
+fn stone_name(c: Color, mv: Option<Point>, size: usize) -> String {
     format!(
         "{} {}",
         c.letter(),

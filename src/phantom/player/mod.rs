@@ -3,8 +3,8 @@
 //! the announcements) and how it takes in each announcement.
 //!
 //! It chooses a try in one of two ways, each in its own module:
-//! [`determinized`], flat Monte Carlo over samples of the unseen stones
-//! (Phantom Go's default), and [`view`], the ordinary search on the view
+//! `determinized`, flat Monte Carlo over samples of the unseen stones
+//! (Phantom Go's default), and `view`, the ordinary search on the view
 //! as if it were the whole board, with probes and filters (Phantom
 //! Rengo's default).
 

@@ -30,9 +30,9 @@ mod visit;
 
 pub use tree::NetTree;
 
+use super::budget::{Budget, Decision};
 use super::config::SearchConfig;
 use super::report::Report;
-use super::settings::{Budget, Decision};
 use super::threads::Watch;
 use crate::core::random::nth_seed;
 use crate::go::game::Game;
