@@ -1017,6 +1017,7 @@ pub fn activate(act: Activation, x: f32) -> f32 {
             let sp = if x > 20.0 { x } else { x.exp().ln_1p() };
             x * sp.tanh()
         }
+        Activation::Silu => x / (1.0 + (-x).exp()),
     }
 }
 

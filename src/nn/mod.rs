@@ -20,6 +20,7 @@ pub mod layers;
 pub mod model;
 pub mod network;
 pub mod output;
+pub mod transformer;
 
 use crate::go::board::Color;
 use crate::go::game::Game;
@@ -90,9 +91,15 @@ pub struct Scratch {
     legal: Vec<bool>,
 }
 
+/// How much of the optimistic policy (version 12 on) the evaluations
+/// blend in: KataGo's `policyOptimism` in its search (its default 1.0;
+/// the root's is 0.2, which `kata-raw-nn` takes by default).
+pub const SEARCH_POLICY_OPTIMISM: f32 = 1.0;
+
 /// A loaded network, with the cache of its evaluations.
 pub struct Evaluator {
     network: Network,
+    scaling: output::Scaling,
     cache: cache::Cache,
 }
 
@@ -106,6 +113,10 @@ impl Evaluator {
     pub fn new(desc: &ModelDesc) -> Evaluator {
         Evaluator {
             network: Network::new(desc),
+            scaling: output::Scaling {
+                post: desc.post_process,
+                shortterm: desc.facts.shortterm,
+            },
             cache: cache::Cache::new(cache::CAPACITY),
         }
     }
@@ -123,6 +134,25 @@ impl Evaluator {
 
     pub fn name(&self) -> &str {
         &self.network.name
+    }
+
+    /// The model version of the file.
+    pub fn version(&self) -> i32 {
+        self.network.version
+    }
+
+    /// Evaluates one position with the optimistic policy blended in by
+    /// `optimism` (0 to 1; nets before version 12 have none to blend).
+    pub fn evaluate_with_optimism(
+        &self,
+        request: Request,
+        optimism: f32,
+        scratch: &mut Scratch,
+    ) -> Evaluation {
+        let mut out = [Evaluation::default()];
+        self.evaluate_together(&[request], optimism, scratch, &mut out);
+        let [e] = out;
+        e
     }
 
     /// Evaluates one position.
@@ -207,13 +237,14 @@ impl Evaluator {
         };
         let chunk = (BATCH_POINTS / (first.game.size() * first.game.size())).max(1);
         for (requests, out) in requests.chunks(chunk).zip(out.chunks_mut(chunk)) {
-            self.evaluate_together(requests, scratch, out);
+            self.evaluate_together(requests, SEARCH_POLICY_OPTIMISM, scratch, out);
         }
     }
 
     fn evaluate_together(
         &self,
         requests: &[Request],
+        optimism: f32,
         scratch: &mut Scratch,
         out: &mut [Evaluation],
     ) {
@@ -253,17 +284,29 @@ impl Evaluator {
             let u = &mut scratch.unmapped;
             u.policy.resize(points, 0.0);
             u.ownership.resize(points, 0.0);
+            let blend = |p: f32, optimistic: f32| p + (optimistic - p) * optimism;
             for pos in 0..points {
                 let to = symmetric_position(r.symmetry, side, pos, true);
-                u.policy[to] = raw.policy[pos];
+                u.policy[to] = match raw.policy_optimistic.get(pos) {
+                    Some(&o) => blend(raw.policy[pos], o),
+                    None => raw.policy[pos],
+                };
                 u.ownership[to] = raw.ownership[pos];
             }
-            u.pass = raw.pass;
+            u.pass = blend(raw.pass, raw.pass_optimistic);
             u.value = raw.value;
             u.score = raw.score;
             legal_moves(r, &scratch.features[b], &mut scratch.legal);
             let rules = NetRules::of(&r.game.rules);
-            output::postprocess(u, &scratch.legal, r.to_move, &rules, side, &mut out[b]);
+            output::postprocess(
+                u,
+                &scratch.legal,
+                r.to_move,
+                &rules,
+                side,
+                &self.scaling,
+                &mut out[b],
+            );
         }
     }
 }

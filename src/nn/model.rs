@@ -1,21 +1,28 @@
 //! KataGo's model files read into plain layer descriptions: the text header,
 //! then per layer its name, shape integers and its weights, either as an
 //! `@BIN@` block of little-endian `f32` (`.bin.gz`) or as text numbers
-//! (`.txt.gz`), gzipped or not. The layer kinds and their order follow
-//! KataGo's `desc.cpp` for model version 8 (its 2020 nets): a trunk of
-//! ordinary and global-pooling residual blocks, a policy head and a value
-//! head. Later versions (nested bottleneck blocks, mish activations, extra
-//! outputs, transformers) are refused with the version in the message.
+//! (`.txt.gz`), gzipped or not. The grammar is KataGo 1.17.2's `desc.cpp`
+//! for model versions 8 to 17 (what changes with each version is the table
+//! [`VERSIONS`]): a trunk of residual blocks — ordinary, global pooling,
+//! nested bottleneck (any blocks inside, recursively), transformer attention
+//! and SwiGLU feed-forward — ending in a batch norm or an RMSNorm, a policy
+//! head and a value head.
 //!
-//! Nothing here computes: the `network` module turns these descriptions
-//! into the fused layers it evaluates.
+//! Every count is checked against the bytes the file can still hold before
+//! anything is allocated for it, and a decompressed file may not exceed
+//! [`MAX_MODEL_BYTES`]. Nothing here computes: the `network` module turns
+//! these descriptions into the layers it evaluates.
 
 use flate2::read::GzDecoder;
 use std::fmt;
 use std::io::Read;
 
 /// The model versions this reader understands.
-pub const SUPPORTED_VERSIONS: std::ops::RangeInclusive<i32> = 8..=8;
+pub const SUPPORTED_VERSIONS: std::ops::RangeInclusive<i32> = 8..=17;
+
+/// The largest decompressed model file read (KataGo's largest public nets
+/// are under a gigabyte of weights).
+pub const MAX_MODEL_BYTES: u64 = 2 << 30;
 
 /// Why a model could not be read.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +37,8 @@ pub enum ModelError {
     UnsupportedVersion(i32),
     /// Two layers whose shapes do not fit together.
     Shape { layer: String, what: String },
+    /// Something the file may hold that kosumi does not evaluate.
+    Unsupported { layer: String, what: String },
 }
 
 impl fmt::Display for ModelError {
@@ -45,11 +54,124 @@ impl fmt::Display for ModelError {
                 SUPPORTED_VERSIONS.end()
             ),
             ModelError::Shape { layer, what } => write!(f, "layer {layer}: {what}"),
+            ModelError::Unsupported { layer, what } => {
+                write!(f, "layer {layer}: {what} is not supported by kosumi")
+            }
         }
     }
 }
 
 impl std::error::Error for ModelError {}
+
+/// How KataGo post-processes the score outputs of a model version: the
+/// short-term error outputs' transform (`nneval.cpp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShorttermErrors {
+    /// Version 8: no such outputs.
+    None,
+    /// Version 9: softplus (the score's times 10).
+    Softplus,
+    /// Versions 10 to 13: the root of softplus times the multiplier.
+    SqrtSoftplus,
+    /// Version 14 on: the root of softplus(x/2)² times the multiplier.
+    SqrtSquaredHalfSoftplus,
+}
+
+/// What one model version changes in the file and in its outputs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VersionFacts {
+    pub version: i32,
+    /// Activation records name their function (before: always ReLU).
+    pub named_activations: bool,
+    /// The policy head's channels where the file does not write them (one
+    /// policy; two with the optimistic policy; four with two Q-value
+    /// channels); `None` where it does.
+    pub policy_channels: Option<usize>,
+    /// The score outputs of the value head: mean, spread, lead, variance
+    /// time, then the two short-term errors.
+    pub score_outputs: usize,
+    pub shortterm: ShorttermErrors,
+    /// The header holds the seven post-processing multipliers.
+    pub multipliers_in_header: bool,
+    /// The header holds the metadata encoder's version and six more
+    /// integers, the trunk its norm kind and five more, the pass output is
+    /// a two-layer network.
+    pub version_15_layout: bool,
+    /// The heads open with their own integers (the policy's channel count).
+    pub version_17_heads: bool,
+}
+
+/// Versions 8 to 17, as KataGo 1.17.2's `desc.cpp`, `modelversion.cpp`
+/// and `nneval.cpp` read them. Every version takes input version 7 (22
+/// spatial planes, 19 global features).
+pub const VERSIONS: [VersionFacts; 10] = {
+    const fn facts(version: i32) -> VersionFacts {
+        VersionFacts {
+            version,
+            named_activations: version >= 11,
+            policy_channels: match version {
+                ..=11 => Some(1),
+                12..=15 => Some(2),
+                16 => Some(4),
+                _ => None,
+            },
+            score_outputs: if version >= 9 { 6 } else { 4 },
+            shortterm: match version {
+                ..=8 => ShorttermErrors::None,
+                9 => ShorttermErrors::Softplus,
+                10..=13 => ShorttermErrors::SqrtSoftplus,
+                _ => ShorttermErrors::SqrtSquaredHalfSoftplus,
+            },
+            multipliers_in_header: version >= 13,
+            version_15_layout: version >= 15,
+            version_17_heads: version >= 17,
+        }
+    }
+    [
+        facts(8),
+        facts(9),
+        facts(10),
+        facts(11),
+        facts(12),
+        facts(13),
+        facts(14),
+        facts(15),
+        facts(16),
+        facts(17),
+    ]
+};
+
+/// The facts of `version`, if this reader knows it.
+pub fn version_facts(version: i32) -> Option<VersionFacts> {
+    VERSIONS.iter().copied().find(|f| f.version == version)
+}
+
+/// KataGo's output scalings (`ModelPostProcessParams`): written in the
+/// header from version 13, fixed before.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PostProcess {
+    pub td_score: f32,
+    pub score_mean: f32,
+    pub score_stdev: f32,
+    pub lead: f32,
+    pub variance_time: f32,
+    pub shortterm_value_error: f32,
+    pub shortterm_score_error: f32,
+}
+
+impl Default for PostProcess {
+    fn default() -> PostProcess {
+        PostProcess {
+            td_score: 20.0,
+            score_mean: 20.0,
+            score_stdev: 20.0,
+            lead: 20.0,
+            variance_time: 40.0,
+            shortterm_value_error: 0.25,
+            shortterm_score_error: 30.0,
+        }
+    }
+}
 
 /// An activation function as the file names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +179,7 @@ pub enum Activation {
     Identity,
     Relu,
     Mish,
+    Silu,
 }
 
 /// A convolution; weights in the order out channel, in channel, y, x.
@@ -87,7 +210,66 @@ pub struct MatMulDesc {
     pub weights: Vec<f32>,
 }
 
-/// A residual block of the trunk.
+/// An RMSNorm with a scale and a bias per channel: over each point's
+/// channels, or (`spatial`) over all the points and channels of a board.
+#[derive(Clone, Debug)]
+pub struct RmsNormDesc {
+    pub name: String,
+    pub epsilon: f32,
+    pub spatial: bool,
+    pub gamma: Vec<f32>,
+    pub beta: Vec<f32>,
+}
+
+/// The RMSNorm that opens a transformer block: over each point's channels,
+/// a scale per channel, no bias.
+#[derive(Clone, Debug)]
+pub struct TransformerNormDesc {
+    pub name: String,
+    pub epsilon: f32,
+    pub weight: Vec<f32>,
+}
+
+/// Rotary position embedding of the queries and keys of an attention block.
+#[derive(Clone, Debug)]
+pub enum Rope {
+    None,
+    /// Learned frequencies, `[kv head][pair][x, y]`.
+    Learned(Vec<f32>),
+    /// Fixed frequencies from θ: the first half of the pairs turn with the
+    /// row, the second half with the column.
+    Fixed(f32),
+}
+
+/// A transformer attention block: `x += out(attention(norm(x)))`, with
+/// grouped heads (several query heads share one key and value head).
+#[derive(Clone, Debug)]
+pub struct AttentionDesc {
+    pub name: String,
+    pub heads: usize,
+    pub kv_heads: usize,
+    pub q_dim: usize,
+    pub v_dim: usize,
+    pub norm: TransformerNormDesc,
+    pub q: MatMulDesc,
+    pub k: MatMulDesc,
+    pub v: MatMulDesc,
+    pub out: MatMulDesc,
+    pub rope: Rope,
+}
+
+/// A transformer feed-forward block with SwiGLU:
+/// `x += linear2(silu(linear1(n)) ⊙ gate(n))`, `n = norm(x)`.
+#[derive(Clone, Debug)]
+pub struct FeedForwardDesc {
+    pub name: String,
+    pub norm: TransformerNormDesc,
+    pub linear1: MatMulDesc,
+    pub gate: MatMulDesc,
+    pub linear2: MatMulDesc,
+}
+
+/// A residual block of the trunk (or of a nested bottleneck).
 #[derive(Clone, Debug)]
 // Read once per model: the size of a variant does not matter.
 #[allow(clippy::large_enum_variant)]
@@ -112,6 +294,41 @@ pub enum BlockDesc {
         mid_act: Activation,
         final_conv: ConvDesc,
     },
+    /// Norm, activation and a convolution down to a narrower width, the
+    /// inner blocks there, norm, activation and a convolution back up.
+    NestedBottleneck {
+        pre_bn: BatchNormDesc,
+        pre_act: Activation,
+        pre_conv: ConvDesc,
+        blocks: Vec<BlockDesc>,
+        post_bn: BatchNormDesc,
+        post_act: Activation,
+        post_conv: ConvDesc,
+    },
+    Attention(AttentionDesc),
+    FeedForward(FeedForwardDesc),
+}
+
+/// The norm at the trunk's tip.
+#[derive(Clone, Debug)]
+pub enum TrunkNorm {
+    Batch(BatchNormDesc),
+    Rms(RmsNormDesc),
+}
+
+/// The human-like nets' encoder of game metadata (ranks, dates, time
+/// controls) into a bias of the trunk.
+#[derive(Clone, Debug)]
+pub struct MetadataEncoderDesc {
+    pub name: String,
+    pub version: i32,
+    pub mul1: MatMulDesc,
+    pub bias1: Vec<f32>,
+    pub act1: Activation,
+    pub mul2: MatMulDesc,
+    pub bias2: Vec<f32>,
+    pub act2: Activation,
+    pub mul3: MatMulDesc,
 }
 
 #[derive(Clone, Debug)]
@@ -119,13 +336,26 @@ pub struct TrunkDesc {
     pub channels: usize,
     pub initial_conv: ConvDesc,
     pub initial_matmul: MatMulDesc,
+    pub metadata_encoder: Option<MetadataEncoderDesc>,
     pub blocks: Vec<BlockDesc>,
-    pub tip_bn: BatchNormDesc,
+    pub tip_norm: TrunkNorm,
     pub tip_act: Activation,
+}
+
+/// Version 15's pass output: a hidden layer between the pooled values and
+/// the pass logits.
+#[derive(Clone, Debug)]
+pub struct PassHiddenDesc {
+    pub bias: Vec<f32>,
+    pub act: Activation,
+    pub mul2: MatMulDesc,
 }
 
 #[derive(Clone, Debug)]
 pub struct PolicyHeadDesc {
+    /// Policy channels: the policy, then the optimistic policy, then two
+    /// Q-value channels kosumi does not read.
+    pub channels: usize,
     pub p1_conv: ConvDesc,
     pub g1_conv: ConvDesc,
     pub g1_bn: BatchNormDesc,
@@ -135,6 +365,7 @@ pub struct PolicyHeadDesc {
     pub p1_act: Activation,
     pub p2_conv: ConvDesc,
     pub gpool_to_pass: MatMulDesc,
+    pub pass_hidden: Option<PassHiddenDesc>,
 }
 
 #[derive(Clone, Debug)]
@@ -157,8 +388,10 @@ pub struct ValueHeadDesc {
 pub struct ModelDesc {
     pub name: String,
     pub version: i32,
+    pub facts: VersionFacts,
     pub spatial_inputs: usize,
     pub global_inputs: usize,
+    pub post_process: PostProcess,
     pub trunk: TrunkDesc,
     pub policy: PolicyHeadDesc,
     pub value: ValueHeadDesc,
@@ -171,17 +404,35 @@ impl ModelDesc {
         let text = if bytes.starts_with(&[0x1f, 0x8b]) {
             let mut out = Vec::new();
             GzDecoder::new(bytes)
+                .take(MAX_MODEL_BYTES + 1)
                 .read_to_end(&mut out)
                 .map_err(|e| ModelError::Io(format!("gzip: {e}")))?;
+            if out.len() as u64 > MAX_MODEL_BYTES {
+                return Err(ModelError::Io(format!(
+                    "the file decompresses to more than {} MiB",
+                    MAX_MODEL_BYTES >> 20
+                )));
+            }
             out
         } else {
             bytes.to_vec()
         };
-        Reader { data: &text, at: 0 }.model()
+        let mut reader = Reader { data: &text, at: 0 };
+        let model = reader.model()?;
+        reader.end()?;
+        Ok(model)
     }
 
     /// Reads a model file.
     pub fn load(path: &std::path::Path) -> Result<ModelDesc, ModelError> {
+        let meta = std::fs::metadata(path)
+            .map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))?;
+        if !meta.is_file() {
+            return Err(ModelError::Io(format!(
+                "{}: not a regular file",
+                path.display()
+            )));
+        }
         let bytes =
             std::fs::read(path).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))?;
         ModelDesc::parse(&bytes)
@@ -192,6 +443,13 @@ impl ModelDesc {
 struct Reader<'a> {
     data: &'a [u8],
     at: usize,
+}
+
+fn malformed(layer: &str, what: impl Into<String>) -> ModelError {
+    ModelError::Malformed {
+        layer: layer.to_string(),
+        what: what.into(),
+    }
 }
 
 impl Reader<'_> {
@@ -208,10 +466,23 @@ impl Reader<'_> {
                 layer: layer.to_string(),
             });
         }
-        std::str::from_utf8(&self.data[start..self.at]).map_err(|_| ModelError::Malformed {
-            layer: layer.to_string(),
-            what: "a name or number that is not text".to_string(),
-        })
+        if self.at - start > 1024 {
+            return Err(malformed(layer, "a name or number longer than 1024 bytes"));
+        }
+        std::str::from_utf8(&self.data[start..self.at])
+            .map_err(|_| malformed(layer, "a name or number that is not text"))
+    }
+
+    /// Nothing but white space may follow the value head.
+    fn end(&mut self) -> Result<(), ModelError> {
+        let rest = &self.data[self.at..];
+        match rest.iter().position(|b| !b.is_ascii_whitespace()) {
+            None => Ok(()),
+            Some(at) => Err(malformed(
+                "value head",
+                format!("{} bytes follow the last layer", rest.len() - at),
+            )),
+        }
     }
 
     fn name(&mut self, layer: &str) -> Result<String, ModelError> {
@@ -220,25 +491,70 @@ impl Reader<'_> {
 
     fn number<T: std::str::FromStr>(&mut self, layer: &str, what: &str) -> Result<T, ModelError> {
         let t = self.token(layer)?;
-        t.parse().map_err(|_| ModelError::Malformed {
-            layer: layer.to_string(),
-            what: format!("{what}: '{t}' is not a number"),
-        })
+        t.parse()
+            .map_err(|_| malformed(layer, format!("{what}: '{t}' is not a number")))
     }
 
     fn count(&mut self, layer: &str, what: &str) -> Result<usize, ModelError> {
         let n: i64 = self.number(layer, what)?;
         if !(1..=1 << 20).contains(&n) {
-            return Err(ModelError::Malformed {
-                layer: layer.to_string(),
-                what: format!("{what} {n} out of range"),
-            });
+            return Err(malformed(layer, format!("{what} {n} out of range")));
         }
         Ok(n as usize)
     }
 
-    /// `n` weights: an `@BIN@` block if one follows, else text numbers.
-    fn floats(&mut self, layer: &str, n: usize) -> Result<Vec<f32>, ModelError> {
+    /// A flag written as 0 or 1.
+    fn flag(&mut self, layer: &str, what: &str) -> Result<bool, ModelError> {
+        match self.number::<i64>(layer, what)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            n => Err(malformed(layer, format!("{what} is {n}, not 0 or 1"))),
+        }
+    }
+
+    /// `n` integers the format reserves, each 0.
+    fn reserved(&mut self, layer: &str, n: usize) -> Result<(), ModelError> {
+        for _ in 0..n {
+            let v: i64 = self.number(layer, "a reserved integer")?;
+            if v != 0 {
+                return Err(ModelError::Unsupported {
+                    layer: layer.to_string(),
+                    what: format!("the option {v} in a reserved field"),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// A positive finite number.
+    fn positive(&mut self, layer: &str, what: &str) -> Result<f32, ModelError> {
+        let v: f32 = self.number(layer, what)?;
+        if v > 0.0 && v.is_finite() {
+            Ok(v)
+        } else {
+            Err(malformed(layer, format!("{what} {v} is not positive")))
+        }
+    }
+
+    /// The product of `dims`, if the file can still hold that many weights
+    /// (four bytes each in binary, two in text).
+    fn elements(&self, layer: &str, dims: &[usize]) -> Result<usize, ModelError> {
+        let n = dims
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+            .filter(|&n| {
+                n.checked_mul(2)
+                    .is_some_and(|b| b <= self.data.len() - self.at)
+            });
+        n.ok_or_else(|| ModelError::Truncated {
+            layer: layer.to_string(),
+        })
+    }
+
+    /// The weights of `dims` elements: an `@BIN@` block if one follows,
+    /// else text numbers.
+    fn floats(&mut self, layer: &str, dims: &[usize]) -> Result<Vec<f32>, ModelError> {
+        let n = self.elements(layer, dims)?;
         let mut skip = self.at;
         while skip < self.data.len()
             && self.data[skip].is_ascii_whitespace()
@@ -267,27 +583,22 @@ impl Reader<'_> {
             v
         };
         if values.iter().any(|x| !x.is_finite()) {
-            return Err(ModelError::Malformed {
-                layer: layer.to_string(),
-                what: "a weight that is not finite".to_string(),
-            });
+            return Err(malformed(layer, "a weight that is not finite"));
         }
         Ok(values)
     }
 
-    fn activation(&mut self, version: i32) -> Result<Activation, ModelError> {
+    fn activation(&mut self, facts: VersionFacts) -> Result<Activation, ModelError> {
         let name = self.name("activation")?;
-        if version < 11 {
+        if !facts.named_activations {
             return Ok(Activation::Relu);
         }
         match self.token(&name)? {
             "ACTIVATION_IDENTITY" => Ok(Activation::Identity),
             "ACTIVATION_RELU" => Ok(Activation::Relu),
             "ACTIVATION_MISH" => Ok(Activation::Mish),
-            other => Err(ModelError::Malformed {
-                layer: name.clone(),
-                what: format!("unknown activation {other}"),
-            }),
+            "ACTIVATION_SILU" => Ok(Activation::Silu),
+            other => Err(malformed(&name, format!("unknown activation {other}"))),
         }
     }
 
@@ -299,19 +610,21 @@ impl Reader<'_> {
         let out_channels = self.count(&name, "output channels")?;
         let dil_y = self.count(&name, "dilation")?;
         let dil_x = self.count(&name, "dilation")?;
-        if size_y % 2 == 0 || size_x % 2 == 0 || size_y != size_x {
-            return Err(ModelError::Malformed {
+        if size_y % 2 == 0 || size_x % 2 == 0 || size_y != size_x || size_y > 9 {
+            return Err(ModelError::Unsupported {
                 layer: name,
-                what: format!("kernel {size_y}x{size_x}: kosumi takes odd square kernels"),
+                what: format!(
+                    "a {size_y}x{size_x} kernel (kosumi takes odd square kernels to 9x9)"
+                ),
             });
         }
         if dil_y != 1 || dil_x != 1 {
-            return Err(ModelError::Malformed {
+            return Err(ModelError::Unsupported {
                 layer: name,
-                what: "dilated convolutions are not supported".to_string(),
+                what: "a dilated convolution".to_string(),
             });
         }
-        let file = self.floats(&name, size_y * size_x * in_channels * out_channels)?;
+        let file = self.floats(&name, &[size_y, size_x, in_channels, out_channels])?;
         // The file orders the weights y, x, in, out; keep them out, in, y, x.
         let mut weights = vec![0.0; file.len()];
         let mut i = 0;
@@ -338,39 +651,71 @@ impl Reader<'_> {
     fn batch_norm(&mut self) -> Result<BatchNormDesc, ModelError> {
         let name = self.name("batch norm")?;
         let n = self.count(&name, "channels")?;
-        let epsilon: f32 = self.number(&name, "epsilon")?;
-        let has_scale: i32 = self.number(&name, "has scale")?;
-        let has_bias: i32 = self.number(&name, "has bias")?;
-        if !(epsilon > 0.0 && epsilon.is_finite()) {
-            return Err(ModelError::Malformed {
-                layer: name,
-                what: "epsilon must be positive".to_string(),
-            });
-        }
-        let mean = self.floats(&name, n)?;
-        let variance = self.floats(&name, n)?;
-        let gamma = if has_scale != 0 {
-            self.floats(&name, n)?
+        let epsilon = self.positive(&name, "epsilon")?;
+        let has_scale = self.flag(&name, "has scale")?;
+        let has_bias = self.flag(&name, "has bias")?;
+        let mean = self.floats(&name, &[n])?;
+        let variance = self.floats(&name, &[n])?;
+        let gamma = if has_scale {
+            self.floats(&name, &[n])?
         } else {
             vec![1.0; n]
         };
-        let beta = if has_bias != 0 {
-            self.floats(&name, n)?
+        let beta = if has_bias {
+            self.floats(&name, &[n])?
         } else {
             vec![0.0; n]
         };
         let scale: Vec<f32> = (0..n)
             .map(|c| gamma[c] / (variance[c] + epsilon).sqrt())
             .collect();
+        if scale.iter().any(|s| !s.is_finite()) {
+            return Err(malformed(&name, "a variance below −epsilon"));
+        }
         let bias = (0..n).map(|c| beta[c] - scale[c] * mean[c]).collect();
         Ok(BatchNormDesc { name, scale, bias })
+    }
+
+    fn rms_norm(&mut self) -> Result<RmsNormDesc, ModelError> {
+        let name = self.name("rms norm")?;
+        let n = self.count(&name, "channels")?;
+        let epsilon = self.positive(&name, "epsilon")?;
+        let spatial = self.flag(&name, "spatial")?;
+        let group: i64 = self.number(&name, "channel group size")?;
+        if group != 0 {
+            return Err(ModelError::Unsupported {
+                layer: name,
+                what: format!("a grouped RMSNorm (groups of {group})"),
+            });
+        }
+        let gamma = self.floats(&name, &[n])?;
+        let beta = self.floats(&name, &[n])?;
+        Ok(RmsNormDesc {
+            name,
+            epsilon,
+            spatial,
+            gamma,
+            beta,
+        })
+    }
+
+    fn transformer_norm(&mut self) -> Result<TransformerNormDesc, ModelError> {
+        let name = self.name("transformer norm")?;
+        let n = self.count(&name, "channels")?;
+        let epsilon = self.positive(&name, "epsilon")?;
+        let weight = self.floats(&name, &[n])?;
+        Ok(TransformerNormDesc {
+            name,
+            epsilon,
+            weight,
+        })
     }
 
     fn matmul(&mut self) -> Result<MatMulDesc, ModelError> {
         let name = self.name("matmul")?;
         let in_channels = self.count(&name, "input channels")?;
         let out_channels = self.count(&name, "output channels")?;
-        let weights = self.floats(&name, in_channels * out_channels)?;
+        let weights = self.floats(&name, &[in_channels, out_channels])?;
         Ok(MatMulDesc {
             name,
             in_channels,
@@ -382,52 +727,226 @@ impl Reader<'_> {
     fn mat_bias(&mut self) -> Result<Vec<f32>, ModelError> {
         let name = self.name("bias")?;
         let n = self.count(&name, "channels")?;
-        self.floats(&name, n)
+        self.floats(&name, &[n])
     }
 
-    fn block(&mut self, version: i32, trunk_channels: usize) -> Result<BlockDesc, ModelError> {
-        let kind = self.name("block")?;
-        let name = self.name(&kind)?;
-        let block = match kind.as_str() {
-            "ordinary_block" => BlockDesc::Ordinary {
-                pre_bn: self.batch_norm()?,
-                pre_act: self.activation(version)?,
-                conv1: self.conv()?,
-                mid_bn: self.batch_norm()?,
-                mid_act: self.activation(version)?,
-                conv2: self.conv()?,
-            },
-            "gpool_block" => BlockDesc::GlobalPooling {
-                pre_bn: self.batch_norm()?,
-                pre_act: self.activation(version)?,
-                regular_conv: self.conv()?,
-                gpool_conv: self.conv()?,
-                gpool_bn: self.batch_norm()?,
-                gpool_act: self.activation(version)?,
-                gpool_to_bias: self.matmul()?,
-                mid_bn: self.batch_norm()?,
-                mid_act: self.activation(version)?,
-                final_conv: self.conv()?,
-            },
-            other => {
-                return Err(ModelError::Malformed {
-                    layer: name,
-                    what: format!("unknown block kind {other}"),
-                });
+    fn attention(&mut self) -> Result<AttentionDesc, ModelError> {
+        let name = self.name("attention block")?;
+        let heads = self.count(&name, "heads")?;
+        let kv_heads = self.count(&name, "key and value heads")?;
+        let q_dim = self.count(&name, "query head size")?;
+        let v_dim = self.count(&name, "value head size")?;
+        let use_rope = self.flag(&name, "rotary embedding")?;
+        let learned = self.flag(&name, "learned rotary embedding")?;
+        if heads % kv_heads != 0 {
+            return Err(malformed(
+                &name,
+                format!("{heads} heads do not share {kv_heads} key and value heads evenly"),
+            ));
+        }
+        if use_rope && q_dim % 2 != 0 {
+            return Err(malformed(
+                &name,
+                format!("query head size {q_dim} is odd under a rotary embedding"),
+            ));
+        }
+        let norm = self.transformer_norm()?;
+        let (q, k, v, out) = (
+            self.matmul()?,
+            self.matmul()?,
+            self.matmul()?,
+            self.matmul()?,
+        );
+        let rope = match (use_rope, learned) {
+            (false, _) => Rope::None,
+            (true, true) => {
+                let freqs = self.name(&name)?;
+                let n_heads = self.count(&freqs, "key and value heads")?;
+                let pairs = self.count(&freqs, "pairs")?;
+                let two = self.count(&freqs, "coordinates")?;
+                if n_heads != kv_heads || pairs != q_dim / 2 || two != 2 {
+                    return Err(ModelError::Shape {
+                        layer: freqs,
+                        what: format!(
+                            "frequencies {n_heads}x{pairs}x{two}, not {kv_heads}x{}x2",
+                            q_dim / 2
+                        ),
+                    });
+                }
+                Rope::Learned(self.floats(&freqs, &[kv_heads, pairs, 2])?)
+            }
+            (true, false) => {
+                let theta = self.name(&name)?;
+                Rope::Fixed(self.positive(&theta, "theta")?)
             }
         };
-        block.check(&name, trunk_channels)?;
-        Ok(block)
+        Ok(AttentionDesc {
+            name,
+            heads,
+            kv_heads,
+            q_dim,
+            v_dim,
+            norm,
+            q,
+            k,
+            v,
+            out,
+            rope,
+        })
+    }
+
+    fn feed_forward(&mut self) -> Result<FeedForwardDesc, ModelError> {
+        let name = self.name("feed-forward block")?;
+        self.count(&name, "channels")?;
+        self.count(&name, "hidden channels")?;
+        if !self.flag(&name, "SwiGLU")? {
+            return Err(ModelError::Unsupported {
+                layer: name,
+                what: "a feed-forward block without SwiGLU".to_string(),
+            });
+        }
+        Ok(FeedForwardDesc {
+            norm: self.transformer_norm()?,
+            linear1: self.matmul()?,
+            gate: self.matmul()?,
+            linear2: self.matmul()?,
+            name,
+        })
+    }
+
+    /// `count` blocks of any kind, each taking and giving `channels`;
+    /// nested bottlenecks at most `depth` deep.
+    fn blocks(
+        &mut self,
+        facts: VersionFacts,
+        count: usize,
+        channels: usize,
+        depth: usize,
+    ) -> Result<Vec<BlockDesc>, ModelError> {
+        let mut blocks = Vec::new();
+        for _ in 0..count {
+            let kind = self.name("block")?;
+            let block = match kind.as_str() {
+                "ordinary_block" => {
+                    self.name(&kind)?;
+                    BlockDesc::Ordinary {
+                        pre_bn: self.batch_norm()?,
+                        pre_act: self.activation(facts)?,
+                        conv1: self.conv()?,
+                        mid_bn: self.batch_norm()?,
+                        mid_act: self.activation(facts)?,
+                        conv2: self.conv()?,
+                    }
+                }
+                "gpool_block" => {
+                    self.name(&kind)?;
+                    BlockDesc::GlobalPooling {
+                        pre_bn: self.batch_norm()?,
+                        pre_act: self.activation(facts)?,
+                        regular_conv: self.conv()?,
+                        gpool_conv: self.conv()?,
+                        gpool_bn: self.batch_norm()?,
+                        gpool_act: self.activation(facts)?,
+                        gpool_to_bias: self.matmul()?,
+                        mid_bn: self.batch_norm()?,
+                        mid_act: self.activation(facts)?,
+                        final_conv: self.conv()?,
+                    }
+                }
+                "nested_bottleneck_block" => {
+                    let name = self.name(&kind)?;
+                    if depth == 0 {
+                        return Err(ModelError::Unsupported {
+                            layer: name,
+                            what: "nested bottlenecks more than 8 deep".to_string(),
+                        });
+                    }
+                    let inner = self.count(&name, "inner blocks")?;
+                    let pre_bn = self.batch_norm()?;
+                    let pre_act = self.activation(facts)?;
+                    let pre_conv = self.conv()?;
+                    let width = pre_conv.out_channels;
+                    BlockDesc::NestedBottleneck {
+                        pre_bn,
+                        pre_act,
+                        pre_conv,
+                        blocks: self.blocks(facts, inner, width, depth - 1)?,
+                        post_bn: self.batch_norm()?,
+                        post_act: self.activation(facts)?,
+                        post_conv: self.conv()?,
+                    }
+                }
+                "transformer_attention_block" => BlockDesc::Attention(self.attention()?),
+                "transformer_ffn_block" => BlockDesc::FeedForward(self.feed_forward()?),
+                other => {
+                    return Err(ModelError::Unsupported {
+                        layer: "trunk".to_string(),
+                        what: format!("the block kind {other}"),
+                    });
+                }
+            };
+            block.check(channels)?;
+            blocks.push(block);
+        }
+        Ok(blocks)
+    }
+
+    fn metadata_encoder(
+        &mut self,
+        facts: VersionFacts,
+        version: i32,
+    ) -> Result<MetadataEncoderDesc, ModelError> {
+        let name = self.name("metadata encoder")?;
+        self.count(&name, "metadata inputs")?;
+        Ok(MetadataEncoderDesc {
+            version,
+            mul1: self.matmul()?,
+            bias1: self.mat_bias()?,
+            act1: self.activation(facts)?,
+            mul2: self.matmul()?,
+            bias2: self.mat_bias()?,
+            act2: self.activation(facts)?,
+            mul3: self.matmul()?,
+            name,
+        })
     }
 
     fn model(&mut self) -> Result<ModelDesc, ModelError> {
         let name = self.name("model")?;
         let version: i32 = self.number(&name, "version")?;
-        if !SUPPORTED_VERSIONS.contains(&version) {
-            return Err(ModelError::UnsupportedVersion(version));
-        }
+        let facts = version_facts(version).ok_or(ModelError::UnsupportedVersion(version))?;
         let spatial_inputs = self.count(&name, "spatial inputs")?;
         let global_inputs = self.count(&name, "global inputs")?;
+        let post_process = if facts.multipliers_in_header {
+            PostProcess {
+                td_score: self.positive(&name, "tdScoreMultiplier")?,
+                score_mean: self.positive(&name, "scoreMeanMultiplier")?,
+                score_stdev: self.positive(&name, "scoreStdevMultiplier")?,
+                lead: self.positive(&name, "leadMultiplier")?,
+                variance_time: self.positive(&name, "varianceTimeMultiplier")?,
+                shortterm_value_error: self.positive(&name, "shorttermValueErrorMultiplier")?,
+                shortterm_score_error: self.positive(&name, "shorttermScoreErrorMultiplier")?,
+            }
+        } else {
+            PostProcess::default()
+        };
+        let mut metadata_version = 0;
+        if facts.version_15_layout {
+            metadata_version = self.number(&name, "metadata encoder version")?;
+            if !(0..=1).contains(&metadata_version) {
+                return Err(ModelError::Unsupported {
+                    layer: name,
+                    what: format!("metadata encoder version {metadata_version}"),
+                });
+            }
+            if self.flag(&name, "pass-alive areas under suicide rules")? {
+                return Err(ModelError::Unsupported {
+                    layer: name,
+                    what: "pass-alive input areas computed as if suicide were legal".to_string(),
+                });
+            }
+            self.reserved(&name, 6)?;
+        }
 
         let trunk_name = self.name("trunk")?;
         let num_blocks = self.count(&trunk_name, "blocks")?;
@@ -440,42 +959,90 @@ impl Reader<'_> {
         ] {
             self.count(&trunk_name, what)?;
         }
+        let mut rms_tip = false;
+        if facts.version_15_layout {
+            rms_tip = match self.number::<i64>(&trunk_name, "trunk norm kind")? {
+                0 => false,
+                1 => true,
+                k => {
+                    return Err(ModelError::Unsupported {
+                        layer: trunk_name,
+                        what: format!("trunk norm kind {k}"),
+                    });
+                }
+            };
+            self.reserved(&trunk_name, 5)?;
+        }
         let initial_conv = self.conv()?;
         let initial_matmul = self.matmul()?;
-        let blocks = (0..num_blocks)
-            .map(|_| self.block(version, channels))
-            .collect::<Result<Vec<_>, _>>()?;
-        let tip_bn = self.batch_norm()?;
-        let tip_act = self.activation(version)?;
+        let metadata_encoder = if metadata_version > 0 {
+            Some(self.metadata_encoder(facts, metadata_version)?)
+        } else {
+            None
+        };
+        let blocks = self.blocks(facts, num_blocks, channels, 8)?;
+        let tip_norm = if rms_tip {
+            TrunkNorm::Rms(self.rms_norm()?)
+        } else {
+            TrunkNorm::Batch(self.batch_norm()?)
+        };
+        let tip_act = self.activation(facts)?;
         let trunk = TrunkDesc {
             channels,
             initial_conv,
             initial_matmul,
+            metadata_encoder,
             blocks,
-            tip_bn,
+            tip_norm,
             tip_act,
         };
 
-        let _policy_name = self.name("policy head")?;
+        let policy_name = self.name("policy head")?;
+        let channels = match facts.policy_channels {
+            Some(n) => n,
+            None => {
+                let n = self.count(&policy_name, "policy channels")?;
+                if n != 2 && n != 4 {
+                    return Err(malformed(&policy_name, format!("{n} policy channels")));
+                }
+                n
+            }
+        };
+        if facts.version_17_heads {
+            self.reserved(&policy_name, 3)?;
+        }
         let policy = PolicyHeadDesc {
+            channels,
             p1_conv: self.conv()?,
             g1_conv: self.conv()?,
             g1_bn: self.batch_norm()?,
-            g1_act: self.activation(version)?,
+            g1_act: self.activation(facts)?,
             gpool_to_bias: self.matmul()?,
             p1_bn: self.batch_norm()?,
-            p1_act: self.activation(version)?,
+            p1_act: self.activation(facts)?,
             p2_conv: self.conv()?,
             gpool_to_pass: self.matmul()?,
+            pass_hidden: if facts.version_15_layout {
+                Some(PassHiddenDesc {
+                    bias: self.mat_bias()?,
+                    act: self.activation(facts)?,
+                    mul2: self.matmul()?,
+                })
+            } else {
+                None
+            },
         };
-        let _value_name = self.name("value head")?;
+        let value_name = self.name("value head")?;
+        if facts.version_17_heads {
+            self.reserved(&value_name, 3)?;
+        }
         let value = ValueHeadDesc {
             v1_conv: self.conv()?,
             v1_bn: self.batch_norm()?,
-            v1_act: self.activation(version)?,
+            v1_act: self.activation(facts)?,
             v2_mul: self.matmul()?,
             v2_bias: self.mat_bias()?,
-            v2_act: self.activation(version)?,
+            v2_act: self.activation(facts)?,
             v3_mul: self.matmul()?,
             v3_bias: self.mat_bias()?,
             sv3_mul: self.matmul()?,
@@ -485,8 +1052,10 @@ impl Reader<'_> {
         let model = ModelDesc {
             name,
             version,
+            facts,
             spatial_inputs,
             global_inputs,
+            post_process,
             trunk,
             policy,
             value,
@@ -508,7 +1077,22 @@ fn shape(layer: &str, ok: bool, what: impl FnOnce() -> String) -> Result<(), Mod
 }
 
 impl BlockDesc {
-    fn check(&self, name: &str, channels: usize) -> Result<(), ModelError> {
+    /// The block's name, as the file gives it (its first layer's for the
+    /// convolutional kinds).
+    pub fn name(&self) -> &str {
+        match self {
+            BlockDesc::Ordinary { conv1, .. } => &conv1.name,
+            BlockDesc::GlobalPooling { regular_conv, .. } => &regular_conv.name,
+            BlockDesc::NestedBottleneck { pre_conv, .. } => &pre_conv.name,
+            BlockDesc::Attention(a) => &a.name,
+            BlockDesc::FeedForward(f) => &f.name,
+        }
+    }
+
+    /// Whether the block's layers fit together and take and give
+    /// `channels`.
+    fn check(&self, channels: usize) -> Result<(), ModelError> {
+        let name = self.name();
         match self {
             BlockDesc::Ordinary {
                 pre_bn,
@@ -564,6 +1148,44 @@ impl BlockDesc {
                     || "middle or output channels differ".into(),
                 )
             }
+            BlockDesc::NestedBottleneck {
+                pre_bn,
+                pre_conv,
+                post_bn,
+                post_conv,
+                ..
+            } => shape(
+                name,
+                pre_bn.scale.len() == channels
+                    && pre_conv.in_channels == channels
+                    && post_bn.scale.len() == pre_conv.out_channels
+                    && post_conv.in_channels == pre_conv.out_channels
+                    && post_conv.out_channels == channels,
+                || "the bottleneck's channels do not fit the trunk's".into(),
+            ),
+            BlockDesc::Attention(a) => shape(
+                name,
+                a.norm.weight.len() == channels
+                    && a.q.in_channels == channels
+                    && a.k.in_channels == channels
+                    && a.v.in_channels == channels
+                    && a.q.out_channels == a.heads * a.q_dim
+                    && a.k.out_channels == a.kv_heads * a.q_dim
+                    && a.v.out_channels == a.kv_heads * a.v_dim
+                    && a.out.in_channels == a.heads * a.v_dim
+                    && a.out.out_channels == channels,
+                || "the projections do not fit the heads and the trunk".into(),
+            ),
+            BlockDesc::FeedForward(f) => shape(
+                name,
+                f.norm.weight.len() == channels
+                    && f.linear1.in_channels == channels
+                    && f.gate.in_channels == channels
+                    && f.gate.out_channels == f.linear1.out_channels
+                    && f.linear2.in_channels == f.linear1.out_channels
+                    && f.linear2.out_channels == channels,
+                || "the feed-forward layers do not fit the trunk".into(),
+            ),
         }
     }
 }
@@ -571,6 +1193,20 @@ impl BlockDesc {
 impl ModelDesc {
     fn check(&self) -> Result<(), ModelError> {
         let t = &self.trunk;
+        shape(
+            &self.name,
+            self.spatial_inputs == crate::nn::inputs::SPATIAL
+                && self.global_inputs == crate::nn::inputs::GLOBAL,
+            || {
+                format!(
+                    "{} spatial and {} global inputs: kosumi feeds input version 7's {} and {}",
+                    self.spatial_inputs,
+                    self.global_inputs,
+                    crate::nn::inputs::SPATIAL,
+                    crate::nn::inputs::GLOBAL
+                )
+            },
+        )?;
         shape(
             &t.initial_conv.name,
             t.initial_conv.in_channels == self.spatial_inputs,
@@ -587,10 +1223,28 @@ impl ModelDesc {
                 && t.initial_matmul.out_channels == t.channels,
             || "global inputs or trunk channels differ".into(),
         )?;
-        shape(&t.tip_bn.name, t.tip_bn.scale.len() == t.channels, || {
+        if let Some(m) = &t.metadata_encoder {
+            return Err(ModelError::Unsupported {
+                layer: m.name.clone(),
+                what: "the human-like nets' metadata encoder (SGF metadata inputs)".into(),
+            });
+        }
+        let (tip_name, tip_channels) = match &t.tip_norm {
+            TrunkNorm::Batch(bn) => (&bn.name, bn.scale.len()),
+            TrunkNorm::Rms(rms) => (&rms.name, rms.gamma.len()),
+        };
+        shape(tip_name, tip_channels == t.channels, || {
             "channels differ from the trunk's".into()
         })?;
         let p = &self.policy;
+        let (pass_out, pass_ok) = match &p.pass_hidden {
+            None => (p.gpool_to_pass.out_channels, true),
+            Some(h) => (
+                h.mul2.out_channels,
+                h.bias.len() == p.gpool_to_pass.out_channels
+                    && h.mul2.in_channels == p.gpool_to_pass.out_channels,
+            ),
+        };
         shape(
             &p.p1_conv.name,
             p.p1_conv.in_channels == t.channels
@@ -600,12 +1254,14 @@ impl ModelDesc {
                 && p.gpool_to_bias.in_channels == 3 * p.g1_conv.out_channels
                 && p.gpool_to_bias.out_channels == p.p1_conv.out_channels
                 && p.p2_conv.in_channels == p.p1_conv.out_channels
-                && p.p2_conv.out_channels == 1
+                && p.p2_conv.out_channels == p.channels
                 && p.gpool_to_pass.in_channels == 3 * p.g1_conv.out_channels
-                && p.gpool_to_pass.out_channels == 1,
+                && pass_ok
+                && pass_out == p.channels,
             || "the policy head's layers do not fit together".into(),
         )?;
         let v = &self.value;
+        let scores = self.facts.score_outputs;
         shape(
             &v.v1_conv.name,
             v.v1_conv.in_channels == t.channels
@@ -616,8 +1272,8 @@ impl ModelDesc {
                 && v.v3_mul.out_channels == 3
                 && v.v3_bias.len() == 3
                 && v.sv3_mul.in_channels == v.v2_mul.out_channels
-                && v.sv3_mul.out_channels == 4
-                && v.sv3_bias.len() == 4
+                && v.sv3_mul.out_channels == scores
+                && v.sv3_bias.len() == scores
                 && v.ownership_conv.in_channels == v.v1_conv.out_channels
                 && v.ownership_conv.out_channels == 1,
             || "the value head's layers do not fit together".into(),
@@ -659,9 +1315,9 @@ mod tests {
 
     #[test]
     fn other_versions_and_garbage_are_refused_with_a_reason() {
-        let err = ModelDesc::parse(b"net 17 22 19 trunk").unwrap_err();
-        assert_eq!(err, ModelError::UnsupportedVersion(17));
-        assert!(err.to_string().contains("version 17"));
+        let err = ModelDesc::parse(b"net 18 22 19 trunk").unwrap_err();
+        assert_eq!(err, ModelError::UnsupportedVersion(18));
+        assert!(err.to_string().contains("version 18"));
         let err = ModelDesc::parse(b"hello world").unwrap_err();
         assert!(matches!(err, ModelError::Malformed { .. }), "{err}");
         assert!(ModelDesc::parse(&[0x1f, 0x8b, 1, 2, 3]).is_err());

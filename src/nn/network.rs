@@ -10,7 +10,8 @@
 //! allocates nothing.
 
 use super::layers::{self, Conv, MatMul, NormAct, Pooling, Shape};
-use super::model::{BlockDesc, ModelDesc};
+use super::model::{Activation, BlockDesc, ModelDesc, PostProcess, TrunkNorm, VersionFacts};
+use super::transformer::{self, Attention, FeedForward, Needs, RmsNorm};
 
 enum Block {
     Ordinary {
@@ -28,6 +29,45 @@ enum Block {
         mid: NormAct,
         final_conv: Conv,
     },
+    NestedBottleneck {
+        pre: NormAct,
+        pre_conv: Conv,
+        blocks: Vec<Block>,
+        post: NormAct,
+        post_conv: Conv,
+    },
+    Attention(Attention),
+    FeedForward(FeedForward),
+}
+
+/// What a block needs of the workspace for one shape: the widest
+/// activation in channels, the largest convolution scratch, the
+/// transformer buffers, and how many levels of bottleneck it nests.
+#[derive(Clone, Copy, Default)]
+struct BlockNeeds {
+    widest: usize,
+    scratch: usize,
+    transformer: Needs,
+    depth: usize,
+}
+
+impl BlockNeeds {
+    fn max(self, o: BlockNeeds) -> BlockNeeds {
+        BlockNeeds {
+            widest: self.widest.max(o.widest),
+            scratch: self.scratch.max(o.scratch),
+            transformer: self.transformer.max(o.transformer),
+            depth: self.depth.max(o.depth),
+        }
+    }
+}
+
+/// The buffers of the blocks at one level of nesting: three for a block's
+/// own work and, for a bottleneck, its narrow trunk.
+#[derive(Default)]
+struct Level {
+    work: [Vec<f32>; 3],
+    inner_trunk: Vec<f32>,
 }
 
 impl Block {
@@ -66,43 +106,87 @@ impl Block {
                 mid: NormAct::new(mid_bn, *mid_act),
                 final_conv: Conv::new(final_conv),
             },
+            BlockDesc::NestedBottleneck {
+                pre_bn,
+                pre_act,
+                pre_conv,
+                blocks,
+                post_bn,
+                post_act,
+                post_conv,
+            } => Block::NestedBottleneck {
+                pre: NormAct::new(pre_bn, *pre_act),
+                pre_conv: Conv::new(pre_conv),
+                blocks: blocks.iter().map(Block::new).collect(),
+                post: NormAct::new(post_bn, *post_act),
+                post_conv: Conv::new(post_conv),
+            },
+            BlockDesc::Attention(a) => Block::Attention(Attention::new(a)),
+            BlockDesc::FeedForward(f) => Block::FeedForward(FeedForward::new(f)),
         }
     }
 
-    /// The widest activation inside the block, in channels, and the
-    /// largest convolution scratch it needs.
-    fn needs(&self, shape: Shape) -> (usize, usize) {
+    fn needs(&self, shape: Shape) -> BlockNeeds {
         match self {
-            Block::Ordinary { conv1, conv2, .. } => (
-                conv1.out_channels.max(conv1.in_channels),
-                conv1.scratch_len(shape).max(conv2.scratch_len(shape)),
-            ),
+            Block::Ordinary { conv1, conv2, .. } => BlockNeeds {
+                widest: conv1.out_channels.max(conv1.in_channels),
+                scratch: conv1.scratch_len(shape).max(conv2.scratch_len(shape)),
+                ..BlockNeeds::default()
+            },
             Block::GlobalPooling {
                 regular,
                 gpool,
                 final_conv,
                 ..
-            } => (
-                regular
+            } => BlockNeeds {
+                widest: regular
                     .out_channels
                     .max(regular.in_channels)
                     .max(gpool.out_channels),
-                regular
+                scratch: regular
                     .scratch_len(shape)
                     .max(gpool.scratch_len(shape))
                     .max(final_conv.scratch_len(shape)),
-            ),
+                ..BlockNeeds::default()
+            },
+            Block::NestedBottleneck {
+                pre_conv,
+                blocks,
+                post_conv,
+                ..
+            } => {
+                let inner = blocks
+                    .iter()
+                    .fold(BlockNeeds::default(), |n, b| n.max(b.needs(shape)));
+                BlockNeeds {
+                    widest: inner
+                        .widest
+                        .max(pre_conv.in_channels)
+                        .max(pre_conv.out_channels),
+                    scratch: inner
+                        .scratch
+                        .max(pre_conv.scratch_len(shape))
+                        .max(post_conv.scratch_len(shape)),
+                    transformer: inner.transformer,
+                    depth: inner.depth + 1,
+                }
+            }
+            Block::Attention(a) => BlockNeeds {
+                transformer: a.needs(shape),
+                ..BlockNeeds::default()
+            },
+            Block::FeedForward(f) => BlockNeeds {
+                transformer: f.needs(shape),
+                ..BlockNeeds::default()
+            },
         }
     }
 
-    /// `trunk += block(trunk)`, with the three buffers `a`, `b`, `c`.
-    fn apply(
-        &self,
-        shape: Shape,
-        trunk: &mut [f32],
-        [a, b, c]: &mut [Vec<f32>; 3],
-        shared: &mut Shared,
-    ) {
+    /// `trunk += block(trunk)`, with the buffers of this level and those
+    /// below it (for a bottleneck's inner blocks).
+    fn apply(&self, shape: Shape, trunk: &mut [f32], levels: &mut [Level], shared: &mut Shared) {
+        let (level, deeper) = levels.split_first_mut().expect("a level per nesting");
+        let [a, b, c] = &mut level.work;
         match self {
             Block::Ordinary {
                 pre,
@@ -139,21 +223,63 @@ impl Block {
                 mid.apply_with_bias(shape, b, &shared.pool_bias, a);
                 final_conv.apply(shape, a, trunk, &mut shared.scratch, true);
             }
+            Block::NestedBottleneck {
+                pre,
+                pre_conv,
+                blocks,
+                post,
+                post_conv,
+            } => {
+                let inner = &mut level.inner_trunk;
+                pre.apply(shape, trunk, a);
+                pre_conv.apply(shape, a, inner, &mut shared.scratch, false);
+                for block in blocks {
+                    block.apply(shape, inner, deeper, shared);
+                }
+                post.apply(shape, inner, a);
+                post_conv.apply(shape, a, trunk, &mut shared.scratch, true);
+            }
+            Block::Attention(att) => att.apply(shape, trunk, &mut shared.transformer),
+            Block::FeedForward(ffn) => ffn.apply(shape, trunk, &mut shared.transformer),
         }
     }
+}
+
+/// The norm and activation at the trunk's tip.
+enum Tip {
+    Batch(NormAct),
+    Rms(RmsNorm),
+}
+
+impl Tip {
+    fn apply(&self, shape: Shape, input: &[f32], output: &mut [f32]) {
+        match self {
+            Tip::Batch(n) => n.apply(shape, input, output),
+            Tip::Rms(n) => n.apply(shape, input, output),
+        }
+    }
+}
+
+/// Version 15's hidden layer between the pooled values and the pass.
+struct PassHidden {
+    bias: Vec<f32>,
+    act: Activation,
+    mul2: MatMul,
 }
 
 /// The network's layers, ready to run.
 pub struct Network {
     pub name: String,
     pub version: i32,
+    pub facts: VersionFacts,
+    pub post_process: PostProcess,
     pub spatial_inputs: usize,
     pub global_inputs: usize,
     trunk_channels: usize,
     initial_conv: Conv,
     initial_matmul: MatMul,
     blocks: Vec<Block>,
-    tip: NormAct,
+    tip: Tip,
     p1_conv: Conv,
     g1_conv: Conv,
     g1_norm: NormAct,
@@ -161,11 +287,12 @@ pub struct Network {
     p1_norm: NormAct,
     p2_conv: Conv,
     p_gpool_to_pass: MatMul,
+    pass_hidden: Option<PassHidden>,
     v1_conv: Conv,
     v1_norm: NormAct,
     v2_mul: MatMul,
     v2_bias: Vec<f32>,
-    v2_act: super::model::Activation,
+    v2_act: Activation,
     v3_mul: MatMul,
     v3_bias: Vec<f32>,
     sv3_mul: MatMul,
@@ -180,20 +307,26 @@ pub struct RawOutput {
     /// One logit per point, row by row.
     pub policy: Vec<f32>,
     pub pass: f32,
+    /// The optimistic policy's logits (version 12 on; empty before).
+    pub policy_optimistic: Vec<f32>,
+    pub pass_optimistic: f32,
     /// Win, loss and no-result logits.
     pub value: [f32; 3],
-    /// Score mean, score spread (before softplus), lead, variance time.
-    pub score: [f32; 4],
+    /// Score mean, score spread (before softplus), lead, variance time,
+    /// then (version 9 on) the short-term win/loss and score errors.
+    pub score: [f32; 6],
     /// One ownership value per point (before tanh).
     pub ownership: Vec<f32>,
 }
 
-/// The buffers every layer shares: the im2col matrix and the pooled values.
+/// The buffers every layer shares: the im2col matrix, the pooled values
+/// and the transformer blocks' buffers.
 #[derive(Default)]
 struct Shared {
     scratch: Vec<f32>,
     pooled: Vec<f32>,
     pool_bias: Vec<f32>,
+    transformer: transformer::Scratch,
 }
 
 /// Every buffer of a forward pass, reused from one evaluation to the next.
@@ -209,8 +342,9 @@ pub struct Workspace {
     head_pooled: Vec<f32>,
     head_bias: Vec<f32>,
     v2: Vec<f32>,
-    /// A block's three buffers.
-    block: [Vec<f32>; 3],
+    pass_hidden: Vec<f32>,
+    /// The blocks' buffers, a level per depth of nested bottlenecks.
+    levels: Vec<Level>,
     shared: Shared,
 }
 
@@ -221,13 +355,18 @@ impl Network {
         Network {
             name: desc.name.clone(),
             version: desc.version,
+            facts: desc.facts,
+            post_process: desc.post_process,
             spatial_inputs: desc.spatial_inputs,
             global_inputs: desc.global_inputs,
             trunk_channels: desc.trunk.channels,
             initial_conv: Conv::new(&desc.trunk.initial_conv),
             initial_matmul: MatMul::new(&desc.trunk.initial_matmul),
             blocks: desc.trunk.blocks.iter().map(Block::new).collect(),
-            tip: NormAct::new(&desc.trunk.tip_bn, desc.trunk.tip_act),
+            tip: match &desc.trunk.tip_norm {
+                TrunkNorm::Batch(bn) => Tip::Batch(NormAct::new(bn, desc.trunk.tip_act)),
+                TrunkNorm::Rms(rms) => Tip::Rms(RmsNorm::new(rms, desc.trunk.tip_act)),
+            },
             p1_conv: Conv::new(&p.p1_conv),
             g1_conv: Conv::new(&p.g1_conv),
             g1_norm: NormAct::new(&p.g1_bn, p.g1_act),
@@ -235,6 +374,11 @@ impl Network {
             p1_norm: NormAct::new(&p.p1_bn, p.p1_act),
             p2_conv: Conv::new(&p.p2_conv),
             p_gpool_to_pass: MatMul::new(&p.gpool_to_pass),
+            pass_hidden: p.pass_hidden.as_ref().map(|h| PassHidden {
+                bias: h.bias.clone(),
+                act: h.act,
+                mul2: MatMul::new(&h.mul2),
+            }),
             v1_conv: Conv::new(&v.v1_conv),
             v1_norm: NormAct::new(&v.v1_bn, v.v1_act),
             v2_mul: MatMul::new(&v.v2_mul),
@@ -260,12 +404,12 @@ impl Network {
                 v.resize(n, 0.0);
             }
         };
-        let (mut widest, mut scratch) = (self.trunk_channels, self.initial_conv.scratch_len(shape));
-        for b in &self.blocks {
-            let (c, s) = b.needs(shape);
-            widest = widest.max(c);
-            scratch = scratch.max(s);
-        }
+        let blocks = self
+            .blocks
+            .iter()
+            .fold(BlockNeeds::default(), |n, b| n.max(b.needs(shape)));
+        let mut widest = self.trunk_channels.max(blocks.widest);
+        let mut scratch = self.initial_conv.scratch_len(shape).max(blocks.scratch);
         for conv in [
             &self.p1_conv,
             &self.g1_conv,
@@ -285,9 +429,18 @@ impl Network {
         grow(&mut ws.head_pooled, 3 * widest * shape.batch);
         grow(&mut ws.head_bias, widest * shape.batch);
         grow(&mut ws.v2, self.v2_mul.out_channels * shape.batch);
-        for v in ws.block.iter_mut() {
-            grow(v, widest * rows);
+        grow(
+            &mut ws.pass_hidden,
+            self.p_gpool_to_pass.out_channels * shape.batch,
+        );
+        ws.levels.resize_with(blocks.depth + 1, Level::default);
+        for level in &mut ws.levels {
+            for v in level.work.iter_mut() {
+                grow(v, widest * rows);
+            }
+            grow(&mut level.inner_trunk, widest * rows);
         }
+        ws.shared.transformer.fit(blocks.transformer);
         grow(&mut ws.shared.scratch, scratch);
         grow(&mut ws.shared.pooled, 3 * widest * shape.batch);
         grow(&mut ws.shared.pool_bias, widest * shape.batch);
@@ -325,7 +478,8 @@ impl Network {
             head_pooled,
             head_bias,
             v2,
-            block: block_buffers,
+            pass_hidden,
+            levels,
             shared,
             ..
         } = ws;
@@ -335,7 +489,7 @@ impl Network {
         self.initial_matmul.apply(shape.batch, global, head_bias);
         layers::add_spatial_bias(shape, c, head_bias, trunk);
         for block in &self.blocks {
-            block.apply(shape, trunk, block_buffers, shared);
+            block.apply(shape, trunk, levels, shared);
         }
         let scratch = &mut shared.scratch;
         self.tip.apply(shape, trunk, trunk_out);
@@ -351,15 +505,41 @@ impl Network {
         self.p1_norm
             .apply_with_bias_in_place(shape, head_bias, head_a);
         self.p2_conv.apply(shape, head_a, head_b, scratch, false);
+        let channels = self.p2_conv.out_channels;
         for (b, out) in outputs.iter_mut().enumerate().take(shape.batch) {
+            let logits = &head_b[b * points * channels..(b + 1) * points * channels];
             out.policy.clear();
-            out.policy
-                .extend_from_slice(&head_b[b * points..(b + 1) * points]);
+            out.policy.extend(logits.iter().step_by(channels));
+            out.policy_optimistic.clear();
+            if channels >= 2 {
+                out.policy_optimistic
+                    .extend(logits.iter().skip(1).step_by(channels));
+            }
         }
-        self.p_gpool_to_pass
-            .apply(shape.batch, head_pooled, head_bias);
+        let pass = match &self.pass_hidden {
+            None => {
+                self.p_gpool_to_pass
+                    .apply(shape.batch, head_pooled, head_bias);
+                &head_bias[..]
+            }
+            Some(h) => {
+                self.p_gpool_to_pass
+                    .apply(shape.batch, head_pooled, pass_hidden);
+                layers::add_bias(shape.batch, &h.bias, pass_hidden);
+                for x in pass_hidden.iter_mut().take(h.bias.len() * shape.batch) {
+                    *x = layers::activate(h.act, *x);
+                }
+                h.mul2.apply(shape.batch, pass_hidden, head_bias);
+                &head_bias[..]
+            }
+        };
         for (b, out) in outputs.iter_mut().enumerate().take(shape.batch) {
-            out.pass = head_bias[b];
+            out.pass = pass[b * channels];
+            out.pass_optimistic = if channels >= 2 {
+                pass[b * channels + 1]
+            } else {
+                out.pass
+            };
         }
 
         // Value head.
@@ -379,8 +559,10 @@ impl Network {
         }
         self.sv3_mul.apply(shape.batch, v2, head_bias);
         layers::add_bias(shape.batch, &self.sv3_bias, head_bias);
+        let scores = self.sv3_bias.len();
         for (b, out) in outputs.iter_mut().enumerate().take(shape.batch) {
-            out.score.copy_from_slice(&head_bias[b * 4..b * 4 + 4]);
+            out.score = [0.0; 6];
+            out.score[..scores].copy_from_slice(&head_bias[b * scores..(b + 1) * scores]);
         }
         self.ownership_conv
             .apply(shape, head_a, head_b, scratch, false);

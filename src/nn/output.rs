@@ -1,11 +1,13 @@
 //! From the heads' raw numbers to what a player reads: the policy as
 //! probabilities over the legal moves, win / loss / no-result chances, score
-//! mean, spread and lead, and ownership, all from White's side as KataGo
-//! reports them (`NNEvaluator::evaluate` in KataGo's `nneval.cpp`, model
-//! version 8: every score scaled by 20, the variance time by 40), and
-//! KataGo's `kata-raw-nn` text.
+//! mean, spread and lead, the variance time and the short-term errors, and
+//! ownership, all from White's side as KataGo reports them
+//! (`NNEvaluator::evaluate` in KataGo's `nneval.cpp`: the scores scaled by
+//! the model's multipliers, the short-term errors transformed as its version
+//! says), and KataGo's `kata-raw-nn` text.
 
 use super::inputs::NetRules;
+use super::model::{PostProcess, ShorttermErrors};
 use super::network::RawOutput;
 use crate::go::board::Color;
 use crate::go::rules::Ko;
@@ -25,8 +27,32 @@ pub struct Evaluation {
     pub white_score_mean: f32,
     pub white_score_mean_sq: f32,
     pub white_lead: f32,
+    /// The network's estimate of the game's remaining variance time.
+    pub var_time_left: f32,
+    /// The network's estimates of its own short-term error in win/loss
+    /// value and in score (version 9 on; −1 before).
+    pub shortterm_winloss_error: f32,
+    pub shortterm_score_error: f32,
     /// White's ownership of each point, −1 (Black's) to 1.
     pub white_ownership: Vec<f32>,
+}
+
+/// How a model's score outputs become points: its multipliers and its
+/// short-term error transform.
+#[derive(Clone, Copy, Debug)]
+pub struct Scaling {
+    pub post: PostProcess,
+    pub shortterm: ShorttermErrors,
+}
+
+impl Default for Scaling {
+    /// Version 8's.
+    fn default() -> Scaling {
+        Scaling {
+            post: PostProcess::default(),
+            shortterm: ShorttermErrors::None,
+        }
+    }
 }
 
 fn soft_plus(x: f64) -> f64 {
@@ -41,6 +67,7 @@ pub fn postprocess(
     to_move: Color,
     rules: &NetRules,
     side: usize,
+    scaling: &Scaling,
     out: &mut Evaluation,
 ) {
     out.side = side;
@@ -85,12 +112,43 @@ pub fn postprocess(
     win /= total;
     loss /= total;
     no_result /= total;
-    let [mean, spread, lead, _variance_time] = raw.score.map(f64::from);
-    let score_mean = mean * 20.0;
-    let stdev = soft_plus(spread) * 20.0;
+    let [
+        mean,
+        spread,
+        lead,
+        variance_time,
+        winloss_error,
+        score_error,
+    ] = raw.score.map(f64::from);
+    let post = &scaling.post;
+    let score_mean = mean * f64::from(post.score_mean);
+    let stdev = soft_plus(spread) * f64::from(post.score_stdev);
     let mean_sq = (score_mean * score_mean + stdev * stdev) * (1.0 - no_result);
     let score_mean = score_mean * (1.0 - no_result);
-    let lead = lead * 20.0 * (1.0 - no_result);
+    let lead = lead * f64::from(post.lead) * (1.0 - no_result);
+    // Version 8 nets report no variance time (KataGo gives −1).
+    out.var_time_left = match scaling.shortterm {
+        ShorttermErrors::None => -1.0,
+        _ => (soft_plus(variance_time) * f64::from(post.variance_time)) as f32,
+    };
+    let (value_mult, score_mult) = (
+        f64::from(post.shortterm_value_error),
+        f64::from(post.shortterm_score_error),
+    );
+    let (winloss_error, score_error) = match scaling.shortterm {
+        ShorttermErrors::None => (-1.0, -1.0),
+        ShorttermErrors::Softplus => (soft_plus(winloss_error), soft_plus(score_error) * 10.0),
+        ShorttermErrors::SqrtSoftplus => (
+            (soft_plus(winloss_error) * value_mult).sqrt(),
+            (soft_plus(score_error) * score_mult).sqrt(),
+        ),
+        ShorttermErrors::SqrtSquaredHalfSoftplus => {
+            let (w, s) = (soft_plus(winloss_error * 0.5), soft_plus(score_error * 0.5));
+            ((w * w * value_mult).sqrt(), (s * s * score_mult).sqrt())
+        }
+    };
+    out.shortterm_winloss_error = winloss_error as f32;
+    out.shortterm_score_error = score_error as f32;
     let white = to_move == Color::White;
     out.white_win = (if white { win } else { loss }) as f32;
     out.white_loss = (if white { loss } else { win }) as f32;
@@ -107,8 +165,8 @@ pub fn postprocess(
     );
 }
 
-/// KataGo's `kata-raw-nn` block for one symmetry (model version 8: no
-/// variance time and no short-term errors, printed as −1).
+/// KataGo's `kata-raw-nn` block for one symmetry (model version 8's
+/// short-term errors, which it has not, printed as −1).
 pub fn raw_nn_text(symmetry: usize, e: &Evaluation) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "symmetry {symmetry}");
@@ -118,9 +176,9 @@ pub fn raw_nn_text(symmetry: usize, e: &Evaluation) -> String {
     let _ = writeln!(s, "whiteLead {:.3}", e.white_lead);
     let _ = writeln!(s, "whiteScoreSelfplay {:.3}", e.white_score_mean);
     let _ = writeln!(s, "whiteScoreSelfplaySq {:.3}", e.white_score_mean_sq);
-    let _ = writeln!(s, "varTimeLeft {:.3}", -1.0);
-    let _ = writeln!(s, "shorttermWinlossError {:.3}", -1.0);
-    let _ = writeln!(s, "shorttermScoreError {:.3}", -1.0);
+    let _ = writeln!(s, "varTimeLeft {:.3}", e.var_time_left);
+    let _ = writeln!(s, "shorttermWinlossError {:.3}", e.shortterm_winloss_error);
+    let _ = writeln!(s, "shorttermScoreError {:.3}", e.shortterm_score_error);
     s.push_str("policy\n");
     for row in e.policy.chunks(e.side) {
         for &p in row {
@@ -154,8 +212,9 @@ mod tests {
             policy: vec![1.0, 2.0, 3.0, 0.5],
             pass: 0.0,
             value: [2.0, 0.0, -1.0],
-            score: [0.1, 0.0, 0.2, 0.0],
+            score: [0.1, 0.0, 0.2, 0.0, 0.0, 0.0],
             ownership: vec![0.5; 4],
+            ..RawOutput::default()
         };
         let rules = NetRules::of(&Rules::default());
         let mut e = Evaluation::default();
@@ -165,6 +224,7 @@ mod tests {
             Color::Black,
             &rules,
             2,
+            &Scaling::default(),
             &mut e,
         );
         assert_eq!(e.policy[2], -1.0);

@@ -2,14 +2,18 @@
 //! as KataGo has it: the raw evaluation of the current position for one of
 //! the eight symmetries or all of them, in KataGo's text. With `all` the
 //! blocks follow one another without the blank line KataGo puts between
-//! them (a blank line would end the GTP reply). OPTIMISM is accepted for
-//! KataGo's syntax; version 8 nets have no optimistic policy to blend.
+//! them (a blank line would end the GTP reply). OPTIMISM blends in the
+//! optimistic policy of version 12 nets and later (KataGo's default for
+//! this command, its root's `rootPolicyOptimism`: 0.2).
 
 use super::error::GtpError;
 use super::parse::{leading_color, parse_float};
 use super::reply::Reply;
 use crate::engine::Engine;
 use crate::nn::{self, Request, Scratch};
+
+/// KataGo's `rootPolicyOptimism` where its configuration sets none.
+const ROOT_POLICY_OPTIMISM: f32 = 0.2;
 
 pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
     let Some(net) = e.config.network.clone() else {
@@ -28,9 +32,13 @@ pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
         None => return Err(GtpError::syntax(usage.to_string())),
     };
     rest = &rest[1..];
+    let mut optimism = ROOT_POLICY_OPTIMISM;
     if let Some(opt) = rest.first() {
         match parse_float(opt) {
-            Ok(x) if (0.0..=1.0).contains(&x) => rest = &rest[1..],
+            Ok(x) if (0.0..=1.0).contains(&x) => {
+                optimism = x as f32;
+                rest = &rest[1..];
+            }
             _ => return Err(GtpError::syntax(format!("optimism '{opt}': {usage}"))),
         }
     }
@@ -42,7 +50,7 @@ pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
     let text: Vec<String> = symmetries
         .into_iter()
         .map(|symmetry| {
-            let eval = net.evaluate(
+            let eval = net.evaluate_with_optimism(
                 Request {
                     game: e.shown(),
                     to_move,
@@ -50,6 +58,7 @@ pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
                     symmetry,
                     white_advantage: 0.0,
                 },
+                optimism,
                 &mut scratch,
             );
             nn::output::raw_nn_text(symmetry, &eval)

@@ -1,0 +1,442 @@
+//! The layers of KataGo's transformer nets, over the same point-by-point
+//! activations as the convolutions (`[board][point][channel]`): the
+//! RMSNorms (the trunk tip's, with a scale, a bias and an activation, over
+//! each point or over the whole board; the transformer blocks' own, a scale
+//! only, over each point), dense layers applied at every point, the
+//! attention block (grouped heads, rotary position embedding learned or
+//! fixed) and the SwiGLU feed-forward block, as KataGo 1.17.2's
+//! `eigenbackend.cpp` computes them. The board is evaluated at its own size,
+//! so no point is masked.
+//!
+//! Every buffer is the caller's ([`Scratch`], grown by [`Scratch::fit`]):
+//! nothing here allocates while evaluating.
+
+use super::layers::{Packed, Shape, activate, gemm};
+use super::model::{
+    Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, Rope, TransformerNormDesc,
+};
+
+/// A dense layer applied at every point: `out[p] = in[p] · W`.
+pub struct Dense {
+    pub in_channels: usize,
+    pub out_channels: usize,
+    weights: Packed,
+}
+
+impl Dense {
+    pub fn new(desc: &MatMulDesc) -> Dense {
+        Dense {
+            in_channels: desc.in_channels,
+            out_channels: desc.out_channels,
+            weights: Packed::new(desc.in_channels, desc.out_channels, &desc.weights),
+        }
+    }
+
+    /// `output = input · W` over `rows` rows.
+    pub fn apply(&self, rows: usize, input: &[f32], output: &mut [f32]) {
+        gemm(rows, input, &self.weights, output, false);
+    }
+}
+
+/// The trunk tip's RMSNorm: `act(x / rms · gamma + beta)`, the root mean
+/// square taken over each point's channels, or (`spatial`) over every
+/// channel of every point of a board.
+pub struct RmsNorm {
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+    epsilon: f32,
+    spatial: bool,
+    act: Activation,
+}
+
+impl RmsNorm {
+    pub fn new(desc: &RmsNormDesc, act: Activation) -> RmsNorm {
+        RmsNorm {
+            gamma: desc.gamma.clone(),
+            beta: desc.beta.clone(),
+            epsilon: desc.epsilon,
+            spatial: desc.spatial,
+            act,
+        }
+    }
+
+    pub fn apply(&self, shape: Shape, input: &[f32], output: &mut [f32]) {
+        let c = self.gamma.len();
+        let points = shape.points();
+        for b in 0..shape.batch {
+            let range = b * points * c..(b + 1) * points * c;
+            let (src, dst) = (&input[range.clone()], &mut output[range]);
+            let board_scale = self.spatial.then(|| {
+                let sum: f32 = src.iter().map(|v| v * v).sum();
+                1.0 / (sum / (points * c) as f32 + self.epsilon).sqrt()
+            });
+            for (s, d) in src.chunks_exact(c).zip(dst.chunks_exact_mut(c)) {
+                let scale = board_scale.unwrap_or_else(|| point_scale(s, self.epsilon));
+                for (((d, &x), &g), &bias) in d.iter_mut().zip(s).zip(&self.gamma).zip(&self.beta) {
+                    *d = activate(self.act, x * scale * g + bias);
+                }
+            }
+        }
+    }
+}
+
+/// `1 / √(mean(x²) + ε)` over one point's channels.
+fn point_scale(x: &[f32], epsilon: f32) -> f32 {
+    let sum: f32 = x.iter().map(|v| v * v).sum();
+    1.0 / (sum / x.len() as f32 + epsilon).sqrt()
+}
+
+/// A transformer block's RMSNorm: `x / rms · weight` at each point.
+struct Norm {
+    weight: Vec<f32>,
+    epsilon: f32,
+}
+
+impl Norm {
+    fn new(desc: &TransformerNormDesc) -> Norm {
+        Norm {
+            weight: desc.weight.clone(),
+            epsilon: desc.epsilon,
+        }
+    }
+
+    fn apply(&self, rows: usize, input: &[f32], output: &mut [f32]) {
+        let c = self.weight.len();
+        for (s, d) in input[..rows * c]
+            .chunks_exact(c)
+            .zip(output.chunks_exact_mut(c))
+        {
+            let scale = point_scale(s, self.epsilon);
+            for ((d, &x), &w) in d.iter_mut().zip(s).zip(&self.weight) {
+                *d = x * scale * w;
+            }
+        }
+    }
+}
+
+/// The buffers of the transformer blocks, shared by all of them.
+#[derive(Default)]
+pub struct Scratch {
+    norm: Vec<f32>,
+    q: Vec<f32>,
+    k: Vec<f32>,
+    v: Vec<f32>,
+    heads_out: Vec<f32>,
+    scores: Vec<f32>,
+    hidden: Vec<f32>,
+    gate: Vec<f32>,
+    cos: Vec<f32>,
+    sin: Vec<f32>,
+}
+
+/// What a block needs of [`Scratch`] for one shape, in floats.
+#[derive(Clone, Copy, Default)]
+pub struct Needs {
+    norm: usize,
+    q: usize,
+    k: usize,
+    v: usize,
+    heads_out: usize,
+    scores: usize,
+    hidden: usize,
+    rope: usize,
+}
+
+impl Needs {
+    pub fn max(self, o: Needs) -> Needs {
+        Needs {
+            norm: self.norm.max(o.norm),
+            q: self.q.max(o.q),
+            k: self.k.max(o.k),
+            v: self.v.max(o.v),
+            heads_out: self.heads_out.max(o.heads_out),
+            scores: self.scores.max(o.scores),
+            hidden: self.hidden.max(o.hidden),
+            rope: self.rope.max(o.rope),
+        }
+    }
+}
+
+impl Scratch {
+    /// Grows the buffers to `needs`; only a larger need allocates.
+    pub fn fit(&mut self, needs: Needs) {
+        let grow = |v: &mut Vec<f32>, n: usize| {
+            if v.len() < n {
+                v.resize(n, 0.0);
+            }
+        };
+        grow(&mut self.norm, needs.norm);
+        grow(&mut self.q, needs.q);
+        grow(&mut self.k, needs.k);
+        grow(&mut self.v, needs.v);
+        grow(&mut self.heads_out, needs.heads_out);
+        grow(&mut self.scores, needs.scores);
+        grow(&mut self.hidden, needs.hidden);
+        grow(&mut self.gate, needs.hidden);
+        grow(&mut self.cos, needs.rope);
+        grow(&mut self.sin, needs.rope);
+    }
+}
+
+/// The attention block: `x += out(attention(norm(x)))`.
+pub struct Attention {
+    heads: usize,
+    kv_heads: usize,
+    q_dim: usize,
+    v_dim: usize,
+    norm: Norm,
+    q: Dense,
+    k: Dense,
+    v: Dense,
+    out: Dense,
+    rope: Rope,
+}
+
+impl Attention {
+    pub fn new(desc: &AttentionDesc) -> Attention {
+        Attention {
+            heads: desc.heads,
+            kv_heads: desc.kv_heads,
+            q_dim: desc.q_dim,
+            v_dim: desc.v_dim,
+            norm: Norm::new(&desc.norm),
+            q: Dense::new(&desc.q),
+            k: Dense::new(&desc.k),
+            v: Dense::new(&desc.v),
+            out: Dense::new(&desc.out),
+            rope: desc.rope.clone(),
+        }
+    }
+
+    /// The tables' rows: one per key-and-value head for learned
+    /// frequencies, one for all heads for fixed ones.
+    fn rope_rows(&self) -> usize {
+        match self.rope {
+            Rope::Learned(_) => self.kv_heads,
+            _ => 1,
+        }
+    }
+
+    pub fn needs(&self, shape: Shape) -> Needs {
+        let rows = shape.rows();
+        let points = shape.points();
+        Needs {
+            norm: rows * self.q.in_channels,
+            q: rows * self.heads * self.q_dim,
+            k: rows * self.kv_heads * self.q_dim,
+            v: rows * self.kv_heads * self.v_dim,
+            heads_out: rows * self.heads * self.v_dim,
+            scores: points * points,
+            hidden: 0,
+            rope: self.rope_rows() * (self.q_dim / 2) * points,
+        }
+    }
+
+    /// The cosines and sines of the rotation of each pair at each point,
+    /// `[table row][pair][point]`, as KataGo's `computeRopeCosSin`.
+    fn rope_tables(&self, side: usize, cos: &mut [f32], sin: &mut [f32]) {
+        let pairs = self.q_dim / 2;
+        let points = side * side;
+        let mut put = |at: usize, angle: f32| {
+            cos[at] = angle.cos();
+            sin[at] = angle.sin();
+        };
+        match &self.rope {
+            Rope::None => {}
+            Rope::Learned(freqs) => {
+                for h in 0..self.kv_heads {
+                    for p in 0..pairs {
+                        let (fx, fy) = (freqs[(h * pairs + p) * 2], freqs[(h * pairs + p) * 2 + 1]);
+                        for xy in 0..points {
+                            let (x, y) = ((xy % side) as f32, (xy / side) as f32);
+                            put((h * pairs + p) * points + xy, x * fx + y * fy);
+                        }
+                    }
+                }
+            }
+            &Rope::Fixed(theta) => {
+                let per_axis = pairs / 2;
+                let half = (self.q_dim / 2) as f32;
+                for p in 0..pairs {
+                    let (index, along_rows) = if p < per_axis {
+                        (p, true)
+                    } else {
+                        (p - per_axis, false)
+                    };
+                    let freq = 1.0 / theta.powf((2 * index) as f32 / half);
+                    for xy in 0..points {
+                        let coordinate = if along_rows { xy / side } else { xy % side };
+                        put(p * points + xy, coordinate as f32 * freq);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Rotates each head's pairs of channels `(2p, 2p + 1)` at each point.
+    fn rotate(&self, values: &mut [f32], heads: usize, shape: Shape, cos: &[f32], sin: &[f32]) {
+        let pairs = self.q_dim / 2;
+        let points = shape.points();
+        let width = heads * self.q_dim;
+        for (row, chunk) in values[..shape.rows() * width]
+            .chunks_exact_mut(width)
+            .enumerate()
+        {
+            let xy = row % points;
+            for h in 0..heads {
+                let table = match self.rope {
+                    Rope::Learned(_) => h * self.kv_heads / heads,
+                    _ => 0,
+                };
+                for p in 0..pairs {
+                    let at = (table * pairs + p) * points + xy;
+                    let (c, s) = (cos[at], sin[at]);
+                    let i = h * self.q_dim + 2 * p;
+                    let (x0, x1) = (chunk[i], chunk[i + 1]);
+                    chunk[i] = x0 * c - x1 * s;
+                    chunk[i + 1] = x0 * s + x1 * c;
+                }
+            }
+        }
+    }
+
+    /// `trunk += block(trunk)`.
+    pub fn apply(&self, shape: Shape, trunk: &mut [f32], s: &mut Scratch) {
+        let rows = shape.rows();
+        let points = shape.points();
+        let c = self.q.in_channels;
+        let (qw, kw, vw) = (
+            self.heads * self.q_dim,
+            self.kv_heads * self.q_dim,
+            self.kv_heads * self.v_dim,
+        );
+        let ow = self.heads * self.v_dim;
+        self.norm.apply(rows, trunk, &mut s.norm);
+        self.q.apply(rows, &s.norm, &mut s.q);
+        self.k.apply(rows, &s.norm, &mut s.k);
+        self.v.apply(rows, &s.norm, &mut s.v);
+        if !matches!(self.rope, Rope::None) {
+            self.rope_tables(shape.side, &mut s.cos, &mut s.sin);
+            self.rotate(&mut s.q, self.heads, shape, &s.cos, &s.sin);
+            self.rotate(&mut s.k, self.kv_heads, shape, &s.cos, &s.sin);
+        }
+        let scale = 1.0 / (self.q_dim as f32).sqrt();
+        let group = self.heads / self.kv_heads;
+        let scores = &mut s.scores[..points * points];
+        for b in 0..shape.batch {
+            let base = b * points;
+            for h in 0..self.heads {
+                let kvh = h / group;
+                // scores[i][j] = q_i · k_j / √d, then a softmax over j.
+                for i in 0..points {
+                    let qi = &s.q[(base + i) * qw + h * self.q_dim..][..self.q_dim];
+                    let row = &mut scores[i * points..(i + 1) * points];
+                    let mut max = f32::NEG_INFINITY;
+                    for (j, r) in row.iter_mut().enumerate() {
+                        let kj = &s.k[(base + j) * kw + kvh * self.q_dim..][..self.q_dim];
+                        let dot: f32 = qi.iter().zip(kj).map(|(a, b)| a * b).sum();
+                        *r = dot * scale;
+                        max = max.max(*r);
+                    }
+                    let mut sum = 0.0;
+                    for r in row.iter_mut() {
+                        *r = (*r - max).exp();
+                        sum += *r;
+                    }
+                    let inv = 1.0 / sum;
+                    // out_i = Σ_j softmax_ij · v_j.
+                    let out = &mut s.heads_out[(base + i) * ow + h * self.v_dim..][..self.v_dim];
+                    out.fill(0.0);
+                    for (j, &w) in row.iter().enumerate() {
+                        let vj = &s.v[(base + j) * vw + kvh * self.v_dim..][..self.v_dim];
+                        let w = w * inv;
+                        for (o, &x) in out.iter_mut().zip(vj) {
+                            *o += w * x;
+                        }
+                    }
+                }
+            }
+        }
+        // The output projection, added to the trunk.
+        self.out.apply(rows, &s.heads_out, &mut s.norm);
+        for (t, &x) in trunk[..rows * c].iter_mut().zip(&s.norm[..rows * c]) {
+            *t += x;
+        }
+    }
+}
+
+/// The SwiGLU feed-forward block:
+/// `x += linear2(silu(linear1(n)) ⊙ gate(n))`, `n = norm(x)`.
+pub struct FeedForward {
+    norm: Norm,
+    linear1: Dense,
+    gate: Dense,
+    linear2: Dense,
+}
+
+impl FeedForward {
+    pub fn new(desc: &FeedForwardDesc) -> FeedForward {
+        FeedForward {
+            norm: Norm::new(&desc.norm),
+            linear1: Dense::new(&desc.linear1),
+            gate: Dense::new(&desc.gate),
+            linear2: Dense::new(&desc.linear2),
+        }
+    }
+
+    pub fn needs(&self, shape: Shape) -> Needs {
+        let rows = shape.rows();
+        Needs {
+            norm: rows * self.linear1.in_channels,
+            hidden: rows * self.linear1.out_channels,
+            ..Needs::default()
+        }
+    }
+
+    /// `trunk += block(trunk)`.
+    pub fn apply(&self, shape: Shape, trunk: &mut [f32], s: &mut Scratch) {
+        let rows = shape.rows();
+        let c = self.linear1.in_channels;
+        let f = self.linear1.out_channels;
+        self.norm.apply(rows, trunk, &mut s.norm);
+        self.linear1.apply(rows, &s.norm, &mut s.hidden);
+        self.gate.apply(rows, &s.norm, &mut s.gate);
+        for (h, &g) in s.hidden[..rows * f].iter_mut().zip(&s.gate) {
+            *h = activate(Activation::Silu, *h) * g;
+        }
+        self.linear2.apply(rows, &s.hidden, &mut s.norm);
+        for (t, &x) in trunk[..rows * c].iter_mut().zip(&s.norm[..rows * c]) {
+            *t += x;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dense_layer_is_a_product_at_every_point() {
+        let (rows, k, n) = (7, 33, 20);
+        let w: Vec<f32> = (0..k * n)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0)
+            .collect();
+        let x: Vec<f32> = (0..rows * k)
+            .map(|i| ((i * 53 % 97) as f32 - 48.0) / 40.0)
+            .collect();
+        let dense = Dense::new(&MatMulDesc {
+            name: "w".into(),
+            in_channels: k,
+            out_channels: n,
+            weights: w.clone(),
+        });
+        let mut y = vec![0.0; rows * n];
+        dense.apply(rows, &x, &mut y);
+        for r in 0..rows {
+            for o in 0..n {
+                let want: f32 = (0..k).map(|i| x[r * k + i] * w[i * n + o]).sum();
+                assert!((y[r * n + o] - want).abs() < 1e-4, "{r} {o}");
+            }
+        }
+    }
+}
