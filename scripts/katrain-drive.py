@@ -11,6 +11,13 @@ playout doubling advantage), and the engine is shut down.
     KIVY_NO_WINDOW=1 KIVY_NO_ARGS=1 python scripts/katrain-drive.py \
         "target/release/kosumi analysis" GAME.sgf [VISITS]
 
+or, as KaTrain's "Local engine" settings with kosumi as the KataGo
+executable (KaTrain then starts `EXE analysis -model MODEL -config CONFIG
+-override-config homeDataDir=...`; MODEL and CONFIG default to KaTrain's own
+net and analysis config):
+
+    python scripts/katrain-drive.py --local target/release/kosumi GAME.sgf [VISITS] [MODEL] [CONFIG]
+
 It prints, per node, KaTrain's win rate and score and the points it says
 the played move lost, then each AI move, and fails (exit 1) if KaTrain
 logged an engine error or a node was left without analysis.
@@ -62,13 +69,26 @@ class Headless(KaTrainBase):
 
 
 def main():
-    command, sgf = sys.argv[1], sys.argv[2]
-    visits = int(sys.argv[3]) if len(sys.argv) > 3 else 100
+    args = sys.argv[1:]
+    local = args[0] == "--local"
+    if local:
+        args = args[1:]
+    command, sgf = args[0], args[1]
+    visits = int(args[2]) if len(args) > 2 else 100
     katrain = Headless()
     config = dict(katrain.config("engine"))
+    if local:
+        # KaTrain's own defaults for the net and the config unless given.
+        if len(args) > 3:
+            config["model"] = args[3]
+        if len(args) > 4:
+            config["config"] = args[4]
+        config.update(backend="local", katago=command, altcommand="")
+    else:
+        config.update(backend="custom", altcommand=command)
+    print(f"engine settings: backend {config['backend']}, katago {config.get('katago')}, "
+          f"model {config.get('model')}, config {config.get('config')}")
     config.update(
-        backend="custom",
-        altcommand=command,
         max_visits=visits,
         fast_visits=max(1, visits // 4),
         max_time=30.0,

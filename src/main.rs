@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use kosumi::engine::{Config, Engine};
 use kosumi::frontends::analysis::Perspective;
 use kosumi::frontends::gtp::serve;
+use kosumi::frontends::katago_args;
 use kosumi::go::rules::Rules;
 use kosumi::phantom::Kind;
 use kosumi::phantom::options::Options;
@@ -100,9 +101,9 @@ struct Cli {
     /// is loaded).
     #[arg(long, value_enum, default_value_t = SearchKind::Auto)]
     search: SearchKind,
-    /// A KataGo model file (.bin.gz or .txt.gz, model version 8) to use
-    /// instead of the embedded network.
-    #[arg(long, value_name = "FILE")]
+    /// A KataGo model file (.bin.gz or .txt.gz, model versions 8 to 17)
+    /// to use instead of the embedded network.
+    #[arg(long, value_name = "FILE", global = true)]
     model: Option<std::path::PathBuf>,
     /// Answer `version` with this instead of kosumi's own version
     /// (KataGo's option of the same name). Lizzie takes an engine whose
@@ -254,7 +255,7 @@ struct BenchArgs {
     /// Board sizes to measure (repeat the option); 9, 13 and 19 if none.
     #[arg(long = "size")]
     sizes: Vec<usize>,
-    /// Only the network's figures.
+    /// Only the network's figures (the embedded net's, or --model's).
     #[arg(long)]
     nn: bool,
 }
@@ -660,7 +661,7 @@ fn review_record(cli: &Cli, args: &ReviewArgs) {
 }
 
 /// `kosumi bench`: speed figures on stdout.
-fn bench(args: &BenchArgs) {
+fn bench(cli: &Cli, args: &BenchArgs) {
     if !args.sizes.iter().all(|&s| board_size_ok(s)) {
         refuse("bench sizes must be 2 to 25");
     }
@@ -676,7 +677,9 @@ fn bench(args: &BenchArgs) {
         .filter(|&t| t <= cores.max(2))
         .collect();
     if args.nn {
-        kosumi::tools::bench::network(&sizes, args.seconds);
+        if let Err(e) = kosumi::tools::bench::network(&sizes, args.seconds, cli.model.as_deref()) {
+            refuse(format!("--model {e}"));
+        }
     } else {
         kosumi::tools::bench::run(&sizes, &threads, args.seconds);
     }
@@ -744,13 +747,24 @@ fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
-    let cli = Cli::parse();
+    let cli = match katago_args::is_katago_form(&std::env::args_os().collect::<Vec<_>>()) {
+        None => Cli::parse(),
+        Some(program) => {
+            let args: Vec<_> = std::env::args_os().collect();
+            let t = katago_args::translate(&args, program, katago_args::read_config_file)
+                .unwrap_or_else(|e| refuse(e));
+            if !t.ignored.is_empty() {
+                eprintln!("kosumi: KataGo settings ignored: {}", t.ignored.join(", "));
+            }
+            Cli::parse_from(t.args)
+        }
+    };
     match &cli.command {
         Some(Command::PhantomMatch(args)) => phantom_match(args),
         Some(Command::TrainPatterns(args)) => train_patterns(args),
         Some(Command::Analysis(args)) => analysis_engine(&cli, args),
         Some(Command::Review(args)) => review_record(&cli, args),
-        Some(Command::Bench(args)) => bench(args),
+        Some(Command::Bench(args)) => bench(&cli, args),
         None => gtp_engine(&cli),
     }
 }

@@ -1,10 +1,16 @@
 //! kosumi's network evaluator against KataGo's own: `kata-raw-nn` on the
-//! positions of `tests/data/katago_raw_nn.txt` (captured once from KataGo
-//! 1.17 with the same six-block net by `scripts/katago_reference.py`: sizes
-//! 7 to 19, every ruleset, several komi, both colours, handicap, kos,
-//! ladders, passes, late positions), all eight symmetries. Win, loss, lead,
-//! every policy value and every ownership value must agree within 2·10⁻³,
-//! and an illegal point must be illegal to both.
+//! positions of `tests/data/katago_raw_nn*.txt` (each captured once from
+//! KataGo 1.17.2 with its net by `scripts/katago_reference.py`: sizes 7 to
+//! 19, every ruleset, several komi, both colours, handicap, kos, ladders,
+//! passes, late positions), all eight symmetries, for every net at hand:
+//! the embedded six-block net (model version 8), KataGo's two version-17
+//! test nets (`tests/data/models/`, from KataGo's `cpp/tests/models/`,
+//! MIT), and KaTrain's default net (version 15) where the `katrain` package
+//! is installed (`KOSUMI_KATRAIN_NET` names the file; `.ci/run` sets it).
+//! Win, loss, no result, lead, score, variance time, the short-term errors,
+//! every policy value (the optimistic policy blended in at KataGo's 0.2)
+//! and every ownership value must agree within 2·10⁻³, and an illegal
+//! point must be illegal to both.
 
 use kosumi::engine::{Config, Engine};
 use kosumi::go::rules::Rules;
@@ -74,8 +80,7 @@ struct Position {
     katago: Vec<Block>,
 }
 
-fn positions() -> Vec<Position> {
-    let text = include_str!("data/katago_raw_nn.txt");
+fn positions(text: &str) -> Vec<Position> {
     let mut out = Vec::new();
     let mut current: Option<(String, Vec<String>, String, String)> = None;
     for line in text.lines() {
@@ -107,10 +112,10 @@ fn reply(engine: &mut Engine, command: &str) -> String {
     r[1..].trim().to_string()
 }
 
-#[test]
-fn kosumi_evaluates_as_katago_does_on_every_position_and_symmetry() {
-    let net = Arc::new(kosumi::nn::Evaluator::embedded());
-    let positions = positions();
+/// Holds `net` equal to KataGo's numbers in `reference`.
+fn evaluates_as_katago(net: kosumi::nn::Evaluator, reference: &str) {
+    let net = Arc::new(net);
+    let positions = positions(reference);
     assert!(positions.len() >= 30, "{} positions", positions.len());
     let mut worst = (0.0f64, String::new());
     let mut compared = 0;
@@ -142,6 +147,10 @@ fn kosumi_evaluates_as_katago_does_on_every_position_and_symmetry() {
                 "whiteLoss",
                 "noResult",
                 "whiteLead",
+                "whiteScoreSelfplay",
+                "varTimeLeft",
+                "shorttermWinlossError",
+                "shorttermScoreError",
                 "policyPass",
             ] {
                 let find = |b: &Block| b.values.iter().find(|(n, _)| n == key).unwrap().1;
@@ -164,9 +173,56 @@ fn kosumi_evaluates_as_katago_does_on_every_position_and_symmetry() {
         }
     }
     eprintln!(
-        "{} positions, {compared} values compared, largest difference {:.2e} ({})",
+        "{}: {} positions, {compared} values compared, largest difference {:.2e} ({})",
+        net.name(),
         positions.len(),
         worst.0,
         worst.1
     );
+}
+
+#[test]
+fn the_six_block_net_evaluates_as_katago_does_on_every_position_and_symmetry() {
+    evaluates_as_katago(
+        kosumi::nn::Evaluator::embedded(),
+        include_str!("data/katago_raw_nn.txt"),
+    );
+}
+
+/// A model file of `tests/data/models/`.
+fn test_model(name: &str) -> kosumi::nn::Evaluator {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/models")
+        .join(name);
+    kosumi::nn::Evaluator::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn a_version_17_transformer_with_fixed_rotary_embedding_evaluates_as_katago_does() {
+    let net = test_model("b7c96h3tfrs-test5-cnorm.bin.gz");
+    assert_eq!(net.version(), 17);
+    evaluates_as_katago(net, include_str!("data/katago_raw_nn_b7c96h3tfrs.txt"));
+}
+
+#[test]
+fn a_version_17_transformer_with_grouped_heads_evaluates_as_katago_does() {
+    let net = test_model("b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz");
+    assert_eq!(net.version(), 17);
+    evaluates_as_katago(net, include_str!("data/katago_raw_nn_b7c96h6kv3.txt"));
+}
+
+#[test]
+fn katrains_default_net_evaluates_as_katago_does() {
+    let Some(path) = std::env::var_os("KOSUMI_KATRAIN_NET") else {
+        assert!(
+            std::env::var_os("KOSUMI_REQUIRE_KATRAIN").is_none(),
+            "KOSUMI_REQUIRE_KATRAIN is set but KOSUMI_KATRAIN_NET is not"
+        );
+        eprintln!("KaTrain's net not at hand (KOSUMI_KATRAIN_NET unset): skipped");
+        return;
+    };
+    let net = kosumi::nn::Evaluator::load(std::path::Path::new(&path))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.to_string_lossy()));
+    assert_eq!(net.version(), 15);
+    evaluates_as_katago(net, include_str!("data/katago_raw_nn_katrain.txt"));
 }

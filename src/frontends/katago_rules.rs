@@ -22,6 +22,12 @@ impl fmt::Display for UnknownRules {
 /// `new-zealand`, and kosumi's own preset names. Case, spaces and
 /// underscores are as KataGo reads them (`new zealand` = `new-zealand`).
 pub fn from_name(name: &str) -> Result<Rules, UnknownRules> {
+    preset_name(name).map(|p| Rules::preset(p).expect("a preset's own name"))
+}
+
+/// The name of the preset a KataGo rules name stands for (see
+/// [`from_name`]).
+pub fn preset_name(name: &str) -> Result<&'static str, UnknownRules> {
     let normal = name.trim().to_ascii_lowercase().replace([' ', '_'], "-");
     let preset = match normal.as_str() {
         "chinese-ogs" | "chinese-kgs" => "chinese",
@@ -30,7 +36,7 @@ pub fn from_name(name: &str) -> Result<Rules, UnknownRules> {
         "tromptaylor" => "tromp-taylor",
         other => other,
     };
-    Rules::preset(preset).ok_or_else(|| {
+    Rules::canonical_preset_name(preset).ok_or_else(|| {
         UnknownRules(format!(
             "no kosumi ruleset matches '{name}' (korean, chinese-ogs, chinese-kgs, or a preset: {})",
             Rules::preset_names().collect::<Vec<_>>().join(", ")

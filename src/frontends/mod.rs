@@ -3,9 +3,11 @@
 //! table), [`analysis`] (KataGo's JSON analysis engine), [`review`] (a game
 //! record searched position by position and written back annotated), and
 //! [`katago_rules`] (KataGo's rules names and JSON, which GTP and the JSON
-//! engine share). Nothing below this folder names it.
+//! engine share), and [`katago_args`] (KataGo's own command line and config
+//! files, turned into kosumi's options). Nothing below this folder names it.
 
 pub mod analysis;
 pub mod gtp;
+pub mod katago_args;
 pub mod katago_rules;
 pub mod review;

@@ -191,11 +191,18 @@ impl Rules {
 
     /// The preset called `name` (case-insensitive, aliases accepted).
     pub fn preset(name: &str) -> Option<Rules> {
+        Self::find_preset(name).map(|p| p.rules)
+    }
+
+    /// The canonical name of the preset `name` names (any of its names, any
+    /// case).
+    pub fn canonical_preset_name(name: &str) -> Option<&'static str> {
+        Self::find_preset(name).map(|p| p.names[0])
+    }
+
+    fn find_preset(name: &str) -> Option<&'static Preset> {
         let name = name.to_ascii_lowercase();
-        PRESETS
-            .iter()
-            .find(|p| p.names.contains(&name.as_str()))
-            .map(|p| p.rules)
+        PRESETS.iter().find(|p| p.names.contains(&name.as_str()))
     }
 
     /// Each preset's canonical name and its title for people.

@@ -150,6 +150,12 @@ impl Conv {
     }
 
     /// Scratch values `apply` needs for `shape`.
+    /// Multiply-adds of a direct convolution over `points` points (the
+    /// arithmetic the layer stands for, whatever algorithm computes it).
+    pub fn macs(&self, points: usize) -> f64 {
+        (self.in_channels * self.out_channels * self.size * self.size * points) as f64
+    }
+
     pub fn scratch_len(&self, shape: Shape) -> usize {
         if !self.winograd.is_empty() {
             TILE_POINTS * (self.in_channels + self.out_channels) * self.tiles(shape)
@@ -680,6 +686,32 @@ impl Kernel {
         Self::ALL.iter().copied().filter(|k| k.runs_here())
     }
 
+    /// Its name, as `bench` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
+    /// Single-precision operations a core issues a cycle at most with this
+    /// kernel's instructions: two fused multiply-adds a cycle over 16
+    /// lanes (AVX-512) or 8 (AVX2), the two counted as two operations;
+    /// the portable kernel's code as the compiler vectorizes it, taken as
+    /// SSE's 4 lanes.
+    pub fn peak_flops_per_cycle(self) -> f64 {
+        match self {
+            Kernel::Portable => 16.0,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => 32.0,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => 64.0,
+        }
+    }
+
     /// Rows of its blocks.
     fn rows(self) -> usize {
         match self {
@@ -693,6 +725,7 @@ impl Kernel {
 /// A constant right-hand matrix (`k × n`, the weights) packed for [`gemm`]:
 /// panels of 16 columns, each stored row after row (zero past column `n`),
 /// so that the kernel reads it straight through.
+#[derive(Default)]
 pub struct Packed {
     k: usize,
     n: usize,
@@ -712,6 +745,26 @@ impl Packed {
             }
         }
         Packed { k, n, panels }
+    }
+
+    /// Packs the `k × n` matrix whose element `(row, column)` is
+    /// `value(row, column)` into this one, reusing its memory (a product
+    /// with a matrix known only while evaluating: attention's keys and
+    /// values).
+    pub fn refill(&mut self, k: usize, n: usize, value: impl Fn(usize, usize) -> f32) {
+        let count = n.div_ceil(NR);
+        self.k = k;
+        self.n = n;
+        self.panels.clear();
+        self.panels.resize(count * k * NR, 0.0);
+        for p in 0..count {
+            for kk in 0..k {
+                let row = &mut self.panels[(p * k + kk) * NR..][..NR];
+                for (j, slot) in row.iter_mut().enumerate().take(NR.min(n - p * NR)) {
+                    *slot = value(kk, p * NR + j);
+                }
+            }
+        }
     }
 
     fn panel(&self, p: usize) -> &[f32] {

@@ -136,6 +136,11 @@ impl Evaluator {
         &self.network.name
     }
 
+    /// Multiply-adds of one evaluation on a board of side `side`.
+    pub fn macs(&self, side: usize) -> f64 {
+        self.network.macs(side)
+    }
+
     /// The model version of the file.
     pub fn version(&self) -> i32 {
         self.network.version

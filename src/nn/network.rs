@@ -126,6 +126,31 @@ impl Block {
         }
     }
 
+    /// Multiply-adds on a board of `points` points.
+    fn macs(&self, points: usize) -> f64 {
+        match self {
+            Block::Ordinary { conv1, conv2, .. } => conv1.macs(points) + conv2.macs(points),
+            Block::GlobalPooling {
+                regular,
+                gpool,
+                final_conv,
+                ..
+            } => regular.macs(points) + gpool.macs(points) + final_conv.macs(points),
+            Block::NestedBottleneck {
+                pre_conv,
+                blocks,
+                post_conv,
+                ..
+            } => {
+                pre_conv.macs(points)
+                    + post_conv.macs(points)
+                    + blocks.iter().map(|b| b.macs(points)).sum::<f64>()
+            }
+            Block::Attention(a) => a.macs(points),
+            Block::FeedForward(f) => f.macs(points),
+        }
+    }
+
     fn needs(&self, shape: Shape) -> BlockNeeds {
         match self {
             Block::Ordinary { conv1, conv2, .. } => BlockNeeds {
@@ -390,6 +415,25 @@ impl Network {
             sv3_bias: v.sv3_bias.clone(),
             ownership_conv: Conv::new(&v.ownership_conv),
         }
+    }
+
+    /// Multiply-adds of one evaluation on a board of side `side`: the
+    /// convolutions, dense layers and attention products (the small
+    /// global layers of the heads left out).
+    pub fn macs(&self, side: usize) -> f64 {
+        let points = side * side;
+        self.initial_conv.macs(points)
+            + self.blocks.iter().map(|b| b.macs(points)).sum::<f64>()
+            + [
+                &self.p1_conv,
+                &self.g1_conv,
+                &self.p2_conv,
+                &self.v1_conv,
+                &self.ownership_conv,
+            ]
+            .iter()
+            .map(|c| c.macs(points))
+            .sum::<f64>()
     }
 
     /// Sizes `ws` for `shape`; only a larger shape than any before allocates.

@@ -32,6 +32,10 @@ impl Dense {
         }
     }
 
+    pub fn macs(&self, rows: usize) -> f64 {
+        (self.in_channels * self.out_channels * rows) as f64
+    }
+
     /// `output = input · W` over `rows` rows.
     pub fn apply(&self, rows: usize, input: &[f32], output: &mut [f32]) {
         gemm(rows, input, &self.weights, output, false);
@@ -127,6 +131,12 @@ pub struct Scratch {
     gate: Vec<f32>,
     cos: Vec<f32>,
     sin: Vec<f32>,
+    /// One head's queries and outputs, gathered contiguous.
+    head_q: Vec<f32>,
+    head_out: Vec<f32>,
+    /// One key-and-value head's keys (transposed) and values, packed.
+    keys: Packed,
+    values: Packed,
 }
 
 /// What a block needs of [`Scratch`] for one shape, in floats.
@@ -140,6 +150,7 @@ pub struct Needs {
     scores: usize,
     hidden: usize,
     rope: usize,
+    head: usize,
 }
 
 impl Needs {
@@ -153,6 +164,7 @@ impl Needs {
             scores: self.scores.max(o.scores),
             hidden: self.hidden.max(o.hidden),
             rope: self.rope.max(o.rope),
+            head: self.head.max(o.head),
         }
     }
 }
@@ -175,6 +187,8 @@ impl Scratch {
         grow(&mut self.gate, needs.hidden);
         grow(&mut self.cos, needs.rope);
         grow(&mut self.sin, needs.rope);
+        grow(&mut self.head_q, needs.head);
+        grow(&mut self.head_out, needs.head);
     }
 }
 
@@ -217,6 +231,16 @@ impl Attention {
         }
     }
 
+    /// Multiply-adds on a board of `points` points: the projections and
+    /// each head's two products.
+    pub fn macs(&self, points: usize) -> f64 {
+        [&self.q, &self.k, &self.v, &self.out]
+            .iter()
+            .map(|d| d.macs(points))
+            .sum::<f64>()
+            + (self.heads * points * points * (self.q_dim + self.v_dim)) as f64
+    }
+
     pub fn needs(&self, shape: Shape) -> Needs {
         let rows = shape.rows();
         let points = shape.points();
@@ -229,6 +253,7 @@ impl Attention {
             scores: points * points,
             hidden: 0,
             rope: self.rope_rows() * (self.q_dim / 2) * points,
+            head: points * self.q_dim.max(self.v_dim),
         }
     }
 
@@ -322,37 +347,51 @@ impl Attention {
         }
         let scale = 1.0 / (self.q_dim as f32).sqrt();
         let group = self.heads / self.kv_heads;
-        let scores = &mut s.scores[..points * points];
+        let (qd, vd) = (self.q_dim, self.v_dim);
+        let Scratch {
+            q,
+            k,
+            v,
+            heads_out,
+            scores,
+            head_q,
+            head_out,
+            keys,
+            values,
+            ..
+        } = s;
+        let scores = &mut scores[..points * points];
         for b in 0..shape.batch {
             let base = b * points;
-            for h in 0..self.heads {
-                let kvh = h / group;
-                // scores[i][j] = q_i · k_j / √d, then a softmax over j.
-                for i in 0..points {
-                    let qi = &s.q[(base + i) * qw + h * self.q_dim..][..self.q_dim];
-                    let row = &mut scores[i * points..(i + 1) * points];
-                    let mut max = f32::NEG_INFINITY;
-                    for (j, r) in row.iter_mut().enumerate() {
-                        let kj = &s.k[(base + j) * kw + kvh * self.q_dim..][..self.q_dim];
-                        let dot: f32 = qi.iter().zip(kj).map(|(a, b)| a * b).sum();
-                        *r = dot * scale;
-                        max = max.max(*r);
+            for kvh in 0..self.kv_heads {
+                // This head's keys as a `d × points` matrix and its values
+                // as `points × d`, packed for the products.
+                keys.refill(qd, points, |d, j| k[(base + j) * kw + kvh * qd + d]);
+                values.refill(points, vd, |j, e| v[(base + j) * vw + kvh * vd + e]);
+                for h in kvh * group..(kvh + 1) * group {
+                    for i in 0..points {
+                        let from = (base + i) * qw + h * qd;
+                        head_q[i * qd..(i + 1) * qd].copy_from_slice(&q[from..from + qd]);
                     }
-                    let mut sum = 0.0;
-                    for r in row.iter_mut() {
-                        *r = (*r - max).exp();
-                        sum += *r;
-                    }
-                    let inv = 1.0 / sum;
-                    // out_i = Σ_j softmax_ij · v_j.
-                    let out = &mut s.heads_out[(base + i) * ow + h * self.v_dim..][..self.v_dim];
-                    out.fill(0.0);
-                    for (j, &w) in row.iter().enumerate() {
-                        let vj = &s.v[(base + j) * vw + kvh * self.v_dim..][..self.v_dim];
-                        let w = w * inv;
-                        for (o, &x) in out.iter_mut().zip(vj) {
-                            *o += w * x;
+                    // scores = Q·Kᵀ / √d, then a softmax over each row.
+                    gemm(points, head_q, keys, scores, false);
+                    for row in scores.chunks_exact_mut(points) {
+                        let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * scale));
+                        let mut sum = 0.0;
+                        for r in row.iter_mut() {
+                            *r = (*r * scale - max).exp();
+                            sum += *r;
                         }
+                        let inv = 1.0 / sum;
+                        for r in row.iter_mut() {
+                            *r *= inv;
+                        }
+                    }
+                    // out = softmax · V.
+                    gemm(points, scores, values, head_out, false);
+                    for i in 0..points {
+                        let to = (base + i) * ow + h * vd;
+                        heads_out[to..to + vd].copy_from_slice(&head_out[i * vd..(i + 1) * vd]);
                     }
                 }
             }
@@ -382,6 +421,13 @@ impl FeedForward {
             gate: Dense::new(&desc.gate),
             linear2: Dense::new(&desc.linear2),
         }
+    }
+
+    pub fn macs(&self, points: usize) -> f64 {
+        [&self.linear1, &self.gate, &self.linear2]
+            .iter()
+            .map(|d| d.macs(points))
+            .sum()
     }
 
     pub fn needs(&self, shape: Shape) -> Needs {

@@ -95,7 +95,7 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
             println!("bench board={size} policy=tree threads={t} playouts_per_s={rate:.0}");
         }
     }
-    network(sizes, seconds);
+    network(sizes, seconds, None).expect("the embedded network loads");
     // The cost in tree playouts of the learned patterns in the priors and
     // of counting ownership for analysis, each against the plain search in
     // the same run; and how fast an analysis stops when input arrives.
@@ -148,27 +148,46 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
     }
 }
 
-/// The network's lines: milliseconds per evaluation of the embedded net on
-/// the middle-game position (inputs, forward pass and outputs), one
-/// position at a time, in batches of 8, and on two threads at once; and,
-/// when a `katago` is on PATH, KataGo's own figure with the same net in the
-/// same run (`katago benchmark`, one search thread, one Eigen thread, its
-/// buffers the board's exact size: its evaluations per second, which also
-/// pay for its search's bookkeeping).
-pub fn network(sizes: &[usize], seconds: f64) {
-    let net = crate::nn::Evaluator::embedded();
+/// The network's lines: milliseconds per evaluation of the net (`model`,
+/// or the embedded one) on the middle-game position (inputs, forward pass
+/// and outputs), one position at a time, with the arithmetic rate that
+/// reaches (GFLOP/s, two operations a multiply-add) beside the core's
+/// nominal peak for the kernel in use; in batches of 8, and on two threads
+/// at once; and, when a `katago` is on PATH, KataGo's own figure with the
+/// same net in the same run (`katago benchmark`, one search thread, one
+/// Eigen thread, its buffers the board's exact size: its evaluations per
+/// second, which also pay for its search's bookkeeping).
+pub fn network(
+    sizes: &[usize],
+    seconds: f64,
+    model: Option<&std::path::Path>,
+) -> Result<(), String> {
+    let net = match model {
+        Some(path) => {
+            crate::nn::Evaluator::load(path).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => crate::nn::Evaluator::embedded(),
+    };
     let katago = katago_path();
+    let kernel = crate::nn::layers::Kernel::detected();
+    let peak = cpu_mhz().map(|mhz| mhz * 1e-3 * kernel.peak_flops_per_cycle());
     for &size in sizes {
         let game = middle_game(size);
         let time = Duration::from_secs_f64(seconds);
         let one = nn_ms_per_eval(&net, &game, 1, 1, time);
+        let gflops = 2.0 * net.macs(size) / (one * 1e-3) / 1e9;
         let mut line = format!(
-            "bench board={size} nn={} threads=1 batch=1 ms_per_eval={one:.2}",
-            net.name()
+            "bench board={size} nn={} version={} threads=1 batch=1 ms_per_eval={one:.2} gflops={gflops:.1} kernel={}",
+            net.name(),
+            net.version(),
+            kernel.name()
         );
+        if let Some(peak) = peak {
+            line += &format!(" peak_gflops={peak:.1}");
+        }
         if let Some(k) = katago
             .as_deref()
-            .and_then(|k| katago_ms_per_eval(k, size, seconds))
+            .and_then(|k| katago_ms_per_eval(k, model, size, seconds))
         {
             line += &format!(" katago_ms_per_eval={k:.2} ratio_to_katago={:.2}", one / k);
         }
@@ -221,6 +240,20 @@ pub fn network(sizes: &[usize], seconds: f64) {
             );
         }
     }
+    Ok(())
+}
+
+/// The processor's clock in MHz as Linux reports it (the first core's
+/// `cpu MHz` in `/proc/cpuinfo`), if it does.
+fn cpu_mhz() -> Option<f64> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    info.lines()
+        .find(|l| l.starts_with("cpu MHz"))?
+        .split(':')
+        .nth(1)?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// Milliseconds per evaluation of `game` (all threads together), each
@@ -276,15 +309,26 @@ fn katago_path() -> Option<std::path::PathBuf> {
     })
 }
 
-/// KataGo's milliseconds per evaluation with the embedded net on `size`
-/// (its benchmark's evaluations per second at one search thread), or None
-/// if it could not be measured.
-fn katago_ms_per_eval(katago: &std::path::Path, size: usize, seconds: f64) -> Option<f64> {
+/// KataGo's milliseconds per evaluation with `model` (the embedded net
+/// where none is given) on `size` (its benchmark's evaluations per second
+/// at one search thread), or None if it could not be measured.
+fn katago_ms_per_eval(
+    katago: &std::path::Path,
+    model: Option<&std::path::Path>,
+    size: usize,
+    seconds: f64,
+) -> Option<f64> {
     let dir = std::env::temp_dir().join(format!("kosumi-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).ok()?;
-    let model = dir.join("model.bin.gz");
     let config = dir.join("bench.cfg");
-    std::fs::write(&model, crate::nn::EMBEDDED_MODEL).ok()?;
+    let model = match model {
+        Some(path) => path.to_path_buf(),
+        None => {
+            let embedded = dir.join("model.bin.gz");
+            std::fs::write(&embedded, crate::nn::EMBEDDED_MODEL).ok()?;
+            embedded
+        }
+    };
     std::fs::write(&config, "logToStderr = false\nnumSearchThreads = 1\n").ok()?;
     let visits = ((seconds * 40.0) as usize).max(20);
     let out = Command::new(katago)
