@@ -13,22 +13,21 @@
 //! this file), so that it plays with a network with nothing else installed.
 
 pub mod area;
+pub mod backend;
 pub mod cache;
+pub mod cpu;
 pub mod inputs;
 pub mod ladder;
-pub mod layers;
 pub mod model;
-pub mod network;
 pub mod output;
-pub mod transformer;
 
 use crate::go::board::Color;
 use crate::go::game::Game;
+use backend::Shape;
+use cpu::network::{Network, RawOutput, Workspace};
 use inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
-use layers::Shape;
 use model::ModelDesc;
 pub use model::ModelError;
-use network::{Network, RawOutput, Workspace};
 pub use output::Evaluation;
 
 /// The embedded network's file.

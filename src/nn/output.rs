@@ -6,9 +6,9 @@
 //! the model's multipliers, the short-term errors transformed as its version
 //! says), and KataGo's `kata-raw-nn` text.
 
+use super::cpu::network::RawOutput;
 use super::inputs::NetRules;
 use super::model::{PostProcess, ShorttermErrors};
-use super::network::RawOutput;
 use crate::go::board::Color;
 use crate::go::rules::Ko;
 use std::fmt::Write;

@@ -169,7 +169,7 @@ pub fn network(
         None => crate::nn::Evaluator::embedded(),
     };
     let katago = katago_path();
-    let kernel = crate::nn::layers::Kernel::detected();
+    let kernel = crate::nn::cpu::gemm::Kernel::detected();
     let peak = cpu_mhz().map(|mhz| mhz * 1e-3 * kernel.peak_flops_per_cycle());
     for &size in sizes {
         let game = middle_game(size);

@@ -9,9 +9,11 @@
 //! largest batch and board it has seen and is then reused, so an evaluation
 //! allocates nothing.
 
-use super::layers::{self, Conv, MatMul, NormAct, Pooling, Shape};
-use super::model::{Activation, BlockDesc, ModelDesc, PostProcess, TrunkNorm, VersionFacts};
+use super::conv::Conv;
+use super::layers::{self, MatMul, NormAct, Pooling};
 use super::transformer::{self, Attention, FeedForward, Needs, RmsNorm};
+use crate::nn::backend::Shape;
+use crate::nn::model::{Activation, BlockDesc, ModelDesc, PostProcess, TrunkNorm, VersionFacts};
 
 enum Block {
     Ordinary {

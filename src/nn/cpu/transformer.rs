@@ -11,8 +11,10 @@
 //! Every buffer is the caller's ([`Scratch`], grown by [`Scratch::fit`]):
 //! nothing here allocates while evaluating.
 
-use super::layers::{Packed, Shape, activate, gemm};
-use super::model::{
+use super::gemm::{Packed, gemm};
+use super::layers::activate;
+use crate::nn::backend::Shape;
+use crate::nn::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, Rope, TransformerNormDesc,
 };
 

@@ -1,0 +1,389 @@
+//! The matrix products every layer runs on: a register-blocked kernel over a
+//! right-hand matrix packed once (the weights at load time, attention's
+//! keys and values as they come), in AVX-512, or AVX2 and FMA, where the
+//! processor has them ([`Kernel`], chosen at run time), plain Rust
+//! elsewhere.
+
+use super::simd::Lanes;
+
+/// Columns of a kernel block (the packed panels' width).
+const NR: usize = 16;
+/// The most rows a kernel block has (AVX-512's).
+const MR_MAX: usize = 14;
+
+/// The product kernels, each for the instructions it is compiled with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// Plain Rust (any processor): blocks of 6×16.
+    Portable,
+    /// AVX2 and FMA: 6×16 blocks in 12 of its 16 registers.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// AVX-512: 14×16 blocks, a 16-float register a row, 14 of its 32.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Kernel {
+    /// From the slowest to the fastest.
+    const ALL: &[Kernel] = &[
+        Kernel::Portable,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2,
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512,
+    ];
+
+    /// Whether this processor has the instructions the kernel is compiled
+    /// for (detected once, then cached by the standard library).
+    pub(super) fn runs_here(self) -> bool {
+        match self {
+            Kernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+        }
+    }
+
+    /// The fastest kernel this processor runs.
+    pub fn detected() -> Kernel {
+        Self::available()
+            .last()
+            .expect("the portable kernel runs anywhere")
+    }
+
+    /// Every kernel this processor runs, from the slowest to the fastest.
+    pub fn available() -> impl DoubleEndedIterator<Item = Kernel> {
+        Self::ALL.iter().copied().filter(|k| k.runs_here())
+    }
+
+    /// Its name, as `bench` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
+    /// Single-precision operations a core issues a cycle at most with this
+    /// kernel's instructions: two fused multiply-adds a cycle over 16
+    /// lanes (AVX-512) or 8 (AVX2), the two counted as two operations;
+    /// the portable kernel's code as the compiler vectorizes it, taken as
+    /// SSE's 4 lanes.
+    pub fn peak_flops_per_cycle(self) -> f64 {
+        match self {
+            Kernel::Portable => 16.0,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => 32.0,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => 64.0,
+        }
+    }
+
+    /// Rows of its blocks.
+    fn rows(self) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => MR_MAX,
+            _ => 6,
+        }
+    }
+}
+
+/// A constant right-hand matrix (`k × n`, the weights) packed for [`gemm`]:
+/// panels of 16 columns, each stored row after row (zero past column `n`),
+/// so that the kernel reads it straight through.
+#[derive(Default)]
+pub struct Packed {
+    k: usize,
+    n: usize,
+    panels: Vec<f32>,
+}
+
+impl Packed {
+    /// Packs the row-major `k × n` matrix `b`.
+    pub fn new(k: usize, n: usize, b: &[f32]) -> Packed {
+        let count = n.div_ceil(NR);
+        let mut panels = vec![0.0; count * k * NR];
+        for p in 0..count {
+            for kk in 0..k {
+                for j in 0..NR.min(n - p * NR) {
+                    panels[(p * k + kk) * NR + j] = b[kk * n + p * NR + j];
+                }
+            }
+        }
+        Packed { k, n, panels }
+    }
+
+    /// Packs the `k × n` matrix whose element `(row, column)` is
+    /// `value(row, column)` into this one, reusing its memory (a product
+    /// with a matrix known only while evaluating: attention's keys and
+    /// values).
+    pub fn refill(&mut self, k: usize, n: usize, value: impl Fn(usize, usize) -> f32) {
+        let count = n.div_ceil(NR);
+        self.k = k;
+        self.n = n;
+        self.panels.clear();
+        self.panels.resize(count * k * NR, 0.0);
+        for p in 0..count {
+            for kk in 0..k {
+                let row = &mut self.panels[(p * k + kk) * NR..][..NR];
+                for (j, slot) in row.iter_mut().enumerate().take(NR.min(n - p * NR)) {
+                    *slot = value(kk, p * NR + j);
+                }
+            }
+        }
+    }
+
+    fn panel(&self, p: usize) -> &[f32] {
+        &self.panels[p * self.k * NR..(p + 1) * self.k * NR]
+    }
+}
+
+/// `c = a · b` (or `c += a · b`) for a row-major `m × k` matrix `a` and a
+/// packed `k × n` matrix `b`, into the row-major `m × n` matrix `c`: blocks
+/// of `c` (up to 14×16) kept in registers while `k` runs, with the fastest
+/// kernel the processor has.
+pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
+    gemm_with(Kernel::detected(), m, a, b, c, accumulate);
+}
+
+/// [`gemm`] with the kernel given (one the processor runs).
+pub fn gemm_with(kernel: Kernel, m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
+    let (k, n) = (b.k, b.n);
+    assert!(kernel.runs_here(), "{kernel:?} on this processor");
+    assert!(a.len() >= m * k && c.len() >= m * n);
+    // The products of a block of a panel cut short by `n`; whole panels'
+    // go straight into `c`.
+    let mut acc = [[0.0f32; NR]; MR_MAX];
+    // The rows in as few blocks as the kernel allows, shared out evenly
+    // (25 rows as five blocks of five with 6-row blocks, not four of six
+    // and one of one, which would leave the kernel waiting on its loads).
+    let blocks = m.div_ceil(kernel.rows());
+    for p in 0..n.div_ceil(NR) {
+        let panel = b.panel(p);
+        let j0 = p * NR;
+        let cols = NR.min(n - j0);
+        for nth in 0..blocks {
+            let i0 = nth * m / blocks;
+            let rows = (nth + 1) * m / blocks - i0;
+            let a_rows = &a[i0 * k..(i0 + rows) * k];
+            if cols == NR {
+                let out = Out::Rows {
+                    c: &mut c[i0 * n + j0..(i0 + rows - 1) * n + j0 + NR],
+                    stride: n,
+                    accumulate,
+                };
+                block(kernel, a_rows, k, rows, panel, out);
+                continue;
+            }
+            block(kernel, a_rows, k, rows, panel, Out::Buffer(&mut acc));
+            for (r, acc_row) in acc.iter().enumerate().take(rows) {
+                let dst = &mut c[(i0 + r) * n + j0..(i0 + r) * n + j0 + cols];
+                store_row(dst, &acc_row[..cols], accumulate);
+            }
+        }
+    }
+}
+
+/// Where a block's products go.
+enum Out<'a> {
+    /// A buffer, row by row.
+    Buffer(&'a mut [[f32; NR]; MR_MAX]),
+    /// The output matrix: the block's row r at `c[r · stride..][..NR]`,
+    /// written, or added to with `accumulate`.
+    Rows {
+        c: &'a mut [f32],
+        stride: usize,
+        accumulate: bool,
+    },
+}
+
+impl Out<'_> {
+    /// Puts the block's first `rows` rows of `products` where they go.
+    fn put(self, products: &[[f32; NR]; MR_MAX], rows: usize) {
+        match self {
+            Out::Buffer(buffer) => buffer[..rows].copy_from_slice(&products[..rows]),
+            Out::Rows {
+                c,
+                stride,
+                accumulate,
+            } => {
+                for (r, row) in products.iter().enumerate().take(rows) {
+                    store_row(&mut c[r * stride..r * stride + NR], row, accumulate);
+                }
+            }
+        }
+    }
+}
+
+/// Puts a kernel's rows of products, each in `W` registers of `L` (16
+/// values), where they go.
+#[inline(always)]
+fn put_registers<L: Lanes, const W: usize>(rows: &[[L; W]], out: Out) {
+    match out {
+        Out::Buffer(buffer) => {
+            for (registers, row) in rows.iter().zip(buffer.iter_mut()) {
+                for (i, &v) in registers.iter().enumerate() {
+                    v.store(&mut row[i * L::WIDTH..]);
+                }
+            }
+        }
+        Out::Rows {
+            c,
+            stride,
+            accumulate,
+        } => {
+            for (r, registers) in rows.iter().enumerate() {
+                let row = &mut c[r * stride..r * stride + NR];
+                for (i, &v) in registers.iter().enumerate() {
+                    let at = &mut row[i * L::WIDTH..];
+                    let v = if accumulate { v.add(L::load(at)) } else { v };
+                    v.store(at);
+                }
+            }
+        }
+    }
+}
+
+/// `dst = row`, or `dst += row` with `accumulate`.
+#[inline(always)]
+fn store_row(dst: &mut [f32], row: &[f32], accumulate: bool) {
+    if accumulate {
+        for (d, &v) in dst.iter_mut().zip(row) {
+            *d += v;
+        }
+    } else {
+        dst.copy_from_slice(row);
+    }
+}
+
+/// Calls `$kernel::<R>` for the block's `$rows` rows, R from 1 to the arms given.
+macro_rules! by_rows {
+    ($rows:expr, $kernel:ident, $args:tt, [$($r:literal)*]) => {
+        match $rows {
+            $($r => $kernel::<$r> $args,)*
+            _ => unreachable!("a block has at most the kernel's rows"),
+        }
+    };
+}
+
+/// One block: row r of the products, `Σ_kk a[r][kk] · panel[kk]`, to
+/// `out` for the `rows` rows of `a` (at most the kernel's rows).
+fn block(kernel: Kernel, a: &[f32], k: usize, rows: usize, panel: &[f32], out: Out) {
+    match kernel {
+        // SAFETY (both): the processor runs the kernel (asserted by
+        // `gemm_with`, the only caller); the lengths of `a` and `panel` are
+        // checked inside.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe {
+            by_rows!(rows, block_avx2_fma, (a, k, panel, out), [1 2 3 4 5 6])
+        },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => unsafe {
+            by_rows!(rows, block_avx512, (a, k, panel, out), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
+        },
+        Kernel::Portable => block_portable(a, k, rows, panel, out),
+    }
+}
+
+fn block_portable(a: &[f32], k: usize, rows: usize, panel: &[f32], out: Out) {
+    let mut acc = [[0.0; NR]; MR_MAX];
+    for kk in 0..k {
+        let b = &panel[kk * NR..(kk + 1) * NR];
+        for (r, acc_row) in acc.iter_mut().enumerate().take(rows) {
+            let av = a[r * k + kk];
+            for (x, &bv) in acc_row.iter_mut().zip(b) {
+                *x += av * bv;
+            }
+        }
+    }
+    out.put(&acc, rows);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn block_avx2_fma<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: Out) {
+    use std::arch::x86_64::*;
+    assert!(a.len() >= R * k && panel.len() >= NR * k);
+    let zero = _mm256_setzero_ps();
+    let mut c = [[zero; 2]; R];
+    let ap = a.as_ptr();
+    let bp = panel.as_ptr();
+    for kk in 0..k {
+        // SAFETY: kk < k, so every offset is within the lengths asserted above.
+        unsafe {
+            let b0 = _mm256_loadu_ps(bp.add(kk * NR));
+            let b1 = _mm256_loadu_ps(bp.add(kk * NR + 8));
+            for (r, cr) in c.iter_mut().enumerate() {
+                let av = _mm256_broadcast_ss(&*ap.add(r * k + kk));
+                cr[0] = _mm256_fmadd_ps(av, b0, cr[0]);
+                cr[1] = _mm256_fmadd_ps(av, b1, cr[1]);
+            }
+        }
+    }
+    put_registers(&c, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn block_avx512<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: Out) {
+    use std::arch::x86_64::*;
+    assert!(a.len() >= R * k && panel.len() >= NR * k);
+    let mut c = [[_mm512_setzero_ps()]; R];
+    let ap = a.as_ptr();
+    let bp = panel.as_ptr();
+    for kk in 0..k {
+        // SAFETY: kk < k, so every offset is within the lengths asserted above.
+        unsafe {
+            let b = _mm512_loadu_ps(bp.add(kk * NR));
+            for (r, [cr]) in c.iter_mut().enumerate() {
+                *cr = _mm512_fmadd_ps(_mm512_set1_ps(*ap.add(r * k + kk)), b, *cr);
+            }
+        }
+    }
+    put_registers(&c, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_multiplies_matrices_of_any_shape() {
+        // Row counts from one block to several uneven ones for each kernel
+        // (6 and 14 rows a block), column counts with partial panels.
+        let shapes = [
+            (1, 1, 1),
+            (4, 3, 16),
+            (7, 5, 33),
+            (15, 4, 17),
+            (25, 96, 96),
+            (29, 7, 8),
+        ];
+        for kernel in Kernel::available() {
+            for ((m, k, n), accumulate) in shapes.into_iter().flat_map(|s| [(s, false), (s, true)])
+            {
+                let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
+                let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
+                let mut c = vec![1.0; m * n];
+                gemm_with(kernel, m, &a, &Packed::new(k, n, &b), &mut c, accumulate);
+                let before = if accumulate { 1.0 } else { 0.0 };
+                for i in 0..m {
+                    for j in 0..n {
+                        let want: f32 =
+                            before + (0..k).map(|x| a[i * k + x] * b[x * n + j]).sum::<f32>();
+                        assert_eq!(c[i * n + j], want, "{kernel:?} {m}×{k}×{n} {accumulate}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! The CPU backend: a model's layers run on this processor's cores in
+//! single precision. [`network`] holds a model's layers and runs a batch
+//! through them; the layers are [`conv`] (Winograd and im2col
+//! convolutions), [`layers`] (norms, dense layers, pooling) and
+//! [`transformer`] (RMSNorms, attention, feed-forward); all of them
+//! multiply on [`gemm`], whose kernels and the transforms' vector code
+//! (`simd`) are chosen at run time for the instructions the processor has.
+
+pub mod conv;
+pub mod gemm;
+pub mod layers;
+pub mod network;
+mod simd;
+pub mod transformer;
