@@ -618,23 +618,47 @@ fn analysis_engine(cli: &Cli, args: &AnalysisArgs) {
 }
 
 /// `kosumi review`: the reviewed record written, or the reason on stderr.
+/// The options and the places are checked before any search; the record
+/// is written whole to its place or not at all, never over the record
+/// reviewed.
 fn review_record(cli: &Cli, args: &ReviewArgs) {
+    use kosumi::core::files;
     use std::io::Write;
-    let net = needed_network(cli, "review");
+    if args.visits < 2 {
+        refuse(format!(
+            "review: --visits {}: a position needs at least 2 visits to be judged",
+            args.visits
+        ));
+    }
+    let rules = rules_named(&cli.rules);
     let path = args.game.as_path();
+    let out: PathBuf = args.out.clone().unwrap_or_else(|| {
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        path.with_file_name(format!("{stem}-review.sgf"))
+    });
+    if out == path || files::same_file(&out, path) {
+        refuse(format!(
+            "review: --out {} is the record itself; the review goes to another file",
+            out.display()
+        ));
+    }
+    if let Ok(meta) = std::fs::metadata(&out)
+        && !meta.is_file()
+    {
+        refuse(format!(
+            "review: --out {}: not a regular file",
+            out.display()
+        ));
+    }
+    let net = needed_network(cli, "review");
     let fail = |what: String| -> ! {
         eprintln!("kosumi: review: {what}");
         std::process::exit(1);
     };
     let text = kosumi::go::sgf::read_file(&path.to_string_lossy()).unwrap_or_else(|e| fail(e));
-    let rules = Rules::preset(&cli.rules).unwrap_or_default();
     let template = kosumi::go::game::Game::new(19, rules, cli.komi.unwrap_or(rules.default_komi));
-    let (game, result) = kosumi::go::sgf::load_with_result(&text, &template)
+    let record = kosumi::go::sgf::load_record(&text, &template)
         .unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
-    let out: PathBuf = args.out.clone().unwrap_or_else(|| {
-        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-        path.with_file_name(format!("{stem}-review.sgf"))
-    });
     let start = std::time::Instant::now();
     let mut progress = |done: usize, total: usize| {
         let width = 30;
@@ -651,11 +675,12 @@ fn review_record(cli: &Cli, args: &ReviewArgs) {
         playouts: Some(args.visits),
         ..search_config(cli)
     };
-    let found = kosumi::frontends::review::review(&game, &net, &how, &mut progress);
+    let found = kosumi::frontends::review::review(&record.game, &net, &how, &mut progress);
     eprintln!();
-    let record = kosumi::frontends::review::annotate(&game, &found, result.as_deref());
-    if let Err(e) = std::fs::write(&out, record) {
-        fail(format!("cannot write {}: {e}", out.display()));
+    let reviewed = kosumi::frontends::review::annotate(&text, &record, &found)
+        .unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
+    if let Err(e) = files::write_atomically(&out, reviewed.as_bytes()) {
+        fail(e.to_string());
     }
     eprintln!("review: written to {}", out.display());
 }

@@ -190,3 +190,79 @@ fn hostile_lines_get_errors_and_the_engine_goes_on() {
     assert!(answers.iter().any(|a| a["field"] == "analyzeTurns"));
     assert_eq!(final_answers(&answers, "ok").len(), 1);
 }
+
+#[test]
+fn a_turn_asked_twice_is_answered_once_and_unknown_fields_are_named() {
+    let answers = run(
+        &[],
+        &[
+            r#"{"id":"t","moves":[["B","E5"],["W","C3"]],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"analyzeTurns":[0,0,0,2,2],"maxVisits":8,"maxvisits":3,"boardsize":9}"#,
+        ],
+    );
+    let mut turns: Vec<_> = final_answers(&answers, "t")
+        .iter()
+        .map(|a| a["turnNumber"].as_u64().unwrap())
+        .collect();
+    turns.sort();
+    assert_eq!(turns, [0, 2]);
+    let warned: Vec<&str> = answers
+        .iter()
+        .filter(|a| a.get("warning").is_some())
+        .map(|a| a["field"].as_str().unwrap())
+        .collect();
+    assert!(
+        warned.contains(&"maxvisits") && warned.contains(&"boardsize"),
+        "{answers:?}"
+    );
+}
+
+/// The peak resident memory of a process, in KiB, from `/proc`.
+fn peak_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+#[test]
+fn a_query_of_many_turns_takes_memory_for_the_work_not_for_the_asking() {
+    // 300 moves of a 19x19 game, every turn asked: each position is made
+    // when it is searched, so the engine does not hold 301 games of up to
+    // 300 boards each (900 MB) while the queue waits.
+    let mut moves = Vec::new();
+    let cols = "ABCDEFGHJKLMNOPQRST";
+    for i in 0..300 {
+        let (x, y) = (i % 19, i / 19);
+        let color = if i % 2 == 0 { "B" } else { "W" };
+        moves.push(format!(r#"["{color}","{}{}"]"#, &cols[x..x + 1], y + 1));
+    }
+    let turns: Vec<String> = (0..=300).map(|t| t.to_string()).collect();
+    let query = format!(
+        r#"{{"id":"long","moves":[{}],"rules":"tromp-taylor","komi":7.5,"boardXSize":19,"boardYSize":19,"analyzeTurns":[{}],"maxVisits":2}}"#,
+        moves.join(","),
+        turns.join(",")
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .args(["analysis", "--positions", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("kosumi starts");
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{query}").unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // The first answer: the query is read and queued.
+    let first = lines.next().unwrap().unwrap();
+    assert!(first.contains("\"long\""), "{first}");
+    let peak = peak_kib(child.id()).unwrap();
+    drop(stdin);
+    let answered = 1 + lines.count();
+    assert!(child.wait().unwrap().success());
+    assert!(answered > 300, "{answered} answers");
+    assert!(peak < 300 * 1024, "peak {peak} KiB with the queue full");
+}

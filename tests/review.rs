@@ -1,6 +1,7 @@
 //! `kosumi review` on a record: the reviewed record written where asked,
-//! with Sabaki's graph properties and a comment on every node, and a
-//! record that does not read refused with the reason.
+//! with Sabaki's graph properties and a comment on every node and the
+//! record's own content kept, and whatever would lose the user's files or
+//! review nothing refused before any search, the files left as they were.
 
 use std::process::Command;
 
@@ -31,7 +32,7 @@ fn a_record_is_written_back_with_the_review() {
     assert_eq!(text.matches("SBKV[").count(), 5, "{text}");
     assert_eq!(text.matches("SBKS[").count(), 5, "{text}");
     assert!(
-        text.contains("RU[japanese]") && text.contains("KM[7]") && text.contains("RE[W+3]"),
+        text.contains("RU[Japanese]") && text.contains("KM[7]") && text.contains("RE[W+3]"),
         "{text}"
     );
     assert!(text.contains("W C7"), "{text}");
@@ -44,5 +45,107 @@ fn a_record_is_written_back_with_the_review() {
         .unwrap();
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("not an SGF game record"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn review(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .arg("review")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn what_would_lose_the_users_files_is_refused_and_changes_nothing() {
+    let dir = std::env::temp_dir().join(format!("kosumi-review-safe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let game = dir.join("game.sgf");
+    let record = "(;GM[1]FF[4]SZ[9]PB[Alice]C[kept];B[ee];W[cc])";
+    std::fs::write(&game, record).unwrap();
+    let earlier = dir.join("earlier.sgf");
+    std::fs::write(&earlier, "an earlier review").unwrap();
+    let refused = |args: &[&std::ffi::OsStr], why: &str| {
+        let out = review(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(err.contains(why), "{args:?}: {err}");
+        assert_eq!(std::fs::read_to_string(&game).unwrap(), record);
+        assert_eq!(
+            std::fs::read_to_string(&earlier).unwrap(),
+            "an earlier review"
+        );
+    };
+    let g = game.as_os_str();
+    // The record itself as the output, by the same path or another one.
+    refused(&[g, "--out".as_ref(), g], "the record itself");
+    let other_spelling = dir.join(".").join("game.sgf");
+    refused(
+        &[g, "--out".as_ref(), other_spelling.as_os_str()],
+        "the record itself",
+    );
+    // A folder or a FIFO as the output.
+    refused(
+        &[g, "--out".as_ref(), dir.as_os_str()],
+        "not a regular file",
+    );
+    let fifo = dir.join("fifo");
+    if Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        refused(
+            &[g, "--out".as_ref(), fifo.as_os_str()],
+            "not a regular file",
+        );
+    }
+    // Budgets that judge nothing, rules that do not exist.
+    refused(&[g, "--visits".as_ref(), "0".as_ref()], "at least 2 visits");
+    refused(&[g, "--visits".as_ref(), "1".as_ref()], "at least 2 visits");
+    let frob = Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .args(["--rules", "frob", "review"])
+        .arg(&game)
+        .output()
+        .unwrap();
+    assert!(!frob.status.success());
+    assert!(String::from_utf8_lossy(&frob.stderr).contains("unknown rules 'frob'"));
+    // A place that cannot be written: an error, the earlier review kept.
+    let nowhere = dir.join("no-such-folder").join("r.sgf");
+    let out = review(&[
+        g,
+        "--visits".as_ref(),
+        "4".as_ref(),
+        "--out".as_ref(),
+        nowhere.as_os_str(),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write"));
+    // Over an earlier review, the new one whole.
+    let out = review(&[
+        g,
+        "--visits".as_ref(),
+        "4".as_ref(),
+        "--out".as_ref(),
+        earlier.as_os_str(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&earlier).unwrap();
+    assert!(
+        text.contains("PB[Alice]") && text.contains("kept") && text.contains("SBKV["),
+        "{text}"
+    );
+    // Nothing but the files the test made is left in the folder.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names.retain(|n| n != "fifo");
+    assert_eq!(names, ["earlier.sgf", "game.sgf"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

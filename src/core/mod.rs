@@ -1,6 +1,8 @@
 //! The toolbox under the rules: seeded random numbers ([`random`]: SplitMix64
-//! and the per-search variation of a seed) and options set by name with
-//! typed errors ([`setting`]). Nothing here knows about Go.
+//! and the per-search variation of a seed), options set by name with typed
+//! errors ([`setting`]) and the user's files written whole or not at all
+//! ([`files`]). Nothing here knows about Go.
 
+pub mod files;
 pub mod random;
 pub mod setting;

@@ -394,7 +394,7 @@ impl Engine {
     pub fn shown_ownership(&self) -> Vec<f64> {
         let game = self.shown();
         match &self.config.network {
-            Some(net) if game.dice().is_none() => net.ownership_averaged(game),
+            Some(net) if net.applies_to(game) => net.ownership_averaged(game),
             _ => self.ownership(),
         }
     }
@@ -417,7 +417,7 @@ impl Engine {
             return statuses.clone();
         }
         let statuses = match &self.config.network {
-            Some(net) if game.dice().is_none() => {
+            Some(net) if net.applies_to(game) => {
                 let ownership =
                     search::puct::ownership(game, net, STATUS_VISITS, self.config.search.seed);
                 score::statuses_from_search(game.board(), &ownership)

@@ -14,7 +14,7 @@
 use crate::core::random::nth_seed;
 use crate::go::board::{Color, Point};
 use crate::go::game::{Action, Game};
-use crate::go::sgf::Note;
+use crate::go::sgf::{Note, Record};
 use crate::go::vertex::vertex_name;
 use crate::nn::Evaluator;
 use crate::search::{Budget, Report, SearchConfig, Watch, puct};
@@ -33,17 +33,13 @@ pub struct Evaluated {
     pub visits: u64,
 }
 
-/// The position after the first `n` actions of `game`.
-fn position(game: &Game, n: usize) -> Game {
-    let mut at = Game::new(game.size(), game.rules, game.komi);
-    for action in &game.actions()[..n] {
-        // The record's own actions replay as they were played.
-        let _ = match action {
-            Action::Setup(stones) => at.setup(stones, game.handicap() > 0),
-            Action::Move(c, mv, _) => at.play(*c, *mv),
-        };
-    }
-    at
+/// Plays `action` of `game`'s record on `at`, as it was played.
+fn replay(at: &mut Game, game: &Game, action: &Action) {
+    // The record's own actions, already checked when it was read.
+    let _ = match action {
+        Action::Setup(stones) => at.setup(stones, game.handicap() > 0),
+        Action::Move(c, mv, _) => at.play(*c, *mv),
+    };
 }
 
 fn evaluated(report: &Report) -> Option<Evaluated> {
@@ -82,8 +78,12 @@ pub fn review(
     // One tree, re-rooted from each position to the next.
     let mut tree = puct::NetTree::default();
     let mut found = Vec::with_capacity(total);
+    // The position before action `n`, moved on one action at a time.
+    let mut at = Game::new(game.size(), game.rules, game.komi);
     for n in 0..total {
-        let at = position(game, n);
+        if n > 0 {
+            replay(&mut at, game, &game.actions()[n - 1]);
+        }
         let result = if at.is_over() {
             None
         } else {
@@ -172,27 +172,37 @@ fn note(
     note
 }
 
-/// The record of `game` with the review's notes.
-pub fn annotate(game: &Game, found: &[Option<Evaluated>], result: Option<&str>) -> String {
+/// The record `text` (read as `record`) again, every property, comment
+/// and variation of its own kept, with the review's note on each node of
+/// its main line: the evaluation of the position after the node, and, on a
+/// node that makes a move, what that move lost.
+pub fn annotate(
+    text: &str,
+    record: &Record,
+    found: &[Option<Evaluated>],
+) -> Result<String, String> {
+    let game = &record.game;
     let size = game.size();
-    let root = note(found.first().and_then(Option::as_ref), None, size);
-    let notes: Vec<Note> = game
-        .actions()
+    let mut before = 0;
+    let notes: Vec<Note> = record
+        .actions_after_node
         .iter()
-        .enumerate()
-        .map(|(i, action)| {
-            let here = found.get(i + 1).and_then(Option::as_ref);
-            let played = match action {
-                Action::Move(c, mv, _) => found
-                    .get(i)
-                    .and_then(Option::as_ref)
-                    .map(|before| (*c, *mv, before)),
-                Action::Setup(_) => None,
-            };
+        .map(|&after| {
+            let here = found.get(after).and_then(Option::as_ref);
+            let played = (after > before)
+                .then(|| &game.actions()[after - 1])
+                .and_then(|action| match action {
+                    Action::Move(c, mv, _) => found
+                        .get(after - 1)
+                        .and_then(Option::as_ref)
+                        .map(|b| (*c, *mv, b)),
+                    Action::Setup(_) => None,
+                });
+            before = after;
             note(here, played, size)
         })
         .collect();
-    crate::go::sgf::write_annotated(game, result, &root, &notes)
+    crate::go::sgf::annotate_record(text, &notes)
 }
 
 #[cfg(test)]
@@ -201,32 +211,48 @@ mod tests {
     use crate::go::rules::Rules;
 
     #[test]
-    fn a_blunder_is_marked_with_its_loss_and_the_graph_properties() {
+    fn a_blunder_is_marked_with_its_loss_and_the_records_own_content_is_kept() {
         let net = Evaluator::embedded();
-        let mut game = Game::new(9, Rules::default(), 7.5);
-        let board = game.board().clone();
         // Black's first stone on the edge at A1: a move that loses points.
-        game.play(Color::Black, Some(board.point(0, 0))).unwrap();
+        // The record's players, date, comments and a variation must stay.
+        let text = "(;GM[1]FF[4]SZ[9]KM[7.5]PB[Honinbo]PW[Shusaku]DT[1846-09-11]\
+                    C[a famous game];B[ai]C[first move]\
+                    (;W[ee];B[cc])(;W[dd]C[a variation]))";
+        let template = Game::new(19, Rules::default(), 7.5);
+        let record = crate::go::sgf::load_record(text, &template).unwrap();
+        assert_eq!(record.actions_after_node, vec![0, 1, 2, 3]);
         let how = SearchConfig {
             playouts: Some(32),
             seed: 1,
             ..Default::default()
         };
-        let found = review(&game, &net, &how, &mut |_, _| {});
-        assert_eq!(found.len(), 2);
+        let found = review(&record.game, &net, &how, &mut |_, _| {});
+        assert_eq!(found.len(), 4);
         let (before, after) = (found[0].as_ref().unwrap(), found[1].as_ref().unwrap());
         assert!(
             before.black_lead > after.black_lead + 2.0,
             "{before:?} {after:?}"
         );
-        let text = annotate(&game, &found, None);
-        assert!(text.contains("SBKV["), "{text}");
-        assert!(text.contains("SBKS["), "{text}");
-        assert!(text.contains("B A1"), "{text}");
-        assert!(text.contains("points lost; kosumi's choice"), "{text}");
-        // The record reads back as the same game.
-        let back =
-            crate::go::sgf::load(&text, &Game::new(19, Rules::default(), 7.5), None).unwrap();
-        assert_eq!(back.actions(), game.actions());
+        let out = annotate(text, &record, &found).unwrap();
+        for kept in [
+            "PB[Honinbo]",
+            "PW[Shusaku]",
+            "DT[1846-09-11]",
+            "a famous game",
+            "first move",
+            "W[dd]",
+            "a variation",
+        ] {
+            assert!(out.contains(kept), "{kept} lost: {out}");
+        }
+        assert_eq!(out.matches("SBKV[").count(), 4, "{out}");
+        assert!(out.contains("SBKS["), "{out}");
+        assert!(out.contains("points lost; kosumi's choice"), "{out}");
+        // The main line reads back as the same game.
+        let back = crate::go::sgf::load_record(&out, &template).unwrap();
+        assert_eq!(back.game.actions(), record.game.actions());
+        // Reviewed twice, a node holds one SBKV still.
+        let again = annotate(&out, &back, &found).unwrap();
+        assert_eq!(again.matches("SBKV[").count(), 4, "{again}");
     }
 }

@@ -305,6 +305,15 @@ impl Board {
         (0..self.size).flat_map(move |y| (0..self.size).map(move |x| self.point(x, y)))
     }
 
+    /// Every on-board point in the order GTP's and KataGo's texts list a
+    /// board (and KataGo's networks lay it out): rows from the top, each
+    /// from the left.
+    pub fn points_from_top(&self) -> impl Iterator<Item = Point> + '_ {
+        (0..self.size)
+            .rev()
+            .flat_map(move |y| (0..self.size).map(move |x| self.point(x, y)))
+    }
+
     #[inline]
     pub fn neighbors(&self, p: Point) -> [Point; 4] {
         let s = self.stride as Point;

@@ -366,6 +366,33 @@ pub fn score(game: &Game, status: &[Status]) -> Score {
     }
 }
 
+/// White's komi in an area count, from `pla`'s side (KataGo's `selfKomi`,
+/// what its network is told): the komi,
+/// the handicap bonus, and under territory scoring KataGo's one point for
+/// each stone a side has put on the board, handicap and captured stones
+/// included (its territory count is an area count less those stones).
+/// Pass stones are left out: the result kosumi counts under area scoring
+/// does not use them, and that is the count the network predicts.
+pub fn area_komi(game: &Game, pla: Color) -> f64 {
+    let rules = &game.rules;
+    let mut white = game.komi + rules.handicap_bonus.points(game.handicap());
+    if rules.scoring == Scoring::Territory {
+        let board = game.board();
+        let on_board = |c: Color| {
+            board
+                .points()
+                .filter(|&p| board.color_at(p) == Some(c))
+                .count() as f64
+        };
+        // Each side's stones put down: those on the board and those the
+        // other side captured.
+        let black = on_board(Color::Black) + f64::from(board.captures(Color::White));
+        let white_stones = on_board(Color::White) + f64::from(board.captures(Color::Black));
+        white += black - white_stones;
+    }
+    if pla == Color::White { white } else { -white }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@ use crate::go::game::{Action, Game};
 use crate::go::rules::Rules;
 use crate::go::vertex::parse_color;
 use sgf_parse::go::{Move, Point as SgfPoint, Prop};
-use sgf_parse::{SgfNode, SimpleText};
+use sgf_parse::{SgfNode, SgfProp, SimpleText};
 use std::collections::HashSet;
 
 fn to_point(game: &Game, p: &SgfPoint) -> Result<Option<Point>, String> {
@@ -121,11 +121,21 @@ fn check_shape(text: &str) -> Result<(), String> {
 /// size are refused before parsing, and the parsing runs on a thread of its
 /// own with a large stack.
 pub fn load(text: &str, template: &Game, move_number: Option<usize>) -> Result<Game, String> {
-    load_on_stack(text, template, move_number).map(|(game, _)| game)
+    load_on_stack(text, template, move_number).map(|r| r.game)
 }
 
-/// [`load`] of the whole record, with the result (`RE`) it gives, if any.
-pub fn load_with_result(text: &str, template: &Game) -> Result<(Game, Option<String>), String> {
+/// A whole record as read: the game of its main line, the result (`RE`)
+/// it gives, if any, and for each node of the main line (the root first)
+/// how many of the game's actions stand after it.
+#[derive(Clone)]
+pub struct Record {
+    pub game: Game,
+    pub result: Option<String>,
+    pub actions_after_node: Vec<usize>,
+}
+
+/// [`load`] of the whole record.
+pub fn load_record(text: &str, template: &Game) -> Result<Record, String> {
     load_on_stack(text, template, None)
 }
 
@@ -134,7 +144,7 @@ fn load_on_stack(
     text: &str,
     template: &Game,
     move_number: Option<usize>,
-) -> Result<(Game, Option<String>), String> {
+) -> Result<Record, String> {
     check_shape(text)?;
     let (text, template) = (text.to_string(), template.clone());
     std::thread::Builder::new()
@@ -146,11 +156,7 @@ fn load_on_stack(
         .unwrap_or_else(|_| Err("the parser failed".into()))
 }
 
-fn load_parsed(
-    text: &str,
-    template: &Game,
-    move_number: Option<usize>,
-) -> Result<(Game, Option<String>), String> {
+fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Result<Record, String> {
     let roots = sgf_parse::go::parse(text).map_err(|e| format!("not an SGF game record: {e}"))?;
     let root = roots.into_iter().next().ok_or("no game in the file")?;
     let mut result = None;
@@ -198,6 +204,7 @@ fn load_parsed(
         _ => None,
     });
     let mut moves_played = 0;
+    let mut actions_after_node = Vec::new();
     for (index, node) in root.main_variation().enumerate() {
         // Dice changed during the game: DI (and DX) on the node of the
         // first action under the new dice.
@@ -327,11 +334,62 @@ fn load_parsed(
                 game.set_roll(c, Some(parse_total(Some(&t.to_string()), &game)?));
             }
         }
+        actions_after_node.push(game.actions().len());
     }
     if !komi_given && let Some(k) = game.rules.handicap_komi(game.handicap()) {
         game.komi = k;
     }
-    Ok((game, result))
+    Ok(Record {
+        game,
+        result,
+        actions_after_node,
+    })
+}
+
+/// The record `text` again, every property, comment and variation kept,
+/// with `notes[k]` added to the `k`-th node of its main line (the root
+/// first): each note's properties replace those of the same name, and its
+/// comment follows the node's own after a blank line.
+pub fn annotate_record(text: &str, notes: &[Note]) -> Result<String, String> {
+    check_shape(text)?;
+    let (text, notes) = (text.to_string(), notes.to_vec());
+    std::thread::Builder::new()
+        .name("sgf".into())
+        .stack_size(PARSER_STACK)
+        .spawn(move || annotate_parsed(&text, &notes))
+        .map_err(|e| format!("cannot start the parser: {e}"))?
+        .join()
+        .unwrap_or_else(|_| Err("the parser failed".into()))
+}
+
+fn annotate_parsed(text: &str, notes: &[Note]) -> Result<String, String> {
+    let mut roots = sgf_parse::parse(text).map_err(|e| format!("not an SGF game record: {e}"))?;
+    let Some(sgf_parse::GameTree::GoGame(root)) = roots.first_mut() else {
+        return Err("no game of Go in the file".into());
+    };
+    let mut node = Some(root);
+    for note in notes {
+        let Some(n) = node else { break };
+        for (id, value) in &note.properties {
+            n.properties.retain(|p| p.identifier() != *id);
+            n.properties
+                .push(Prop::Unknown(id.clone(), vec![value.clone()]));
+        }
+        if !note.comment.is_empty() {
+            let own = n.properties.iter_mut().find_map(|p| match p {
+                Prop::C(t) => Some(t),
+                _ => None,
+            });
+            match own {
+                Some(t) => t.text = format!("{}\n\n{}", t.text, note.comment),
+                None => n.properties.push(Prop::C(sgf_parse::Text {
+                    text: note.comment.clone(),
+                })),
+            }
+        }
+        node = n.children.first_mut();
+    }
+    Ok(sgf_parse::serialize(&roots))
 }
 
 /// Sets the dice options of `DX[name:value]...`.

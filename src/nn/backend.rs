@@ -21,3 +21,50 @@ impl Shape {
         self.points() * self.batch
     }
 }
+
+/// What the heads computed for one board, before postprocessing, from the
+/// point of view of the side to move, in the inputs' orientation.
+#[derive(Clone, Debug, Default)]
+pub struct RawOutput {
+    /// One logit per point, row by row.
+    pub policy: Vec<f32>,
+    pub pass: f32,
+    /// The optimistic policy's logits (version 12 on; empty before).
+    pub policy_optimistic: Vec<f32>,
+    pub pass_optimistic: f32,
+    /// Win, loss and no-result logits.
+    pub value: [f32; 3],
+    /// Score mean, score spread (before softplus), lead, variance time,
+    /// then (version 9 on) the short-term win/loss and score errors.
+    pub score: [f32; 6],
+    /// One ownership value per point (before tanh).
+    pub ownership: Vec<f32>,
+}
+
+/// One thread's buffers of a backend: the backend alone knows what is in
+/// them.
+pub trait Workspace: Send {
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}
+
+/// What a backend is: a model's layers, ready to run on some hardware.
+pub trait Backend: Send + Sync {
+    /// Where it runs, as `bench` and the logs name it (`cpu avx512`).
+    fn name(&self) -> String;
+    /// A new set of buffers for one thread's evaluations.
+    fn workspace(&self) -> Box<dyn Workspace>;
+    /// The input buffers of `shape`, to be filled before [`Backend::forward`]:
+    /// the spatial inputs point by point (`[board][point][plane]`) and the
+    /// global inputs board by board.
+    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape)
+    -> (&'a mut [f32], &'a mut [f32]);
+    /// Runs the model on the inputs in `ws` and writes each board's raw
+    /// heads.
+    fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]);
+    /// Multiply-adds of one evaluation on a board of side `side`.
+    fn macs(&self, side: usize) -> f64;
+    /// Single-precision operations one core (or device) issues a cycle at
+    /// most with the instructions in use: the peak `bench` sets the
+    /// reached rate beside.
+    fn peak_flops_per_cycle(&self) -> f64;
+}

@@ -102,10 +102,7 @@ pub fn position(board: &Board, p: Point) -> usize {
 
 /// Every point in KataGo's order: rows from the top, each from the left.
 pub fn points_in_net_order(board: &Board) -> impl Iterator<Item = Point> + '_ {
-    let n = board.size();
-    (0..n)
-        .rev()
-        .flat_map(move |y| (0..n).map(move |x| board.point(x, y)))
+    board.points_from_top()
 }
 
 /// Makes the inputs; keeps the ladder reader's scratch boards between calls.
@@ -229,8 +226,8 @@ impl FeatureMaker {
 
         // Globals.
         let area_points = points as f32;
-        let self_komi =
-            (self_komi(game, pla) as f32).clamp(-area_points - KOMI_CLIP, area_points + KOMI_CLIP);
+        let self_komi = (crate::go::score::area_komi(game, pla) as f32)
+            .clamp(-area_points - KOMI_CLIP, area_points + KOMI_CLIP);
         f.global[5] = self_komi / 20.0;
         match rules.ko {
             Ko::Simple => {}
@@ -339,32 +336,6 @@ fn superko_banned(game: &Game, pla: Color, ko: Option<Point>) -> Vec<Point> {
         .filter(|&p| board.check(pla, p, katago_suicide).is_ok())
         .filter(|&p| game.check(pla, p) == Err(crate::go::board::Illegal::Superko))
         .collect()
-}
-
-/// White's komi as the network should see it, from `pla`'s side: the komi,
-/// the handicap bonus, and under territory scoring KataGo's one point for
-/// each stone a side has put on the board, handicap and captured stones
-/// included (its territory count is an area count less those stones).
-/// Pass stones are left out: the result kosumi counts under area scoring
-/// does not use them, and that is the count the network predicts.
-pub fn self_komi(game: &Game, pla: Color) -> f64 {
-    let rules = &game.rules;
-    let mut white = game.komi + rules.handicap_bonus.points(game.handicap());
-    if rules.scoring == Scoring::Territory {
-        let board = game.board();
-        let on_board = |c: Color| {
-            board
-                .points()
-                .filter(|&p| board.color_at(p) == Some(c))
-                .count() as f64
-        };
-        // Each side's stones put down: those on the board and those the
-        // other side captured.
-        let black = on_board(Color::Black) + f64::from(board.captures(Color::White));
-        let white_stones = on_board(Color::White) + f64::from(board.captures(Color::Black));
-        white += black - white_stones;
-    }
-    if pla == Color::White { white } else { -white }
 }
 
 /// KataGo's triangle wave of the komi around the komis that allow a draw on

@@ -1,12 +1,18 @@
 //! The neural network: KataGo's model files read and evaluated on the CPU.
 //!
-//! [`model`] reads a file into layer descriptions, [`network`] runs them
-//! (with [`layers`]: convolutions, norms, pooling), [`inputs`] makes KataGo's
-//! input planes for a kosumi [`Game`] (with [`ladder`] and [`area`], KataGo's
-//! ladder and pass-alive readers), and [`output`] turns the heads' numbers
-//! into probabilities and scores. [`Evaluator`] ties them together: a game,
-//! the colour to move and one of the eight symmetries in, an [`Evaluation`]
-//! out, for one position or a batch.
+//! The front door is [`Evaluator`], the one thing the searches and the front
+//! ends name: a game, the colour to move and one of the eight symmetries
+//! in, an [`Evaluation`] out (read by board point), for one position or a
+//! batch, from any thread. It owns the buffers (a pool of them, one taken
+//! per evaluation and given back), the symmetries, the cache of evaluations
+//! ([`cache`]) and the answer to whether a network applies to a game. The
+//! back door is [`backend::Backend`]: a model's layers that run a batch of
+//! input planes and give the heads' raw numbers; kosumi's is the CPU's
+//! ([`cpu`]). Below the front door, [`model`] reads a file into layer
+//! descriptions, [`inputs`] makes KataGo's input planes for a kosumi
+//! [`Game`] (with [`ladder`] and [`area`], KataGo's ladder and pass-alive
+//! readers), and [`output`] turns the heads' numbers into probabilities and
+//! scores.
 //!
 //! kosumi embeds KataGo's six-block net of 2020
 //! (`g170-b6c96-s175395328-d26788732`, MIT; see `LICENSE-KataGo.txt` beside
@@ -23,12 +29,12 @@ pub mod output;
 
 use crate::go::board::Color;
 use crate::go::game::Game;
-use backend::Shape;
-use cpu::network::{Network, RawOutput, Workspace};
+use backend::{Backend, RawOutput, Shape};
 use inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
 use model::ModelDesc;
 pub use model::ModelError;
 pub use output::Evaluation;
+use std::sync::Mutex;
 
 /// The embedded network's file.
 pub static EMBEDDED_MODEL: &[u8] = include_bytes!("g170-b6c96-s175395328-d26788732.bin.gz");
@@ -79,12 +85,13 @@ impl Request<'_> {
     }
 }
 
-/// The buffers one thread's evaluations reuse.
-#[derive(Default)]
-pub struct Scratch {
+/// The buffers one evaluation uses, kept in the evaluator's pool and
+/// reused: after the first evaluations of a board size nothing more is
+/// allocated.
+struct Scratch {
     maker: FeatureMaker,
     features: Vec<Features>,
-    workspace: Workspace,
+    workspace: Box<dyn backend::Workspace>,
     raw: Vec<RawOutput>,
     unmapped: RawOutput,
     legal: Vec<bool>,
@@ -95,29 +102,70 @@ pub struct Scratch {
 /// the root's is 0.2, which `kata-raw-nn` takes by default).
 pub const SEARCH_POLICY_OPTIMISM: f32 = 1.0;
 
-/// A loaded network, with the cache of its evaluations.
+/// A loaded network, with the cache of its evaluations and the buffers of
+/// its evaluations; shared by every thread.
 pub struct Evaluator {
-    network: Network,
+    backend: Box<dyn Backend>,
+    name: String,
+    version: i32,
     scaling: output::Scaling,
     cache: cache::Cache,
+    scratches: Mutex<Vec<Scratch>>,
 }
 
 impl std::fmt::Debug for Evaluator {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(f, "Evaluator({})", self.network.name)
+        write!(f, "Evaluator({})", self.name)
     }
 }
 
 impl Evaluator {
     pub fn new(desc: &ModelDesc) -> Evaluator {
         Evaluator {
-            network: Network::new(desc),
+            backend: Box::new(cpu::network::Network::new(desc)),
+            name: desc.name.clone(),
+            version: desc.version,
             scaling: output::Scaling {
                 post: desc.post_process,
                 shortterm: desc.facts.shortterm,
             },
             cache: cache::Cache::new(cache::CAPACITY),
+            scratches: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Whether the network evaluates `game`: plain Go, where no dice
+    /// constrain the moves (its policy and values know nothing of them).
+    pub fn applies_to(&self, game: &Game) -> bool {
+        game.dice().is_none()
+    }
+
+    /// Where it runs (`cpu avx512`).
+    pub fn backend_name(&self) -> String {
+        self.backend.name()
+    }
+
+    /// The backend's peak single-precision operations a cycle.
+    pub fn peak_flops_per_cycle(&self) -> f64 {
+        self.backend.peak_flops_per_cycle()
+    }
+
+    /// Runs `f` with buffers from the pool (new ones where the pool is
+    /// empty), given back after.
+    fn with_scratch<T>(&self, f: impl FnOnce(&mut Scratch) -> T) -> T {
+        let lock = || self.scratches.lock().unwrap_or_else(|e| e.into_inner());
+        let popped = lock().pop();
+        let mut scratch = popped.unwrap_or_else(|| Scratch {
+            maker: FeatureMaker::default(),
+            features: Vec::new(),
+            workspace: self.backend.workspace(),
+            raw: Vec::new(),
+            unmapped: RawOutput::default(),
+            legal: Vec::new(),
+        });
+        let out = f(&mut scratch);
+        lock().push(scratch);
+        out
     }
 
     /// The embedded six-block net.
@@ -132,37 +180,32 @@ impl Evaluator {
     }
 
     pub fn name(&self) -> &str {
-        &self.network.name
+        &self.name
     }
 
     /// Multiply-adds of one evaluation on a board of side `side`.
     pub fn macs(&self, side: usize) -> f64 {
-        self.network.macs(side)
+        self.backend.macs(side)
     }
 
     /// The model version of the file.
     pub fn version(&self) -> i32 {
-        self.network.version
+        self.version
     }
 
     /// Evaluates one position with the optimistic policy blended in by
     /// `optimism` (0 to 1; nets before version 12 have none to blend).
-    pub fn evaluate_with_optimism(
-        &self,
-        request: Request,
-        optimism: f32,
-        scratch: &mut Scratch,
-    ) -> Evaluation {
+    pub fn evaluate_with_optimism(&self, request: Request, optimism: f32) -> Evaluation {
         let mut out = [Evaluation::default()];
-        self.evaluate_together(&[request], optimism, scratch, &mut out);
+        self.with_scratch(|s| self.evaluate_together(&[request], optimism, s, &mut out));
         let [e] = out;
         e
     }
 
     /// Evaluates one position.
-    pub fn evaluate(&self, request: Request, scratch: &mut Scratch) -> Evaluation {
+    pub fn evaluate(&self, request: Request) -> Evaluation {
         let mut out = [Evaluation::default()];
-        self.evaluate_batch(&[request], scratch, &mut out);
+        self.evaluate_batch(&[request], &mut out);
         let [e] = out;
         e
     }
@@ -170,7 +213,7 @@ impl Evaluator {
     /// Evaluates one position for a search: from the cache where the
     /// position was evaluated before (in whatever symmetry it was then),
     /// through the network otherwise, and kept.
-    pub fn evaluate_cached(&self, request: Request, scratch: &mut Scratch, out: &mut Evaluation) {
+    pub fn evaluate_cached(&self, request: Request, out: &mut Evaluation) {
         let key = cache::key(
             request.game,
             request.to_move,
@@ -181,7 +224,7 @@ impl Evaluator {
             out.clone_from(&known);
             return;
         }
-        self.evaluate_batch(&[request], scratch, std::slice::from_mut(out));
+        self.evaluate_batch(&[request], std::slice::from_mut(out));
         self.cache.put(key, std::sync::Arc::new(out.clone()));
     }
 
@@ -214,7 +257,7 @@ impl Evaluator {
             })
             .collect();
         let mut evals = vec![Evaluation::default(); requests.len()];
-        self.evaluate_batch(&requests, &mut Scratch::default(), &mut evals);
+        self.evaluate_batch(&requests, &mut evals);
         let board = game.board();
         let mut owner = vec![0.0; crate::go::board::MAX_POINTS];
         for eval in &evals {
@@ -227,12 +270,7 @@ impl Evaluator {
 
     /// Evaluates positions of one board size together (one matrix product
     /// per layer for the whole batch).
-    pub fn evaluate_batch(
-        &self,
-        requests: &[Request],
-        scratch: &mut Scratch,
-        out: &mut [Evaluation],
-    ) {
+    pub fn evaluate_batch(&self, requests: &[Request], out: &mut [Evaluation]) {
         // Boards go through the layers together only while their
         // activations stay in cache (measured: 8 boards of 19x19 at once
         // cost 20% more per board than one at a time).
@@ -240,9 +278,11 @@ impl Evaluator {
             return;
         };
         let chunk = (BATCH_POINTS / (first.game.size() * first.game.size())).max(1);
-        for (requests, out) in requests.chunks(chunk).zip(out.chunks_mut(chunk)) {
-            self.evaluate_together(requests, SEARCH_POLICY_OPTIMISM, scratch, out);
-        }
+        self.with_scratch(|scratch| {
+            for (requests, out) in requests.chunks(chunk).zip(out.chunks_mut(chunk)) {
+                self.evaluate_together(requests, SEARCH_POLICY_OPTIMISM, scratch, out);
+            }
+        });
     }
 
     fn evaluate_together(
@@ -270,7 +310,7 @@ impl Evaluator {
                 .maker
                 .fill(r.game, r.to_move, r.fresh, r.mover_advantage(), f);
         }
-        let (spatial, global) = self.network.input_planes(&mut scratch.workspace, shape);
+        let (spatial, global) = self.backend.inputs(&mut *scratch.workspace, shape);
         for (b, (r, f)) in requests.iter().zip(&scratch.features).enumerate() {
             let board = &mut spatial[b * points * SPATIAL..(b + 1) * points * SPATIAL];
             for pos in 0..points {
@@ -281,8 +321,8 @@ impl Evaluator {
             }
             global[b * GLOBAL..(b + 1) * GLOBAL].copy_from_slice(&f.global);
         }
-        self.network
-            .forward(shape, &mut scratch.workspace, &mut scratch.raw);
+        self.backend
+            .forward(shape, &mut *scratch.workspace, &mut scratch.raw);
         for (b, r) in requests.iter().enumerate() {
             let raw = &scratch.raw[b];
             let u = &mut scratch.unmapped;
@@ -356,7 +396,7 @@ mod tests {
                 symmetry: 0,
                 white_advantage,
             };
-            net.evaluate(request, &mut Scratch::default()).white_lead
+            net.evaluate(request).white_lead
         };
         let (even, stronger, weaker) = (lead(0.0), lead(2.75), lead(-1.0));
         assert!(even < -80.0, "{even}");
@@ -387,19 +427,15 @@ mod tests {
     fn the_empty_board_gets_a_symmetric_policy_and_an_even_game() {
         let net = Evaluator::embedded();
         let game = Game::new(9, Rules::default(), 7.5);
-        let mut scratch = Scratch::default();
         let evals: Vec<Evaluation> = (0..SYMMETRIES)
             .map(|s| {
-                net.evaluate(
-                    Request {
-                        game: &game,
-                        to_move: Color::Black,
-                        fresh: false,
-                        symmetry: s,
-                        white_advantage: 0.0,
-                    },
-                    &mut scratch,
-                )
+                net.evaluate(Request {
+                    game: &game,
+                    to_move: Color::Black,
+                    fresh: false,
+                    symmetry: s,
+                    white_advantage: 0.0,
+                })
             })
             .collect();
         for e in &evals {
@@ -423,7 +459,7 @@ mod tests {
             })
             .collect();
         let mut batch = vec![Evaluation::default(); 3];
-        net.evaluate_batch(&requests, &mut scratch, &mut batch);
+        net.evaluate_batch(&requests, &mut batch);
         for (s, e) in batch.iter().enumerate() {
             assert!((e.white_win - evals[s].white_win).abs() < 1e-5);
         }

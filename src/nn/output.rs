@@ -6,10 +6,10 @@
 //! the model's multipliers, the short-term errors transformed as its version
 //! says), and KataGo's `kata-raw-nn` text.
 
-use super::cpu::network::RawOutput;
+use super::backend::RawOutput;
 use super::inputs::NetRules;
 use super::model::{PostProcess, ShorttermErrors};
-use crate::go::board::Color;
+use crate::go::board::{Board, Color, Point};
 use crate::go::rules::Ko;
 use std::fmt::Write;
 
@@ -165,9 +165,32 @@ pub fn postprocess(
     );
 }
 
-/// KataGo's `kata-raw-nn` block for one symmetry (model version 8's
-/// short-term errors, which it has not, printed as −1).
-pub fn raw_nn_text(symmetry: usize, e: &Evaluation) -> String {
+impl Evaluation {
+    /// Each point of `board`, rows from the top, with its prior (−1 where
+    /// the move is illegal): the policy read by board point.
+    pub fn priors<'a>(&'a self, board: &'a Board) -> impl Iterator<Item = (Point, f32)> + 'a {
+        board.points_from_top().zip(self.policy.iter().copied())
+    }
+
+    /// White's ownership of each point of `board`, rows from the top.
+    pub fn white_ownership_by_point<'a>(
+        &'a self,
+        board: &'a Board,
+    ) -> impl Iterator<Item = (Point, f32)> + 'a {
+        board
+            .points_from_top()
+            .zip(self.white_ownership.iter().copied())
+    }
+
+    /// KataGo's `kata-raw-nn` block for this evaluation in `symmetry`
+    /// (model version 8's short-term errors, which it has not, printed as
+    /// −1).
+    pub fn raw_nn_text(&self, symmetry: usize) -> String {
+        raw_nn_text(symmetry, self)
+    }
+}
+
+fn raw_nn_text(symmetry: usize, e: &Evaluation) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "symmetry {symmetry}");
     let _ = writeln!(s, "whiteWin {:.6}", e.white_win);

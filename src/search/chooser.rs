@@ -156,7 +156,7 @@ impl Chooser {
         // Dead stones matter only for passing now or for cleanup: estimate
         // them only then (it costs a thousand playouts).
         let opponent_passed = game.last_move() == Some((color.opponent(), None));
-        let network = how.network.filter(|_| game.dice().is_none());
+        let network = how.network.filter(|n| n.applies_to(game));
         let (statuses, settled) = if opponent_passed || cleanup {
             // The network's ownership where it applies (one evaluation, a
             // few milliseconds); playouts otherwise.
@@ -238,7 +238,7 @@ impl Chooser {
     /// to `watch`, without choosing; the tree is kept for the next move.
     /// With the network where it applies (no dice).
     pub fn analyse(&mut self, game: &Game, how: &MoveSearch, stop: &AtomicBool, watch: Watch) {
-        if let Some(net) = how.network.filter(|_| game.dice().is_none()) {
+        if let Some(net) = how.network.filter(|n| n.applies_to(game)) {
             let params = Params::of(
                 how.config,
                 how.visit_budget(),
@@ -270,7 +270,7 @@ impl Chooser {
         game: &Game,
         network: Option<Arc<Evaluator>>,
     ) -> Lent {
-        match network.filter(|_| game.dice().is_none()) {
+        match network.filter(|n| n.applies_to(game)) {
             Some(net) => Lent::Network {
                 tree: std::mem::take(&mut self.net_tree),
                 net,

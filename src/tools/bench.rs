@@ -169,18 +169,17 @@ pub fn network(
         None => crate::nn::Evaluator::embedded(),
     };
     let katago = katago_path();
-    let kernel = crate::nn::cpu::gemm::Kernel::detected();
-    let peak = cpu_mhz().map(|mhz| mhz * 1e-3 * kernel.peak_flops_per_cycle());
+    let peak = cpu_mhz().map(|mhz| mhz * 1e-3 * net.peak_flops_per_cycle());
     for &size in sizes {
         let game = middle_game(size);
         let time = Duration::from_secs_f64(seconds);
         let one = nn_ms_per_eval(&net, &game, 1, 1, time);
         let gflops = 2.0 * net.macs(size) / (one * 1e-3) / 1e9;
         let mut line = format!(
-            "bench board={size} nn={} version={} threads=1 batch=1 ms_per_eval={one:.2} gflops={gflops:.1} kernel={}",
+            "bench board={size} nn={} version={} threads=1 batch=1 ms_per_eval={one:.2} gflops={gflops:.1} backend=\"{}\"",
             net.name(),
             net.version(),
-            kernel.name()
+            net.backend_name()
         );
         if let Some(peak) = peak {
             line += &format!(" peak_gflops={peak:.1}");
@@ -265,12 +264,11 @@ fn nn_ms_per_eval(
     batch: usize,
     duration: Duration,
 ) -> f64 {
-    use crate::nn::{Evaluation, Request, Scratch};
+    use crate::nn::{Evaluation, Request};
     let counts: Vec<u64> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(move || {
-                    let mut scratch = Scratch::default();
                     let requests: Vec<Request> = (0..batch)
                         .map(|s| Request {
                             game,
@@ -281,11 +279,11 @@ fn nn_ms_per_eval(
                         })
                         .collect();
                     let mut out = vec![Evaluation::default(); batch];
-                    net.evaluate_batch(&requests, &mut scratch, &mut out);
+                    net.evaluate_batch(&requests, &mut out);
                     let start = Instant::now();
                     let mut n = 0;
                     while start.elapsed() < duration {
-                        net.evaluate_batch(&requests, &mut scratch, &mut out);
+                        net.evaluate_batch(&requests, &mut out);
                         n += batch as u64;
                     }
                     n

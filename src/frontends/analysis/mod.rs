@@ -18,7 +18,7 @@ mod response;
 pub use query::{Defaults, Perspective};
 
 use crate::core::random::nth_seed;
-use crate::nn::{Evaluator, Request, Scratch};
+use crate::nn::{Evaluator, Request};
 use crate::search::{Puct, SearchConfig, Watch, puct};
 use query::{Action, Asked, Parsed, Position};
 use serde_json::{Value, json};
@@ -118,10 +118,28 @@ fn skip_line(input: &mut dyn BufRead) -> bool {
 }
 
 /// Writes one JSON line to `out` and flushes it.
-fn send(out: &Mutex<&mut (dyn Write + Send)>, value: &Value) {
-    let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
-    let _ = writeln!(out, "{value}");
-    let _ = out.flush();
+/// Where the answers go, and whether the client still reads them.
+struct Output<'a> {
+    writer: Mutex<&'a mut (dyn Write + Send)>,
+    /// Set when a write failed (the client closed its end): nothing more
+    /// is searched.
+    gone: AtomicBool,
+}
+
+impl Output<'_> {
+    fn gone(&self) -> bool {
+        self.gone.load(Ordering::Relaxed)
+    }
+}
+
+fn send(out: &Output<'_>, value: &Value) {
+    let mut writer = out.writer.lock().unwrap_or_else(|e| e.into_inner());
+    if writeln!(writer, "{value}")
+        .and_then(|_| writer.flush())
+        .is_err()
+    {
+        out.gone.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Serves queries from `input` until it ends and every queued position is
@@ -136,7 +154,10 @@ pub fn serve(
         state: Mutex::new(State::default()),
         changed: Condvar::new(),
     };
-    let out = Mutex::new(output);
+    let out = Output {
+        writer: Mutex::new(output),
+        gone: AtomicBool::new(false),
+    };
     std::thread::scope(|scope| {
         for _ in 0..settings.workers.max(1) {
             scope.spawn(|| work(&queue, &out, net, settings));
@@ -169,20 +190,27 @@ pub fn serve(
                 continue;
             }
             take(text, &queue, &out, net, settings);
+            if out.gone() {
+                break;
+            }
         }
-        queue.lock().closed = true;
+        let mut state = queue.lock();
+        state.closed = true;
+        if out.gone() {
+            // Nobody reads the answers: what waits is dropped, what runs
+            // stops.
+            state.waiting.clear();
+            for (_, _, stop) in &state.running {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+        drop(state);
         queue.changed.notify_all();
     });
 }
 
 /// Acts on one line of input.
-fn take(
-    text: &str,
-    queue: &Queue,
-    out: &Mutex<&mut (dyn Write + Send)>,
-    net: &Evaluator,
-    settings: &Settings,
-) {
+fn take(text: &str, queue: &Queue, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
     match query::parse(text, &settings.defaults) {
         Err(e) => send(out, &response::error(&e)),
         Ok(Parsed::Action { echo, action }) => {
@@ -248,39 +276,45 @@ fn take(
 }
 
 /// One worker: searches positions from the queue until it closes.
-fn work(queue: &Queue, out: &Mutex<&mut (dyn Write + Send)>, net: &Evaluator, settings: &Settings) {
-    let mut scratch = Scratch::default();
+fn work(queue: &Queue, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
     while let Some(job) = queue.next() {
-        search(&job, out, net, settings, &mut scratch);
+        if !out.gone() {
+            // A failure in one search answers that query with an error;
+            // the others go on.
+            let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                search(&job, out, net, settings)
+            }));
+            if searched.is_err() {
+                send(
+                    out,
+                    &json!({
+                        "error": "the search of this position failed",
+                        "id": job.asked.id,
+                        "turnNumber": job.position.turn,
+                    }),
+                );
+            }
+        }
         queue.finished(&job.stop);
     }
 }
 
 /// Searches one position and sends its answers.
-fn search(
-    job: &Job,
-    out: &Mutex<&mut (dyn Write + Send)>,
-    net: &Evaluator,
-    settings: &Settings,
-    scratch: &mut Scratch,
-) {
+fn search(job: &Job, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
     let asked = &job.asked;
-    let game = &job.position.game;
+    let game = &job.position.game();
     let turn = job.position.turn;
     if job.stop.load(Ordering::Relaxed) {
         send(out, &response::no_results(&asked.id, turn));
         return;
     }
-    let eval = net.evaluate(
-        Request {
-            game,
-            to_move: game.to_move(),
-            fresh: false,
-            symmetry: 0,
-            white_advantage: asked.advantage.for_white(game.to_move()) as f32,
-        },
-        scratch,
-    );
+    let eval = net.evaluate(Request {
+        game,
+        to_move: game.to_move(),
+        fresh: false,
+        symmetry: 0,
+        white_advantage: asked.advantage.for_white(game.to_move()) as f32,
+    });
     let raw = response::Raw {
         eval: &eval,
         board: game.board(),

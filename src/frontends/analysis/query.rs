@@ -11,6 +11,7 @@ use crate::go::rules::{Rules, check_komi};
 use crate::go::vertex::{parse_color, parse_vertex};
 use crate::search::MoveRules;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A query kosumi cannot take: the message, the field at fault and the
@@ -36,7 +37,7 @@ impl QueryError {
 /// only in part.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Warning {
-    pub field: &'static str,
+    pub field: String,
     pub message: String,
 }
 
@@ -121,8 +122,34 @@ impl Advantage {
 #[derive(Clone)]
 pub struct Position {
     pub turn: usize,
-    pub game: Game,
+    /// The query's game, shared by its positions: each is made from it
+    /// when it is searched, so that what waits in the queue is small.
+    pub record: Arc<QueryGame>,
     pub priority: i64,
+}
+
+impl Position {
+    /// The game at this position's turn.
+    pub fn game(&self) -> Game {
+        self.record.at(self.turn)
+    }
+}
+
+/// A query's game: the board after the initial stones, and the moves.
+pub struct QueryGame {
+    start: Game,
+    moves: Vec<(Color, Option<Point>)>,
+}
+
+impl QueryGame {
+    /// The game after the first `turn` moves (already checked legal).
+    pub fn at(&self, turn: usize) -> Game {
+        let mut game = self.start.clone();
+        for &(c, mv) in &self.moves[..turn.min(self.moves.len())] {
+            let _ = game.play(c, mv);
+        }
+        game
+    }
 }
 
 /// A line read.
@@ -151,6 +178,38 @@ pub struct Defaults {
 /// may ask for (each turn is a game kept until searched).
 const MAX_MOVES: usize = 10_000;
 const MAX_TURNS: usize = 1_000;
+
+/// The fields a query may hold, as KataGo's analysis engine reads them
+/// (those kosumi takes, and those it answers "not supported" to).
+const QUERY_FIELDS: &[&str] = &[
+    "id",
+    "moves",
+    "initialStones",
+    "initialPlayer",
+    "rules",
+    "komi",
+    "boardXSize",
+    "boardYSize",
+    "analyzeTurns",
+    "maxVisits",
+    "analysisPVLen",
+    "includeOwnership",
+    "includeOwnershipStdev",
+    "includeMovesOwnership",
+    "includeMovesOwnershipStdev",
+    "includePolicy",
+    "includePVVisits",
+    "includeNoResultValue",
+    "avoidMoves",
+    "allowMoves",
+    "reportDuringSearchEvery",
+    "priority",
+    "priorities",
+    "overrideSettings",
+    "rootPolicyTemperature",
+    "rootFpuReductionMax",
+    "whiteHandicapBonus",
+];
 
 /// KataGo's analysis engine's root noise by default (`wideRootNoise`).
 pub const DEFAULT_WIDE_ROOT_NOISE: f64 = 0.04;
@@ -364,7 +423,7 @@ impl Fields<'_> {
                 Some(o) => (o.read)(value, &mut searching)
                     .map_err(|m| self.error("overrideSettings", format!("{key}: {m}")))?,
                 None => warnings.push(Warning {
-                    field: "overrideSettings",
+                    field: "overrideSettings".into(),
                     message: format!("{key} is not a kosumi search setting; ignored"),
                 }),
             }
@@ -436,24 +495,33 @@ impl Fields<'_> {
         if let Some(c) = first {
             game.set_to_move(c);
         }
-        let mut positions = Vec::new();
-        for turn in 0..=moves.len() {
-            for (k, _) in turns.iter().enumerate().filter(|(_, t)| **t == turn) {
+        let record = Arc::new(QueryGame {
+            start: game.clone(),
+            moves: moves.to_vec(),
+        });
+        // Every move checked now, on one game: a query with an illegal move
+        // is refused whole.
+        for (turn, &(c, mv)) in moves.iter().enumerate() {
+            game.play(c, mv).map_err(|e| {
+                self.error(
+                    "moves",
+                    format!("Illegal move {turn}: {}: {e}", stone_name(c, mv, size)),
+                )
+            })?;
+        }
+        // One position a turn, as KataGo answers: a turn asked twice is
+        // searched once, at the first asking's priority.
+        let mut positions: Vec<Position> = Vec::new();
+        for (k, &turn) in turns.iter().enumerate() {
+            if positions.iter().all(|p| p.turn != turn) {
                 positions.push(Position {
                     turn,
-                    game: game.clone(),
+                    record: record.clone(),
                     priority: priority_of(k),
                 });
             }
-            if let Some(&(c, mv)) = moves.get(turn) {
-                game.play(c, mv).map_err(|e| {
-                    self.error(
-                        "moves",
-                        format!("Illegal move {turn}: {}: {e}", stone_name(c, mv, size)),
-                    )
-                })?;
-            }
         }
+        positions.sort_by_key(|p| p.turn);
         Ok(positions)
     }
 
@@ -525,8 +593,17 @@ impl Fields<'_> {
         ] {
             if self.object.contains_key(field) {
                 warnings.push(Warning {
-                    field,
+                    field: field.into(),
                     message: "not supported by kosumi; ignored".into(),
+                });
+            }
+        }
+        // KataGo's warning for a field no query has (`warnUnusedFields`).
+        for key in self.object.keys() {
+            if !QUERY_FIELDS.contains(&key.as_str()) {
+                warnings.push(Warning {
+                    field: key.clone(),
+                    message: "Unexpected or unused field, do you have a typo?".into(),
                 });
             }
         }
@@ -724,10 +801,10 @@ mod tests {
         assert_eq!(asked.perspective, Perspective::Black);
         let turns: Vec<_> = positions.iter().map(|p| p.turn).collect();
         assert_eq!(turns, [0, 1, 2]);
-        assert_eq!(positions[0].game.to_move(), Color::White);
-        assert_eq!(positions[0].game.handicap(), 2);
-        assert_eq!(positions[2].game.to_move(), Color::White);
-        assert_eq!(positions[2].game.move_count(), 2);
+        assert_eq!(positions[0].game().to_move(), Color::White);
+        assert_eq!(positions[0].game().handicap(), 2);
+        assert_eq!(positions[2].game().to_move(), Color::White);
+        assert_eq!(positions[2].game().move_count(), 2);
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(asked.advantage, Advantage::default());
         assert_eq!(asked.wide_root_noise, 0.04);
@@ -867,7 +944,7 @@ mod tests {
         let (_, positions, _) = analyse(
             r#"{"id":"a","rules":"japanese","boardXSize":9,"boardYSize":9,"moves":[["B","(0,0)"],["W","pass"]],"initialPlayer":"B"}"#,
         );
-        let game = &positions[0].game;
+        let game = &positions[0].game();
         let a9 = game.board().point(0, 8);
         assert_eq!(game.board().color_at(a9), Some(Color::Black));
         assert_eq!(game.to_move(), Color::Black);

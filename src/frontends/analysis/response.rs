@@ -7,7 +7,7 @@
 use super::query::{Asked, QueryError, Warning};
 use crate::go::board::{Board, Color};
 use crate::go::vertex::vertex_name;
-use crate::nn::{Evaluation, inputs};
+use crate::nn::Evaluation;
 use crate::search::{Candidate, Report};
 use serde_json::{Map, Value, json};
 
@@ -56,7 +56,8 @@ pub fn analysis(asked: &Asked, turn: usize, report: &Report, raw: &Raw, during: 
     let rate = |w: f64| rate_toward(flip, w);
     let size = raw.board.size();
     let board_values = |values: &[f64], sign: f64| -> Value {
-        inputs::points_in_net_order(raw.board)
+        raw.board
+            .points_from_top()
             .map(|p| round(sign * values[p as usize]))
             .collect()
     };

@@ -125,7 +125,7 @@ fn ownership_rows(values: &[f64], signed: bool, to_move: Color, board: &Board, o
     } else {
         1.0
     };
-    for p in crate::nn::inputs::points_in_net_order(board) {
+    for p in board.points_from_top() {
         let v = sign * values[p as usize];
         let _ = write!(out, " {:.6}", if v == 0.0 { 0.0 } else { v });
     }

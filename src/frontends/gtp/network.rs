@@ -10,7 +10,7 @@ use super::error::GtpError;
 use super::parse::{leading_color, parse_float};
 use super::reply::Reply;
 use crate::engine::Engine;
-use crate::nn::{self, Request, Scratch};
+use crate::nn::{self, Request};
 
 /// KataGo's `rootPolicyOptimism` where its configuration sets none.
 const ROOT_POLICY_OPTIMISM: f32 = 0.2;
@@ -46,7 +46,6 @@ pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
         return Err(GtpError::syntax(format!("unexpected argument '{extra}'")));
     }
     let fresh = to_move != e.shown().to_move();
-    let mut scratch = Scratch::default();
     let text: Vec<String> = symmetries
         .into_iter()
         .map(|symmetry| {
@@ -59,9 +58,8 @@ pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
                     white_advantage: 0.0,
                 },
                 optimism,
-                &mut scratch,
             );
-            nn::output::raw_nn_text(symmetry, &eval)
+            eval.raw_nn_text(symmetry)
         })
         .collect();
     Ok(text.concat().trim_end().to_string())

@@ -12,7 +12,7 @@
 use super::conv::Conv;
 use super::layers::{self, MatMul, NormAct, Pooling};
 use super::transformer::{self, Attention, FeedForward, Needs, RmsNorm};
-use crate::nn::backend::Shape;
+use crate::nn::backend::{self, RawOutput, Shape};
 use crate::nn::model::{Activation, BlockDesc, ModelDesc, PostProcess, TrunkNorm, VersionFacts};
 
 enum Block {
@@ -327,25 +327,6 @@ pub struct Network {
     ownership_conv: Conv,
 }
 
-/// What the heads computed for one board, before postprocessing, from the
-/// point of view of the side to move, in the inputs' orientation.
-#[derive(Clone, Debug, Default)]
-pub struct RawOutput {
-    /// One logit per point, row by row.
-    pub policy: Vec<f32>,
-    pub pass: f32,
-    /// The optimistic policy's logits (version 12 on; empty before).
-    pub policy_optimistic: Vec<f32>,
-    pub pass_optimistic: f32,
-    /// Win, loss and no-result logits.
-    pub value: [f32; 3],
-    /// Score mean, score spread (before softplus), lead, variance time,
-    /// then (version 9 on) the short-term win/loss and score errors.
-    pub score: [f32; 6],
-    /// One ownership value per point (before tanh).
-    pub ownership: Vec<f32>,
-}
-
 /// The buffers every layer shares: the im2col matrix, the pooled values
 /// and the transformer blocks' buffers.
 #[derive(Default)]
@@ -617,5 +598,48 @@ impl Network {
             out.ownership
                 .extend_from_slice(&head_b[b * points..(b + 1) * points]);
         }
+    }
+}
+
+impl backend::Workspace for Workspace {
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+/// The CPU network's own workspace inside a backend's.
+fn own(ws: &mut dyn backend::Workspace) -> &mut Workspace {
+    ws.as_any_mut()
+        .downcast_mut()
+        .expect("a workspace of the CPU backend")
+}
+
+impl backend::Backend for Network {
+    fn name(&self) -> String {
+        format!("cpu {}", super::gemm::Kernel::detected().name())
+    }
+
+    fn workspace(&self) -> Box<dyn backend::Workspace> {
+        Box::<Workspace>::default()
+    }
+
+    fn inputs<'a>(
+        &self,
+        ws: &'a mut dyn backend::Workspace,
+        shape: Shape,
+    ) -> (&'a mut [f32], &'a mut [f32]) {
+        self.input_planes(own(ws), shape)
+    }
+
+    fn forward(&self, shape: Shape, ws: &mut dyn backend::Workspace, out: &mut [RawOutput]) {
+        Network::forward(self, shape, own(ws), out)
+    }
+
+    fn macs(&self, side: usize) -> f64 {
+        Network::macs(self, side)
+    }
+
+    fn peak_flops_per_cycle(&self) -> f64 {
+        super::gemm::Kernel::detected().peak_flops_per_cycle()
     }
 }

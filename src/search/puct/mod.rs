@@ -36,7 +36,7 @@ use super::report::Report;
 use super::threads::Watch;
 use crate::core::random::nth_seed;
 use crate::go::game::Game;
-use crate::nn::{Evaluation, Evaluator, Scratch};
+use crate::nn::{Evaluation, Evaluator};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use report::{Ownership, report};
@@ -161,7 +161,6 @@ pub fn search_watched(
     };
     let walker = |n: u64| Walker {
         walk: game.clone(),
-        scratch: Scratch::default(),
         evals: [Evaluation::default()],
         rng: SmallRng::seed_from_u64(nth_seed(seed, n)),
         path: Vec::with_capacity(64),

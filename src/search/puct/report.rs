@@ -6,7 +6,7 @@
 use super::tree::Node;
 use crate::go::board::{MAX_POINTS, Point};
 use crate::go::game::Game;
-use crate::nn::{Evaluation, inputs};
+use crate::nn::Evaluation;
 use crate::search::report::{Candidate, MAX_PV, Report, lower_bound};
 
 /// The network's ownership summed over the visits (White's, −1..1, in
@@ -42,7 +42,7 @@ impl Ownership {
         (self.count > 0).then(|| {
             let (mut mean, mut spread) = (vec![0.0; MAX_POINTS], vec![0.0; MAX_POINTS]);
             let count = f64::from(self.count);
-            for (i, p) in inputs::points_in_net_order(board).enumerate() {
+            for (i, p) in board.points_from_top().enumerate() {
                 let m = self.sum[i] / count;
                 mean[p as usize] = -m;
                 spread[p as usize] = (self.sum_sq[i] / count - m * m).max(0.0).sqrt();

@@ -6,7 +6,7 @@
 
 use crate::go::board::Point;
 use crate::go::game::{Action, Game, Standing};
-use crate::nn::{Evaluation, inputs};
+use crate::nn::Evaluation;
 
 pub(super) struct Node {
     /// The move that leads here (`None`: pass).
@@ -139,8 +139,7 @@ impl NetTree {
 pub(super) fn expand(nodes: &mut Vec<Node>, leaf: usize, game: &Game, eval: &Evaluation) {
     let board = game.board();
     let first = nodes.len();
-    for p in inputs::points_in_net_order(board) {
-        let prior = eval.policy[inputs::position(board, p)];
+    for (p, prior) in eval.priors(board) {
         if prior >= 0.0 {
             nodes.push(Node::new(Some(p), prior));
         }

@@ -8,7 +8,7 @@
 use super::tree::Node;
 use crate::go::board::Color;
 use crate::go::game::Game;
-use crate::nn::{Evaluation, Evaluator, Request, Scratch, inputs};
+use crate::nn::{Evaluation, Evaluator, Request};
 
 /// The shares of the utility that the score has (KataGo's
 /// `staticScoreUtilityFactor`, `dynamicScoreUtilityFactor`), and their
@@ -87,7 +87,7 @@ impl ScoreUtility {
                 white_advantage,
             };
             let mut eval = Evaluation::default();
-            net.evaluate_cached(request, &mut Scratch::default(), &mut eval);
+            net.evaluate_cached(request, &mut eval);
             f64::from(eval.white_score_mean)
         };
         // No further from the expected score than the dynamic scale.
@@ -141,7 +141,7 @@ pub(super) fn finished_value(game: &Game, eval: &Evaluation, to_move: Color) -> 
             }
         })
         .sum();
-    let komi = -inputs::self_komi(game, Color::Black);
+    let komi = -crate::go::score::area_komi(game, Color::Black);
     let white_margin = white_area + komi;
     let margin = to_move.from_white() * white_margin;
     (margin.signum(), margin)

@@ -9,7 +9,7 @@ use super::tree::{Node, expand};
 use super::utility::{ScoreUtility, finished_value, values};
 use crate::go::board::{Color, Point};
 use crate::go::game::Game;
-use crate::nn::{Evaluation, Evaluator, Request, SYMMETRIES, Scratch};
+use crate::nn::{Evaluation, Evaluator, Request, SYMMETRIES};
 use crate::search::budget::Budget;
 use crate::search::root::MoveRules;
 use rand::RngExt;
@@ -46,7 +46,6 @@ pub(super) struct Shared {
 /// the game), its network buffers and its generator.
 pub(super) struct Walker {
     pub(super) walk: Game,
-    pub(super) scratch: Scratch,
     pub(super) evals: [Evaluation; 1],
     pub(super) rng: SmallRng,
     pub(super) path: Vec<usize>,
@@ -130,8 +129,7 @@ impl Job<'_> {
             symmetry,
             white_advantage: self.white_advantage,
         };
-        self.net
-            .evaluate_cached(request, &mut w.scratch, &mut w.evals[0]);
+        self.net.evaluate_cached(request, &mut w.evals[0]);
         let eval = &w.evals[0];
         let mut s = lock();
         let (utility, winloss, lead, score) = if w.walk.is_over() {

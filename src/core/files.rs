@@ -1,0 +1,86 @@
+//! Writing the user's files safely: a file is written whole to a temporary
+//! file beside it, flushed to disk, then renamed over the target, so that a
+//! failed write (a full disk, a killed process) leaves the earlier file as
+//! it was; and a target that is not a regular file (a FIFO, a device, a
+//! folder) is refused rather than written into.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Why a file was not written.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The target exists and is not a regular file.
+    NotRegular(PathBuf),
+    /// The writing or the renaming failed; nothing was replaced.
+    Io(PathBuf, std::io::Error),
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            WriteError::NotRegular(p) => write!(f, "{}: not a regular file", p.display()),
+            WriteError::Io(p, e) => write!(f, "cannot write {}: {e}", p.display()),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// Writes `bytes` to `path` whole or not at all.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    if let Ok(meta) = std::fs::symlink_metadata(path)
+        && !meta.is_file()
+    {
+        return Err(WriteError::NotRegular(path.to_path_buf()));
+    }
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let io = |e| WriteError::Io(path.to_path_buf(), e);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
+        .and_then(|_| std::fs::rename(&temp, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temp);
+        return Err(io(e));
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` name the same existing file (through links or other
+/// spellings of the path).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_replaced_whole_and_special_files_are_refused() {
+        let dir = std::env::temp_dir().join(format!("kosumi-files-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("a.sgf");
+        std::fs::write(&target, "old").unwrap();
+        write_atomically(&target, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        // No temporary file is left behind.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        // A folder is not a file to write.
+        let err = write_atomically(&dir, b"x").unwrap_err();
+        assert!(matches!(err, WriteError::NotRegular(_)), "{err}");
+        // A write that cannot happen leaves the old file.
+        let missing = dir.join("no-such-folder").join("b.sgf");
+        assert!(write_atomically(&missing, b"x").is_err());
+        assert!(same_file(&target, &dir.join(".").join("a.sgf")));
+        assert!(!same_file(&target, &missing));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
