@@ -174,9 +174,43 @@ impl Evaluator {
         Evaluator::new(&desc)
     }
 
-    /// A network from a KataGo model file.
+    /// A network from a KataGo model file, refused if its outputs on an
+    /// empty 9×9 board are not finite numbers.
     pub fn load(path: &std::path::Path) -> Result<Evaluator, ModelError> {
-        Ok(Evaluator::new(&ModelDesc::load(path)?))
+        let net = Evaluator::new(&ModelDesc::load(path)?);
+        net.probe()?;
+        Ok(net)
+    }
+
+    /// Whether the outputs on an empty 9×9 board are finite.
+    fn probe(&self) -> Result<(), ModelError> {
+        let game = Game::new(9, crate::go::rules::Rules::default(), 7.5);
+        let e = self.evaluate(Request {
+            game: &game,
+            to_move: Color::Black,
+            fresh: false,
+            symmetry: 0,
+            white_advantage: 0.0,
+        });
+        let finite = [
+            e.pass,
+            e.white_win,
+            e.white_loss,
+            e.white_score_mean,
+            e.white_lead,
+        ]
+        .iter()
+        .chain(&e.policy)
+        .chain(&e.white_ownership)
+        .all(|x| x.is_finite());
+        if finite {
+            Ok(())
+        } else {
+            Err(ModelError::Malformed {
+                layer: self.name.clone(),
+                what: "its outputs on an empty board are not finite numbers".into(),
+            })
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -463,5 +497,32 @@ mod tests {
         for (s, e) in batch.iter().enumerate() {
             assert!((e.white_win - evals[s].white_win).abs() < 1e-5);
         }
+    }
+
+    #[test]
+    fn a_net_whose_outputs_are_not_finite_is_refused_at_load() {
+        use std::io::Read;
+        let mut text = Vec::new();
+        flate2::read::GzDecoder::new(EMBEDDED_MODEL)
+            .read_to_end(&mut text)
+            .unwrap();
+        // The score head's biases 3·10³⁸: finite weights, scores that are
+        // not (KataGo scales them by 20). They are the last block but one.
+        let blocks: Vec<usize> = text
+            .windows(5)
+            .enumerate()
+            .filter(|(_, w)| *w == b"@BIN@")
+            .map(|(i, _)| i + 5)
+            .collect();
+        let at = blocks[blocks.len() - 2];
+        let huge = 3e38f32.to_le_bytes();
+        for w in text[at..at + 4 * 4].chunks_exact_mut(4) {
+            w.copy_from_slice(&huge);
+        }
+        let path = std::env::temp_dir().join(format!("kosumi-nan-{}.bin", std::process::id()));
+        std::fs::write(&path, &text).unwrap();
+        let err = Evaluator::load(&path).unwrap_err();
+        std::fs::remove_file(&path).unwrap();
+        assert!(err.to_string().contains("not finite"), "{err}");
     }
 }

@@ -24,6 +24,11 @@ pub const SUPPORTED_VERSIONS: std::ops::RangeInclusive<i32> = 8..=17;
 /// are under a gigabyte of weights).
 pub const MAX_MODEL_BYTES: u64 = 2 << 30;
 
+/// How much larger than its gzipped file a model may be once
+/// decompressed: weights compress little (KaTrain's net: 1.07 times),
+/// text weights about four times; a file that claims more is a bomb.
+pub const MAX_GZIP_RATIO: u64 = 16;
+
 /// Why a model could not be read.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelError {
@@ -402,15 +407,17 @@ impl ModelDesc {
     /// text weights, recognised by the first weight block).
     pub fn parse(bytes: &[u8]) -> Result<ModelDesc, ModelError> {
         let text = if bytes.starts_with(&[0x1f, 0x8b]) {
+            let limit = (bytes.len() as u64 * MAX_GZIP_RATIO + (1 << 20)).min(MAX_MODEL_BYTES);
             let mut out = Vec::new();
             GzDecoder::new(bytes)
-                .take(MAX_MODEL_BYTES + 1)
+                .take(limit + 1)
                 .read_to_end(&mut out)
                 .map_err(|e| ModelError::Io(format!("gzip: {e}")))?;
-            if out.len() as u64 > MAX_MODEL_BYTES {
+            if out.len() as u64 > limit {
                 return Err(ModelError::Io(format!(
-                    "the file decompresses to more than {} MiB",
-                    MAX_MODEL_BYTES >> 20
+                    "the file decompresses to more than {} MiB ({} times its size at most)",
+                    limit >> 20,
+                    MAX_GZIP_RATIO
                 )));
             }
             out
@@ -1321,5 +1328,50 @@ mod tests {
         let err = ModelDesc::parse(b"hello world").unwrap_err();
         assert!(matches!(err, ModelError::Malformed { .. }), "{err}");
         assert!(ModelDesc::parse(&[0x1f, 0x8b, 1, 2, 3]).is_err());
+    }
+
+    /// The embedded net's text, decompressed.
+    fn embedded_text() -> Vec<u8> {
+        let mut bytes = Vec::new();
+        GzDecoder::new(crate::nn::EMBEDDED_MODEL)
+            .read_to_end(&mut bytes)
+            .unwrap();
+        bytes
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        use flate2::write::GzEncoder;
+        use std::io::Write;
+        let mut e = GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn hostile_files_are_refused_by_what_they_claim_before_anything_is_allocated() {
+        // A layer claiming 2^20 x 2^20 x 9 weights in a tiny file.
+        let huge = b"net 8 22 19 trunk 1 96 96 96 96 96 c 3 3 1048576 1048576 1 1 @BIN@";
+        let err = ModelDesc::parse(huge).unwrap_err();
+        assert!(matches!(err, ModelError::Truncated { .. }), "{err}");
+        // A gzip bomb: a gigabyte of spaces in a megabyte.
+        let bomb = gzip(&vec![b' '; 1 << 30]);
+        let err = ModelDesc::parse(&bomb).unwrap_err();
+        assert!(
+            err.to_string().contains("decompresses to more than"),
+            "{err}"
+        );
+        // 21 input planes where kosumi feeds 22.
+        let text = embedded_text();
+        let at = text.windows(7).position(|w| w == b"\n22\n19\n").unwrap();
+        let mut changed = text.clone();
+        changed[at + 2] = b'1';
+        assert!(ModelDesc::parse(&changed).is_err());
+        // A byte more, or a byte less, than the layers hold.
+        let mut longer = text.clone();
+        longer.extend_from_slice(b"x");
+        let err = ModelDesc::parse(&longer).unwrap_err();
+        assert!(err.to_string().contains("follow the last layer"), "{err}");
+        let end = text.iter().rposition(|b| !b.is_ascii_whitespace()).unwrap();
+        assert!(ModelDesc::parse(&text[..end]).is_err());
     }
 }
