@@ -37,8 +37,16 @@ pub struct Clock {
     left: [Option<Left>; 2],
 }
 
-/// Seconds kept back for the controller's and the operating system's delays.
+/// Seconds kept back from a move for the controller's and the operating
+/// system's delays (KataGo's `lagBuffer` is 1 s), at most a fifth of the
+/// move's share.
 const SAFETY: f64 = 0.3;
+
+/// What a move costs beyond its search: at least one evaluation, the
+/// input planes, the protocol's round trip. Main time keeps this much for
+/// every move still to come, so that a game that goes on longer than
+/// planned is still answered in time, by a search of one visit at worst.
+const MOVE_COST: f64 = 0.015;
 
 /// The longest the engine thinks on one move, whatever the clock allows
 /// (a main time of 1e300 seconds means no limit, not a search without end).
@@ -111,12 +119,15 @@ impl Clock {
             stones: if main > 0.0 { 0 } else { count },
         });
         // Moves still to come for this player: more in the opening, with a
-        // floor so the last main time is not spent at once.
-        let moves_to_come = (empty as f64 / 3.0).max(12.0);
+        // floor of a board's side so that the last main time is not spent
+        // at once, however long the game goes on.
+        let side = (area as f64).sqrt();
+        let moves_to_come = (empty as f64 / 2.0).max(side).max(12.0);
         let seconds = if left.stones == 0 {
             // Main time; byo-yomi or Canadian afterwards lets us spend a
             // little more freely, absolute time must last to the end.
-            let share = left.seconds / moves_to_come * stage_share(empty, area, moves_to_come);
+            let spendable = (left.seconds - moves_to_come * MOVE_COST).max(0.0);
+            let share = spendable / moves_to_come * stage_share(empty, area, moves_to_come);
             let after = if count > 0 && period > 0.0 {
                 if is_canadian {
                     period / count as f64
@@ -133,11 +144,9 @@ impl Clock {
             // Byo-yomi: `left.seconds` remain in the current period.
             left.seconds.min(period.max(left.seconds))
         };
-        // At least 50 ms, or a tenth of what is left when less than half a
-        // second is (a sudden-death game down to its last hundredths must
-        // still be answered in time), and never less than a millisecond.
-        let floor = (left.seconds * 0.1).clamp(0.001, 0.05);
-        let seconds = (seconds * 0.9 - SAFETY).clamp(floor, LONGEST_MOVE.max(floor));
+        // Never less than a millisecond (a search of one visit: the
+        // policy's move), whatever is left.
+        let seconds = (seconds * 0.9 - SAFETY.min(seconds * 0.2)).clamp(0.001, LONGEST_MOVE);
         Some(Duration::from_secs_f64(seconds))
     }
 }
@@ -189,16 +198,21 @@ mod tests {
     }
 
     #[test]
-    fn the_last_hundredths_of_sudden_death_get_a_tenth_of_what_is_left() {
+    fn the_last_seconds_of_sudden_death_keep_a_reserve_for_the_moves_to_come() {
         let mut c = Clock::gtp_settings(10.0, 0.0, 0);
-        c.set_left(0, 0.01, 0);
+        // Less than the moves to come cost: a search of one visit.
+        for left in [0.0, 0.01, 1.0, 2.0] {
+            c.set_left(0, left, 0);
+            assert_eq!(
+                c.budget(0, 300, 361).unwrap().as_secs_f64(),
+                0.001,
+                "{left}"
+            );
+        }
+        // Above it, a share of what is above it.
+        c.set_left(0, 3.0, 0);
         let t = c.budget(0, 300, 361).unwrap().as_secs_f64();
-        assert!((0.0009..=0.0011).contains(&t), "{t}");
-        c.set_left(0, 0.0, 0);
-        assert_eq!(c.budget(0, 300, 361).unwrap().as_secs_f64(), 0.001);
-        // With half a second or more left the floor stays at 50 ms.
-        c.set_left(0, 0.6, 0);
-        assert_eq!(c.budget(0, 300, 361).unwrap().as_secs_f64(), 0.05);
+        assert!(t > 0.001 && t < (3.0 - 150.0 * MOVE_COST) / 100.0, "{t}");
     }
 
     #[test]

@@ -128,6 +128,9 @@ pub fn search_watched(
     tree: &mut NetTree,
     mut watch: Option<Watch>,
 ) -> Outcome {
+    // The budget counts from here: the root's first evaluation (for the
+    // score's centre) is part of the move's time.
+    let start = Instant::now();
     let Params {
         budget,
         seed,
@@ -153,7 +156,8 @@ pub fn search_watched(
         white_advantage: white_advantage as f32,
         wide_root_noise,
         score,
-        start: Instant::now(),
+        start,
+        threads: threads.max(1),
         stop,
         restrict,
         ownership: watch.as_ref().is_some_and(|w| w.ownership),

@@ -59,6 +59,8 @@ pub(super) struct Job<'a> {
     pub(super) wide_root_noise: f64,
     pub(super) score: ScoreUtility,
     pub(super) start: Instant,
+    /// Threads visiting at once.
+    pub(super) threads: usize,
     pub(super) stop: &'a AtomicBool,
     pub(super) restrict: Option<MoveRules>,
     pub(super) ownership: bool,
@@ -67,10 +69,18 @@ pub(super) struct Job<'a> {
 
 impl Job<'_> {
     /// Whether the search is done (after its first visit).
+    /// A time budget ends a visit early: a visit begun now would end about
+    /// one visit's time later (the mean so far for one thread), so none
+    /// begins that would end past the budget. With a big net a visit is a
+    /// tenth of a second or more.
     pub(super) fn done(&self, shared: &Shared) -> bool {
         shared.started > 0
             && (self.budget.playouts.is_some_and(|n| shared.started >= n)
-                || self.budget.time.is_some_and(|t| self.start.elapsed() >= t)
+                || self.budget.time.is_some_and(|t| {
+                    let elapsed = self.start.elapsed();
+                    let per_visit = elapsed.mul_f64(self.threads as f64 / shared.started as f64);
+                    elapsed + per_visit >= t
+                })
                 || self.stop.load(Ordering::Relaxed)
                 || shared.nodes.len() >= MAX_NODES)
     }
