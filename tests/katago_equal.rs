@@ -5,8 +5,10 @@
 //! passes, late positions), all eight symmetries, for every net at hand:
 //! the embedded six-block net (model version 8), KataGo's two version-17
 //! test nets (`tests/data/models/`, from KataGo's `cpp/tests/models/`,
-//! MIT), and KaTrain's default net (version 15) where the `katrain` package
-//! is installed (`KOSUMI_KATRAIN_NET` names the file; `.ci/run` sets it).
+//! MIT), a version-16 net of random weights written for the record kinds
+//! no real file here has (`scripts/synthetic_model.py`), and KaTrain's
+//! default net (version 15) where the `katrain` package is installed
+//! (`KOSUMI_KATRAIN_NET` names the file; `.ci/run` sets it).
 //! Win, loss, no result, lead, score, variance time, the short-term errors,
 //! every policy value (the optimistic policy blended in at KataGo's 0.2)
 //! and every ownership value must agree within 2·10⁻³, and an illegal
@@ -209,6 +211,17 @@ fn a_version_17_transformer_with_grouped_heads_evaluates_as_katago_does() {
     let net = test_model("b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz");
     assert_eq!(net.version(), 17);
     evaluates_as_katago(net, include_str!("data/katago_raw_nn_b7c96h6kv3.txt"));
+}
+
+#[test]
+fn a_version_16_net_of_every_convolutional_record_kind_evaluates_as_katago_does() {
+    // Random weights in the real grammar (scripts/synthetic_model.py): mish
+    // and SiLU, a nested bottleneck holding an ordinary and a
+    // global-pooling block, four policy channels, the pass layer, six score
+    // outputs, the header's multipliers; text weights.
+    let net = test_model("synthetic-v16.txt.gz");
+    assert_eq!(net.version(), 16);
+    evaluates_as_katago(net, include_str!("data/katago_raw_nn_synthetic_v16.txt"));
 }
 
 #[test]

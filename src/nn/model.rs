@@ -958,14 +958,11 @@ impl Reader<'_> {
         let trunk_name = self.name("trunk")?;
         let num_blocks = self.count(&trunk_name, "blocks")?;
         let channels = self.count(&trunk_name, "trunk channels")?;
-        for what in [
-            "mid channels",
-            "regular channels",
-            "dilated channels",
-            "gpool channels",
-        ] {
-            self.count(&trunk_name, what)?;
-        }
+        self.count(&trunk_name, "mid channels")?;
+        self.count(&trunk_name, "regular channels")?;
+        // Dilated channels: unused, KataGo takes any number there.
+        self.number::<i64>(&trunk_name, "dilated channels")?;
+        self.count(&trunk_name, "gpool channels")?;
         let mut rms_tip = false;
         if facts.version_15_layout {
             rms_tip = match self.number::<i64>(&trunk_name, "trunk norm kind")? {

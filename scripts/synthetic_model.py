@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Writes a small KataGo model file with random weights in the real grammar
+(KataGo 1.17.2's desc.cpp), for the record kinds no real file at hand uses:
+model version 16 with the seven output multipliers, version 15's header and
+pass layer, four policy channels, six score outputs, mish and SiLU
+activations, and a nested bottleneck block holding an ordinary block and a
+global-pooling block. KataGo evaluates it too (scripts/katago_reference.py),
+and tests/katago_equal.rs holds kosumi to KataGo's numbers.
+
+    scripts/synthetic_model.py --seed 1 | gzip > tests/data/models/synthetic-v16.txt.gz
+
+Text weights (`.txt.gz`: KataGo reads the weights as text by the name).
+"""
+import argparse
+import math
+import random
+
+
+class Writer:
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.out = []
+
+    def line(self, *items):
+        self.out.append(" ".join(str(i) for i in items))
+
+    def floats(self, values):
+        self.out.append(" ".join(f"{v:.6g}" for v in values))
+
+    def normal(self, n, scale):
+        return [self.rng.gauss(0.0, scale) for _ in range(n)]
+
+    def conv(self, name, size, cin, cout):
+        self.line(name, size, size, cin, cout, 1, 1)
+        self.floats(self.normal(size * size * cin * cout, 1.0 / math.sqrt(size * size * cin)))
+
+    def bn(self, name, c):
+        self.line(name, c, 1e-5, 1, 1)
+        self.floats(self.normal(c, 0.1))  # mean
+        self.floats([0.5 + self.rng.random() for _ in range(c)])  # variance
+        self.floats([0.5 + self.rng.random() for _ in range(c)])  # scale
+        self.floats(self.normal(c, 0.1))  # bias
+
+    def act(self, name, kind):
+        self.line(name, kind)
+
+    def matmul(self, name, cin, cout):
+        self.line(name, cin, cout)
+        self.floats(self.normal(cin * cout, 1.0 / math.sqrt(cin)))
+
+    def bias(self, name, c):
+        self.line(name, c)
+        self.floats(self.normal(c, 0.1))
+
+
+def model(seed):
+    w = Writer(seed)
+    trunk, mid, regular, gpool = 32, 16, 16, 8
+    p1, g1, v1, v2 = 16, 8, 8, 16
+    w.line("synthetic-v16-nbt-mish", 16, 22, 19)
+    w.line(20.0, 20.0, 20.0, 20.0, 40.0, 0.25, 150.0)  # output multipliers (v13)
+    w.line(0, 0, 0, 0, 0, 0, 0, 0)  # no metadata encoder, pass-alive as the rules say, reserved
+    w.line("trunk", 2, trunk, mid, regular, 0, gpool)
+    w.line(0, 0, 0, 0, 0, 0)  # batch-norm trunk tip, reserved
+    w.conv("conv_spatial", 3, 22, trunk)
+    w.matmul("linear_global", 19, trunk)
+    # A nested bottleneck: down to `mid`, an ordinary and a gpool block, up.
+    w.line("nested_bottleneck_block", "nbt", 2)
+    w.bn("nbt.pre.norm", trunk)
+    w.act("nbt.pre.act", "ACTIVATION_MISH")
+    w.conv("nbt.pre.conv", 1, trunk, mid)
+    w.line("ordinary_block", "nbt.0")
+    w.bn("nbt.0.norm1", mid)
+    w.act("nbt.0.act1", "ACTIVATION_MISH")
+    w.conv("nbt.0.conv1", 3, mid, mid)
+    w.bn("nbt.0.norm2", mid)
+    w.act("nbt.0.act2", "ACTIVATION_SILU")
+    w.conv("nbt.0.conv2", 3, mid, mid)
+    w.line("gpool_block", "nbt.1")
+    w.bn("nbt.1.norm1", mid)
+    w.act("nbt.1.act1", "ACTIVATION_MISH")
+    w.conv("nbt.1.conv1r", 3, mid, regular)
+    w.conv("nbt.1.conv1g", 3, mid, gpool)
+    w.bn("nbt.1.normg", gpool)
+    w.act("nbt.1.actg", "ACTIVATION_MISH")
+    w.matmul("nbt.1.linear_g", 3 * gpool, regular)
+    w.bn("nbt.1.norm2", regular)
+    w.act("nbt.1.act2", "ACTIVATION_MISH")
+    w.conv("nbt.1.conv2", 3, regular, mid)
+    w.bn("nbt.post.norm", mid)
+    w.act("nbt.post.act", "ACTIVATION_MISH")
+    w.conv("nbt.post.conv", 1, mid, trunk)
+    # An ordinary block at the trunk's width.
+    w.line("ordinary_block", "b1")
+    w.bn("b1.norm1", trunk)
+    w.act("b1.act1", "ACTIVATION_MISH")
+    w.conv("b1.conv1", 3, trunk, trunk)
+    w.bn("b1.norm2", trunk)
+    w.act("b1.act2", "ACTIVATION_MISH")
+    w.conv("b1.conv2", 3, trunk, trunk)
+    w.bn("norm_trunkfinal", trunk)
+    w.act("act_trunkfinal", "ACTIVATION_MISH")
+    # Policy head: four channels (policy, optimistic, two Q-values), the
+    # pass through a hidden layer.
+    w.line("policy_head")
+    w.conv("p1", 1, trunk, p1)
+    w.conv("g1", 1, trunk, g1)
+    w.bn("g1.norm", g1)
+    w.act("g1.act", "ACTIVATION_MISH")
+    w.matmul("gpool_to_bias", 3 * g1, p1)
+    w.bn("p1.norm", p1)
+    w.act("p1.act", "ACTIVATION_MISH")
+    w.conv("p2", 1, p1, 4)
+    w.matmul("gpool_to_pass", 3 * g1, p1)
+    w.bias("pass_bias", p1)
+    w.act("pass_act", "ACTIVATION_MISH")
+    w.matmul("gpool_to_pass2", p1, 4)
+    # Value head: six score outputs.
+    w.line("value_head")
+    w.conv("v1", 1, trunk, v1)
+    w.bn("v1.norm", v1)
+    w.act("v1.act", "ACTIVATION_MISH")
+    w.matmul("v2", 3 * v1, v2)
+    w.bias("v2.bias", v2)
+    w.act("v2.act", "ACTIVATION_MISH")
+    w.matmul("v3", v2, 3)
+    w.bias("v3.bias", 3)
+    w.matmul("sv3", v2, 6)
+    w.bias("sv3.bias", 6)
+    w.conv("ownership", 1, v1, 1)
+    return "\n".join(w.out) + "\n"
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--seed", type=int, default=1)
+    print(model(ap.parse_args().seed), end="")
