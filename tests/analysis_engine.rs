@@ -266,3 +266,10 @@ fn a_query_of_many_turns_takes_memory_for_the_work_not_for_the_asking() {
     assert!(answered > 300, "{answered} answers");
     assert!(peak < 300 * 1024, "peak {peak} KiB with the queue full");
 }
+
+#[test]
+fn query_models_gives_the_model_version() {
+    let answers = run(&[], &[r#"{"id":"m","action":"query_models"}"#]);
+    let models = answers[0]["models"].as_array().expect("a list of models");
+    assert_eq!(models[0]["version"], 8, "{answers:?}");
+}

@@ -37,6 +37,10 @@ pub struct Settings {
     pub search: SearchConfig,
 }
 
+/// The most positions waiting at once (each holds its query's moves, not
+/// a game): past it a query is refused whole with an error.
+const MAX_WAITING: usize = 100_000;
+
 /// The version `query_version` reports: kosumi's own.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -222,7 +226,7 @@ fn take(text: &str, queue: &Queue, out: &Output<'_>, net: &Evaluator, settings: 
                 }
                 Action::ClearCache => net.cache().clear(),
                 Action::QueryModels => {
-                    echo["models"] = json!([{ "name": net.name(), "internalName": net.name(), "maxBatchSize": 1, "usesHumanSLProfile": false, "usingFP16": "false" }]);
+                    echo["models"] = json!([{ "name": net.name(), "internalName": net.name(), "maxBatchSize": 1, "usesHumanSLProfile": false, "version": net.version(), "usingFP16": "false" }]);
                 }
                 Action::Terminate { target, turns } => {
                     let hit = |id: &str, turn: usize| {
@@ -259,6 +263,19 @@ fn take(text: &str, queue: &Queue, out: &Output<'_>, net: &Evaluator, settings: 
             }
             let asked = Arc::new(asked);
             let mut state = queue.lock();
+            if state.waiting.len() + positions.len() > MAX_WAITING {
+                drop(state);
+                send(
+                    out,
+                    &json!({
+                        "error": format!(
+                            "more than {MAX_WAITING} positions would wait; this query's are not queued"
+                        ),
+                        "id": asked.id,
+                    }),
+                );
+                return;
+            }
             for position in positions {
                 let arrival = state.arrivals;
                 state.arrivals += 1;
