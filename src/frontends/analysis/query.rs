@@ -183,6 +183,10 @@ const MAX_TURNS: usize = 1_000;
 /// (those kosumi takes, and those it answers "not supported" to).
 const QUERY_FIELDS: &[&str] = &[
     "id",
+    "action",
+    "terminateId",
+    "turnNumbers",
+    "firstReportDuringSearchAfter",
     "moves",
     "initialStones",
     "initialPlayer",
@@ -396,25 +400,24 @@ impl Fields<'_> {
         Ok(any.then_some(rules))
     }
 
-    /// How the query's positions are searched: the engine's defaults, the
-    /// query's `maxVisits`, then `overrideSettings` read by [`OVERRIDES`]
-    /// (a setting kosumi lacks is a warning).
+    /// How the query's positions are searched: the engine's defaults, then
+    /// `overrideSettings` read by [`OVERRIDES`] (a setting kosumi lacks is a
+    /// warning), then the query's own `maxVisits`.
     fn searching(
         &self,
         defaults: &Defaults,
         warnings: &mut Vec<Warning>,
     ) -> Result<Searching, QueryError> {
         let mut searching = Searching {
-            max_visits: self
-                .integer("maxVisits", 1, 1 << 40)?
-                .map_or(defaults.max_visits, |v| v as u64),
+            max_visits: defaults.max_visits,
             max_time: defaults.max_time,
             perspective: defaults.perspective,
             advantage: Advantage::default(),
             wide_root_noise: DEFAULT_WIDE_ROOT_NOISE,
         };
+        let empty = Map::new();
         let overrides = match self.object.get("overrideSettings") {
-            None => return Ok(searching),
+            None => &empty,
             Some(Value::Object(o)) => o,
             Some(_) => return Err(self.error("overrideSettings", "must be an object")),
         };
@@ -427,6 +430,11 @@ impl Fields<'_> {
                     message: format!("{key} is not a kosumi search setting; ignored"),
                 }),
             }
+        }
+        // The query's own maxVisits last: it wins over overrideSettings', as
+        // in KataGo.
+        if let Some(v) = self.integer("maxVisits", 1, 1 << 40)? {
+            searching.max_visits = v as u64;
         }
         Ok(searching)
     }
@@ -590,6 +598,7 @@ impl Fields<'_> {
             "rootPolicyTemperature",
             "rootFpuReductionMax",
             "whiteHandicapBonus",
+            "firstReportDuringSearchAfter",
         ] {
             if self.object.contains_key(field) {
                 warnings.push(Warning {
@@ -948,5 +957,26 @@ mod tests {
         let a9 = game.board().point(0, 8);
         assert_eq!(game.board().color_at(a9), Some(Color::Black));
         assert_eq!(game.to_move(), Color::Black);
+    }
+
+    #[test]
+    fn the_querys_own_max_visits_wins_over_override_settings() {
+        let defaults = Defaults {
+            max_visits: 500,
+            max_time: None,
+            perspective: Perspective::Black,
+        };
+        let base = r#""moves":[],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9"#;
+        let visits = |extra: &str| match parse(&format!(r#"{{"id":"a",{base}{extra}}}"#), &defaults)
+        {
+            Ok(Parsed::Analyse { asked, .. }) => asked.max_visits,
+            _ => panic!("{extra}"),
+        };
+        assert_eq!(
+            visits(r#","maxVisits":5,"overrideSettings":{"maxVisits":50}"#),
+            5
+        );
+        assert_eq!(visits(r#","overrideSettings":{"maxVisits":50}"#), 50);
+        assert_eq!(visits(""), 500);
     }
 }
