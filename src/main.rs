@@ -105,6 +105,10 @@ struct Cli {
     /// to use instead of the embedded network.
     #[arg(long, value_name = "FILE", global = true)]
     model: Option<std::path::PathBuf>,
+    /// The precision of the network's products: f32, or bf16 (factors
+    /// rounded to bfloat16, sums in f32; processors with AVX-512 BF16).
+    #[arg(long, value_enum, default_value_t = PrecisionArg::F32, global = true)]
+    precision: PrecisionArg,
     /// Answer `version` with this instead of kosumi's own version
     /// (KataGo's option of the same name). Lizzie takes an engine whose
     /// command line holds `override-version` for a KataGo-style engine:
@@ -258,6 +262,13 @@ struct BenchArgs {
     /// Only the network's figures (the embedded net's, or --model's).
     #[arg(long)]
     nn: bool,
+}
+
+/// The network's precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum PrecisionArg {
+    F32,
+    Bf16,
 }
 
 /// `on` or `off`.
@@ -463,6 +474,7 @@ fn search_config(cli: &Cli) -> SearchConfig {
 /// The network `--nn` and `--model` ask for; exits on a file that does
 /// not load.
 fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
+    set_precision(cli);
     match (cli.nn, &cli.model) {
         (Switch::Off, Some(_)) => refuse("--model names a network and --nn off asks for none"),
         (Switch::Off, None) => None,
@@ -471,6 +483,21 @@ fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
                 .unwrap_or_else(|e| refuse(format!("--model {}: {e}", path.display()))),
         ),
         (Switch::On, None) => Some(kosumi::nn::Evaluator::embedded()),
+    }
+}
+
+/// The precision `--precision` asks for, before any network is loaded.
+fn set_precision(cli: &Cli) {
+    let precision = match cli.precision {
+        PrecisionArg::F32 => kosumi::nn::Precision::F32,
+        PrecisionArg::Bf16 => kosumi::nn::Precision::Bf16,
+    };
+    if let Err(e) = kosumi::nn::set_precision(precision) {
+        let name = cli
+            .precision
+            .to_possible_value()
+            .expect("no variant is skipped");
+        refuse(format!("--precision {}: {e}", name.get_name()));
     }
 }
 
@@ -702,6 +729,7 @@ fn bench(cli: &Cli, args: &BenchArgs) {
         .filter(|&t| t <= cores.max(2))
         .collect();
     if args.nn {
+        set_precision(cli);
         if let Err(e) = kosumi::tools::bench::network(&sizes, args.seconds, cli.model.as_deref()) {
             refuse(format!("--model {e}"));
         }

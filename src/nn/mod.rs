@@ -36,6 +36,14 @@ pub use model::ModelError;
 pub use output::Evaluation;
 use std::sync::Mutex;
 
+pub use cpu::gemm::Precision;
+
+/// Sets the precision of the networks loaded from now on (bfloat16 only
+/// where the processor has AVX-512 BF16; the error names what is missing).
+pub fn set_precision(precision: Precision) -> Result<(), String> {
+    cpu::gemm::set_precision(precision)
+}
+
 /// The embedded network's file.
 pub static EMBEDDED_MODEL: &[u8] = include_bytes!("g170-b6c96-s175395328-d26788732.bin.gz");
 

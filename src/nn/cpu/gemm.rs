@@ -2,9 +2,72 @@
 //! right-hand matrix packed once (the weights at load time, attention's
 //! keys and values as they come), in AVX-512, or AVX2 and FMA, where the
 //! processor has them ([`Kernel`], chosen at run time), plain Rust
-//! elsewhere.
+//! elsewhere. In reduced precision ([`Precision::Bf16`], asked for by
+//! `--precision bf16` on a processor with AVX-512 BF16) both factors are
+//! rounded to bfloat16 and multiplied in pairs by `vdpbf16ps`, summing in
+//! single precision: twice the multiplications a cycle.
 
 use super::simd::Lanes;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The precision of the products.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// Single precision throughout.
+    F32,
+    /// Factors rounded to bfloat16 (8 bits of mantissa), sums in single
+    /// precision.
+    Bf16,
+}
+
+/// Whether the products run in bfloat16: set once, before any network is
+/// loaded (its weights are packed for the precision in force then).
+static BF16: AtomicBool = AtomicBool::new(false);
+
+/// Whether this processor multiplies bfloat16 pairs (AVX-512 BF16).
+pub fn bf16_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512bf16")
+            && std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Sets the precision of every product packed from now on; `Bf16` where
+/// the processor has no AVX-512 BF16 is refused.
+pub fn set_precision(precision: Precision) -> Result<(), String> {
+    if precision == Precision::Bf16 && !bf16_available() {
+        return Err("this processor has no AVX-512 BF16 instructions".into());
+    }
+    BF16.store(precision == Precision::Bf16, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The precision in force.
+pub fn precision() -> Precision {
+    if BF16.load(Ordering::Relaxed) {
+        Precision::Bf16
+    } else {
+        Precision::F32
+    }
+}
+
+/// `x` rounded to the nearest bfloat16 (ties to even), as its 16 bits.
+#[inline(always)]
+fn bf16_bits(x: f32) -> u32 {
+    let bits = x.to_bits();
+    (bits + 0x7fff + ((bits >> 16) & 1)) >> 16
+}
+
+/// Two values as one bfloat16 pair: `lo` in the low half.
+#[inline(always)]
+fn bf16_pair(lo: f32, hi: f32) -> u32 {
+    bf16_bits(lo) | (bf16_bits(hi) << 16)
+}
 
 /// Columns of a kernel block (the packed panels' width).
 const NR: usize = 16;
@@ -105,11 +168,20 @@ pub struct Packed {
     k: usize,
     n: usize,
     panels: Vec<f32>,
+    /// In bfloat16, the same panels with the rows taken in pairs: a
+    /// panel's pair `q` is 16 values, column `j`'s rows `2q` and `2q + 1`
+    /// (empty in single precision).
+    pairs: Vec<u32>,
 }
 
 impl Packed {
-    /// Packs the row-major `k × n` matrix `b`.
+    /// Packs the row-major `k × n` matrix `b` for the precision in force.
     pub fn new(k: usize, n: usize, b: &[f32]) -> Packed {
+        Packed::with_precision(k, n, b, precision())
+    }
+
+    /// Packs `b` for `precision`.
+    fn with_precision(k: usize, n: usize, b: &[f32], precision: Precision) -> Packed {
         let count = n.div_ceil(NR);
         let mut panels = vec![0.0; count * k * NR];
         for p in 0..count {
@@ -119,7 +191,42 @@ impl Packed {
                 }
             }
         }
-        Packed { k, n, panels }
+        let mut packed = Packed {
+            k,
+            n,
+            panels,
+            pairs: Vec::new(),
+        };
+        packed.pair_up(precision);
+        packed
+    }
+
+    /// Rows in pairs, per panel.
+    fn row_pairs(&self) -> usize {
+        self.k.div_ceil(2)
+    }
+
+    /// In bfloat16, the panels' rows paired (a last odd row with zero).
+    fn pair_up(&mut self, precision: Precision) {
+        self.pairs.clear();
+        if precision != Precision::Bf16 {
+            return;
+        }
+        let (k, q) = (self.k, self.row_pairs());
+        for p in 0..self.n.div_ceil(NR) {
+            let panel = &self.panels[p * k * NR..(p + 1) * k * NR];
+            for pair in 0..q {
+                for j in 0..NR {
+                    let lo = panel[2 * pair * NR + j];
+                    let hi = if 2 * pair + 1 < k {
+                        panel[(2 * pair + 1) * NR + j]
+                    } else {
+                        0.0
+                    };
+                    self.pairs.push(bf16_pair(lo, hi));
+                }
+            }
+        }
     }
 
     /// Packs the `k × n` matrix whose element `(row, column)` is
@@ -140,6 +247,7 @@ impl Packed {
                 }
             }
         }
+        self.pair_up(precision());
     }
 
     fn panel(&self, p: usize) -> &[f32] {
@@ -152,6 +260,14 @@ impl Packed {
 /// of `c` (up to 14×16) kept in registers while `k` runs, with the fastest
 /// kernel the processor has.
 pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if !b.pairs.is_empty() {
+        // SAFETY: `b` holds pairs only where bfloat16 products were asked
+        // for, which `set_precision` allows only where the processor has
+        // AVX-512 BF16.
+        unsafe { gemm_bf16(m, a, b, c, accumulate) };
+        return;
+    }
     gemm_with(Kernel::detected(), m, a, b, c, accumulate);
 }
 
@@ -352,9 +468,123 @@ unsafe fn block_avx512<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: 
     put_registers(&c, out);
 }
 
+thread_local! {
+    /// This thread's left-hand rows in bfloat16 pairs.
+    static A_PAIRS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`gemm`] in bfloat16: `a`'s rows rounded and paired once, then blocks
+/// of 14 rows by 16 columns summed in registers by `vdpbf16ps`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bf16")]
+unsafe fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
+    let (k, n, q) = (b.k, b.n, b.row_pairs());
+    assert!(a.len() >= m * k && c.len() >= m * n);
+    A_PAIRS.with_borrow_mut(|pairs| {
+        pairs.clear();
+        for row in a[..m * k].chunks_exact(k.max(1)).take(m) {
+            for pair in 0..q {
+                let hi = if 2 * pair + 1 < k { row[2 * pair + 1] } else { 0.0 };
+                pairs.push(bf16_pair(row[2 * pair], hi));
+            }
+        }
+        let mut acc = [[0.0f32; NR]; MR_MAX];
+        let blocks = m.div_ceil(MR_MAX);
+        for p in 0..n.div_ceil(NR) {
+            let panel = &b.pairs[p * q * NR..(p + 1) * q * NR];
+            let j0 = p * NR;
+            let cols = NR.min(n - j0);
+            for nth in 0..blocks {
+                let i0 = nth * m / blocks;
+                let rows = (nth + 1) * m / blocks - i0;
+                let a_rows = &pairs[i0 * q..(i0 + rows) * q];
+                let out = if cols == NR {
+                    Out::Rows {
+                        c: &mut c[i0 * n + j0..(i0 + rows - 1) * n + j0 + NR],
+                        stride: n,
+                        accumulate,
+                    }
+                } else {
+                    Out::Buffer(&mut acc)
+                };
+                // SAFETY: this function's own target features; lengths
+                // checked inside.
+                unsafe {
+                    by_rows!(rows, block_avx512_bf16, (a_rows, q, panel, out), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
+                };
+                if cols < NR {
+                    for (r, acc_row) in acc.iter().enumerate().take(rows) {
+                        let dst = &mut c[(i0 + r) * n + j0..(i0 + r) * n + j0 + cols];
+                        store_row(dst, &acc_row[..cols], accumulate);
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// One block in bfloat16: row r of the products, `Σ_q a[r][q] · panel[q]`
+/// over the pairs of rows `q`, `vdpbf16ps` adding both products of a pair.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bf16")]
+unsafe fn block_avx512_bf16<const R: usize>(a: &[u32], q: usize, panel: &[u32], out: Out) {
+    use std::arch::x86_64::*;
+    assert!(a.len() >= R * q && panel.len() >= NR * q);
+    let mut c = [[_mm512_setzero_ps()]; R];
+    let ap = a.as_ptr();
+    let bp = panel.as_ptr();
+    for pair in 0..q {
+        // SAFETY: pair < q, so every offset is within the lengths asserted
+        // above; a bfloat16 vector is 512 bits, as the integer vector it is
+        // read from.
+        unsafe {
+            let b: __m512bh = std::mem::transmute(_mm512_loadu_si512(bp.add(pair * NR).cast()));
+            for (r, [cr]) in c.iter_mut().enumerate() {
+                let av: __m512bh =
+                    std::mem::transmute(_mm512_set1_epi32(*ap.add(r * q + pair) as i32));
+                *cr = _mm512_dpbf16_ps(*cr, av, b);
+            }
+        }
+    }
+    put_registers(&c, out);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bfloat16_products_are_single_precision_ones_to_bfloat16_rounding() {
+        if !bf16_available() {
+            eprintln!("no AVX-512 BF16 here: skipped");
+            return;
+        }
+        assert_eq!(bf16_bits(1.0), 0x3f80);
+        assert_eq!(bf16_bits(1.0 + 1.0 / 256.0), 0x3f80, "a tie rounds to even");
+        for (m, k, n) in [(1, 1, 1), (7, 5, 33), (29, 96, 40), (3, 8, 16)] {
+            let a: Vec<f32> = (0..m * k)
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0)
+                .collect();
+            let b: Vec<f32> = (0..k * n)
+                .map(|i| ((i * 53 % 97) as f32 - 48.0) / 40.0)
+                .collect();
+            let packed = Packed::with_precision(k, n, &b, Precision::Bf16);
+            assert!(!packed.pairs.is_empty());
+            let mut c = vec![0.5; m * n];
+            gemm(m, &a, &packed, &mut c, true);
+            for i in 0..m {
+                for j in 0..n {
+                    let want: f32 = (0..k).map(|kk| a[i * k + kk] * b[kk * n + j]).sum();
+                    let scale: f32 = (0..k).map(|kk| (a[i * k + kk] * b[kk * n + j]).abs()).sum();
+                    let got = c[i * n + j] - 0.5;
+                    assert!(
+                        (got - want).abs() <= 1e-2 * scale + 1e-6,
+                        "{m}x{k}x{n} [{i}][{j}]: {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn every_kernel_multiplies_matrices_of_any_shape() {

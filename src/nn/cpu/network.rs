@@ -616,7 +616,12 @@ fn own(ws: &mut dyn backend::Workspace) -> &mut Workspace {
 
 impl backend::Backend for Network {
     fn name(&self) -> String {
-        format!("cpu {}", super::gemm::Kernel::detected().name())
+        match super::gemm::precision() {
+            super::gemm::Precision::F32 => {
+                format!("cpu {}", super::gemm::Kernel::detected().name())
+            }
+            super::gemm::Precision::Bf16 => "cpu avx512-bf16".into(),
+        }
     }
 
     fn workspace(&self) -> Box<dyn backend::Workspace> {
@@ -640,6 +645,11 @@ impl backend::Backend for Network {
     }
 
     fn peak_flops_per_cycle(&self) -> f64 {
-        super::gemm::Kernel::detected().peak_flops_per_cycle()
+        // `vdpbf16ps` does two multiply-adds a lane where an FMA does one.
+        let per_fma = match super::gemm::precision() {
+            super::gemm::Precision::F32 => 1.0,
+            super::gemm::Precision::Bf16 => 2.0,
+        };
+        super::gemm::Kernel::detected().peak_flops_per_cycle() * per_fma
     }
 }
