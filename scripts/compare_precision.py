@@ -9,29 +9,8 @@ White's win rate and lead.
         --model NET --positions tests/data/katago_raw_nn_katrain.txt
 """
 import argparse
-import subprocess
 
-
-class Engine:
-    def __init__(self, cmd):
-        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True)
-
-    def send(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-        lines = []
-        while True:
-            l = self.p.stdout.readline()
-            if l.strip() == "" and lines:
-                break
-            if l.strip() == "":
-                continue
-            lines.append(l.rstrip("\n"))
-        text = "\n".join(lines)
-        if not text.startswith("="):
-            raise RuntimeError(f"{line}: {text}")
-        return text[1:].strip()
+from katago_reference import Gtp
 
 
 def blocks(text):
@@ -68,8 +47,8 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--positions", required=True)
     a = ap.parse_args()
-    f32 = Engine([a.kosumi, "--model", a.model, "--precision", "f32"])
-    bf16 = Engine([a.kosumi, "--model", a.model, "--precision", "bf16"])
+    f32 = Gtp([a.kosumi, "--model", a.model, "--precision", "f32"])
+    bf16 = Gtp([a.kosumi, "--model", a.model, "--precision", "bf16"])
     positions = []
     for line in open(a.positions):
         if line.startswith("position "):

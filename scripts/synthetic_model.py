@@ -48,6 +48,16 @@ class Writer:
         self.line(name, cin, cout)
         self.floats(self.normal(cin * cout, 1.0 / math.sqrt(cin)))
 
+    def ordinary(self, name, c, second_act):
+        """An ordinary block of width `c`: norm, mish, 3x3; norm, `second_act`, 3x3."""
+        self.line("ordinary_block", name)
+        self.bn(f"{name}.norm1", c)
+        self.act(f"{name}.act1", "ACTIVATION_MISH")
+        self.conv(f"{name}.conv1", 3, c, c)
+        self.bn(f"{name}.norm2", c)
+        self.act(f"{name}.act2", second_act)
+        self.conv(f"{name}.conv2", 3, c, c)
+
     def bias(self, name, c):
         self.line(name, c)
         self.floats(self.normal(c, 0.1))
@@ -69,13 +79,7 @@ def model(seed):
     w.bn("nbt.pre.norm", trunk)
     w.act("nbt.pre.act", "ACTIVATION_MISH")
     w.conv("nbt.pre.conv", 1, trunk, mid)
-    w.line("ordinary_block", "nbt.0")
-    w.bn("nbt.0.norm1", mid)
-    w.act("nbt.0.act1", "ACTIVATION_MISH")
-    w.conv("nbt.0.conv1", 3, mid, mid)
-    w.bn("nbt.0.norm2", mid)
-    w.act("nbt.0.act2", "ACTIVATION_SILU")
-    w.conv("nbt.0.conv2", 3, mid, mid)
+    w.ordinary("nbt.0", mid, "ACTIVATION_SILU")
     w.line("gpool_block", "nbt.1")
     w.bn("nbt.1.norm1", mid)
     w.act("nbt.1.act1", "ACTIVATION_MISH")
@@ -91,13 +95,7 @@ def model(seed):
     w.act("nbt.post.act", "ACTIVATION_MISH")
     w.conv("nbt.post.conv", 1, mid, trunk)
     # An ordinary block at the trunk's width.
-    w.line("ordinary_block", "b1")
-    w.bn("b1.norm1", trunk)
-    w.act("b1.act1", "ACTIVATION_MISH")
-    w.conv("b1.conv1", 3, trunk, trunk)
-    w.bn("b1.norm2", trunk)
-    w.act("b1.act2", "ACTIVATION_MISH")
-    w.conv("b1.conv2", 3, trunk, trunk)
+    w.ordinary("b1", trunk, "ACTIVATION_MISH")
     w.bn("norm_trunkfinal", trunk)
     w.act("act_trunkfinal", "ACTIVATION_MISH")
     # Policy head: four channels (policy, optimistic, two Q-values), the

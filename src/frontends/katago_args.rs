@@ -3,7 +3,7 @@
 //! analysis -model FILE -config FILE [-override-config K=V,...]` (KaTrain's
 //! "Local engine" settings start exactly the latter). The config file is
 //! KataGo's (`key = value` lines, `#` comments; later lines and then the
-//! overrides win); the keys that mean something to kosumi ([`KEYS`]) become
+//! overrides win); the keys that mean something to kosumi (`KEYS`) become
 //! kosumi's own options, and the others are named once on stderr as
 //! ignored. The result is kosumi's argument list, which the usual command
 //! line reader then checks.
@@ -114,8 +114,8 @@ const KEYS: &[Key] = &[
     },
 ];
 
-/// The most config lines read (KataGo's example configs have a few
-/// hundred), and the largest config file.
+/// The largest config file read (KataGo's example configs are a few
+/// hundred lines, under 30 KiB).
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// `key = value` lines of a KataGo config, `#` starting a comment.
@@ -268,7 +268,7 @@ pub fn translate(
     Ok(Translated { args: out, ignored })
 }
 
-/// Reads a config file of at most [`MAX_CONFIG_BYTES`].
+/// Reads a config file of at most a mebibyte (`MAX_CONFIG_BYTES`).
 pub fn read_config_file(path: &std::path::Path) -> Result<String, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if !meta.is_file() || meta.len() > MAX_CONFIG_BYTES {
