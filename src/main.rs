@@ -458,8 +458,8 @@ fn search_config(cli: &Cli) -> SearchConfig {
         time: cli.time,
         threads: cli.threads.clamp(1, 256),
         seed: cli.seed,
+        max_nodes: cli.max_nodes.max(1000),
         mc: MonteCarlo {
-            max_nodes: cli.max_nodes.max(1000),
             patterns: cli.patterns == Switch::On,
             planning: cli.dice_planning.into(),
         },

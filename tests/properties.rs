@@ -177,7 +177,7 @@ proptest! {
 
     #[test]
     fn gtp_never_panics_in_well_formed_sessions(cmds in prop::collection::vec((0usize..28, 0usize..1000, 0usize..1000), 0..80)) {
-        let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { search: kosumi::search::SearchConfig { playouts: Some(40), mc: kosumi::search::MonteCarlo { max_nodes: 2000, ..Default::default() }, chooser: kosumi::search::ChooserPolicy { ownership_playouts: 20, ..Default::default() }, ..Default::default() }, ..Default::default() }, Rules::default(), 9, None);
+        let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { search: kosumi::search::SearchConfig { playouts: Some(40), max_nodes: 2000, chooser: kosumi::search::ChooserPolicy { ownership_playouts: 20, ..Default::default() }, ..Default::default() }, ..Default::default() }, Rules::default(), 9, None);
         let mut size = 9;
         for (kind, a, b) in cmds {
             let line = kosumi::tools::fuzzing::session_command(kind, a, b, &mut size);

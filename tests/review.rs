@@ -32,7 +32,10 @@ fn a_record_is_written_back_with_the_review() {
     assert_eq!(text.matches("SBKV[").count(), 5, "{text}");
     assert_eq!(text.matches("SBKS[").count(), 5, "{text}");
     assert!(
-        text.contains("RU[Japanese]") && text.contains("KM[7]") && text.contains("RE[W+3]"),
+        text.contains("RU[Japanese]")
+            && text.contains("KM[7]")
+            && text.contains("RE[W+3]")
+            && text.contains("SZ[9]"),
         "{text}"
     );
     assert!(text.contains("W C7"), "{text}");

@@ -276,6 +276,7 @@ fn seat_settings<'c>(
         policy: config.phantom_policy,
         budget,
         seed,
+        max_nodes: config.search.max_nodes,
         mc: config.search.mc,
         network: config.network.as_deref(),
     }

@@ -367,6 +367,15 @@ fn annotate_parsed(text: &str, notes: &[Note]) -> Result<String, String> {
     let Some(sgf_parse::GameTree::GoGame(root)) = roots.first_mut() else {
         return Err("no game of Go in the file".into());
     };
+    // A square board's size as the record wrote it, SZ[19] (the crate
+    // writes SZ[19:19], which older readers refuse).
+    for p in root.properties.iter_mut() {
+        if let Prop::SZ((w, h)) = p
+            && w == h
+        {
+            *p = Prop::Unknown("SZ".into(), vec![w.to_string()]);
+        }
+    }
     let mut node = Some(root);
     for note in notes {
         let Some(n) = node else { break };
@@ -389,7 +398,7 @@ fn annotate_parsed(text: &str, notes: &[Note]) -> Result<String, String> {
         }
         node = n.children.first_mut();
     }
-    Ok(sgf_parse::serialize(&roots))
+    Ok(sgf_parse::serialize(&roots) + "\n")
 }
 
 /// Sets the dice options of `DX[name:value]...`.

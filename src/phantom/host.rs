@@ -328,8 +328,8 @@ mod tests {
                 time: None,
             },
             seed: 1,
+            max_nodes: 1000,
             mc: crate::search::MonteCarlo {
-                max_nodes: 1000,
                 patterns: false,
                 planning: crate::search::Planning::Chance,
             },

@@ -135,7 +135,7 @@ impl Chooser {
             budget,
             seed: self.next_seed(how.config.seed),
             cleanup,
-            max_nodes: how.config.mc.max_nodes,
+            max_nodes: how.config.max_nodes,
             patterns: how.config.mc.patterns,
         }
     }

@@ -21,6 +21,8 @@ pub struct SearchConfig {
     pub threads: usize,
     /// The seed every search varies (the same seed, the same moves).
     pub seed: u64,
+    /// Upper bound on a search tree's nodes (memory), either search's.
+    pub max_nodes: usize,
     pub mc: MonteCarlo,
     pub puct: Puct,
     pub chooser: ChooserPolicy,
@@ -29,8 +31,6 @@ pub struct SearchConfig {
 /// What the Monte Carlo search alone reads.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MonteCarlo {
-    /// Upper bound on tree nodes (memory).
-    pub max_nodes: usize,
     /// Whether the learned move patterns add to the priors.
     pub patterns: bool,
     /// Aléago: how the search plans for the rolls below the root.
@@ -63,6 +63,7 @@ impl Default for SearchConfig {
             time: None,
             threads: 1,
             seed: 0,
+            max_nodes: 4_000_000,
             mc: MonteCarlo::default(),
             puct: Puct::default(),
             chooser: ChooserPolicy::default(),
@@ -73,7 +74,6 @@ impl Default for SearchConfig {
 impl Default for MonteCarlo {
     fn default() -> MonteCarlo {
         MonteCarlo {
-            max_nodes: 4_000_000,
             patterns: true,
             planning: Planning::Chance,
         }

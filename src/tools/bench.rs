@@ -512,8 +512,8 @@ pub fn phantom_playouts_per_second(size: usize, duration: Duration) -> (f64, f64
             time: Some(duration),
         },
         seed: 1,
+        max_nodes: 0,
         mc: crate::search::MonteCarlo {
-            max_nodes: 0,
             patterns: false,
             planning: crate::search::Planning::Chance,
         },

@@ -253,10 +253,7 @@ pub fn quick_engine(size: usize) -> Engine {
         crate::engine::Config {
             search: crate::search::SearchConfig {
                 playouts: Some(30),
-                mc: crate::search::MonteCarlo {
-                    max_nodes: 2000,
-                    ..Default::default()
-                },
+                max_nodes: 2000,
                 chooser: crate::search::ChooserPolicy {
                     ownership_playouts: 20,
                     ..Default::default()

@@ -234,8 +234,8 @@ mod tests {
                 time: None,
             },
             seed: 3,
+            max_nodes: 10_000,
             mc: crate::search::MonteCarlo {
-                max_nodes: 10_000,
                 patterns: false,
                 planning: crate::search::Planning::Chance,
             },

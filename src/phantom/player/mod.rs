@@ -62,8 +62,9 @@ pub struct Settings<'a> {
     pub policy: Policy,
     pub budget: Budget,
     pub seed: u64,
-    /// The Monte Carlo search's settings (the view search's tree bound and
-    /// priors; the determinized search's light playouts read neither).
+    /// The view search's tree bound and Monte Carlo settings (the
+    /// determinized search's light playouts read neither).
+    pub max_nodes: usize,
     pub mc: MonteCarlo,
     /// The network, for [`Mode::Net`].
     pub network: Option<&'a Evaluator>,

@@ -77,12 +77,12 @@ impl Player {
         if let Some(net) = network {
             return self.choose_with_network(&game, net, settings, stop, open);
         }
-        let search = search::Search::new(&game, settings.seed, settings.mc.max_nodes);
+        let search = search::Search::new(&game, settings.seed, settings.max_nodes);
         let s = search::Settings {
             budget: settings.budget,
             seed: settings.seed,
             cleanup: false,
-            max_nodes: settings.mc.max_nodes,
+            max_nodes: settings.max_nodes,
             patterns: settings.mc.patterns,
         };
         let (decision, _) = search.run(&s, stop);
@@ -180,8 +180,8 @@ mod tests {
                 time: None,
             },
             seed,
+            max_nodes: 10_000,
             mc: crate::search::MonteCarlo {
-                max_nodes: 10_000,
                 patterns: false,
                 planning: crate::search::Planning::Chance,
             },

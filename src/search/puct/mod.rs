@@ -46,6 +46,10 @@ use std::time::Instant;
 use utility::ScoreUtility;
 use visit::{Job, Shared, Walker};
 
+/// The most nodes a tree holds where nothing else says (80 bytes each:
+/// about 320 MB).
+const DEFAULT_MAX_NODES: usize = 4_000_000;
+
 /// How one search runs.
 #[derive(Clone, Copy, Debug)]
 pub struct Params {
@@ -59,6 +63,9 @@ pub struct Params {
     /// KataGo's `wideRootNoise`: how much wider than its values say the
     /// root is searched (0 in play; KataGo's analysis engine: 0.04).
     pub wide_root_noise: f64,
+    /// The most nodes the tree holds (80 bytes each); the search stops
+    /// there.
+    pub max_nodes: usize,
 }
 
 impl Params {
@@ -70,6 +77,7 @@ impl Params {
             threads: 1,
             white_advantage: 0.0,
             wide_root_noise: 0.0,
+            max_nodes: DEFAULT_MAX_NODES,
         }
     }
 
@@ -79,6 +87,7 @@ impl Params {
         Params {
             threads: config.threads.max(1),
             wide_root_noise: config.puct.wide_root_noise,
+            max_nodes: config.max_nodes,
             ..Params::new(budget, seed)
         }
     }
@@ -137,6 +146,7 @@ pub fn search_watched(
         threads,
         white_advantage,
         wide_root_noise,
+        max_nodes,
     } = params;
     let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
     let mut fresh = NetTree::default();
@@ -158,6 +168,7 @@ pub fn search_watched(
         score,
         start,
         threads: threads.max(1),
+        max_nodes,
         stop,
         restrict,
         ownership: watch.as_ref().is_some_and(|w| w.ownership),
@@ -391,5 +402,32 @@ mod tests {
             tree.take_for(&Game::new(13, Rules::default(), 7.5), 0.0)[0].visits,
             0
         );
+    }
+
+    #[test]
+    fn the_tree_stops_growing_at_its_bound() {
+        let game = Game::new(9, Rules::default(), 7.5);
+        let net = Evaluator::embedded();
+        let budget = Budget {
+            playouts: Some(2000),
+            time: None,
+        };
+        let mut tree = NetTree::default();
+        let params = Params {
+            max_nodes: 300,
+            ..Params::new(budget, 1)
+        };
+        let out = search_watched(
+            &game,
+            &net,
+            params,
+            &AtomicBool::new(false),
+            &mut tree,
+            None,
+        );
+        // The search stops at the bound, past it by one expansion at most
+        // (a node's children, 82 on 9x9).
+        assert!(out.visits < 2000, "{}", out.visits);
+        assert!(tree.nodes.len() <= 300 + 82, "{}", tree.nodes.len());
     }
 }

@@ -27,9 +27,6 @@ const CPUCT_BASE: f64 = 500.0;
 /// this times the root of the prior already visited (KataGo: 0.2, 0.1 at the root).
 const FPU_REDUCTION: f64 = 0.2;
 const ROOT_FPU_REDUCTION: f64 = 0.1;
-/// The most nodes a tree holds (80 bytes each: about 320 MB); the search
-/// stops there.
-const MAX_NODES: usize = 4_000_000;
 
 /// What the threads of one search share, under one lock: the tree, the
 /// ownership sums and the count of visits.
@@ -61,6 +58,8 @@ pub(super) struct Job<'a> {
     pub(super) start: Instant,
     /// Threads visiting at once.
     pub(super) threads: usize,
+    /// The most nodes the tree may hold.
+    pub(super) max_nodes: usize,
     pub(super) stop: &'a AtomicBool,
     pub(super) restrict: Option<MoveRules>,
     pub(super) ownership: bool,
@@ -82,7 +81,7 @@ impl Job<'_> {
                     elapsed + per_visit >= t
                 })
                 || self.stop.load(Ordering::Relaxed)
-                || shared.nodes.len() >= MAX_NODES)
+                || shared.nodes.len() >= self.max_nodes)
     }
 
     /// Whether the restriction, if any, lets `mover` play `mv` (pass
