@@ -151,7 +151,8 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
 /// The network's lines: milliseconds per evaluation of the net (`model`,
 /// or the embedded one) on the middle-game position (inputs, forward pass
 /// and outputs), one position at a time, with the arithmetic rate that
-/// reaches (GFLOP/s, two operations a multiply-add) beside the core's
+/// reaches (GFLOP/s, two operations a multiply-add, the products the
+/// layers' algorithms do) beside the core's
 /// nominal peak for the kernel in use; in batches of 8, and on two threads
 /// at once; and, when a `katago` is on PATH, KataGo's own figure with the
 /// same net in the same run (`katago benchmark`, one search thread, one

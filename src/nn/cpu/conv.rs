@@ -129,13 +129,20 @@ impl Conv {
         per_side * per_side * shape.batch
     }
 
-    /// Scratch values `apply` needs for `shape`.
-    /// Multiply-adds of a direct convolution over `points` points (the
-    /// arithmetic the layer stands for, whatever algorithm computes it).
-    pub fn macs(&self, points: usize) -> f64 {
-        (self.in_channels * self.out_channels * self.size * self.size * points) as f64
+    /// Multiply-adds the convolution computes on one board of side `side`,
+    /// as its algorithm does them: the 36 products of each Winograd tile,
+    /// or one product per point and kernel position (the rate `bench`
+    /// reports is then the processor's, comparable with its peak).
+    pub fn macs(&self, side: usize) -> f64 {
+        let per_channel_pair = if self.winograd.is_empty() {
+            self.size * self.size * side * side
+        } else {
+            TILE_POINTS * self.tiles(Shape { side, batch: 1 })
+        };
+        (self.in_channels * self.out_channels * per_channel_pair) as f64
     }
 
+    /// Scratch values `apply` needs for `shape`.
     pub fn scratch_len(&self, shape: Shape) -> usize {
         if !self.winograd.is_empty() {
             TILE_POINTS * (self.in_channels + self.out_channels) * self.tiles(shape)

@@ -128,25 +128,26 @@ impl Block {
         }
     }
 
-    /// Multiply-adds on a board of `points` points.
-    fn macs(&self, points: usize) -> f64 {
+    /// Multiply-adds on a board of side `side`.
+    fn macs(&self, side: usize) -> f64 {
+        let points = side * side;
         match self {
-            Block::Ordinary { conv1, conv2, .. } => conv1.macs(points) + conv2.macs(points),
+            Block::Ordinary { conv1, conv2, .. } => conv1.macs(side) + conv2.macs(side),
             Block::GlobalPooling {
                 regular,
                 gpool,
                 final_conv,
                 ..
-            } => regular.macs(points) + gpool.macs(points) + final_conv.macs(points),
+            } => regular.macs(side) + gpool.macs(side) + final_conv.macs(side),
             Block::NestedBottleneck {
                 pre_conv,
                 blocks,
                 post_conv,
                 ..
             } => {
-                pre_conv.macs(points)
-                    + post_conv.macs(points)
-                    + blocks.iter().map(|b| b.macs(points)).sum::<f64>()
+                pre_conv.macs(side)
+                    + post_conv.macs(side)
+                    + blocks.iter().map(|b| b.macs(side)).sum::<f64>()
             }
             Block::Attention(a) => a.macs(points),
             Block::FeedForward(f) => f.macs(points),
@@ -404,9 +405,8 @@ impl Network {
     /// convolutions, dense layers and attention products (the small
     /// global layers of the heads left out).
     pub fn macs(&self, side: usize) -> f64 {
-        let points = side * side;
-        self.initial_conv.macs(points)
-            + self.blocks.iter().map(|b| b.macs(points)).sum::<f64>()
+        self.initial_conv.macs(side)
+            + self.blocks.iter().map(|b| b.macs(side)).sum::<f64>()
             + [
                 &self.p1_conv,
                 &self.g1_conv,
@@ -415,7 +415,7 @@ impl Network {
                 &self.ownership_conv,
             ]
             .iter()
-            .map(|c| c.macs(points))
+            .map(|c| c.macs(side))
             .sum::<f64>()
     }
 
