@@ -800,10 +800,10 @@ fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
-    let cli = match katago_args::is_katago_form(&std::env::args_os().collect::<Vec<_>>()) {
-        None => Cli::parse(),
+    let args: Vec<_> = std::env::args_os().collect();
+    let cli = match katago_args::is_katago_form(&args) {
+        None => Cli::parse_from(args),
         Some(program) => {
-            let args: Vec<_> = std::env::args_os().collect();
             let t = katago_args::translate(&args, program, katago_args::read_config_file)
                 .unwrap_or_else(|e| refuse(e));
             if !t.ignored.is_empty() {

@@ -5,51 +5,15 @@
 //! side may ever run out: the time plan has to keep a reserve for the
 //! moves still to come, whatever the board size.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+mod common;
+
+use common::Engine;
 use std::time::Instant;
 
+/// One side: its engine and the time it has left by the controller's clock.
 struct Side {
-    child: Child,
-    input: ChildStdin,
-    output: BufReader<ChildStdout>,
+    engine: Engine,
     left: f64,
-}
-
-impl Side {
-    fn start(args: &[&str]) -> Side {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("kosumi starts");
-        Side {
-            input: child.stdin.take().unwrap(),
-            output: BufReader::new(child.stdout.take().unwrap()),
-            child,
-            left: 0.0,
-        }
-    }
-
-    fn send(&mut self, command: &str) -> String {
-        writeln!(self.input, "{command}").unwrap();
-        let mut reply = String::new();
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.output.read_line(&mut line).unwrap() > 0,
-                "{command}: no reply"
-            );
-            if line.trim().is_empty() && !reply.is_empty() {
-                break;
-            }
-            reply.push_str(&line);
-        }
-        assert!(reply.starts_with('='), "{command}: {reply}");
-        reply[1..].trim().to_string()
-    }
 }
 
 /// Plays a game of `seconds` sudden death each on `size`; returns the
@@ -57,12 +21,15 @@ impl Side {
 fn sudden_death(size: usize, seconds: f64, extra: &[&str]) -> (usize, [f64; 2]) {
     let mut args = vec!["--resign", "0"];
     args.extend_from_slice(extra);
-    let mut sides = [Side::start(&args), Side::start(&args)];
+    let dir = std::env::temp_dir();
+    let mut sides = [0, 1].map(|_| Side {
+        engine: Engine::start(&args, &dir),
+        left: seconds,
+    });
     for s in &mut sides {
-        s.send(&format!("boardsize {size}"));
-        s.send("clear_board");
-        s.send(&format!("time_settings {seconds} 0 0"));
-        s.left = seconds;
+        s.engine.ok(&format!("boardsize {size}"));
+        s.engine.ok("clear_board");
+        s.engine.ok(&format!("time_settings {seconds} 0 0"));
     }
     let mut least = [seconds; 2];
     let (mut moves, mut passes) = (0, 0);
@@ -70,9 +37,11 @@ fn sudden_death(size: usize, seconds: f64, extra: &[&str]) -> (usize, [f64; 2]) 
     while moves < 4 * size * size && passes < 2 {
         let turn = moves % 2;
         let left = sides[turn].left;
-        sides[turn].send(&format!("time_left {} {left:.3} 0", colors[turn]));
+        sides[turn]
+            .engine
+            .ok(&format!("time_left {} {left:.3} 0", colors[turn]));
         let start = Instant::now();
-        let mv = sides[turn].send(&format!("genmove {}", colors[turn]));
+        let mv = sides[turn].engine.ok(&format!("genmove {}", colors[turn]));
         sides[turn].left -= start.elapsed().as_secs_f64();
         least[turn] = least[turn].min(sides[turn].left);
         assert!(
@@ -86,15 +55,16 @@ fn sudden_death(size: usize, seconds: f64, extra: &[&str]) -> (usize, [f64; 2]) 
             0
         };
         if !mv.eq_ignore_ascii_case("resign") {
-            sides[1 - turn].send(&format!("play {} {mv}", colors[turn]));
+            sides[1 - turn]
+                .engine
+                .ok(&format!("play {} {mv}", colors[turn]));
         } else {
             break;
         }
         moves += 1;
     }
-    for s in &mut sides {
-        let _ = s.send("quit");
-        let _ = s.child.wait();
+    for s in sides {
+        s.engine.finish();
     }
     (moves, least)
 }

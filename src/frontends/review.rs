@@ -78,6 +78,10 @@ pub fn review(
     // One tree, re-rooted from each position to the next.
     let mut tree = puct::NetTree::default();
     let mut found = Vec::with_capacity(total);
+    let budget = Budget {
+        playouts: Some(how.playouts.unwrap_or(1).max(1)),
+        time: None,
+    };
     // The position before action `n`, moved on one action at a time.
     let mut at = Game::new(game.size(), game.rules, game.komi);
     for n in 0..total {
@@ -89,10 +93,6 @@ pub fn review(
         } else {
             let mut ignore = |_: &Report| {};
             let watch = Watch::quiet(None, &mut ignore);
-            let budget = Budget {
-                playouts: Some(how.playouts.unwrap_or(1).max(1)),
-                time: None,
-            };
             let outcome = puct::search_watched(
                 &at,
                 net,

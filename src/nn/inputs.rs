@@ -100,11 +100,6 @@ pub fn position(board: &Board, p: Point) -> usize {
     (n - 1 - y) * n + x
 }
 
-/// Every point in KataGo's order: rows from the top, each from the left.
-pub fn points_in_net_order(board: &Board) -> impl Iterator<Item = Point> + '_ {
-    board.points_from_top()
-}
-
 /// Makes the inputs; keeps the ladder reader's scratch boards between calls.
 #[derive(Default)]
 pub struct FeatureMaker {
@@ -276,7 +271,7 @@ impl FeatureMaker {
         plane: usize,
     ) {
         let mut solved: Vec<(Point, bool)> = Vec::new();
-        for p in points_in_net_order(board) {
+        for p in board.points_from_top() {
             let Some(c) = board.color_at(p) else { continue };
             let libs = board.liberties(p);
             if libs != 1 && libs != 2 {

@@ -303,8 +303,8 @@ impl Evaluator {
         let board = game.board();
         let mut owner = vec![0.0; crate::go::board::MAX_POINTS];
         for eval in &evals {
-            for (i, p) in inputs::points_in_net_order(board).enumerate() {
-                owner[p as usize] -= f64::from(eval.white_ownership[i]) / evals.len() as f64;
+            for (p, white) in eval.white_ownership_by_point(board) {
+                owner[p as usize] -= f64::from(white) / evals.len() as f64;
             }
         }
         owner

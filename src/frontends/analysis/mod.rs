@@ -121,7 +121,6 @@ fn skip_line(input: &mut dyn BufRead) -> bool {
     }
 }
 
-/// Writes one JSON line to `out` and flushes it.
 /// Where the answers go, and whether the client still reads them.
 struct Output<'a> {
     writer: Mutex<&'a mut (dyn Write + Send)>,
@@ -136,6 +135,8 @@ impl Output<'_> {
     }
 }
 
+/// Writes one JSON line to `out` and flushes it; a failed write marks the
+/// output gone.
 fn send(out: &Output<'_>, value: &Value) {
     let mut writer = out.writer.lock().unwrap_or_else(|e| e.into_inner());
     if writeln!(writer, "{value}")
@@ -319,12 +320,13 @@ fn work(queue: &Queue, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
 /// Searches one position and sends its answers.
 fn search(job: &Job, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
     let asked = &job.asked;
-    let game = &job.position.game();
     let turn = job.position.turn;
     if job.stop.load(Ordering::Relaxed) {
         send(out, &response::no_results(&asked.id, turn));
         return;
     }
+    // The game at this turn, made now that it is searched.
+    let game = &job.position.game();
     let eval = net.evaluate(Request {
         game,
         to_move: game.to_move(),
@@ -348,7 +350,7 @@ fn search(job: &Job, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
         restrict: asked.restrict.clone(),
         on_report: &mut partial,
     };
-    // The query's budget and root noise over the engine's settings.
+    // The query's root noise over the engine's settings.
     let config = SearchConfig {
         puct: Puct {
             wide_root_noise: asked.wide_root_noise,

@@ -1,7 +1,7 @@
 //! One line of input to the analysis engine read into what it asks for: a
-//! special action, or positions to analyse (one game per requested turn),
-//! each field checked as KataGo checks it, with the field named in the
-//! error.
+//! special action, or positions to analyse (one per requested turn, each
+//! made from the query's game when it is searched), each field checked as
+//! KataGo checks it, with the field named in the error.
 
 use crate::frontends::katago_rules;
 use crate::go::board::{Color, Point};

@@ -276,31 +276,51 @@ pub fn gemm_with(kernel: Kernel, m: usize, a: &[f32], b: &Packed, c: &mut [f32],
     let (k, n) = (b.k, b.n);
     assert!(kernel.runs_here(), "{kernel:?} on this processor");
     assert!(a.len() >= m * k && c.len() >= m * n);
-    // The products of a block of a panel cut short by `n`; whole panels'
-    // go straight into `c`.
+    by_blocks(m, n, kernel.rows(), c, accumulate, |p, i0, rows, out| {
+        block(
+            kernel,
+            &a[i0 * k..(i0 + rows) * k],
+            k,
+            rows,
+            b.panel(p),
+            out,
+        );
+    });
+}
+
+/// Runs `product(p, i0, rows, out)` for every block of the row-major
+/// `m × n` matrix `c`: panel `p` (16 columns) by the rows `i0..i0 + rows`,
+/// `out` where the block's products go. The rows are cut into as few blocks
+/// of at most `block_rows` as there can be, shared out evenly (25 rows as
+/// five blocks of five with 6-row blocks, not four of six and one of one,
+/// which would leave the kernel waiting on its loads). Whole panels' blocks
+/// go straight into `c`; those of a panel cut short by `n` through a buffer.
+fn by_blocks(
+    m: usize,
+    n: usize,
+    block_rows: usize,
+    c: &mut [f32],
+    accumulate: bool,
+    mut product: impl FnMut(usize, usize, usize, Out),
+) {
     let mut acc = [[0.0f32; NR]; MR_MAX];
-    // The rows in as few blocks as the kernel allows, shared out evenly
-    // (25 rows as five blocks of five with 6-row blocks, not four of six
-    // and one of one, which would leave the kernel waiting on its loads).
-    let blocks = m.div_ceil(kernel.rows());
+    let blocks = m.div_ceil(block_rows);
     for p in 0..n.div_ceil(NR) {
-        let panel = b.panel(p);
         let j0 = p * NR;
         let cols = NR.min(n - j0);
         for nth in 0..blocks {
             let i0 = nth * m / blocks;
             let rows = (nth + 1) * m / blocks - i0;
-            let a_rows = &a[i0 * k..(i0 + rows) * k];
             if cols == NR {
                 let out = Out::Rows {
                     c: &mut c[i0 * n + j0..(i0 + rows - 1) * n + j0 + NR],
                     stride: n,
                     accumulate,
                 };
-                block(kernel, a_rows, k, rows, panel, out);
+                product(p, i0, rows, out);
                 continue;
             }
-            block(kernel, a_rows, k, rows, panel, Out::Buffer(&mut acc));
+            product(p, i0, rows, Out::Buffer(&mut acc));
             for (r, acc_row) in acc.iter().enumerate().take(rows) {
                 let dst = &mut c[(i0 + r) * n + j0..(i0 + r) * n + j0 + cols];
                 store_row(dst, &acc_row[..cols], accumulate);
@@ -488,38 +508,15 @@ unsafe fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: 
                 pairs.push(bf16_pair(row[2 * pair], hi));
             }
         }
-        let mut acc = [[0.0f32; NR]; MR_MAX];
-        let blocks = m.div_ceil(MR_MAX);
-        for p in 0..n.div_ceil(NR) {
+        by_blocks(m, n, MR_MAX, c, accumulate, |p, i0, rows, out| {
             let panel = &b.pairs[p * q * NR..(p + 1) * q * NR];
-            let j0 = p * NR;
-            let cols = NR.min(n - j0);
-            for nth in 0..blocks {
-                let i0 = nth * m / blocks;
-                let rows = (nth + 1) * m / blocks - i0;
-                let a_rows = &pairs[i0 * q..(i0 + rows) * q];
-                let out = if cols == NR {
-                    Out::Rows {
-                        c: &mut c[i0 * n + j0..(i0 + rows - 1) * n + j0 + NR],
-                        stride: n,
-                        accumulate,
-                    }
-                } else {
-                    Out::Buffer(&mut acc)
-                };
-                // SAFETY: this function's own target features; lengths
-                // checked inside.
-                unsafe {
-                    by_rows!(rows, block_avx512_bf16, (a_rows, q, panel, out), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
-                };
-                if cols < NR {
-                    for (r, acc_row) in acc.iter().enumerate().take(rows) {
-                        let dst = &mut c[(i0 + r) * n + j0..(i0 + r) * n + j0 + cols];
-                        store_row(dst, &acc_row[..cols], accumulate);
-                    }
-                }
-            }
-        }
+            let a_rows = &pairs[i0 * q..(i0 + rows) * q];
+            // SAFETY: the processor has AVX-512 BF16 (this function's own
+            // target features); lengths checked inside.
+            unsafe {
+                by_rows!(rows, block_avx512_bf16, (a_rows, q, panel, out), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
+            };
+        });
     });
 }
 

@@ -13,7 +13,7 @@ use super::conv::Conv;
 use super::layers::{self, MatMul, NormAct, Pooling};
 use super::transformer::{self, Attention, FeedForward, Needs, RmsNorm};
 use crate::nn::backend::{self, RawOutput, Shape};
-use crate::nn::model::{Activation, BlockDesc, ModelDesc, PostProcess, TrunkNorm, VersionFacts};
+use crate::nn::model::{Activation, BlockDesc, ModelDesc, TrunkNorm};
 
 enum Block {
     Ordinary {
@@ -297,10 +297,6 @@ struct PassHidden {
 
 /// The network's layers, ready to run.
 pub struct Network {
-    pub name: String,
-    pub version: i32,
-    pub facts: VersionFacts,
-    pub post_process: PostProcess,
     pub spatial_inputs: usize,
     pub global_inputs: usize,
     trunk_channels: usize,
@@ -362,10 +358,6 @@ impl Network {
         let p = &desc.policy;
         let v = &desc.value;
         Network {
-            name: desc.name.clone(),
-            version: desc.version,
-            facts: desc.facts,
-            post_process: desc.post_process,
             spatial_inputs: desc.spatial_inputs,
             global_inputs: desc.global_inputs,
             trunk_channels: desc.trunk.channels,
