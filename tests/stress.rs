@@ -1,7 +1,8 @@
 //! Stress: 20,000 commands a controller could send (valid and malformed,
 //! from `kosumi::tools::fuzzing::session_command`) to one process, pipelined; every
 //! command gets exactly one reply, none is an internal error, and the
-//! resident memory stays bounded.
+//! resident memory stays bounded; a record as long as the SGF reader
+//! accepts loads and is played on in memory of its own size.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -12,8 +13,13 @@ const COMMANDS: usize = 20_000;
 const RSS_BOUND_KIB: u64 = 256 * 1024;
 
 fn rss_kib(pid: u32) -> Option<u64> {
+    status_kib(pid, "VmRSS:")
+}
+
+/// A memory figure of `/proc/PID/status` (`VmRSS:`, `VmHWM:`), in KiB.
+fn status_kib(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
@@ -76,4 +82,57 @@ fn twenty_thousand_commands_in_one_process() {
     println!("20,000 commands, peak RSS {peak} KiB");
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// The peak memory allowed for loading and searching from a record of
+/// 99,990 passes (a 400 KB file): the parsed record and a game history of
+/// a few dozen bytes a move, not the 20 KB board a move that took 3.9 GB.
+const LONG_RECORD_PEAK_KIB: u64 = 400 * 1024;
+
+#[test]
+fn a_record_of_a_hundred_thousand_passes_loads_and_plays_in_bounded_memory() {
+    let dir = std::env::temp_dir().join(format!("kosumi-passes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("passes.sgf");
+    let mut record = String::from("(;GM[1]FF[4]SZ[19]KM[7.5]");
+    for i in 0..99_990 {
+        record.push_str(if i % 2 == 0 { ";B[]" } else { ";W[]" });
+    }
+    record.push(')');
+    std::fs::write(&path, record).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .args(["--threads", "4", "--playouts", "50"])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut reply = |command: &str| {
+        writeln!(stdin, "{command}").unwrap();
+        let mut text = String::new();
+        let mut line = String::new();
+        while out.read_line(&mut line).unwrap() > 0 && line != "\n" {
+            text.push_str(&line);
+            line.clear();
+        }
+        text
+    };
+    assert_eq!(reply("loadsgf passes.sgf"), "= black\n");
+    for _ in 0..3 {
+        assert_eq!(reply("undo"), "= \n");
+    }
+    assert!(reply("genmove w").starts_with("= "));
+    assert!(reply("genmove b").starts_with("= "));
+    let peak = status_kib(pid, "VmHWM:").unwrap();
+    assert!(
+        peak < LONG_RECORD_PEAK_KIB,
+        "peak {peak} KiB for a record of 99,990 passes"
+    );
+    reply("quit");
+    let _ = child.wait();
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -50,10 +50,9 @@ impl Standing {
     }
 }
 
-/// Everything that undo must restore.
-#[derive(Clone)]
-struct State {
-    board: Board,
+/// The counts of a position that undo must restore, besides its board.
+#[derive(Clone, Copy)]
+struct Turn {
     to_move: Color,
     /// Passes each colour has made (pass stones, under rules that have them).
     passes: [u32; 2],
@@ -62,9 +61,61 @@ struct State {
     actions: usize,
     /// Aléago: each player's roll waiting for its move.
     pending: [Option<u32>; 2],
+}
+
+/// The position now: its board, counts and the generator of the rolls.
+#[derive(Clone)]
+struct State {
+    board: Board,
+    turn: Turn,
     /// Aléago: the generator of the rolls (restored by undo).
     rolls: ChaCha8Rng,
 }
+
+/// Where a ChaCha generator stands, in 56 bytes rather than its buffer's 300.
+#[derive(Clone, Copy)]
+struct RollsAt {
+    seed: [u8; 32],
+    stream: u64,
+    word: u128,
+}
+
+impl RollsAt {
+    fn of(rng: &ChaCha8Rng) -> RollsAt {
+        RollsAt {
+            seed: rng.get_seed(),
+            stream: rng.get_stream(),
+            word: rng.get_word_pos(),
+        }
+    }
+
+    fn generator(&self) -> ChaCha8Rng {
+        let mut rng = ChaCha8Rng::from_seed(self.seed);
+        rng.set_stream(self.stream);
+        rng.set_word_pos(self.word);
+        rng
+    }
+}
+
+/// An earlier position: what undo restores and what the ko rules compare.
+/// Its whole board is kept only for the latest few positions and every
+/// [`CHECKPOINT_EVERY`]th one; the others are rebuilt by replaying the
+/// actions from the checkpoint before them, so a game's history costs about
+/// a hundred bytes a move rather than a board.
+#[derive(Clone)]
+struct Past {
+    turn: Turn,
+    hash: u64,
+    rolls: RollsAt,
+    board: Option<Box<Board>>,
+}
+
+/// How many of the latest earlier positions keep their boards as play goes
+/// on (the network's inputs read the last two; undo mostly goes back a few).
+const RECENT_BOARDS: usize = 8;
+/// Every this many actions an earlier position keeps its board, so that a
+/// board undo needs is at most this many actions from a kept one.
+const CHECKPOINT_EVERY: usize = 64;
 
 /// A game in progress.
 #[derive(Clone)]
@@ -72,7 +123,7 @@ pub struct Game {
     pub rules: Rules,
     pub komi: f64,
     now: State,
-    earlier: Vec<State>,
+    earlier: Vec<Past>,
     actions: Vec<Action>,
     /// The dice in force for each action (parallel to `actions`), so that a
     /// record shows where they changed.
@@ -88,12 +139,14 @@ impl Game {
             komi,
             now: State {
                 board: Board::new(size),
-                to_move: Color::Black,
-                passes: [0; 2],
-                consecutive_passes: 0,
-                handicap: 0,
-                actions: 0,
-                pending: [None; 2],
+                turn: Turn {
+                    to_move: Color::Black,
+                    passes: [0; 2],
+                    consecutive_passes: 0,
+                    handicap: 0,
+                    actions: 0,
+                    pending: [None; 2],
+                },
                 rolls: ChaCha8Rng::seed_from_u64(0),
             },
             earlier: Vec::new(),
@@ -130,10 +183,11 @@ impl Game {
         for c in [Color::Black, Color::White] {
             shown.now.board.add_captures(c, self.board().captures(c));
         }
-        shown.now.to_move = self.now.to_move;
-        shown.now.passes = self.now.passes;
-        shown.now.consecutive_passes = self.now.consecutive_passes;
-        shown.now.handicap = self.now.handicap;
+        shown.now.turn = Turn {
+            actions: 0,
+            pending: [None; 2],
+            ..self.now.turn
+        };
         shown
     }
 
@@ -143,7 +197,7 @@ impl Game {
     /// KataGo's `conservativePass` does).
     pub fn continued(&self) -> Game {
         let mut game = self.clone();
-        game.now.consecutive_passes = 0;
+        game.now.turn.consecutive_passes = 0;
         game
     }
 
@@ -167,11 +221,11 @@ impl Game {
     }
 
     pub fn to_move(&self) -> Color {
-        self.now.to_move
+        self.now.turn.to_move
     }
 
     pub fn set_to_move(&mut self, c: Color) {
-        self.now.to_move = c;
+        self.now.turn.to_move = c;
     }
 
     /// Pass stones `c` has handed to the opponent, White's extra pass
@@ -183,7 +237,7 @@ impl Game {
         if !self.rules.pass_stones {
             return 0;
         }
-        self.now.passes[c.index()] + u32::from(c == Color::White && self.white_extra_pass())
+        self.now.turn.passes[c.index()] + u32::from(c == Color::White && self.white_extra_pass())
     }
 
     /// Whether White's extra pass applies now: the game is over, Black
@@ -193,16 +247,16 @@ impl Game {
     }
 
     pub fn handicap(&self) -> u32 {
-        self.now.handicap
+        self.now.turn.handicap
     }
 
     pub fn consecutive_passes(&self) -> u32 {
-        self.now.consecutive_passes
+        self.now.turn.consecutive_passes
     }
 
     /// Two passes in a row end the game (more moves resume it).
     pub fn is_over(&self) -> bool {
-        self.now.consecutive_passes >= 2
+        self.now.turn.consecutive_passes >= 2
     }
 
     pub fn actions(&self) -> &[Action] {
@@ -226,7 +280,12 @@ impl Game {
     /// or setup), if the game goes back that far.
     pub fn earlier_board(&self, back: usize) -> Option<&Board> {
         let n = self.earlier.len();
-        (back >= 1 && back <= n).then(|| &self.earlier[n - back].board)
+        if back < 1 || back > n {
+            return None;
+        }
+        let kept = self.earlier[n - back].board.as_deref();
+        debug_assert!(kept.is_some() || back > RECENT_BOARDS.min(2));
+        kept
     }
 
     /// The moves since the last setup (handicap or `gogui-setup`), the
@@ -268,17 +327,15 @@ impl Game {
         next.place(color, p);
         let hash = next.hash();
         let repeats = match self.rules.ko {
-            Ko::Simple => self.earlier.last().is_some_and(|s| s.board.hash() == hash),
-            Ko::Positional => {
-                board.hash() == hash || self.earlier.iter().any(|s| s.board.hash() == hash)
-            }
+            Ko::Simple => self.earlier.last().is_some_and(|s| s.hash == hash),
+            Ko::Positional => board.hash() == hash || self.earlier.iter().any(|s| s.hash == hash),
             Ko::Situational => {
                 let next_to_move = color.opponent();
-                (board.hash() == hash && self.now.to_move == next_to_move)
+                (board.hash() == hash && self.now.turn.to_move == next_to_move)
                     || self
                         .earlier
                         .iter()
-                        .any(|s| s.board.hash() == hash && s.to_move == next_to_move)
+                        .any(|s| s.hash == hash && s.turn.to_move == next_to_move)
             }
         };
         if repeats {
@@ -292,12 +349,30 @@ impl Game {
     }
 
     fn push(&mut self, action: Action) {
-        self.earlier.push(self.now.clone());
-        self.actions.truncate(self.now.actions);
-        self.action_dice.truncate(self.now.actions);
+        // The position leaving the recent ones gives up its board unless it
+        // is a checkpoint; its box then holds the position now.
+        let n = self.earlier.len();
+        let freed = (n >= RECENT_BOARDS && !(n - RECENT_BOARDS).is_multiple_of(CHECKPOINT_EVERY))
+            .then(|| self.earlier[n - RECENT_BOARDS].board.take())
+            .flatten();
+        let board = match freed {
+            Some(mut b) => {
+                b.as_mut().clone_from(&self.now.board);
+                b
+            }
+            None => Box::new(self.now.board.clone()),
+        };
+        self.earlier.push(Past {
+            turn: self.now.turn,
+            hash: self.now.board.hash(),
+            rolls: RollsAt::of(&self.now.rolls),
+            board: Some(board),
+        });
+        self.actions.truncate(self.now.turn.actions);
+        self.action_dice.truncate(self.now.turn.actions);
         self.actions.push(action);
         self.action_dice.push(self.dice);
-        self.now.actions = self.actions.len();
+        self.now.turn.actions = self.actions.len();
     }
 
     /// Plays a stone or (with `None`) a pass for `color`. Under Aléago a
@@ -314,17 +389,17 @@ impl Game {
                 }
                 self.push(Action::Move(color, mv, roll));
                 self.now.board = board;
-                self.now.consecutive_passes = 0;
+                self.now.turn.consecutive_passes = 0;
             }
             None => {
                 self.push(Action::Move(color, None, roll));
                 self.now.board.clear_ko();
-                self.now.consecutive_passes += 1;
-                self.now.passes[color.index()] += 1;
+                self.now.turn.consecutive_passes += 1;
+                self.now.turn.passes[color.index()] += 1;
             }
         }
-        self.now.pending[color.index()] = None;
-        self.now.to_move = color.opponent();
+        self.now.turn.pending[color.index()] = None;
+        self.now.turn.to_move = color.opponent();
         Ok(())
     }
 
@@ -338,8 +413,9 @@ impl Game {
     /// a roll drawn under other dice means nothing under these.
     pub fn set_dice(&mut self, dice: Option<Dice>) {
         self.dice = dice;
-        for state in std::iter::once(&mut self.now).chain(&mut self.earlier) {
-            state.pending = [None; 2];
+        self.now.turn.pending = [None; 2];
+        for past in &mut self.earlier {
+            past.turn.pending = [None; 2];
         }
     }
 
@@ -350,7 +426,7 @@ impl Game {
 
     /// The roll waiting for `color`'s next move.
     pub fn pending_roll(&self, color: Color) -> Option<u32> {
-        self.now.pending[color.index()]
+        self.now.turn.pending[color.index()]
     }
 
     /// Under the dice's referee mode (kosumi rolls for every move of both
@@ -367,24 +443,24 @@ impl Game {
     /// `None` if the variant is off or `color` is exempt.
     pub fn roll(&mut self, color: Color) -> Option<u32> {
         let dice = self.dice.filter(|d| d.rolls_for(color))?;
-        if let Some(t) = self.now.pending[color.index()] {
+        if let Some(t) = self.now.turn.pending[color.index()] {
             return Some(t);
         }
         let total = dice.roll(&mut self.now.rolls);
-        self.now.pending[color.index()] = Some(total);
+        self.now.turn.pending[color.index()] = Some(total);
         Some(total)
     }
 
     /// Sets `color`'s pending roll to a roll made elsewhere (`None` clears it).
     pub fn set_roll(&mut self, color: Color, total: Option<u32>) {
-        self.now.pending[color.index()] = total;
+        self.now.turn.pending[color.index()] = total;
     }
 
     /// The points `color` may play under its pending roll (empty: only pass),
     /// or `None` when no roll constrains it.
     pub fn allowed_points(&self, color: Color) -> Option<Vec<Point>> {
         let dice = self.dice.filter(|d| d.rolls_for(color))?;
-        let total = self.now.pending[color.index()]?;
+        let total = self.now.turn.pending[color.index()]?;
         let board = &self.now.board;
         let (sets, n) = dice.line_sets(total, dice::top_line(self.size()));
         for &lines in &sets[..n] {
@@ -417,23 +493,61 @@ impl Game {
         self.push(Action::Setup(stones.to_vec()));
         self.now.board = board;
         if handicap {
-            self.now.handicap += stones.len() as u32;
-            self.now.to_move = Color::White;
+            self.now.turn.handicap += stones.len() as u32;
+            self.now.turn.to_move = Color::White;
         }
         Ok(())
     }
 
     /// Takes back the last move or setup; false if there is none.
     pub fn undo(&mut self) -> bool {
-        match self.earlier.pop() {
-            Some(s) => {
-                self.now = s;
-                self.actions.truncate(self.now.actions);
-                self.action_dice.truncate(self.now.actions);
-                true
+        let Some(past) = self.earlier.pop() else {
+            return false;
+        };
+        let board = match past.board {
+            Some(b) => *b,
+            None => self.rebuilt(self.earlier.len()),
+        };
+        self.now = State {
+            board,
+            turn: past.turn,
+            rolls: past.rolls.generator(),
+        };
+        self.actions.truncate(self.now.turn.actions);
+        self.action_dice.truncate(self.now.turn.actions);
+        // The network's inputs read the two boards before this one.
+        let n = self.earlier.len();
+        for k in n.saturating_sub(2)..n {
+            if self.earlier[k].board.is_none() {
+                self.earlier[k].board = Some(Box::new(self.rebuilt(k)));
             }
-            None => false,
         }
+        true
+    }
+
+    /// The board of earlier position `k` (before action `k`), replayed from
+    /// the nearest kept board at or before it.
+    fn rebuilt(&self, k: usize) -> Board {
+        let from = (0..=k)
+            .rev()
+            .find(|&j| self.earlier.get(j).is_some_and(|p| p.board.is_some()))
+            .expect("the first position keeps its board");
+        let mut board = *self.earlier[from].board.clone().expect("a kept board");
+        for action in &self.actions[from..k] {
+            match action {
+                Action::Move(c, Some(p), _) => {
+                    board.place(*c, *p);
+                }
+                Action::Move(_, None, _) => board.clear_ko(),
+                Action::Setup(stones) => {
+                    for &(c, p) in stones {
+                        board.place(c, p);
+                    }
+                    board.clear_ko();
+                }
+            }
+        }
+        board
     }
 
     /// Points where `color` may play now under every rule.
@@ -555,5 +669,81 @@ mod tests {
             play(&mut g, Color::White, "pass").unwrap();
             assert_eq!(play(&mut g, Color::Black, "A2").is_ok(), legal, "{rules}");
         }
+    }
+
+    /// A long game with captures, passes and a setup, taken back move by
+    /// move (with replays in between), shows at every step the board, ko,
+    /// captures and counts it had, though most earlier boards are not kept.
+    #[test]
+    fn undo_far_back_restores_every_position() {
+        use rand::{RngExt, SeedableRng, rngs::SmallRng};
+        let mut rng = SmallRng::seed_from_u64(7);
+        let mut g = Game::new(5, Rules::preset("egc2011").unwrap(), 0.5);
+        let shot = |g: &Game| {
+            (
+                g.board().to_ascii(),
+                g.board().hash(),
+                g.board().ko(),
+                g.board().captures(Color::Black),
+                g.board().captures(Color::White),
+                g.to_move(),
+                g.pass_stones(Color::Black),
+                g.actions().len(),
+            )
+        };
+        let mut seen = vec![shot(&g)];
+        // A ko taken, then a pass, which lifts the ko.
+        for (c, v) in [
+            (Color::Black, "B4"),
+            (Color::White, "C4"),
+            (Color::Black, "A3"),
+            (Color::White, "D3"),
+            (Color::Black, "B2"),
+            (Color::White, "C2"),
+            (Color::Black, "E5"),
+            (Color::White, "B3"),
+            (Color::Black, "C3"),
+            (Color::White, "pass"),
+        ] {
+            play(&mut g, c, v).unwrap();
+            seen.push(shot(&g));
+        }
+        assert!(seen[9].2.is_some() && seen[10].2.is_none());
+        while seen.len() < 600 {
+            let c = g.to_move();
+            let free = g.legal_points(Color::Black);
+            if seen.len() >= 40 && seen.len() % 40 == 0 && !free.is_empty() {
+                g.setup(&[(Color::Black, free[0])], false).unwrap();
+            } else {
+                let legal = g.legal_points(c);
+                let mv = (rng.random_range(0..4) > 0 && !legal.is_empty())
+                    .then(|| legal[rng.random_range(0..legal.len())]);
+                g.play(c, mv).unwrap();
+            }
+            seen.push(shot(&g));
+        }
+        assert!(g.board().captures(Color::Black) + g.board().captures(Color::White) > 20);
+        let mut at = seen.len() - 1;
+        while at > 0 {
+            // Now and then a short excursion, taken back at once.
+            if at % 17 == 0 {
+                let c = g.to_move();
+                for _ in 0..12 {
+                    let legal = g.legal_points(c);
+                    let _ = g.play(g.to_move(), legal.first().copied());
+                }
+                while g.actions().len() > at {
+                    assert!(g.undo());
+                }
+                assert!(shot(&g) == seen[at], "after an excursion at {at}");
+            }
+            assert!(g.undo());
+            at -= 1;
+            assert!(shot(&g) == seen[at], "position {at}");
+            for back in 1..=2.min(at) {
+                assert!(g.earlier_board(back).is_some(), "{back} before {at}");
+            }
+        }
+        assert!(!g.undo());
     }
 }
