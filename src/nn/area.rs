@@ -16,26 +16,32 @@ pub type Area = [Option<Color>; MAX_POINTS];
 /// a chain fill its own last liberty (then regions are judged point by
 /// point, occupied or not).
 pub fn area(board: &Board, multi_stone_suicide: bool) -> Area {
-    let mut result: Area = [None; MAX_POINTS];
-    for c in [Color::Black, Color::White] {
-        area_for(board, c, multi_stone_suicide, &mut result);
-    }
-    for p in board.points() {
-        if result[p as usize].is_none() {
-            result[p as usize] = board.color_at(p);
-        }
-    }
-    result
+    AreaReader::default().area(board, multi_stone_suicide)
 }
 
-/// One maximal region of points empty or held by the opponent.
+/// One maximal region of points empty or held by the opponent; its points
+/// and vital chains are ranges of the reader's shared lists.
 struct Region {
-    points: Vec<Point>,
+    points: std::ops::Range<usize>,
     /// The chains of `pla` every (relevant) point of the region touches.
-    vital_for: Vec<Point>,
+    vital_for: std::ops::Range<usize>,
     /// Points not next to any stone of `pla`, counted up to 2.
     internal: u8,
     contains_opp: bool,
+}
+
+/// Reads areas with buffers kept between calls (the network's inputs read
+/// one a position, and allocate nothing once warm).
+#[derive(Default)]
+pub struct AreaReader {
+    regions: Vec<Region>,
+    points: Vec<Point>,
+    vital_for: Vec<Point>,
+    /// The vital chains of the region being grown.
+    growing: Vec<Point>,
+    heads: Vec<Point>,
+    killed: Vec<bool>,
+    borders_dead: Vec<bool>,
 }
 
 fn touches_chain(board: &Board, p: Point, pla: Color, head: Point) -> bool {
@@ -45,134 +51,172 @@ fn touches_chain(board: &Board, p: Point, pla: Color, head: Point) -> bool {
         .any(|&q| board.color_at(q) == Some(pla) && board.chain(q) == head)
 }
 
-fn area_for(board: &Board, pla: Color, multi_stone_suicide: bool, result: &mut Area) {
-    let opp = pla.opponent();
-    let mut region_of = [usize::MAX; MAX_POINTS];
-    let mut regions: Vec<Region> = Vec::new();
-    let mut at_least_one_pla = false;
-    // Regions in KataGo's order: rows from the top, each from the left.
-    let size = board.size();
-    for y in (0..size).rev() {
-        for x in 0..size {
-            let start = board.point(x, y);
-            if region_of[start as usize] != usize::MAX {
-                continue;
-            }
-            if let Some(c) = board.color_at(start) {
-                at_least_one_pla |= c == pla;
-                continue;
-            }
-            let index = regions.len();
-            let mut vital_for: Vec<Point> = Vec::new();
-            for q in board.neighbors(start) {
-                if board.color_at(q) == Some(pla) && !vital_for.contains(&board.chain(q)) {
-                    vital_for.push(board.chain(q));
-                }
-            }
-            let mut region = Region {
-                points: vec![start],
-                vital_for,
-                internal: 0,
-                contains_opp: false,
-            };
-            region_of[start as usize] = index;
-            let mut next = 0;
-            while next < region.points.len() {
-                let p = region.points[next];
-                next += 1;
-                if !region.vital_for.is_empty()
-                    && (multi_stone_suicide || board.cell(p) == Cell::Empty)
-                {
-                    region
-                        .vital_for
-                        .retain(|&h| touches_chain(board, p, pla, h));
-                }
-                if region.internal < 2
-                    && !board
-                        .neighbors(p)
-                        .iter()
-                        .any(|&q| board.color_at(q) == Some(pla))
-                {
-                    region.internal += 1;
-                }
-                if board.color_at(p) == Some(opp) {
-                    region.contains_opp = true;
-                }
-                for q in board.neighbors(p) {
-                    let cell = board.cell(q);
-                    if (cell == Cell::Empty || cell.color() == Some(opp))
-                        && region_of[q as usize] == usize::MAX
-                    {
-                        region_of[q as usize] = index;
-                        region.points.push(q);
-                    }
-                }
-            }
-            regions.push(region);
+impl AreaReader {
+    /// [`area`], on this reader's buffers.
+    pub fn area(&mut self, board: &Board, multi_stone_suicide: bool) -> Area {
+        let mut result: Area = [None; MAX_POINTS];
+        for c in [Color::Black, Color::White] {
+            self.area_for(board, c, multi_stone_suicide, &mut result);
         }
+        for p in board.points() {
+            if result[p as usize].is_none() {
+                result[p as usize] = board.color_at(p);
+            }
+        }
+        result
     }
 
-    // Benson: chains of pla with fewer than two vital regions die, and the
-    // regions they border stop counting for anyone, until nothing changes.
-    let heads: Vec<Point> = board
-        .points()
-        .filter(|&p| board.color_at(p) == Some(pla) && board.chain(p) == p)
-        .collect();
-    let mut vital_count = [0u32; MAX_POINTS];
-    for r in &regions {
-        for &h in &r.vital_for {
-            vital_count[h as usize] += 1;
-        }
-    }
-    let mut killed = vec![false; heads.len()];
-    let mut borders_dead = vec![false; regions.len()];
-    loop {
-        let mut changed = false;
-        for (i, &h) in heads.iter().enumerate() {
-            if killed[i] || vital_count[h as usize] >= 2 {
-                continue;
-            }
-            killed[i] = true;
-            changed = true;
-            for s in board.chain_stones(h) {
-                for q in board.neighbors(s) {
-                    let r = region_of[q as usize];
-                    let cell = board.cell(q);
-                    if r != usize::MAX
-                        && !borders_dead[r]
-                        && (cell == Cell::Empty || cell.color() == Some(opp))
+    fn area_for(
+        &mut self,
+        board: &Board,
+        pla: Color,
+        multi_stone_suicide: bool,
+        result: &mut Area,
+    ) {
+        let opp = pla.opponent();
+        let mut region_of = [usize::MAX; MAX_POINTS];
+        let AreaReader {
+            regions,
+            points,
+            vital_for,
+            growing,
+            heads,
+            killed,
+            borders_dead,
+        } = self;
+        regions.clear();
+        points.clear();
+        vital_for.clear();
+        let mut at_least_one_pla = false;
+        // Regions in KataGo's order: rows from the top, each from the left.
+        let size = board.size();
+        for y in (0..size).rev() {
+            for x in 0..size {
+                let start = board.point(x, y);
+                if region_of[start as usize] != usize::MAX {
+                    continue;
+                }
+                if let Some(c) = board.color_at(start) {
+                    at_least_one_pla |= c == pla;
+                    continue;
+                }
+                let index = regions.len();
+                growing.clear();
+                for q in board.neighbors(start) {
+                    if board.color_at(q) == Some(pla) && !growing.contains(&board.chain(q)) {
+                        growing.push(board.chain(q));
+                    }
+                }
+                let first = points.len();
+                points.push(start);
+                let (mut internal, mut contains_opp) = (0u8, false);
+                region_of[start as usize] = index;
+                let mut next = first;
+                while next < points.len() {
+                    let p = points[next];
+                    next += 1;
+                    if !growing.is_empty() && (multi_stone_suicide || board.cell(p) == Cell::Empty)
                     {
-                        borders_dead[r] = true;
-                        for &v in &regions[r].vital_for {
-                            vital_count[v as usize] -= 1;
+                        growing.retain(|&h| touches_chain(board, p, pla, h));
+                    }
+                    if internal < 2
+                        && !board
+                            .neighbors(p)
+                            .iter()
+                            .any(|&q| board.color_at(q) == Some(pla))
+                    {
+                        internal += 1;
+                    }
+                    if board.color_at(p) == Some(opp) {
+                        contains_opp = true;
+                    }
+                    for q in board.neighbors(p) {
+                        let cell = board.cell(q);
+                        if (cell == Cell::Empty || cell.color() == Some(opp))
+                            && region_of[q as usize] == usize::MAX
+                        {
+                            region_of[q as usize] = index;
+                            points.push(q);
+                        }
+                    }
+                }
+                let vital_first = vital_for.len();
+                vital_for.extend_from_slice(growing);
+                regions.push(Region {
+                    points: first..points.len(),
+                    vital_for: vital_first..vital_for.len(),
+                    internal,
+                    contains_opp,
+                });
+            }
+        }
+
+        // Benson: chains of pla with fewer than two vital regions die, and the
+        // regions they border stop counting for anyone, until nothing changes.
+        heads.clear();
+        heads.extend(
+            board
+                .points()
+                .filter(|&p| board.color_at(p) == Some(pla) && board.chain(p) == p),
+        );
+        let mut vital_count = [0u32; MAX_POINTS];
+        for r in regions.iter() {
+            for &h in &vital_for[r.vital_for.clone()] {
+                vital_count[h as usize] += 1;
+            }
+        }
+        killed.clear();
+        killed.resize(heads.len(), false);
+        borders_dead.clear();
+        borders_dead.resize(regions.len(), false);
+        loop {
+            let mut changed = false;
+            for (i, &h) in heads.iter().enumerate() {
+                if killed[i] || vital_count[h as usize] >= 2 {
+                    continue;
+                }
+                killed[i] = true;
+                changed = true;
+                for s in board.chain_stones(h) {
+                    for q in board.neighbors(s) {
+                        let r = region_of[q as usize];
+                        let cell = board.cell(q);
+                        if r != usize::MAX
+                            && !borders_dead[r]
+                            && (cell == Cell::Empty || cell.color() == Some(opp))
+                        {
+                            borders_dead[r] = true;
+                            for &v in &vital_for[regions[r].vital_for.clone()] {
+                                vital_count[v as usize] -= 1;
+                            }
                         }
                     }
                 }
             }
+            if !changed {
+                break;
+            }
         }
-        if !changed {
-            break;
-        }
-    }
 
-    for (i, &h) in heads.iter().enumerate() {
-        if !killed[i] {
-            for s in board.chain_stones(h) {
-                result[s as usize] = Some(pla);
+        for (i, &h) in heads.iter().enumerate() {
+            if !killed[i] {
+                for s in board.chain_stones(h) {
+                    result[s as usize] = Some(pla);
+                }
             }
         }
-    }
-    for (r, region) in regions.iter().enumerate() {
-        let alive_border = !borders_dead[r] && at_least_one_pla;
-        let mark = alive_border && (region.internal <= 1 || !region.contains_opp);
-        if mark {
-            for &p in &region.points {
-                result[p as usize] = Some(pla);
-            }
-        } else if !region.contains_opp && at_least_one_pla {
-            for &p in &region.points {
-                if result[p as usize].is_none() {
+        for (r, region) in regions.iter().enumerate() {
+            let alive_border = !borders_dead[r] && at_least_one_pla;
+            let mark = alive_border && (region.internal <= 1 || !region.contains_opp);
+            if mark {
+                for &p in &points[region.points.clone()] {
                     result[p as usize] = Some(pla);
+                }
+            } else if !region.contains_opp && at_least_one_pla {
+                for &p in &points[region.points.clone()] {
+                    if result[p as usize].is_none() {
+                        result[p as usize] = Some(pla);
+                    }
                 }
             }
         }

@@ -24,7 +24,7 @@
 //! change only the Japanese-style count, not the area result the network
 //! predicts, and are left out.
 
-use super::area;
+use super::area::AreaReader;
 use super::ladder::LadderReader;
 use crate::go::board::{Board, Color, Point};
 use crate::go::game::{Action, Game};
@@ -104,6 +104,11 @@ pub fn position(board: &Board, p: Point) -> usize {
 #[derive(Default)]
 pub struct FeatureMaker {
     ladders: LadderReader,
+    /// Chains whose ladder was read, and whether laddered (per board).
+    solved: Vec<(Point, bool)>,
+    /// The points a superko bans.
+    banned: Vec<Point>,
+    area: AreaReader,
 }
 
 impl FeatureMaker {
@@ -153,7 +158,8 @@ impl FeatureMaker {
                 set(6, position(board, p));
             }
             if rules.ko != Ko::Simple {
-                for p in superko_banned(game, pla, ko) {
+                superko_banned(game, pla, ko, &mut self.banned);
+                for &p in &self.banned {
                     set(6, position(board, p));
                 }
             }
@@ -161,7 +167,7 @@ impl FeatureMaker {
 
         // Area under area scoring.
         if !rules.territory {
-            let area = area::area(board, rules.multi_stone_suicide);
+            let area = self.area.area(board, rules.multi_stone_suicide);
             for p in board.points() {
                 match area[p as usize] {
                     Some(c) if c == pla => set(18, position(board, p)),
@@ -270,7 +276,8 @@ impl FeatureMaker {
         working: bool,
         plane: usize,
     ) {
-        let mut solved: Vec<(Point, bool)> = Vec::new();
+        let mut solved = std::mem::take(&mut self.solved);
+        solved.clear();
         for p in board.points_from_top() {
             let Some(c) = board.color_at(p) else { continue };
             let libs = board.liberties(p);
@@ -300,6 +307,7 @@ impl FeatureMaker {
                 spatial[plane * points + position(board, p)] = 1.0;
             }
         }
+        self.solved = solved;
     }
 }
 
@@ -309,13 +317,13 @@ impl FeatureMaker {
 /// never allows a one-stone suicide, so such a point is not banned for
 /// repeating (kosumi's Tromp-Taylor rules allow it, and refuse it there as a
 /// repetition of the position).
-fn superko_banned(game: &Game, pla: Color, ko: Option<Point>) -> Vec<Point> {
+fn superko_banned(game: &Game, pla: Color, ko: Option<Point>, banned: &mut Vec<Point>) {
     let board = game.board();
     let katago_suicide = match game.rules.suicide {
         Suicide::Forbidden => Suicide::Forbidden,
         _ => Suicide::MultiStone,
     };
-    let mut ever = vec![false; crate::go::board::MAX_POINTS];
+    let mut ever = [false; crate::go::board::MAX_POINTS];
     for a in game.actions() {
         match a {
             Action::Move(_, Some(p), _) => ever[*p as usize] = true,
@@ -323,14 +331,16 @@ fn superko_banned(game: &Game, pla: Color, ko: Option<Point>) -> Vec<Point> {
             Action::Move(_, None, _) => {}
         }
     }
-    board
-        .empty_points()
-        .iter()
-        .copied()
-        .filter(|&p| Some(p) != ko && (ever[p as usize] || board.is_suicide(pla, p)))
-        .filter(|&p| board.check(pla, p, katago_suicide).is_ok())
-        .filter(|&p| game.check(pla, p) == Err(crate::go::board::Illegal::Superko))
-        .collect()
+    banned.clear();
+    banned.extend(
+        board
+            .empty_points()
+            .iter()
+            .copied()
+            .filter(|&p| Some(p) != ko && (ever[p as usize] || board.is_suicide(pla, p)))
+            .filter(|&p| board.check(pla, p, katago_suicide).is_ok())
+            .filter(|&p| game.check(pla, p) == Err(crate::go::board::Illegal::Superko)),
+    );
 }
 
 /// KataGo's triangle wave of the komi around the komis that allow a draw on

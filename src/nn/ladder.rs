@@ -25,6 +25,8 @@ struct Exhausted;
 pub struct LadderReader {
     boards: Vec<Board>,
     moves: Vec<Vec<Point>>,
+    /// The liberties of a chain of two, kept between calls.
+    pair: Vec<Point>,
     nodes: u32,
 }
 
@@ -138,9 +140,11 @@ fn liberty_bounds(board: &Board, c: Color, p: Point) -> (usize, usize) {
     )
 }
 
-/// Exact liberties of a stone of `c` at `p`, or `max` if at least `max`.
+/// Exact liberties of a stone of `c` at `p`, or `max` if at least `max`
+/// (at most 8).
 fn liberties_after(board: &Board, c: Color, p: Point, max: usize) -> usize {
-    let mut libs: Vec<Point> = Vec::with_capacity(8);
+    assert!(max <= 8, "liberties are counted up to 8");
+    let mut libs = Liberties::default();
     let mut captured: [Point; 4] = [0; 4];
     let mut n_captured = 0;
     for q in board.neighbors(p) {
@@ -177,7 +181,7 @@ fn liberties_after(board: &Board, c: Color, p: Point, max: usize) -> usize {
         n_joined += 1;
         for s in board.chain_stones(q) {
             for l in board.neighbors(s) {
-                if l != p && would_be_empty(l) && !libs.contains(&l) {
+                if l != p && would_be_empty(l) && !libs.contains(l) {
                     libs.push(l);
                     if libs.len() >= max {
                         return max;
@@ -187,6 +191,28 @@ fn liberties_after(board: &Board, c: Color, p: Point, max: usize) -> usize {
         }
     }
     libs.len()
+}
+
+/// A few liberties, counted without allocating.
+#[derive(Default)]
+struct Liberties {
+    points: [Point; 8],
+    len: usize,
+}
+
+impl Liberties {
+    fn push(&mut self, p: Point) {
+        self.points[self.len] = p;
+        self.len += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn contains(&self, p: Point) -> bool {
+        self.points[..self.len].contains(&p)
+    }
 }
 
 /// Whether `c` playing `p` captures exactly one lone opponent stone with
@@ -218,6 +244,7 @@ impl LadderReader {
         LadderReader {
             boards: Vec::new(),
             moves: Vec::new(),
+            pair: Vec::new(),
             nodes: 0,
         }
     }
@@ -247,7 +274,8 @@ impl LadderReader {
         if board.liberties(p) != 2 {
             return working;
         }
-        let mut libs = Vec::with_capacity(2);
+        let mut libs = std::mem::take(&mut self.pair);
+        libs.clear();
         push_liberties(board, p, &mut libs, 0);
         for (i, &m) in libs.iter().enumerate().take(2) {
             if !legal(board, own.opponent(), m) {
@@ -260,6 +288,7 @@ impl LadderReader {
                 working[i] = Some(m);
             }
         }
+        self.pair = libs;
         working
     }
 
