@@ -3,6 +3,16 @@
 #? [.*dboard/Ownership/kosumi-ownership.*]
 20 gogui-analyze_commands
 #? [.*gfx/.*/kosumi-gfx_ownership.*]
+# Without dice the menu lists no entry that needs them (each would fail);
+# the spec entry, which answers "off", stays.
+22 gogui-analyze_commands
+#? [!(?s).*aleago-(allowed|gfx|roll).*]
+24 gogui-analyze_commands
+#? [(?s).*string/Dice: spec/aleago-dice.*]
+aleago-dice 1d6
+26 gogui-analyze_commands
+#? [(?s).*plist/Dice: allowed moves/aleago-allowed %m.*gfx/Dice: rolled line/aleago-gfx %m.*string/Dice: roll for the side to move/aleago-roll %m.*]
+aleago-dice off
 30 gogui-interrupt
 #? []
 boardsize 9

@@ -50,8 +50,9 @@ komi -7
 90 final_score
 #? [0]
 # An open position (GoGui's "Final score" early in a game): no stone is
-# walled in, none is dead; the stones and komi decide (GNU Go estimates
-# territory and says W+5.5).
+# walled in, none is dead. Counted as it stands the stones and komi would
+# decide (W+7.5); as KataGo does, kosumi answers the network's estimate of
+# the game, near even at this komi, in half points (GNU Go estimates W+5.5).
 boardsize 9
 clear_board
 komi 7.5
@@ -62,7 +63,9 @@ play w G5
 100 final_status_list dead
 #? []
 110 final_score
-#? [W\+7\.5]
+#? [[BW]\+[0-3]\.5]
+120 kosumi-score
+#? [result [BW]\+[0-3]\.5 \(estimated: the game is not over.*\)\ncounted W\+7\.5\nblack 2\nwhite 2\n.*]
 
 # A 19x19 game with nine stones against GNU Go 3.8, ended by two passes with
 # dead stones left in both sides' areas: counted by the network's search as

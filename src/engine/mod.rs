@@ -428,6 +428,28 @@ impl Engine {
         statuses
     }
 
+    /// Black's expected margin in a game not yet over, where the network
+    /// applies: the lead a search of `max(50, 10 × threads)` visits finds,
+    /// rounded to the points a result can take (whole points with a whole
+    /// komi, else half points), as KataGo's `final_score` answers mid-game.
+    /// `None` once the game is over (then it is counted) or without the
+    /// network.
+    pub fn estimated_margin(&self) -> Option<f64> {
+        let game = self.shown();
+        let net = self.config.network.as_ref()?;
+        if game.is_over() || !net.applies_to(game) {
+            return None;
+        }
+        let visits = (10 * self.config.search.threads as u64).max(50);
+        let lead = search::puct::white_lead(game, net, visits, self.config.search.seed);
+        let rounded = if game.komi.fract() == 0.0 {
+            lead.round()
+        } else {
+            (lead + 0.5).round() - 0.5
+        };
+        Some(-rounded)
+    }
+
     /// The count of the shown game, dead stones by the ownership estimate.
     pub fn score(&self) -> Score {
         score::score(self.shown(), &self.statuses())

@@ -73,7 +73,7 @@ pub static COMMANDS: &[Command] = table! {
     "loadsgf" Restarts text loadsgf,
     "reg_genmove" Searches text reg_genmove,
     "undo" Edits text |e, a| { arity(a, 0)?; e.undo(1).map_err(engine_error)?; Ok(String::new()) },
-    "final_score" Counts text |e, a| { arity(a, 0)?; Ok(e.score().result()) },
+    "final_score" Counts text final_score,
     "final_status_list" Counts text final_status_list,
     "showboard" Reads text |e, a| { arity(a, 0)?; Ok(showboard(e.shown())) },
     "time_settings" Nothing text time_settings,
@@ -163,9 +163,11 @@ fn entry_command(entry: &str) -> &str {
         .unwrap_or("")
 }
 
-/// GoGui's Analyze menu: the entries whose command the role permits now,
-/// and a menu entry for each rules preset.
+/// GoGui's Analyze menu: the entries whose command the role permits now
+/// (those marked `DICE` only while dice are on: without them they would
+/// only fail), and a menu entry for each rules preset.
 fn analyze_commands(e: &Engine) -> String {
+    let dice = e.shown().dice().is_some();
     let permitted = |entry: &&str| {
         COMMANDS
             .iter()
@@ -178,9 +180,11 @@ fn analyze_commands(e: &Engine) -> String {
     ANALYZE_COMMANDS
         .trim()
         .lines()
-        .flat_map(|line| match line {
-            "RULES PRESETS" => presets.iter().map(String::as_str).collect(),
-            entry => vec![entry],
+        .flat_map(|line| match line.strip_prefix("DICE ") {
+            _ if line == "RULES PRESETS" => presets.iter().map(String::as_str).collect(),
+            Some(entry) if dice => vec![entry],
+            Some(_) => vec![],
+            None => vec![line],
         })
         .filter(permitted)
         .collect::<Vec<_>>()
@@ -188,7 +192,8 @@ fn analyze_commands(e: &Engine) -> String {
 }
 
 /// What GoGui shows in its Analyze menu (type/label/command); `RULES
-/// PRESETS` stands for an entry per preset of the rules table.
+/// PRESETS` stands for an entry per preset of the rules table, and `DICE`
+/// marks an entry listed only while dice are on.
 const ANALYZE_COMMANDS: &str = "
 string/Rules/kosumi-rules
 string/Pass stones: black/kosumi-pass_stones b
@@ -205,9 +210,9 @@ var/Search: principal variation/kosumi-pv %m
 string/Search: evaluation/kosumi-evaluation %m
 RULES PRESETS
 string/Phantom: everything you heard/kosumi-phantom_log
-plist/Dice: allowed moves/aleago-allowed %m
-gfx/Dice: rolled line/aleago-gfx %m
-string/Dice: roll for the side to move/aleago-roll %m
+DICE plist/Dice: allowed moves/aleago-allowed %m
+DICE gfx/Dice: rolled line/aleago-gfx %m
+DICE string/Dice: roll for the side to move/aleago-roll %m
 string/Dice: spec/aleago-dice
 ";
 
@@ -642,12 +647,30 @@ fn kata_set_rules(e: &mut Engine, a: &[&str]) -> Reply {
     Ok(String::new())
 }
 
+/// The count of a finished game; of a game not over (with the network),
+/// the search's estimate, as KataGo answers: counting the board as it
+/// stands would hand the open areas to nobody.
+fn final_score(e: &mut Engine, a: &[&str]) -> Reply {
+    arity(a, 0)?;
+    Ok(match e.estimated_margin() {
+        Some(margin) => crate::go::score::format_margin(margin),
+        None => e.score().result(),
+    })
+}
+
 fn kosumi_score(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 0)?;
     let s = e.score();
+    let estimate = e.estimated_margin().map(|m| {
+        format!(
+            "result {} (estimated: the game is not over; the counts below are of the board as it stands)\ncounted {}\n",
+            crate::go::score::format_margin(m),
+            s.result()
+        )
+    });
     let mut out = format!(
-        "result {}\nblack {}\nwhite {}\nkomi {}\nhandicap_bonus {}",
-        s.result(),
+        "{}black {}\nwhite {}\nkomi {}\nhandicap_bonus {}",
+        estimate.unwrap_or_else(|| format!("result {}\n", s.result())),
         s.black,
         s.white,
         s.komi,

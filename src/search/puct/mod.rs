@@ -276,6 +276,20 @@ pub fn ownership(game: &Game, net: &Evaluator, visits: u64, seed: u64) -> Vec<f6
         .expect("the watch counts ownership")
 }
 
+/// White's expected lead in points by a search of `visits` visits from
+/// `game`'s position as one play goes on from: KataGo's `computeLead`, its
+/// `final_score` of a game not yet over.
+pub fn white_lead(game: &Game, net: &Evaluator, visits: u64, seed: u64) -> f64 {
+    let game = game.continued();
+    let budget = Budget {
+        playouts: Some(visits),
+        time: None,
+    };
+    let stop = AtomicBool::new(false);
+    let out = search(&game, net, budget, seed, &stop, &mut NetTree::default());
+    game.to_move().from_white() * out.lead
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
