@@ -94,3 +94,21 @@ clear_board
 place_free_handicap 4
 200 kosumi-rules
 #? [.*komi 3\.5]
+# A handicap given as Black moves (as KGS, Pachi and KaTrain give a free
+# handicap) counts as KataGo counts it: four opening Black stones earn White
+# four points under Chinese rules.
+boardsize 9
+kosumi-rules chinese
+clear_board
+komi 0.5
+play b C3
+play b G7
+play b C7
+play b G3
+play w E5
+210 kosumi-score
+#? [(?s).*handicap_bonus 4]
+# Two White moves in a row after them: a problem set up, no handicap.
+play w E6
+220 kosumi-score
+#? [(?s).*handicap_bonus 0]

@@ -273,3 +273,32 @@ fn query_models_gives_the_model_version() {
     let models = answers[0]["models"].as_array().expect("a list of models");
     assert_eq!(models[0]["version"], 8, "{answers:?}");
 }
+
+#[test]
+fn allow_moves_keeps_pass_out_unless_it_is_listed() {
+    let answers = run(
+        &[],
+        &[
+            r#"{"id":"a","moves":[],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"maxVisits":40,"allowMoves":[{"player":"B","moves":["C3","G7"],"untilDepth":1}]}"#,
+            r#"{"id":"p","moves":[],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"maxVisits":40,"allowMoves":[{"player":"B","moves":["C3","pass"],"untilDepth":1}]}"#,
+        ],
+    );
+    let moves = |id: &str| -> Vec<String> {
+        final_answers(&answers, id)[0]["moveInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["move"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let allowed = moves("a");
+    assert!(
+        !allowed.is_empty() && allowed.iter().all(|m| m == "C3" || m == "G7"),
+        "{allowed:?}"
+    );
+    let with_pass = moves("p");
+    assert!(
+        with_pass.iter().all(|m| m == "C3" || m == "pass"),
+        "{with_pass:?}"
+    );
+}

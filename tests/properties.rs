@@ -205,7 +205,7 @@ fn egc_area_and_japanese_style_counts_agree_in_alternating_games() {
         let rules = Rules::preset(if game_no % 3 == 2 { "aga" } else { "egc2011" }).unwrap();
         let mut g = Game::new(size, rules, 7.5);
         let points: Vec<Point> = g.board().points().collect();
-        // Every other game a handicap of 2 to 4 stones, White moving first.
+        // Every other game a handicap of 2 to 4 stones, White moving next.
         let handicap = if game_no % 2 == 1 { 2 + next() % 3 } else { 0 };
         let stones: Vec<(Color, Point)> = points
             .iter()
@@ -213,7 +213,15 @@ fn egc_area_and_japanese_style_counts_agree_in_alternating_games() {
             .take(handicap as usize)
             .map(|&p| (Color::Black, p))
             .collect();
-        if stones.len() >= 2 && g.setup(&stones, true).is_ok() {
+        // Every fourth game gives it as Black moves (KataGo counts those as
+        // handicap stones too), the others as set-up stones.
+        if game_no % 4 == 3 {
+            for &(c, p) in &stones {
+                g.play(c, Some(p)).unwrap();
+            }
+            g.komi = rules.handicap_komi(g.handicap()).unwrap_or(0.5);
+            assert_eq!(g.handicap(), handicap as u32, "game {game_no}");
+        } else if stones.len() >= 2 && g.setup(&stones, true).is_ok() {
             g.komi = rules.handicap_komi(g.handicap()).unwrap_or(0.5);
         }
         for _ in 0..(next() % 80) {

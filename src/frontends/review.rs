@@ -37,7 +37,7 @@ pub struct Evaluated {
 fn replay(at: &mut Game, game: &Game, action: &Action) {
     // The record's own actions, already checked when it was read.
     let _ = match action {
-        Action::Setup(stones) => at.setup(stones, game.handicap() > 0),
+        Action::Setup(stones) => at.setup(stones, game.handicap_set_up() > 0),
         Action::Move(c, mv, _) => at.play(*c, *mv),
     };
 }
@@ -64,15 +64,36 @@ fn evaluated(report: &Report) -> Option<Evaluated> {
     })
 }
 
+/// What the review found at one position: its evaluation with the side to
+/// move that follows the record's last move (the graph's value, and what
+/// the move into it is weighed by), and, where the record's next move is
+/// by the same side again (a handicap given as moves), the evaluation with
+/// that side to move (what its move is weighed against).
+#[derive(Clone, Debug, Default)]
+pub struct Reviewed {
+    pub here: Option<Evaluated>,
+    pub for_same_side: Option<Evaluated>,
+}
+
+impl Reviewed {
+    /// The evaluation a move of `c` from here is weighed against.
+    fn before_move_of(&self, c: Color) -> Option<&Evaluated> {
+        [&self.for_same_side, &self.here]
+            .into_iter()
+            .flatten()
+            .find(|e| e.to_move == c)
+    }
+}
+
 /// Searches every position of `game` (before each action and after the
 /// last), calling `progress(done, total)` after each. A position already
-/// over (two passes) is not searched: `None`.
+/// over (two passes) is not searched.
 pub fn review(
     game: &Game,
     net: &Evaluator,
     how: &SearchConfig,
     progress: &mut dyn FnMut(usize, usize),
-) -> Vec<Option<Evaluated>> {
+) -> Vec<Reviewed> {
     let total = game.actions().len() + 1;
     let stop = AtomicBool::new(false);
     // One tree, re-rooted from each position to the next.
@@ -82,28 +103,40 @@ pub fn review(
         playouts: Some(how.playouts.unwrap_or(1).max(1)),
         time: None,
     };
+    let search = |at: &Game, n: usize, tree: &mut puct::NetTree| {
+        if at.is_over() {
+            return None;
+        }
+        let mut ignore = |_: &Report| {};
+        let watch = Watch::quiet(None, &mut ignore);
+        let outcome = puct::search_watched(
+            at,
+            net,
+            puct::Params::of(how, budget, nth_seed(how.seed, n as u64)),
+            &stop,
+            tree,
+            Some(watch),
+        );
+        outcome.report.and_then(|r| evaluated(&r))
+    };
     // The position before action `n`, moved on one action at a time.
     let mut at = Game::new(game.size(), game.rules, game.komi);
     for n in 0..total {
         if n > 0 {
             replay(&mut at, game, &game.actions()[n - 1]);
         }
-        let result = if at.is_over() {
-            None
-        } else {
-            let mut ignore = |_: &Report| {};
-            let watch = Watch::quiet(None, &mut ignore);
-            let outcome = puct::search_watched(
-                &at,
-                net,
-                puct::Params::of(how, budget, nth_seed(how.seed, n as u64)),
-                &stop,
-                &mut tree,
-                Some(watch),
-            );
-            outcome.report.and_then(|r| evaluated(&r))
+        let here = search(&at, n, &mut tree);
+        let for_same_side = match game.actions().get(n) {
+            Some(&Action::Move(c, _, _)) if c != at.to_move() => {
+                at.set_to_move(c);
+                search(&at, n, &mut tree)
+            }
+            _ => None,
         };
-        found.push(result);
+        found.push(Reviewed {
+            here,
+            for_same_side,
+        });
         progress(n + 1, total);
     }
     found
@@ -143,7 +176,7 @@ fn note(
         let name = format!("{} {}", c.letter(), vertex_name(mv, size));
         let best = vertex_name(before.best, size);
         match here {
-            Some(after) if before.to_move == c => {
+            Some(after) if before.to_move == c && after.to_move != c => {
                 let lost = side * (before.black_lead - after.black_lead);
                 if before.best == mv {
                     lines.push(format!("{name}: kosumi's choice ({lost:.1} points lost)"));
@@ -176,11 +209,7 @@ fn note(
 /// and variation of its own kept, with the review's note on each node of
 /// its main line: the evaluation of the position after the node, and, on a
 /// node that makes a move, what that move lost.
-pub fn annotate(
-    text: &str,
-    record: &Record,
-    found: &[Option<Evaluated>],
-) -> Result<String, String> {
+pub fn annotate(text: &str, record: &Record, found: &[Reviewed]) -> Result<String, String> {
     let game = &record.game;
     let size = game.size();
     let mut before = 0;
@@ -188,13 +217,13 @@ pub fn annotate(
         .actions_after_node
         .iter()
         .map(|&after| {
-            let here = found.get(after).and_then(Option::as_ref);
+            let here = found.get(after).and_then(|r| r.here.as_ref());
             let played = (after > before)
                 .then(|| &game.actions()[after - 1])
                 .and_then(|action| match action {
                     Action::Move(c, mv, _) => found
                         .get(after - 1)
-                        .and_then(Option::as_ref)
+                        .and_then(|r| r.before_move_of(*c))
                         .map(|b| (*c, *mv, b)),
                     Action::Setup(_) => None,
                 });
@@ -228,7 +257,10 @@ mod tests {
         };
         let found = review(&record.game, &net, &how, &mut |_, _| {});
         assert_eq!(found.len(), 4);
-        let (before, after) = (found[0].as_ref().unwrap(), found[1].as_ref().unwrap());
+        let (before, after) = (
+            found[0].here.as_ref().unwrap(),
+            found[1].here.as_ref().unwrap(),
+        );
         assert!(
             before.black_lead > after.black_lead + 2.0,
             "{before:?} {after:?}"
@@ -254,5 +286,41 @@ mod tests {
         // Reviewed twice, a node holds one SBKV still.
         let again = annotate(&out, &back, &found).unwrap();
         assert_eq!(again.matches("SBKV[").count(), 4, "{again}");
+    }
+
+    #[test]
+    fn a_handicap_given_as_moves_is_weighed_against_the_movers_own_best() {
+        let net = Evaluator::embedded();
+        let text = "(;GM[1]FF[4]SZ[9]KM[0.5]RU[Chinese];B[cc];B[gg];B[cg];W[ee];B[gc])";
+        let template = Game::new(9, Rules::default(), 7.5);
+        let record = crate::go::sgf::load_record(text, &template).unwrap();
+        assert_eq!(record.game.handicap(), 3);
+        let how = SearchConfig {
+            playouts: Some(16),
+            seed: 1,
+            ..Default::default()
+        };
+        let found = review(&record.game, &net, &how, &mut |_, _| {});
+        // Before Black's second and third opening moves Black is searched
+        // to move too, and each move is weighed by White to move after it.
+        assert!(found[0].for_same_side.is_none());
+        for (n, position) in found.iter().enumerate().take(3).skip(1) {
+            assert_eq!(position.here.as_ref().unwrap().to_move, Color::White);
+            let same = position.for_same_side.as_ref().unwrap();
+            assert_eq!(same.to_move, Color::Black, "{n}");
+        }
+        assert!(found[3].for_same_side.is_none());
+        let out = annotate(text, &record, &found).unwrap();
+        for mv in ["B C7", "B G3", "B C3"] {
+            // The record escapes the colon: `B C7\: 2.3 points lost; ...`.
+            let at = out
+                .find(&format!("{mv}\\:"))
+                .unwrap_or_else(|| panic!("{mv}: {out}"));
+            let comment = &out[at..at + 40];
+            assert!(
+                comment.contains("points lost") || comment.contains("kosumi's choice ("),
+                "{comment}"
+            );
+        }
     }
 }

@@ -58,9 +58,55 @@ struct Turn {
     passes: [u32; 2],
     consecutive_passes: u32,
     handicap: u32,
+    /// The black moves that opened the game, as KataGo counts them.
+    opening: Opening,
     actions: usize,
     /// Aléago: each player's roll waiting for its move.
     pending: [Option<u32>; 2],
+}
+
+/// The run of Black moves that opens a game, which KataGo counts as
+/// handicap stones (`assumeMultipleStartingBlackMovesAreHandicap`: how
+/// servers, Pachi's records and KaTrain give a free handicap): Black's
+/// stones so far, a lone White pass among them not ending the run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Opening {
+    /// Only Black has moved (or nobody yet).
+    Black(u32),
+    /// White has just passed after Black's moves.
+    AfterWhitePass(u32),
+    /// White has just made its first move.
+    AfterWhiteMove(u32),
+    /// The run is over (two White moves in a row: a problem being set up,
+    /// no handicap).
+    Over(u32),
+}
+
+impl Opening {
+    fn after(self, c: Color, mv: Option<Point>) -> Opening {
+        let stone = u32::from(mv.is_some());
+        match (self, c) {
+            (Opening::Over(_), _) => self,
+            (Opening::Black(n) | Opening::AfterWhitePass(n), Color::Black) => {
+                Opening::Black(n + stone)
+            }
+            (Opening::AfterWhiteMove(n), Color::Black) => Opening::Over(n),
+            (Opening::Black(n), Color::White) if mv.is_none() => Opening::AfterWhitePass(n),
+            (Opening::Black(n), Color::White) => Opening::AfterWhiteMove(n),
+            (Opening::AfterWhitePass(_) | Opening::AfterWhiteMove(_), Color::White) => {
+                Opening::Over(0)
+            }
+        }
+    }
+
+    fn stones(self) -> u32 {
+        match self {
+            Opening::Black(n)
+            | Opening::AfterWhitePass(n)
+            | Opening::AfterWhiteMove(n)
+            | Opening::Over(n) => n,
+        }
+    }
 }
 
 /// The position now: its board, counts and the generator of the rolls.
@@ -144,6 +190,7 @@ impl Game {
                     passes: [0; 2],
                     consecutive_passes: 0,
                     handicap: 0,
+                    opening: Opening::Black(0),
                     actions: 0,
                     pending: [None; 2],
                 },
@@ -246,7 +293,17 @@ impl Game {
         self.rules.white_extra_pass && self.is_over() && self.black_passed_last()
     }
 
+    /// The handicap stones, as KataGo counts them: the black stones set up
+    /// as a handicap and the Black moves that open the game (see
+    /// [`Opening`]); one stone alone is no handicap.
     pub fn handicap(&self) -> u32 {
+        let stones = self.now.turn.handicap + self.now.turn.opening.stones();
+        if stones >= 2 { stones } else { 0 }
+    }
+
+    /// The stones set up as a handicap (`fixed_handicap`, `AB` in a
+    /// record's root), without the opening Black moves.
+    pub fn handicap_set_up(&self) -> u32 {
         self.now.turn.handicap
     }
 
@@ -400,6 +457,7 @@ impl Game {
         }
         self.now.turn.pending[color.index()] = None;
         self.now.turn.to_move = color.opponent();
+        self.now.turn.opening = self.now.turn.opening.after(color, mv);
         Ok(())
     }
 
@@ -492,6 +550,12 @@ impl Game {
         board.clear_ko();
         self.push(Action::Setup(stones.to_vec()));
         self.now.board = board;
+        // Stones set up among the moves, or White's, end the opening run
+        // (KataGo: a set-up position with White stones is no handicap game).
+        let opening = self.now.turn.opening;
+        if opening != Opening::Black(0) || stones.iter().any(|&(c, _)| c == Color::White) {
+            self.now.turn.opening = Opening::Over(opening.stones());
+        }
         if handicap {
             self.now.turn.handicap += stones.len() as u32;
             self.now.turn.to_move = Color::White;
@@ -745,5 +809,42 @@ mod tests {
             }
         }
         assert!(!g.undo());
+    }
+
+    /// KataGo's `computeNumHandicapStones` with
+    /// `assumeMultipleStartingBlackMovesAreHandicap`, case by case.
+    #[test]
+    fn opening_black_moves_count_as_handicap_as_katago_counts_them() {
+        let cases: [(&[&str], u32); 8] = [
+            (&["b D4", "b Q16", "b D16", "b Q4", "w K10", "b C3"], 4),
+            (&["b D4", "w Q16", "b D16"], 0),
+            (&["b D4", "w pass", "b Q16", "w pass", "b D16", "w K10"], 3),
+            (&["b D4", "b pass", "b Q16", "w K10"], 2),
+            (&["b D4", "b Q16", "w K10", "w K11"], 0),
+            (&["b D4", "b Q16", "w pass", "w K11"], 0),
+            (&["b D4", "b Q16", "w K10", "b C3", "w K11", "w K12"], 2),
+            (&["w K10", "b D4", "b Q16"], 0),
+        ];
+        for (moves, handicap) in cases {
+            let mut g = Game::new(19, Rules::preset("chinese").unwrap(), 0.5);
+            for m in moves {
+                let (c, v) = m.split_once(' ').unwrap();
+                let c = if c == "b" { Color::Black } else { Color::White };
+                play(&mut g, c, v).unwrap();
+            }
+            assert_eq!(g.handicap(), handicap, "{moves:?}");
+            while g.undo() {}
+            assert_eq!(g.handicap(), 0);
+        }
+        // Set-up handicap stones and opening moves add up.
+        let mut g = Game::new(19, Rules::preset("chinese").unwrap(), 0.5);
+        g.setup(
+            &[(Color::Black, pt(&g, "D4")), (Color::Black, pt(&g, "Q16"))],
+            true,
+        )
+        .unwrap();
+        play(&mut g, Color::Black, "D16").unwrap();
+        play(&mut g, Color::White, "K10").unwrap();
+        assert_eq!((g.handicap(), g.handicap_set_up()), (3, 2));
     }
 }

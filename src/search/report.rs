@@ -98,7 +98,10 @@ impl Search<'_> {
         let root_visits = (root.visits - root.prior_visits).max(0.0) as u64;
         let children = &nodes[root.first_child as usize..][..root.children as usize];
         let legal = |mv: Point| mv == PASS || game.check(c, mv).is_ok();
-        let permitted = |mv: Point| self.restrict.as_ref().is_none_or(|r| r.permits(c, mv, 1));
+        let permitted = |mv: Point| {
+            let mv = (mv != PASS).then_some(mv);
+            self.restrict.as_ref().is_none_or(|r| r.permits(c, mv, 1))
+        };
         // The knowledge each child started with: the hand-made prior, and
         // the learned patterns' part (as many wins as visits) on top.
         let priors: Vec<(f32, f32)> = children
@@ -307,7 +310,11 @@ mod tests {
     fn avoided_moves_are_not_searched_and_allowed_ones_are_the_only_ones() {
         let g = Game::new(9, Rules::default(), 7.5);
         let b = g.board();
-        let avoided = vec![b.point(4, 4), b.point(2, 2), b.point(6, 6)];
+        let avoided = vec![
+            Some(b.point(4, 4)),
+            Some(b.point(2, 2)),
+            Some(b.point(6, 6)),
+        ];
         let rules = MoveRules {
             avoid: vec![(Color::Black, avoided.clone(), 1)],
             allow: None,
@@ -316,19 +323,21 @@ mod tests {
         assert!(
             r.candidates
                 .iter()
-                .all(|m| m.mv.is_none_or(|p| !avoided.contains(&p)))
+                .all(|m| m.mv.is_none() || !avoided.contains(&m.mv))
         );
-        let allowed = vec![b.point(2, 6), b.point(6, 2)];
+        let allowed = vec![Some(b.point(2, 6)), Some(b.point(6, 2))];
         let rules = MoveRules {
             avoid: Vec::new(),
             allow: Some((Color::Black, allowed.clone(), 1)),
         };
+        // A pass not listed is kept out too (KataGo's avoidMoveUntilByLoc
+        // covers the pass); listed, it is allowed.
+        assert!(!rules.permits(Color::Black, None, 1));
+        let mut with_pass = rules.clone();
+        with_pass.allow.as_mut().unwrap().1.push(None);
+        assert!(with_pass.permits(Color::Black, None, 1));
         let r = searched(&g, 500, Some(rules));
-        assert!(
-            r.candidates
-                .iter()
-                .all(|m| m.mv.is_none_or(|p| allowed.contains(&p)))
-        );
+        assert!(r.candidates.iter().all(|m| allowed.contains(&m.mv)));
         assert!(r.candidates.iter().any(|m| m.mv.is_some()));
         // Below the depth given, the moves come back.
         let rules = MoveRules {

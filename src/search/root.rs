@@ -4,27 +4,23 @@
 //! visits.
 
 use super::budget::Decision;
-use super::tree::PASS;
 use crate::go::board::{Color, MAX_POINTS, Point};
 use std::sync::atomic::{AtomicI64, Ordering};
 
 /// Moves kept out of the search: KataGo's and Leela Zero's `avoid COLOR
 /// VERTICES DEPTH` (none of those moves by that colour in the first DEPTH
-/// moves) and `allow COLOR VERTICES DEPTH` (only those). A pass is never
-/// kept out.
+/// moves) and `allow COLOR VERTICES DEPTH` (only those). `None` in a list
+/// is a pass: as in KataGo, an `allow` list without it keeps pass out too.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MoveRules {
-    pub avoid: Vec<(Color, Vec<Point>, usize)>,
-    pub allow: Option<(Color, Vec<Point>, usize)>,
+    pub avoid: Vec<(Color, Vec<Option<Point>>, usize)>,
+    pub allow: Option<(Color, Vec<Option<Point>>, usize)>,
 }
 
 impl MoveRules {
-    /// Whether `c` may play `p` as the search's `depth`-th move (1: a root
-    /// move).
-    pub fn permits(&self, c: Color, p: Point, depth: usize) -> bool {
-        if p == PASS {
-            return true;
-        }
+    /// Whether `c` may play `p` (`None`: pass) as the search's `depth`-th
+    /// move (1: a root move).
+    pub fn permits(&self, c: Color, p: Option<Point>, depth: usize) -> bool {
         let avoided = self
             .avoid
             .iter()

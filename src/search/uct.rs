@@ -234,7 +234,7 @@ impl<'a> Search<'a> {
             let permitted = self
                 .restrict
                 .as_ref()
-                .is_none_or(|r| r.permits(c, p, depth));
+                .is_none_or(|r| r.permits(c, Some(p), depth));
             if ok && permitted {
                 let (v, w) = priors::prior(board, c, p, last);
                 out.push(Node::new(p, v, w));

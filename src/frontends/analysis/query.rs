@@ -382,9 +382,7 @@ impl Fields<'_> {
                     let text = m
                         .as_str()
                         .ok_or_else(|| self.error(field, "moves must be strings"))?;
-                    if let Some(p) = location_point(text, size).map_err(|e| self.error(field, e))? {
-                        points.push(p);
-                    }
+                    points.push(location_point(text, size).map_err(|e| self.error(field, e))?);
                 }
                 let rule = (player, points, depth as usize);
                 if field == "avoidMoves" {

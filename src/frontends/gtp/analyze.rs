@@ -307,7 +307,9 @@ mod tests {
         assert_eq!((r.min_moves, r.max_moves, r.ownership), (3, 5, true));
         let rules = r.restrict.unwrap();
         assert_eq!(rules.avoid.len(), 1);
-        assert_eq!(rules.avoid[0].1.len(), 2);
+        // A pass listed is a pass kept out, as in KataGo.
+        assert_eq!(rules.avoid[0].1.len(), 3);
+        assert!(rules.avoid[0].1.contains(&None));
         assert_eq!(rules.allow.unwrap().2, 1);
         let r = parse_request(&e, &["b", "0"], Format::Lz, false).unwrap();
         assert_eq!(r.every, None);

@@ -76,7 +76,7 @@ fn move_rule(
     e: &Engine,
     key: &str,
     args: &[&str],
-) -> Result<(Color, Vec<crate::go::board::Point>, usize), GtpError> {
+) -> Result<(Color, Vec<Option<crate::go::board::Point>>, usize), GtpError> {
     let [color, vertices, depth] = args else {
         return Err(GtpError::syntax(format!(
             "{key} takes a colour, vertices separated by commas and a depth"
@@ -86,8 +86,7 @@ fn move_rule(
     let mut points = Vec::new();
     for v in vertices.split(',').filter(|v| !v.is_empty()) {
         match parse_vertex(v, e.shown().size()) {
-            Ok(Some(p)) => points.push(p),
-            Ok(None) => {} // pass is never kept out
+            Ok(mv) => points.push(mv),
             Err(err) => return Err(GtpError::syntax(format!("{key}: {err}"))),
         }
     }

@@ -125,7 +125,7 @@ impl Player {
             .collect();
         let mut ignore = |_: &Report| {};
         let keep_to_open = MoveRules {
-            avoid: vec![(self.color(), closed, 1)],
+            avoid: vec![(self.color(), closed.into_iter().map(Some).collect(), 1)],
             allow: None,
         };
         let watch = Watch::quiet(Some(keep_to_open), &mut ignore);

@@ -89,7 +89,7 @@ impl Job<'_> {
     pub(super) fn permits(&self, mover: Color, mv: Option<Point>, depth: usize) -> bool {
         self.restrict
             .as_ref()
-            .is_none_or(|r| mv.is_none_or(|p| r.permits(mover, p, depth)))
+            .is_none_or(|r| r.permits(mover, mv, depth))
     }
 
     /// One visit: descends under the lock with a virtual loss along the
