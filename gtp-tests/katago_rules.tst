@@ -3,11 +3,11 @@
 boardsize 9
 clear_board
 10 kata-get-rules
-#? [\{"friendlyPassOk":true,"hasButton":false,"ko":"POSITIONAL","komi":7.5,"scoring":"AREA","suicide":false,"taxRule":"NONE","whiteHandicapBonus":"N"\}]
+#? [\{"friendlyPassOk":true,"hasButton":false,"ko":"POSITIONAL","komi":7.5,"scoring":"AREA","suicide":false,"tax":"NONE","whiteHandicapBonus":"N"\}]
 20 kata-set-rules korean
 #? []
 30 kata-get-rules
-#? [\{"friendlyPassOk":false,"hasButton":false,"ko":"SIMPLE","komi":6.5,"scoring":"TERRITORY","suicide":false,"taxRule":"SEKI","whiteHandicapBonus":"0"\}]
+#? [\{"friendlyPassOk":false,"hasButton":false,"ko":"SIMPLE","komi":6.5,"scoring":"TERRITORY","suicide":false,"tax":"SEKI","whiteHandicapBonus":"0"\}]
 40 kata-set-rules tromp-taylor
 #? []
 50 kata-get-rules

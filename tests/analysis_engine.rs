@@ -302,3 +302,28 @@ fn allow_moves_keeps_pass_out_unless_it_is_listed() {
         "{with_pass:?}"
     );
 }
+
+/// The query LizzieYzy's flash analysis builds (`AnalysisEngine.sendRequest`)
+/// is answered with every field its parser reads
+/// (`Utils.getBestMovesFromJsonArray`), and the id it parses as a number.
+#[test]
+fn lizzieyzys_flash_analysis_query_gets_every_field_it_reads() {
+    let answers = run(
+        &[],
+        &[
+            r#"{"id":"0","maxVisits":11,"includePVVisits":true,"includeOwnership":true,"includeMovesOwnership":false,"rules":{"friendlyPassOk":true,"hasButton":false,"ko":"POSITIONAL","scoring":"AREA","suicide":false,"tax":"NONE","whiteHandicapBonus":"N"},"komi":7.5,"boardXSize":19,"boardYSize":19,"moves":[["B","Q16"],["W","D4"],["B","pass"]],"analyzeTurns":[3],"overrideSettings":{"reportAnalysisWinratesAs":"SIDETOMOVE"}}"#,
+        ],
+    );
+    let answer = final_answers(&answers, "0")[0];
+    assert_eq!(answer["ownership"].as_array().unwrap().len(), 361);
+    let infos = answer["moveInfos"].as_array().unwrap();
+    assert!(!infos.is_empty());
+    for info in infos {
+        assert!(info["order"].is_i64() && info["visits"].is_i64(), "{info}");
+        for number in ["winrate", "lcb", "prior", "scoreLead", "scoreStdev"] {
+            assert!(info[number].is_number(), "{number}: {info}");
+        }
+        assert!(info["move"].is_string() && info["pv"].is_array(), "{info}");
+        assert!(info["pvVisits"].is_array(), "{info}");
+    }
+}

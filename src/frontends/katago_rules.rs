@@ -45,8 +45,10 @@ pub fn preset_name(name: &str) -> Result<&'static str, UnknownRules> {
 }
 
 /// The rules of a KataGo rules value: a name, or a JSON object whose given
-/// fields (`ko`, `scoring`, `suicide`, `taxRule`, `whiteHandicapBonus`,
-/// `hasButton`) all match one preset's, as `to_json` writes them.
+/// fields (`ko`, `scoring`, `suicide`, `tax`, `whiteHandicapBonus`,
+/// `hasButton`) all match one preset's, as `to_json` writes them. KataGo's
+/// other spelling `score` is read as `scoring`, and `taxRule` (which kosumi
+/// once wrote) as `tax`.
 pub fn from_json(value: &Value) -> Result<Rules, UnknownRules> {
     let object = match value {
         Value::String(name) => return from_name(name),
@@ -57,17 +59,24 @@ pub fn from_json(value: &Value) -> Result<Rules, UnknownRules> {
         "ko",
         "scoring",
         "suicide",
-        "taxRule",
+        "tax",
         "whiteHandicapBonus",
         "hasButton",
         "friendlyPassOk",
     ];
-    if let Some(key) = object
-        .keys()
-        .find(|k| !KNOWN.contains(&k.as_str()) && *k != "komi")
-    {
-        return Err(UnknownRules(format!("unknown rules field '{key}'")));
+    const SPELLINGS: [(&str, &str); 2] = [("score", "scoring"), ("taxRule", "tax")];
+    let mut given = Map::new();
+    for (key, v) in object {
+        let key = SPELLINGS
+            .iter()
+            .find(|(other, _)| other == key)
+            .map_or(key.as_str(), |(_, k)| k);
+        if !KNOWN.contains(&key) && key != "komi" {
+            return Err(UnknownRules(format!("unknown rules field '{key}'")));
+        }
+        given.insert(key.to_string(), v.clone());
     }
+    let object = &given;
     let matches = |preset: &Map<String, Value>| {
         KNOWN
             .iter()
@@ -123,7 +132,7 @@ fn fields(rules: &Rules) -> Value {
         "ko": ko,
         "scoring": if territory { "TERRITORY" } else { "AREA" },
         "suicide": rules.suicide != Suicide::Forbidden,
-        "taxRule": if territory { "SEKI" } else { "NONE" },
+        "tax": if territory { "SEKI" } else { "NONE" },
         "whiteHandicapBonus": bonus,
     })
 }
@@ -155,7 +164,17 @@ mod tests {
     #[test]
     fn objects_with_fields_no_preset_has_are_refused() {
         assert!(from_json(&json!({"scoring": "AREA", "hasButton": true})).is_err());
-        assert!(from_json(&json!({"ko": "SIMPLE", "taxRule": "ALL"})).is_err());
+        assert!(from_json(&json!({"ko": "SIMPLE", "tax": "ALL"})).is_err());
+        // KataGo's own spellings, as LizzieYzy sends them.
+        let lizzieyzy = json!({"friendlyPassOk": true, "hasButton": false, "ko": "POSITIONAL",
+            "scoring": "AREA", "suicide": false, "tax": "NONE", "whiteHandicapBonus": "N"});
+        assert_eq!(from_json(&lizzieyzy).unwrap().scoring, Scoring::Area);
+        assert_eq!(
+            from_json(&json!({"score": "TERRITORY", "taxRule": "SEKI"}))
+                .unwrap()
+                .scoring,
+            Scoring::Territory
+        );
         assert!(from_json(&json!({"colour": "blue"})).is_err());
         assert!(from_json(&json!(7)).is_err());
         assert_eq!(
