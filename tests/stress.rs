@@ -23,16 +23,24 @@ fn status_kib(pid: u32, field: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-#[test]
-fn twenty_thousand_commands_in_one_process() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
-        .args(["--size", "9", "--playouts", "20", "--max-nodes", "20000"])
-        .current_dir(std::env::temp_dir())
+/// kosumi with `args`, in `dir`, its input and output piped.
+fn spawn(args: &[&str], dir: &std::path::Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .args(args)
+        .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn twenty_thousand_commands_in_one_process() {
+    let mut child = spawn(
+        &["--size", "9", "--playouts", "20", "--max-nodes", "20000"],
+        &std::env::temp_dir(),
+    );
     let pid = child.id();
     let mut stdin = child.stdin.take().unwrap();
     let mut state = 0x2545_f491_4f6c_dd1du64;
@@ -100,14 +108,7 @@ fn a_record_of_a_hundred_thousand_passes_loads_and_plays_in_bounded_memory() {
     }
     record.push(')');
     std::fs::write(&path, record).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
-        .args(["--threads", "4", "--playouts", "50"])
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&["--threads", "4", "--playouts", "50"], &dir);
     let pid = child.id();
     let mut stdin = child.stdin.take().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());

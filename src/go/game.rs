@@ -654,22 +654,25 @@ mod tests {
         assert!((1..=4).contains(&total), "{total}");
     }
 
-    /// Sets up a ko on 5×5: Black captures at C3, White may not retake at B3.
+    /// A ko on 5×5: Black's last move captures at C3, and White may not
+    /// retake at B3.
+    const KO_MOVES: [(Color, &str); 9] = [
+        (Color::Black, "B4"),
+        (Color::White, "C4"),
+        (Color::Black, "A3"),
+        (Color::White, "D3"),
+        (Color::Black, "B2"),
+        (Color::White, "C2"),
+        (Color::Black, "E5"),
+        (Color::White, "B3"),
+        (Color::Black, "C3"),
+    ];
+
     fn ko_game(rules: &str) -> Game {
         let mut g = Game::new(5, Rules::preset(rules).unwrap(), 0.0);
-        for (c, v) in [
-            (Color::Black, "B4"),
-            (Color::White, "C4"),
-            (Color::Black, "A3"),
-            (Color::White, "D3"),
-            (Color::Black, "B2"),
-            (Color::White, "C2"),
-            (Color::Black, "E5"),
-            (Color::White, "B3"),
-        ] {
+        for (c, v) in KO_MOVES {
             play(&mut g, c, v).unwrap();
         }
-        play(&mut g, Color::Black, "C3").unwrap();
         g
     }
 
@@ -757,18 +760,7 @@ mod tests {
         };
         let mut seen = vec![shot(&g)];
         // A ko taken, then a pass, which lifts the ko.
-        for (c, v) in [
-            (Color::Black, "B4"),
-            (Color::White, "C4"),
-            (Color::Black, "A3"),
-            (Color::White, "D3"),
-            (Color::Black, "B2"),
-            (Color::White, "C2"),
-            (Color::Black, "E5"),
-            (Color::White, "B3"),
-            (Color::Black, "C3"),
-            (Color::White, "pass"),
-        ] {
+        for (c, v) in KO_MOVES.into_iter().chain([(Color::White, "pass")]) {
             play(&mut g, c, v).unwrap();
             seen.push(shot(&g));
         }
