@@ -12,7 +12,7 @@ mod determinized;
 mod view;
 
 use super::announcement::{Item, Line, Outcome};
-use super::options::Options;
+use super::options::{CaptureInfo, Options};
 use super::probe::Probe;
 use super::{Kind, seat_color};
 use crate::go::board::{Board, Color, Point};
@@ -306,8 +306,12 @@ impl Player {
                         stones_of(victim)
                     ));
                 }
-                if !points.is_empty() && points.len() != *n as usize {
-                    return Err(format!("{n} stones captured at {} points", points.len()));
+                // Where only the victim hears every point (OpenSpiel's
+                // convention), the other seats hear those their view showed.
+                let in_part = self.options.captures == CaptureInfo::Victim && victim != me;
+                let named = points.len();
+                if !in_part && named != 0 && named != *n as usize {
+                    return Err(format!("{n} stones captured at {named} points"));
                 }
             }
             Line::Item(Item::Atari(c, n)) if *n == 0 || i64::from(*n) > stones_of(*c) => {
@@ -460,6 +464,24 @@ mod tests {
     pub(super) fn line(s: &str) -> Line {
         let words: Vec<&str> = s.split(' ').collect();
         Line::parse(&words, 9).unwrap()
+    }
+
+    /// Under OpenSpiel's convention the capturer hears only the captured
+    /// points its view showed: fewer points than stones is believed there
+    /// (and refused under the source document's, which names them all;
+    /// more points than stones the announcement reader refuses already).
+    #[test]
+    fn a_capturer_believes_the_points_its_view_showed_under_openspiel() {
+        for (preset, believed) in [("openspiel", true), ("seed", false)] {
+            let mut view = Game::new(9, Rules::default(), 7.5);
+            let mut p = Player::new(1, Kind::Go, Options::preset(preset).unwrap(), &view);
+            for _ in 0..3 {
+                p.hear(&mut view, 1, &line("accepted")).ok();
+                p.hear(&mut view, 2, &line("accepted")).unwrap();
+            }
+            let heard = p.hear(&mut view, 1, &line("captures black 3 D7 C8"));
+            assert_eq!(heard.is_ok(), believed, "{preset}: {heard:?}");
+        }
     }
 
     #[test]
