@@ -72,14 +72,23 @@ struct Turn {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Opening {
     /// Only Black has moved (or nobody yet).
-    Black(u32),
+    Black(Run),
     /// White has just passed after Black's moves.
-    AfterWhitePass(u32),
+    AfterWhitePass(Run),
     /// White has just made its first move.
-    AfterWhiteMove(u32),
+    AfterWhiteMove(Run),
     /// The run is over (two White moves in a row: a problem being set up,
     /// no handicap).
-    Over(u32),
+    Over(Run),
+}
+
+/// What an opening run holds: Black's stones, and White's passes that a
+/// Black stone followed (each hands Black a pass stone, which a
+/// Japanese-style count weighs against the handicap's extra moves).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Run {
+    stones: u32,
+    white_passes: u32,
 }
 
 impl Opening {
@@ -87,24 +96,29 @@ impl Opening {
         let stone = u32::from(mv.is_some());
         match (self, c) {
             (Opening::Over(_), _) => self,
-            (Opening::Black(n) | Opening::AfterWhitePass(n), Color::Black) => {
-                Opening::Black(n + stone)
-            }
-            (Opening::AfterWhiteMove(n), Color::Black) => Opening::Over(n),
-            (Opening::Black(n), Color::White) if mv.is_none() => Opening::AfterWhitePass(n),
-            (Opening::Black(n), Color::White) => Opening::AfterWhiteMove(n),
+            (Opening::Black(r), Color::Black) => Opening::Black(Run {
+                stones: r.stones + stone,
+                ..r
+            }),
+            (Opening::AfterWhitePass(r), Color::Black) => Opening::Black(Run {
+                stones: r.stones + stone,
+                white_passes: r.white_passes + stone,
+            }),
+            (Opening::AfterWhiteMove(r), Color::Black) => Opening::Over(r),
+            (Opening::Black(r), Color::White) if mv.is_none() => Opening::AfterWhitePass(r),
+            (Opening::Black(r), Color::White) => Opening::AfterWhiteMove(r),
             (Opening::AfterWhitePass(_) | Opening::AfterWhiteMove(_), Color::White) => {
-                Opening::Over(0)
+                Opening::Over(Run::default())
             }
         }
     }
 
-    fn stones(self) -> u32 {
+    fn run(self) -> Run {
         match self {
-            Opening::Black(n)
-            | Opening::AfterWhitePass(n)
-            | Opening::AfterWhiteMove(n)
-            | Opening::Over(n) => n,
+            Opening::Black(r)
+            | Opening::AfterWhitePass(r)
+            | Opening::AfterWhiteMove(r)
+            | Opening::Over(r) => r,
         }
     }
 }
@@ -190,7 +204,7 @@ impl Game {
                     passes: [0; 2],
                     consecutive_passes: 0,
                     handicap: 0,
-                    opening: Opening::Black(0),
+                    opening: Opening::Black(Run::default()),
                     actions: 0,
                     pending: [None; 2],
                 },
@@ -297,8 +311,14 @@ impl Game {
     /// as a handicap and the Black moves that open the game (see
     /// [`Opening`]); one stone alone is no handicap.
     pub fn handicap(&self) -> u32 {
-        let stones = self.now.turn.handicap + self.now.turn.opening.stones();
+        let stones = self.now.turn.handicap + self.now.turn.opening.run().stones;
         if stones >= 2 { stones } else { 0 }
+    }
+
+    /// White's passes among the opening Black stones that a Black stone
+    /// followed (see [`Opening`]).
+    pub fn opening_white_passes(&self) -> u32 {
+        self.now.turn.opening.run().white_passes
     }
 
     /// The stones set up as a handicap (`fixed_handicap`, `AB` in a
@@ -334,14 +354,16 @@ impl Game {
     }
 
     /// The board as it stood `back` actions ago (1: before the last move
-    /// or setup), if the game goes back that far.
+    /// or setup), if the game goes back that far: always for 1 and 2 (what
+    /// the network's inputs read), further back only where it was kept.
     pub fn earlier_board(&self, back: usize) -> Option<&Board> {
         let n = self.earlier.len();
         if back < 1 || back > n {
             return None;
         }
         let kept = self.earlier[n - back].board.as_deref();
-        debug_assert!(kept.is_some() || back > RECENT_BOARDS.min(2));
+        // Undo keeps the two boards the network's inputs read.
+        debug_assert!(kept.is_some() || back > 2);
         kept
     }
 
@@ -553,8 +575,10 @@ impl Game {
         // Stones set up among the moves, or White's, end the opening run
         // (KataGo: a set-up position with White stones is no handicap game).
         let opening = self.now.turn.opening;
-        if opening != Opening::Black(0) || stones.iter().any(|&(c, _)| c == Color::White) {
-            self.now.turn.opening = Opening::Over(opening.stones());
+        if opening != Opening::Black(Run::default())
+            || stones.iter().any(|&(c, _)| c == Color::White)
+        {
+            self.now.turn.opening = Opening::Over(opening.run());
         }
         if handicap {
             self.now.turn.handicap += stones.len() as u32;

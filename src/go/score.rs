@@ -357,7 +357,7 @@ pub fn score(game: &Game, status: &[Status]) -> Score {
     let handicap_moves = game
         .handicap()
         .saturating_sub(1)
-        .saturating_sub(opening_white_passes(game)) as f64;
+        .saturating_sub(game.opening_white_passes()) as f64;
     let japanese_style_margin = rules
         .pass_stones
         .then(|| japanese(true) + handicap_moves - game.komi - handicap_bonus);
@@ -369,26 +369,6 @@ pub fn score(game: &Game, status: &[Status]) -> Score {
         margin,
         japanese_style_margin,
     }
-}
-
-/// White's passes among the Black stones that open a game, where those
-/// are a handicap (see `Game::handicap`): a pass counts when a Black stone
-/// follows it; two White moves in a row end the run with no handicap.
-fn opening_white_passes(game: &Game) -> u32 {
-    let mut moves = game.moves().peekable();
-    let (mut passes, mut pending) = (0, false);
-    while let Some((c, mv)) = moves.next() {
-        let next_is_white = matches!(moves.peek(), Some((Color::White, _)));
-        match (c, mv) {
-            (Color::Black, mv) => {
-                passes += u32::from(std::mem::take(&mut pending) && mv.is_some());
-            }
-            (Color::White, None) if !pending && !next_is_white => pending = true,
-            (Color::White, _) if pending || next_is_white => return 0,
-            (Color::White, _) => break,
-        }
-    }
-    passes
 }
 
 /// White's komi in an area count, from `pla`'s side (KataGo's `selfKomi`,

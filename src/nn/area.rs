@@ -11,14 +11,6 @@ use crate::go::board::{Board, Cell, Color, MAX_POINTS, Point};
 /// The owner of each point, indexed by `Point` (`None`: nobody's).
 pub type Area = [Option<Color>; MAX_POINTS];
 
-/// KataGo's `calculateArea` with non-pass-alive stones, safe and unsafe big
-/// territories all counted. `multi_stone_suicide` is whether the rules let
-/// a chain fill its own last liberty (then regions are judged point by
-/// point, occupied or not).
-pub fn area(board: &Board, multi_stone_suicide: bool) -> Area {
-    AreaReader::default().area(board, multi_stone_suicide)
-}
-
 /// One maximal region of points empty or held by the opponent; its points
 /// and vital chains are ranges of the reader's shared lists.
 struct Region {
@@ -30,8 +22,9 @@ struct Region {
     contains_opp: bool,
 }
 
-/// Reads areas with buffers kept between calls (the network's inputs read
-/// one a position, and allocate nothing once warm).
+/// KataGo's `calculateArea` with non-pass-alive stones, safe and unsafe big
+/// territories all counted, read with buffers kept between calls (the
+/// network's inputs read one a position, and allocate nothing once warm).
 #[derive(Default)]
 pub struct AreaReader {
     regions: Vec<Region>,
@@ -52,7 +45,9 @@ fn touches_chain(board: &Board, p: Point, pla: Color, head: Point) -> bool {
 }
 
 impl AreaReader {
-    /// [`area`], on this reader's buffers.
+    /// The owner of each point. `multi_stone_suicide` is whether the rules
+    /// let a chain fill its own last liberty (then regions are judged point
+    /// by point, occupied or not).
     pub fn area(&mut self, board: &Board, multi_stone_suicide: bool) -> Area {
         let mut result: Area = [None; MAX_POINTS];
         for c in [Color::Black, Color::White] {
@@ -239,7 +234,7 @@ mod tests {
              . . . . . . .
              . . . . . . .",
         );
-        let a = area(&b, false);
+        let a = AreaReader::default().area(&b, false);
         let at = |v: &str| a[parse_vertex(v, 7).unwrap().unwrap() as usize];
         // Black's corner group has two eyes, A7 and C7: pass-alive.
         assert_eq!(at("A7"), Some(Color::Black));

@@ -180,11 +180,10 @@ fn analyze_commands(e: &Engine) -> String {
     ANALYZE_COMMANDS
         .trim()
         .lines()
-        .flat_map(|line| match line.strip_prefix("DICE ") {
-            _ if line == "RULES PRESETS" => presets.iter().map(String::as_str).collect(),
-            Some(entry) if dice => vec![entry],
-            Some(_) => vec![],
-            None => vec![line],
+        .flat_map(|line| match (line, line.strip_prefix("DICE ")) {
+            ("RULES PRESETS", _) => presets.iter().map(String::as_str).collect(),
+            (_, Some(entry)) => dice.then_some(entry).into_iter().collect(),
+            (entry, None) => vec![entry],
         })
         .filter(permitted)
         .collect::<Vec<_>>()

@@ -243,32 +243,40 @@ pub fn search_watched(
     outcome
 }
 
-/// Each point's expected owner (+1 Black, indexed by point) by a search of
-/// `visits` visits from `game`'s position as one play goes on from (its
-/// history kept, the passes that ended it no longer ending it), the
-/// network's ownership averaged over the visits: KataGo's judge of dead
-/// stones at the end of a game.
+/// A search of `visits` visits on a tree of its own from `game`'s position
+/// as one play goes on from (its history kept, the passes that ended it no
+/// longer ending it): how KataGo judges the end or the score of a game.
+fn judging_search(
+    game: &Game,
+    net: &Evaluator,
+    visits: u64,
+    seed: u64,
+    watch: Option<Watch>,
+) -> Outcome {
+    let budget = Budget {
+        playouts: Some(visits),
+        time: None,
+    };
+    search_watched(
+        &game.continued(),
+        net,
+        Params::new(budget, seed),
+        &AtomicBool::new(false),
+        &mut NetTree::default(),
+        watch,
+    )
+}
+
+/// Each point's expected owner (+1 Black, indexed by point) by a judging
+/// search (see [`judging_search`]), the network's ownership averaged over
+/// the visits: KataGo's judge of dead stones at the end of a game.
 pub fn ownership(game: &Game, net: &Evaluator, visits: u64, seed: u64) -> Vec<f64> {
-    let game = game.continued();
     let mut ignore = |_: &Report| {};
     let watch = Watch {
         ownership: true,
         ..Watch::quiet(None, &mut ignore)
     };
-    let budget = Budget {
-        playouts: Some(visits),
-        time: None,
-    };
-    let params = Params::new(budget, seed);
-    let stop = AtomicBool::new(false);
-    let out = search_watched(
-        &game,
-        net,
-        params,
-        &stop,
-        &mut NetTree::default(),
-        Some(watch),
-    );
+    let out = judging_search(game, net, visits, seed, Some(watch));
     let report = out.report.expect("a watched search reports at its end");
     report
         .ownership
@@ -276,18 +284,11 @@ pub fn ownership(game: &Game, net: &Evaluator, visits: u64, seed: u64) -> Vec<f6
         .expect("the watch counts ownership")
 }
 
-/// White's expected lead in points by a search of `visits` visits from
-/// `game`'s position as one play goes on from: KataGo's `computeLead`, its
-/// `final_score` of a game not yet over.
+/// White's expected lead in points by a judging search (see
+/// [`judging_search`]): KataGo's `computeLead`, its `final_score` of a game
+/// not yet over.
 pub fn white_lead(game: &Game, net: &Evaluator, visits: u64, seed: u64) -> f64 {
-    let game = game.continued();
-    let budget = Budget {
-        playouts: Some(visits),
-        time: None,
-    };
-    let stop = AtomicBool::new(false);
-    let out = search(&game, net, budget, seed, &stop, &mut NetTree::default());
-    game.to_move().from_white() * out.lead
+    game.to_move().from_white() * judging_search(game, net, visits, seed, None).lead
 }
 
 #[cfg(test)]
