@@ -1,7 +1,8 @@
 # KataGo's search parameters: the move's budget (maxVisits, maxPlayouts,
-# maxTime; none = no fixed limit) and the search threads.
+# maxTime; none = no fixed limit), the search threads, and the network
+# search's refinements (each on by default, as in KataGo's GTP engine).
 10 kata-list-params
-#? [maxVisits maxPlayouts maxTime numSearchThreads]
+#? [maxVisits maxPlayouts maxTime numSearchThreads useLcbForSelection cpuctUtilityStdevScale fpuParentWeightByVisitedPolicy subtreeValueBiasFactor wideRootNoise]
 20 kata-get-param maxVisits
 #? [none]
 30 kata-set-param maxVisits 40
@@ -11,7 +12,7 @@
 50 kata-set-params {"maxTime": 0.5, "numSearchThreads": 1}
 #? []
 60 kata-get-params
-#? [\{"maxPlayouts":40,"maxTime":0.5,"maxVisits":40,"numSearchThreads":1\}]
+#? [\{"cpuctUtilityStdevScale":0.85,"fpuParentWeightByVisitedPolicy":true,"maxPlayouts":40,"maxTime":0.5,"maxVisits":40,"numSearchThreads":1,"subtreeValueBiasFactor":0.45,"useLcbForSelection":true,"wideRootNoise":0\}]
 # A bad value in kata-set-params sets none of them.
 kata-set-params {"maxVisits": 7, "maxTime": -1}
 70 kata-get-param maxVisits
@@ -21,4 +22,15 @@ kata-set-params {"maxVisits": 7, "maxTime": -1}
 90 kata-get-param maxTime
 #? [none]
 100 genmove b
+#? [[A-HJ-T][0-9]+]
+# A refinement turned off is played without, and reads back so.
+110 kata-set-param useLcbForSelection false
+#? []
+120 kata-get-param useLcbForSelection
+#? [false]
+130 kata-set-params {"subtreeValueBiasFactor": 0, "cpuctUtilityStdevScale": 0.5}
+#? []
+140 kata-get-param subtreeValueBiasFactor
+#? [0]
+150 genmove w
 #? [[A-HJ-T][0-9]+]

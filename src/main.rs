@@ -9,7 +9,7 @@ use kosumi::go::rules::Rules;
 use kosumi::phantom::Kind;
 use kosumi::phantom::options::Options;
 use kosumi::phantom::player::Mode;
-use kosumi::search::{ChooserPolicy, MonteCarlo, Planning, Policy, SearchConfig};
+use kosumi::search::{ChooserPolicy, MonteCarlo, Planning, Policy, Puct, SearchConfig};
 use std::path::PathBuf;
 
 /// kosumi, a Go engine speaking GTP (Go Text Protocol) on stdin and stdout.
@@ -96,6 +96,13 @@ struct Cli {
     /// net, or --model): on or off.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     nn: Switch,
+    /// One of KataGo's refinements of the network's search, by KataGo's
+    /// name, as NAME=VALUE (repeatable; each on by default as in KataGo):
+    /// useLcbForSelection (true/false), cpuctUtilityStdevScale (0 to 1),
+    /// fpuParentWeightByVisitedPolicy (true/false), subtreeValueBiasFactor
+    /// (0 to 1), wideRootNoise (0 to 5).
+    #[arg(long, value_name = "NAME=VALUE")]
+    search_param: Vec<String>,
     /// How genmove chooses: net (PUCT with the network, in plain Go), mc
     /// (Monte Carlo tree search with playouts), or auto (net when a network
     /// is loaded).
@@ -467,8 +474,19 @@ fn search_config(cli: &Cli) -> SearchConfig {
             resign: cli.resign,
             ..ChooserPolicy::default()
         },
-        ..SearchConfig::default()
+        puct: puct_settings(cli),
     }
+}
+
+/// The network search's refinements `--search-param` sets; exits naming a
+/// bad one.
+fn puct_settings(cli: &Cli) -> Puct {
+    let mut puct = Puct::default();
+    for assignment in &cli.search_param {
+        puct.set(assignment)
+            .unwrap_or_else(|e| refuse(format!("--search-param: {e}")));
+    }
+    puct
 }
 
 /// The network `--nn` and `--model` ask for; exits on a file that does

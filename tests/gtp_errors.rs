@@ -495,6 +495,18 @@ fn kata_params_refuse_bad_names_and_values_and_change_nothing() {
             "syntax error: numSearchThreads",
         ),
         (
+            "kata-set-param useLcbForSelection maybe",
+            "syntax error: useLcbForSelection: 'maybe' is not true or false",
+        ),
+        (
+            "kata-set-param subtreeValueBiasFactor 2",
+            "syntax error: subtreeValueBiasFactor: '2' is not a number from 0 to 1",
+        ),
+        (
+            "kata-set-params {\"useLcbForSelection\": false, \"maxVisits\": 0}",
+            "syntax error: visits must be",
+        ),
+        (
             "kata-set-params [1]",
             "syntax error: expected a JSON object",
         ),

@@ -5,10 +5,12 @@
 //! KataGo's (`key = value` lines, `#` comments; later lines and then the
 //! overrides win); the keys that mean something to kosumi (`KEYS`) become
 //! kosumi's own options, and the others are named once on stderr as
-//! ignored. The result is kosumi's argument list, which the usual command
+//! ignored; the search's refinements (`useLcbForSelection`, …) pass as
+//! `--search-param NAME=VALUE`. The result is kosumi's argument list, which the usual command
 //! line reader then checks.
 
 use super::katago_rules;
+use crate::search::PUCT_SETTINGS;
 use std::ffi::OsString;
 
 /// Which of KataGo's programs the command line asks for.
@@ -230,6 +232,12 @@ pub fn translate(
         engine.push(m);
     }
     for (key, value) in &last {
+        // The search's refinements keep KataGo's names on kosumi's side.
+        if PUCT_SETTINGS.iter().any(|s| s.name == key) {
+            engine.push("--search-param".into());
+            engine.push(format!("{key}={value}").into());
+            continue;
+        }
         let targets: Vec<&Key> = KEYS
             .iter()
             .filter(|k| k.name == key)
@@ -347,6 +355,28 @@ mod tests {
                 "50",
                 "--rules",
                 "japanese"
+            ])
+        );
+        assert!(t.ignored.is_empty());
+    }
+
+    #[test]
+    fn the_search_refinements_keep_katagos_names() {
+        let args = os(&[
+            "kosumi",
+            "gtp",
+            "-override-config",
+            "useLcbForSelection=false,subtreeValueBiasFactor=0.2",
+        ]);
+        let t = translate(&args, Program::Gtp, |_| Ok(String::new())).unwrap();
+        assert_eq!(
+            t.args,
+            os(&[
+                "kosumi",
+                "--search-param",
+                "useLcbForSelection=false",
+                "--search-param",
+                "subtreeValueBiasFactor=0.2",
             ])
         );
         assert!(t.ignored.is_empty());

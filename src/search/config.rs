@@ -37,12 +37,125 @@ pub struct MonteCarlo {
     pub planning: Planning,
 }
 
-/// What the network's PUCT search alone reads.
+/// What the network's PUCT search alone reads: KataGo's refinements of
+/// plain PUCT, each on by default as in KataGo's GTP engine, each with
+/// KataGo's name in [`PUCT_SETTINGS`] so that it can be turned off to
+/// measure what it brings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Puct {
     /// KataGo's `wideRootNoise`: how much wider than its values say the
     /// root is searched (0 in play; KataGo's analysis engine: 0.04).
     pub wide_root_noise: f64,
+    /// `useLcbForSelection`: the move played is the one whose value's
+    /// lower confidence bound is best among those with enough visits, not
+    /// only the most visited.
+    pub lcb: bool,
+    /// `cpuctUtilityStdevScale`: exploration grows with the spread of the
+    /// utilities seen below a node (0: a fixed exploration constant).
+    pub utility_stdev_scale: f64,
+    /// `fpuParentWeightByVisitedPolicy`: an unvisited child starts from
+    /// the parent's network value where little of the policy has been
+    /// visited, and from the parent's mean as more has.
+    pub fpu_by_visited_policy: bool,
+    /// `subtreeValueBiasFactor`: how much of the drift of subtrees after
+    /// the same local move corrects a node's network value (0: none).
+    pub subtree_bias: f64,
+}
+
+/// A setting of [`Puct`] by KataGo's name, read from text.
+pub struct PuctSetting {
+    pub name: &'static str,
+    /// Its value as KataGo writes it (`true`, `0.85`).
+    pub get: fn(&Puct) -> String,
+    pub set: fn(&mut Puct, &str) -> Result<(), String>,
+}
+
+fn boolean(v: &str) -> Result<bool, String> {
+    match v {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        _ => Err(format!("'{v}' is not true or false")),
+    }
+}
+
+fn unit(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("'{v}' is not a number from 0 to 1")),
+    }
+}
+
+/// The refinements of [`Puct`] a user may set, by KataGo's names.
+pub const PUCT_SETTINGS: &[PuctSetting] = &[
+    PuctSetting {
+        name: "useLcbForSelection",
+        get: |p| p.lcb.to_string(),
+        set: |p, v| {
+            p.lcb = boolean(v)?;
+            Ok(())
+        },
+    },
+    PuctSetting {
+        name: "cpuctUtilityStdevScale",
+        get: |p| p.utility_stdev_scale.to_string(),
+        set: |p, v| {
+            p.utility_stdev_scale = unit(v)?;
+            Ok(())
+        },
+    },
+    PuctSetting {
+        name: "fpuParentWeightByVisitedPolicy",
+        get: |p| p.fpu_by_visited_policy.to_string(),
+        set: |p, v| {
+            p.fpu_by_visited_policy = boolean(v)?;
+            Ok(())
+        },
+    },
+    PuctSetting {
+        name: "subtreeValueBiasFactor",
+        get: |p| p.subtree_bias.to_string(),
+        set: |p, v| {
+            p.subtree_bias = unit(v)?;
+            Ok(())
+        },
+    },
+    PuctSetting {
+        name: "wideRootNoise",
+        get: |p| p.wide_root_noise.to_string(),
+        set: |p, v| match v.parse::<f64>() {
+            Ok(x) if (0.0..=5.0).contains(&x) => {
+                p.wide_root_noise = x;
+                Ok(())
+            }
+            _ => Err(format!("'{v}' is not a number from 0 to 5")),
+        },
+    },
+];
+
+impl Puct {
+    /// The setting KataGo calls `name`, if kosumi has it.
+    pub fn setting(name: &str) -> Option<&'static PuctSetting> {
+        PUCT_SETTINGS.iter().find(|s| s.name == name)
+    }
+
+    /// Sets `NAME=VALUE` (KataGo's name, as in [`PUCT_SETTINGS`]).
+    pub fn set(&mut self, assignment: &str) -> Result<(), String> {
+        let (name, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| format!("'{assignment}' is not NAME=VALUE"))?;
+        let setting = Puct::setting(name.trim()).ok_or_else(|| {
+            format!(
+                "unknown search setting '{}' (known: {})",
+                name.trim(),
+                PUCT_SETTINGS
+                    .iter()
+                    .map(|s| s.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+        (setting.set)(self, value.trim()).map_err(|e| format!("{}: {e}", setting.name))
+    }
 }
 
 /// The policy around the search: when to resign, and how hard to look at
@@ -85,6 +198,10 @@ impl Default for Puct {
     fn default() -> Puct {
         Puct {
             wide_root_noise: 0.0,
+            lcb: true,
+            utility_stdev_scale: 0.85,
+            fpu_by_visited_policy: true,
+            subtree_bias: 0.45,
         }
     }
 }
@@ -105,5 +222,31 @@ impl SearchConfig {
             playouts: self.playouts,
             time: self.time.map(Duration::from_secs_f64),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_are_set_by_katago_names_and_bad_ones_refused() {
+        let mut p = Puct::default();
+        p.set("useLcbForSelection=false").unwrap();
+        p.set("cpuctUtilityStdevScale = 0").unwrap();
+        p.set("fpuParentWeightByVisitedPolicy=0").unwrap();
+        assert!(!p.lcb && p.utility_stdev_scale == 0.0 && !p.fpu_by_visited_policy);
+        let before = p;
+        for bad in [
+            "lcb=true",
+            "useLcbForSelection=maybe",
+            "cpuctUtilityStdevScale=2",
+            "x",
+        ] {
+            assert!(p.set(bad).is_err(), "{bad}");
+        }
+        assert_eq!(p, before);
+        let e = p.set("nope=1").unwrap_err();
+        assert!(e.contains("unknown search setting 'nope'"), "{e}");
     }
 }

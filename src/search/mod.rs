@@ -48,7 +48,7 @@ mod tree;
 mod uct;
 
 pub use budget::{Budget, Decision, Planning, Settings};
-pub use config::{ChooserPolicy, MonteCarlo, Puct, SearchConfig};
+pub use config::{ChooserPolicy, MonteCarlo, PUCT_SETTINGS, Puct, PuctSetting, SearchConfig};
 pub use ownership::ownership;
 pub use playout::{Policy, Rolls, playout, playout_area};
 pub use report::{Candidate, Report};

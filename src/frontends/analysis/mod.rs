@@ -354,6 +354,7 @@ fn search(job: &Job, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
     let config = SearchConfig {
         puct: Puct {
             wide_root_noise: asked.wide_root_noise,
+            ..settings.search.puct
         },
         ..settings.search
     };

@@ -18,6 +18,7 @@ use crate::go::rules::Rules;
 use crate::go::score::Status;
 use crate::go::sgf;
 use crate::go::vertex::{color_name, color_title};
+use crate::search::{PUCT_SETTINGS, Puct, PuctSetting};
 
 /// One GTP command: its name, what it touches (the engine's role permits
 /// it or not) and its handler.
@@ -120,7 +121,7 @@ pub static COMMANDS: &[Command] = table! {
     "kosumi-gfx_ownership" Counts text |e, a| { arity(a, 0)?; Ok(ownership_gfx(e)) },
     // the network, as KataGo answers it
     "kata-raw-nn" Searches text network::kata_raw_nn,
-    "kata-list-params" Nothing text |_, a| { arity(a, 0)?; Ok(PARAMS.iter().map(|p| p.name).collect::<Vec<_>>().join(" ")) },
+    "kata-list-params" Nothing text |_, a| { arity(a, 0)?; Ok(param_names().join(" ")) },
     "kata-get-param" Nothing text kata_get_param,
     "kata-set-param" Nothing text kata_set_param,
     "kata-get-params" Nothing text |e, a| { arity(a, 0)?; Ok(params_json(e).to_string()) },
@@ -555,13 +556,69 @@ fn set_visits(c: &mut Config, v: Option<f64>) -> Result<(), String> {
     }
 }
 
-fn param(name: &str) -> Result<&'static Param, GtpError> {
-    PARAMS.iter().find(|p| p.name == name).ok_or_else(|| {
+/// A parameter by KataGo's name: a budget or thread count (`PARAMS`), or
+/// one of the network search's refinements (`PUCT_SETTINGS`).
+enum Named {
+    Budget(&'static Param),
+    Search(&'static PuctSetting),
+}
+
+/// Every parameter's name, the budget's first.
+fn param_names() -> Vec<&'static str> {
+    PARAMS
+        .iter()
+        .map(|p| p.name)
+        .chain(PUCT_SETTINGS.iter().map(|s| s.name))
+        .collect()
+}
+
+fn param(name: &str) -> Result<Named, GtpError> {
+    if let Some(p) = PARAMS.iter().find(|p| p.name == name) {
+        return Ok(Named::Budget(p));
+    }
+    Puct::setting(name).map(Named::Search).ok_or_else(|| {
         GtpError::syntax(format!(
             "unknown parameter '{name}' (kosumi has: {})",
-            PARAMS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+            param_names().join(", ")
         ))
     })
+}
+
+impl Named {
+    fn text(&self, config: &Config) -> String {
+        match self {
+            Named::Budget(p) => param_text((p.get)(config)),
+            Named::Search(s) => (s.get)(&config.search.puct),
+        }
+    }
+
+    fn json(&self, config: &Config) -> serde_json::Value {
+        match self {
+            Named::Budget(p) => match (p.get)(config) {
+                None => serde_json::Value::Null,
+                Some(v) if v.fract() == 0.0 => serde_json::json!(v as i64),
+                Some(v) => serde_json::json!(v),
+            },
+            Named::Search(s) => serde_json::from_str(&(s.get)(&config.search.puct))
+                .unwrap_or(serde_json::Value::Null),
+        }
+    }
+
+    /// Sets it from text: a number or `none` for a budget, KataGo's text
+    /// for a refinement.
+    fn set(&self, config: &mut Config, value: &str) -> Result<(), GtpError> {
+        match self {
+            Named::Budget(p) => {
+                let value = match value {
+                    "none" | "null" => None,
+                    v => Some(parse_float(v).map_err(GtpError::syntax)?),
+                };
+                (p.set)(config, value).map_err(GtpError::syntax)
+            }
+            Named::Search(s) => (s.set)(&mut config.search.puct, value)
+                .map_err(|e| GtpError::syntax(format!("{}: {e}", s.name))),
+        }
+    }
 }
 
 /// A parameter's value as text: its number, or `none` (no fixed limit).
@@ -573,32 +630,25 @@ fn kata_get_param(e: &mut Engine, a: &[&str]) -> Reply {
     let [name] = a else {
         return Err(GtpError::syntax("expected one parameter name"));
     };
-    Ok(param_text((param(name)?.get)(&e.config)))
+    Ok(param(name)?.text(&e.config))
 }
 
-/// `kata-set-param NAME VALUE`: a number, or `none` to lift the limit.
+/// `kata-set-param NAME VALUE`: a number, or `none` to lift the limit; a
+/// refinement's `true`, `false` or number.
 fn kata_set_param(e: &mut Engine, a: &[&str]) -> Reply {
     let [name, value] = a else {
         return Err(GtpError::syntax("expected a parameter name and a value"));
     };
-    let p = param(name)?;
-    let value = match *value {
-        "none" => None,
-        v => Some(parse_float(v).map_err(GtpError::syntax)?),
-    };
-    (p.set)(&mut e.config, value).map_err(GtpError::syntax)?;
+    param(name)?.set(&mut e.config, value)?;
     Ok(String::new())
 }
 
 fn params_json(e: &Engine) -> serde_json::Value {
-    let entries = PARAMS.iter().map(|p| {
-        let v = match (p.get)(&e.config) {
-            None => serde_json::Value::Null,
-            Some(v) if v.fract() == 0.0 => serde_json::json!(v as i64),
-            Some(v) => serde_json::json!(v),
-        };
-        (p.name.to_string(), v)
-    });
+    let entries = PARAMS
+        .iter()
+        .map(|p| (p.name, Named::Budget(p)))
+        .chain(PUCT_SETTINGS.iter().map(|s| (s.name, Named::Search(s))))
+        .map(|(name, p)| (name.to_string(), p.json(&e.config)));
     serde_json::Value::Object(entries.collect())
 }
 
@@ -612,15 +662,17 @@ fn kata_set_params(e: &mut Engine, a: &[&str]) -> Reply {
     };
     let mut trial = e.config.clone();
     for (name, value) in &entries {
-        let p = param(name)?;
         let value = match value {
-            serde_json::Value::Null => None,
-            v => Some(
-                v.as_f64()
-                    .ok_or_else(|| GtpError::syntax(format!("{name}: a number or null")))?,
-            ),
+            serde_json::Value::Number(_) | serde_json::Value::Bool(_) | serde_json::Value::Null => {
+                value.to_string()
+            }
+            _ => {
+                return Err(GtpError::syntax(format!(
+                    "{name}: a number or null, or true or false"
+                )));
+            }
         };
-        (p.set)(&mut trial, value).map_err(GtpError::syntax)?;
+        param(name)?.set(&mut trial, &value)?;
     }
     e.config = trial;
     Ok(String::new())

@@ -1,15 +1,17 @@
 //! The search with the network: PUCT as KataGo and Leela Zero run it. Each
-//! visit descends from the root by `Q + c·P·√N / (1 + n)` (P the policy's
+//! visit descends from the root by `Q + c·P·√W / (1 + n)` (P the policy's
 //! prior, Q the mean utility of the child, unvisited children at their
-//! parent's value less a first-play reduction), evaluates the leaf with the
-//! network (no playout), adds the leaf's legal moves with their priors, and
+//! parent's value less a first-play reduction, c scaled by the spread of
+//! the utilities; see `explore`), evaluates the leaf with the network (no
+//! playout), adds the leaf's legal moves with their priors, and
 //! backs the leaf's utility up. Utility is the win/loss value plus KataGo's
 //! two shares of the expected score: a static one (the score against 0) and
 //! a dynamic one (against the score the root expected when the search
 //! began), so that a won game is still played tidily and a lost one (a
 //! handicap game) is played for points rather than wildly. A game ended by
 //! two passes is counted by the network's ownership. The move is the most
-//! visited child of the root. In handicap games the network reads a playout
+//! visited child of the root, or one surely better by its confidence bound
+//! (`choice`). In handicap games the network reads a playout
 //! doubling advantage (`advantage`).
 //!
 //! Threads share one tree under one lock: each descends with a virtual
@@ -19,10 +21,14 @@
 //! the network's history planes).
 //!
 //! The parts: `tree` (the arena of nodes, expansion, the tree kept between
-//! moves), `visit` (one visit: descent, evaluation, back-up, and what the
-//! threads share), `utility` (what a visit is worth), `report` (what
-//! analysis shows); this file starts the threads and decides.
+//! moves), `bias` (the subtree value bias correction), `explore` (how the descent weighs children), `visit` (one
+//! visit: descent, evaluation, back-up, and what the threads share),
+//! `utility` (what a visit is worth), `choice` (the move played), `report`
+//! (what analysis shows); this file starts the threads and decides.
 
+mod bias;
+mod choice;
+mod explore;
 mod report;
 mod tree;
 mod utility;
@@ -31,7 +37,7 @@ mod visit;
 pub use tree::NetTree;
 
 use super::budget::{Budget, Decision};
-use super::config::SearchConfig;
+use super::config::{Puct, SearchConfig};
 use super::report::Report;
 use super::threads::Watch;
 use crate::core::random::nth_seed;
@@ -46,7 +52,7 @@ use std::time::Instant;
 use utility::ScoreUtility;
 use visit::{Job, Shared, Walker};
 
-/// The most nodes a tree holds where nothing else says (80 bytes each:
+/// The most nodes a tree holds where nothing else says (96 bytes each:
 /// about 320 MB).
 const DEFAULT_MAX_NODES: usize = 4_000_000;
 
@@ -60,10 +66,9 @@ pub struct Params {
     /// The playout doublings White is assumed to have over Black (see
     /// `advantage`; 0 in even games and in analysis).
     pub white_advantage: f64,
-    /// KataGo's `wideRootNoise`: how much wider than its values say the
-    /// root is searched (0 in play; KataGo's analysis engine: 0.04).
-    pub wide_root_noise: f64,
-    /// The most nodes the tree holds (80 bytes each); the search stops
+    /// KataGo's refinements of PUCT, and its root noise.
+    pub puct: Puct,
+    /// The most nodes the tree holds (96 bytes each); the search stops
     /// there.
     pub max_nodes: usize,
 }
@@ -76,7 +81,7 @@ impl Params {
             seed,
             threads: 1,
             white_advantage: 0.0,
-            wide_root_noise: 0.0,
+            puct: Puct::default(),
             max_nodes: DEFAULT_MAX_NODES,
         }
     }
@@ -86,7 +91,7 @@ impl Params {
     pub fn of(config: &SearchConfig, budget: Budget, seed: u64) -> Params {
         Params {
             threads: config.threads.max(1),
-            wide_root_noise: config.puct.wide_root_noise,
+            puct: config.puct,
             max_nodes: config.max_nodes,
             ..Params::new(budget, seed)
         }
@@ -145,16 +150,17 @@ pub fn search_watched(
         seed,
         threads,
         white_advantage,
-        wide_root_noise,
+        puct,
         max_nodes,
     } = params;
     let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
     let mut fresh = NetTree::default();
     let tree = if restrict.is_some() { &mut fresh } else { tree };
-    let nodes = tree.take_for(game, white_advantage);
+    let (nodes, bias) = tree.take_for(game, white_advantage);
     let score = ScoreUtility::centred(game, net, &nodes[0], white_advantage as f32);
     let shared = Mutex::new(Shared {
         nodes,
+        bias,
         owned: Ownership::default(),
         owned_by_move: Vec::new(),
         started: 0,
@@ -164,7 +170,7 @@ pub fn search_watched(
         net,
         budget,
         white_advantage: white_advantage as f32,
-        wide_root_noise,
+        puct,
         score,
         start,
         threads: threads.max(1),
@@ -212,15 +218,24 @@ pub fn search_watched(
         }
         at_end
     });
-    let nodes = s.nodes;
+    let (nodes, bias) = (s.nodes, s.bias);
     let root = &nodes[0];
-    // The most visited move the watch permits (with a budget of a visit
+    // The move of most weight the watch permits (with a budget of a visit
     // or two, an unvisited one by its prior).
     let to_move = game.to_move();
-    let best = (root.first..root.first + root.count)
-        .map(|i| i as usize)
-        .filter(|&i| !nodes[i].refused && job.permits(to_move, nodes[i].mv, 1))
-        .max_by_key(|&i| (nodes[i].visits, (nodes[i].prior * 1e6) as u64));
+    let weights = choice::play_weights(&nodes, &puct, |i| {
+        !nodes[i].refused && job.permits(to_move, nodes[i].mv, 1)
+    });
+    let best = weights
+        .iter()
+        .enumerate()
+        .filter_map(|(i, w)| w.map(|w| (root.first as usize + i, w)))
+        .max_by(|a, b| {
+            (a.1, nodes[a.0].prior)
+                .partial_cmp(&(b.1, nodes[b.0].prior))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+        .map(|(i, _)| i);
     let decision = match best.map(|i| nodes[i].mv) {
         Some(Some(p)) => Decision::Play(p),
         _ => Decision::Pass,
@@ -239,7 +254,7 @@ pub fn search_watched(
         visits: s.visits,
         report: final_report,
     };
-    tree.keep(nodes, game, white_advantage);
+    tree.keep(nodes, bias, game, white_advantage);
     outcome
 }
 
@@ -309,7 +324,10 @@ mod tests {
         let root_moves_visited = |wide_root_noise: f64| {
             let mut tree = NetTree::default();
             let params = Params {
-                wide_root_noise,
+                puct: Puct {
+                    wide_root_noise,
+                    ..Puct::default()
+                },
                 ..Params::new(budget, 5)
             };
             search_watched(
@@ -363,13 +381,16 @@ mod tests {
             None,
         );
         assert_eq!(out.visits, 200);
-        let e4 = parse_vertex("E4", 9).unwrap().unwrap();
-        assert_eq!(out.decision, Decision::Play(e4));
         // Every visit backed up, every virtual loss taken back.
         let nodes = &tree.nodes;
         assert_eq!(nodes[0].visits, 200);
         assert!(nodes.iter().all(|n| n.virtual_loss == 0));
         let children = nodes[0].first as usize..(nodes[0].first + nodes[0].count) as usize;
+        // The capture is searched most (in a position this far won, the
+        // move played may be another whose bound is as good).
+        let most = children.clone().max_by_key(|&c| nodes[c].visits).unwrap();
+        assert_eq!(nodes[most].mv, parse_vertex("E4", 9).unwrap());
+        assert!(matches!(out.decision, Decision::Play(_)));
         // The visits that found the root unexpanded (one a thread at
         // most) stop there.
         let below: u32 = children.map(|c| nodes[c].visits).sum();
@@ -393,7 +414,7 @@ mod tests {
         assert!(out.win_rate > 0.5, "{}", out.win_rate);
         // The next search starts from the subtree of the move played.
         game.play(Color::Black, Some(e4)).unwrap();
-        let kept = tree.take_for(&game, 0.0);
+        let (kept, bias) = tree.take_for(&game, 0.0);
         assert!(kept[0].visits > 10, "{}", kept[0].visits);
         assert!(kept[0].expanded);
         let children = kept[0].first as usize..(kept[0].first + kept[0].count) as usize;
@@ -404,18 +425,69 @@ mod tests {
         // Another game does not reuse it: other komi, another advantage,
         // or an empty board of another size (the root of an empty 9x9
         // board kept).
-        tree.keep(kept, &game, 0.0);
+        tree.keep(kept, bias, &game, 0.0);
         let other = Game::new(9, Rules::default(), 6.5);
-        assert_eq!(tree.take_for(&other, 0.0)[0].visits, 0);
+        assert_eq!(tree.take_for(&other, 0.0).0[0].visits, 0);
         let empty = Game::new(9, Rules::default(), 7.5);
         search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
-        assert!(tree.take_for(&empty, 0.0)[0].visits > 0);
+        assert!(tree.take_for(&empty, 0.0).0[0].visits > 0);
         search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
-        assert_eq!(tree.take_for(&empty, 0.5)[0].visits, 0);
+        assert_eq!(tree.take_for(&empty, 0.5).0[0].visits, 0);
         search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
         assert_eq!(
-            tree.take_for(&Game::new(13, Rules::default(), 7.5), 0.0)[0].visits,
+            tree.take_for(&Game::new(13, Rules::default(), 7.5), 0.0).0[0].visits,
             0
+        );
+    }
+
+    #[test]
+    fn each_node_sums_its_childrens_values_and_its_corrected_own_value() {
+        // A node's utility sum is its children's (from the other side)
+        // plus its network value with the bias correction it has now:
+        // every correction reached the ancestors' sums.
+        let game = white_in_atari();
+        let net = Evaluator::embedded();
+        let budget = Budget {
+            playouts: Some(400),
+            time: None,
+        };
+        let mut tree = NetTree::default();
+        search(&game, &net, budget, 4, &AtomicBool::new(false), &mut tree);
+        let nodes = &tree.nodes;
+        let mut checked = 0;
+        for n in nodes.iter().filter(|n| n.expanded) {
+            let children = &nodes[n.first as usize..(n.first + n.count) as usize];
+            let visits: u32 = children.iter().map(|c| c.visits).sum();
+            if n.visits != visits + 1 {
+                continue;
+            }
+            let below: f64 = children.iter().map(|c| c.utility).sum();
+            let own = f64::from(n.nn_utility) + f64::from(n.bias_applied);
+            assert!(
+                (n.utility - (own - below)).abs() < 1e-3,
+                "{} {}",
+                n.utility,
+                own - below
+            );
+            checked += 1;
+        }
+        assert!(checked > 50, "{checked}");
+        let corrected = nodes.iter().filter(|n| n.bias_applied != 0.0).count();
+        assert!(corrected > 20, "{corrected}");
+        // Without the correction, none.
+        let plain = Params {
+            puct: Puct {
+                subtree_bias: 0.0,
+                ..Puct::default()
+            },
+            ..Params::new(budget, 4)
+        };
+        let mut tree = NetTree::default();
+        search_watched(&game, &net, plain, &AtomicBool::new(false), &mut tree, None);
+        assert!(
+            tree.nodes
+                .iter()
+                .all(|n| n.bias_applied == 0.0 && n.bias_key == 0)
         );
     }
 

@@ -4,6 +4,7 @@
 //! leaf by the network's policy, and the tree kept between searches and
 //! re-rooted when the next position follows from it.
 
+use super::bias::{BiasTable, Drift};
 use crate::go::board::Point;
 use crate::go::game::{Action, Game, Standing};
 use crate::nn::Evaluation;
@@ -17,6 +18,20 @@ pub(super) struct Node {
     /// who made `mv`.
     pub(super) utility: f64,
     pub(super) winloss: f64,
+    /// The sum of the squared utilities (their spread, for exploration
+    /// and the confidence bound of the move chosen).
+    pub(super) utility_sq: f64,
+    /// The network's utility of this position, once evaluated, from the
+    /// side of the player who made `mv`.
+    pub(super) nn_utility: f32,
+    /// The subtree value bias key of the move that leads here (0: none;
+    /// see `bias`), the drift this node has filed under it (as a weighted
+    /// sum and its weight), and the correction its own network value has
+    /// in the sums.
+    pub(super) bias_key: u64,
+    pub(super) filed_delta: f32,
+    pub(super) filed_weight: f32,
+    pub(super) bias_applied: f32,
     /// Sums of the score lead and the final score (the mover's side), of
     /// the network's squared score and of its chance of no result, for
     /// analysis.
@@ -44,6 +59,12 @@ impl Node {
             visits: 0,
             utility: 0.0,
             winloss: 0.0,
+            utility_sq: 0.0,
+            nn_utility: 0.0,
+            bias_key: 0,
+            filed_delta: 0.0,
+            filed_weight: 0.0,
+            bias_applied: 0.0,
             lead: 0.0,
             score: 0.0,
             score_sq: 0.0,
@@ -66,41 +87,20 @@ pub struct NetTree {
     /// Where the root's game stood.
     pub(super) grown_for: Option<Standing>,
     pub(super) white_advantage: f64,
+    /// The subtree value bias table of the kept nodes.
+    pub(super) bias: BiasTable,
 }
 
 impl NetTree {
-    /// The nodes under the position of `game`, re-rooted, or a new root.
-    pub(super) fn take_for(&mut self, game: &Game, white_advantage: f64) -> Vec<Node> {
+    /// The nodes under the position of `game`, re-rooted, with the
+    /// subtree value bias table of the nodes kept; or a new root and an
+    /// empty table.
+    pub(super) fn take_for(&mut self, game: &Game, white_advantage: f64) -> (Vec<Node>, BiasTable) {
         let mut nodes = std::mem::take(&mut self.nodes);
-        let grown = self
-            .grown_for
-            .as_ref()
-            .filter(|g| g.continued_by(game) && self.white_advantage == white_advantage);
-        let mut at = 0;
-        if let Some(grown) = grown
-            && !nodes.is_empty()
-        {
-            let mut to_move = grown.to_move;
-            for a in &game.actions()[grown.actions.len()..] {
-                let Action::Move(c, mv, _) = a else {
-                    return vec![Node::new(None, 1.0)];
-                };
-                let node = &nodes[at];
-                let child = (node.first..node.first + node.count)
-                    .map(|i| i as usize)
-                    .find(|&i| nodes[i].mv == *mv && !nodes[i].refused);
-                match child {
-                    Some(i) if node.expanded && to_move == *c => at = i,
-                    _ => return vec![Node::new(None, 1.0)],
-                }
-                to_move = c.opponent();
-            }
-            if to_move != game.to_move() {
-                return vec![Node::new(None, 1.0)];
-            }
-        } else {
-            return vec![Node::new(None, 1.0)];
-        }
+        self.bias = BiasTable::default();
+        let Some(at) = self.kept_root(&nodes, game, white_advantage) else {
+            return (vec![Node::new(None, 1.0)], BiasTable::default());
+        };
         // Copy the subtree under `at` into a new arena, children together.
         let mut kept = vec![Node::new(None, 1.0)];
         let old_root = std::mem::replace(&mut nodes[at], Node::new(None, 1.0));
@@ -124,11 +124,61 @@ impl NetTree {
             kept[new].first = start as u32;
             queue.extend(start..start + count);
         }
-        kept
+        let filed = |n: &Node| {
+            (n.bias_key != 0).then(|| {
+                let d = Drift {
+                    delta: f64::from(n.filed_delta),
+                    weight: f64::from(n.filed_weight),
+                };
+                (n.bias_key, d)
+            })
+        };
+        let table = BiasTable::rebuilt(
+            kept.iter().filter_map(filed),
+            nodes.iter().filter_map(filed),
+        );
+        (kept, table)
     }
 
-    pub(super) fn keep(&mut self, nodes: Vec<Node>, game: &Game, white_advantage: f64) {
+    /// Where the position of `game` is in the kept tree, if it follows
+    /// from the kept root by moves the tree holds, under the same rules,
+    /// komi and advantage.
+    fn kept_root(&self, nodes: &[Node], game: &Game, white_advantage: f64) -> Option<usize> {
+        let grown = self
+            .grown_for
+            .as_ref()
+            .filter(|g| g.continued_by(game) && self.white_advantage == white_advantage)?;
+        if nodes.is_empty() {
+            return None;
+        }
+        let mut at = 0;
+        let mut to_move = grown.to_move;
+        for a in &game.actions()[grown.actions.len()..] {
+            let Action::Move(c, mv, _) = a else {
+                return None;
+            };
+            let node = &nodes[at];
+            let child = (node.first..node.first + node.count)
+                .map(|i| i as usize)
+                .find(|&i| nodes[i].mv == *mv && !nodes[i].refused);
+            match child {
+                Some(i) if node.expanded && to_move == *c => at = i,
+                _ => return None,
+            }
+            to_move = c.opponent();
+        }
+        (to_move == game.to_move()).then_some(at)
+    }
+
+    pub(super) fn keep(
+        &mut self,
+        nodes: Vec<Node>,
+        bias: BiasTable,
+        game: &Game,
+        white_advantage: f64,
+    ) {
         self.nodes = nodes;
+        self.bias = bias;
         self.white_advantage = white_advantage;
         self.grown_for = Some(game.standing());
     }

@@ -1,9 +1,10 @@
 //! One visit of the search, and what the threads of one search share: the
-//! descent from the root by PUCT (`Q + c·P·√N / (1 + n)`, first-play urgency
-//! for unvisited children, KataGo's wide root noise in analysis), a virtual
-//! loss along the path while the leaf is evaluated outside the lock, the
-//! leaf's expansion and the back-up of its values.
+//! descent from the root by PUCT (`explore`), a virtual loss along the path
+//! while the leaf is evaluated outside the lock, the leaf's expansion and
+//! the back-up of its values.
 
+use super::bias::{self, BiasTable};
+use super::explore::select;
 use super::report::Ownership;
 use super::tree::{Node, expand};
 use super::utility::{ScoreUtility, finished_value, values};
@@ -11,6 +12,7 @@ use crate::go::board::{Color, Point};
 use crate::go::game::Game;
 use crate::nn::{Evaluation, Evaluator, Request, SYMMETRIES};
 use crate::search::budget::Budget;
+use crate::search::config::Puct;
 use crate::search::root::MoveRules;
 use rand::RngExt;
 use rand::rngs::SmallRng;
@@ -18,20 +20,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-/// KataGo's exploration constant (utility in −1..1).
-const CPUCT: f64 = 1.0;
-/// KataGo's growth of exploration with visits: `+ 0.45·ln((N + 500) / 500)`.
-const CPUCT_LOG: f64 = 0.45;
-const CPUCT_BASE: f64 = 500.0;
-/// First-play urgency: an unvisited child starts at its parent's value less
-/// this times the root of the prior already visited (KataGo: 0.2, 0.1 at the root).
-const FPU_REDUCTION: f64 = 0.2;
-const ROOT_FPU_REDUCTION: f64 = 0.1;
-
 /// What the threads of one search share, under one lock: the tree, the
 /// ownership sums and the count of visits.
 pub(super) struct Shared {
     pub(super) nodes: Vec<Node>,
+    /// The subtree value bias correction's drifts.
+    pub(super) bias: BiasTable,
     pub(super) owned: Ownership,
     pub(super) owned_by_move: Vec<Ownership>,
     /// Visits begun, and visits backed up.
@@ -53,7 +47,7 @@ pub(super) struct Job<'a> {
     pub(super) net: &'a Evaluator,
     pub(super) budget: Budget,
     pub(super) white_advantage: f32,
-    pub(super) wide_root_noise: f64,
+    pub(super) puct: Puct,
     pub(super) score: ScoreUtility,
     pub(super) start: Instant,
     /// Threads visiting at once.
@@ -111,12 +105,16 @@ impl Job<'_> {
             let mover = w.walk.to_move();
             let depth = w.path.len();
             let permits = |mv| self.permits(mover, mv, depth);
-            let noise = (at == 0 && self.wide_root_noise > 0.0)
-                .then_some((self.wide_root_noise, &mut w.rng));
-            let Some(child) = select(&s.nodes, at, at == 0, permits, noise) else {
+            let noise = (at == 0 && self.puct.wide_root_noise > 0.0).then_some(&mut w.rng);
+            let Some(child) = select(&s.nodes, at, at == 0, &self.puct, permits, noise) else {
                 break;
             };
-            if w.walk.play(mover, s.nodes[child].mv).is_err() {
+            let mv = s.nodes[child].mv;
+            if self.puct.subtree_bias > 0.0 && s.nodes[child].bias_key == 0 {
+                let before = w.walk.last_move().map(|(_, m)| m);
+                s.nodes[child].bias_key = bias::key(w.walk.board(), before, mover, mv).unwrap_or(0);
+            }
+            if w.walk.play(mover, mv).is_err() {
                 s.nodes[child].refused = true;
                 continue;
             }
@@ -147,10 +145,13 @@ impl Job<'_> {
             let utility = value + to_move.from_white() * self.score.of(white_margin, 0.0);
             (utility, value, margin, margin)
         } else {
+            let values = values(eval, to_move, &self.score);
             if !s.nodes[leaf].expanded {
                 expand(&mut s.nodes, leaf, &w.walk, eval);
+                // From the side of the player who moved into the leaf.
+                s.nodes[leaf].nn_utility = -values.0 as f32;
             }
-            values(eval, to_move, &self.score)
+            values
         };
         if self.ownership {
             s.owned.add(eval);
@@ -167,17 +168,28 @@ impl Job<'_> {
         }
         // Back up: a node's sums are from the side of the player who moved
         // into it, the opponent of the player to move there.
+        // A node's corrected network value changes its ancestors' sums
+        // too (`carry`, from the leaf's side like `utility`).
         let mut sign = -1.0;
+        let (mut carry, mut carry_sq) = (0.0, 0.0);
         for &n in w.path.iter().rev() {
+            let s = &mut *s;
             let node = &mut s.nodes[n];
             node.visits += 1;
             node.virtual_loss -= 1;
-            node.utility += sign * utility;
+            node.utility += sign * (utility + carry);
+            node.utility_sq += utility * utility + carry_sq;
             node.winloss += sign * winloss;
             node.lead += sign * lead;
             node.score += sign * score;
             node.score_sq += f64::from(eval.white_score_mean_sq);
             node.no_result += f64::from(eval.no_result);
+            if self.puct.subtree_bias > 0.0 && node.bias_key != 0 && node.expanded {
+                let (change, change_sq) =
+                    bias::correct(&mut s.nodes, &mut s.bias, n, self.puct.subtree_bias);
+                carry += sign * change;
+                carry_sq += change_sq;
+            }
             sign = -sign;
         }
         s.visits += 1;
@@ -186,100 +198,5 @@ impl Job<'_> {
             w.walk.undo();
         }
         true
-    }
-}
-
-/// The child of `at` with the highest PUCT value among those `permits`
-/// lets through, if any; with `noise`, each child's prior and value widened
-/// by [`widen`].
-fn select(
-    nodes: &[Node],
-    at: usize,
-    is_root: bool,
-    permits: impl Fn(Option<Point>) -> bool,
-    mut noise: Option<(f64, &mut SmallRng)>,
-) -> Option<usize> {
-    let node = &nodes[at];
-    let parent_visits = (node.visits + node.virtual_loss).max(1) as f64;
-    // The parent's value for the player to move there (its sums are the
-    // other side's).
-    let parent_q = if node.visits > 0 {
-        -node.utility / node.visits as f64
-    } else {
-        0.0
-    };
-    let children = node.first as usize..(node.first + node.count) as usize;
-    let visited_prior: f64 = children
-        .clone()
-        .filter(|&c| nodes[c].visits + nodes[c].virtual_loss > 0)
-        .map(|c| nodes[c].prior as f64)
-        .sum();
-    let reduction = if is_root {
-        ROOT_FPU_REDUCTION
-    } else {
-        FPU_REDUCTION
-    };
-    let fpu = parent_q - reduction * visited_prior.sqrt();
-    let cpuct = CPUCT + CPUCT_LOG * ((parent_visits + CPUCT_BASE) / CPUCT_BASE).ln();
-    let explore = cpuct * parent_visits.sqrt();
-    children
-        .filter(|&c| !nodes[c].refused && permits(nodes[c].mv))
-        .map(|c| {
-            let n = &nodes[c];
-            // A virtual loss is a visit worth −1 to the mover.
-            let seen = n.visits + n.virtual_loss;
-            let q = if seen > 0 {
-                (n.utility - f64::from(n.virtual_loss)) / f64::from(seen)
-            } else {
-                fpu
-            };
-            let (prior, q) = match noise.as_mut() {
-                Some((wide, rng)) => widen(f64::from(n.prior), q, *wide, rng),
-                None => (f64::from(n.prior), q),
-            };
-            (c, q + explore * prior / (1.0 + f64::from(seen)))
-        })
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(c, _)| c)
-}
-
-/// KataGo's wide root noise for one root child: its prior flattened to the
-/// power `1 / (4·wide + 1)` and, one time in two, its value raised by
-/// `wide·|z|`, z drawn from the standard normal distribution.
-fn widen(prior: f64, q: f64, wide: f64, rng: &mut SmallRng) -> (f64, f64) {
-    let prior = prior.powf(1.0 / (4.0 * wide + 1.0));
-    if rng.random::<bool>() {
-        // Box and Muller's normal deviate from two uniform ones.
-        let u: f64 = 1.0 - rng.random::<f64>();
-        let z = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * rng.random::<f64>()).cos();
-        (prior, q + wide * z.abs())
-    } else {
-        (prior, q)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::SeedableRng;
-
-    #[test]
-    fn widening_flattens_the_prior_and_raises_values_half_the_time() {
-        let mut rng = SmallRng::seed_from_u64(1);
-        let draws: Vec<(f64, f64)> = (0..1000)
-            .map(|_| widen(0.01, 0.2, 0.25, &mut rng))
-            .collect();
-        // 0.01 to the power 1/2.
-        assert!(draws.iter().all(|&(p, _)| (p - 0.1).abs() < 1e-12));
-        let raised: Vec<f64> = draws
-            .iter()
-            .map(|&(_, q)| q - 0.2)
-            .filter(|&d| d > 0.0)
-            .collect();
-        assert!((430..570).contains(&raised.len()), "{}", raised.len());
-        // |z| has mean √(2/π) ≈ 0.80: times 0.25, about 0.2.
-        let mean = raised.iter().sum::<f64>() / raised.len() as f64;
-        assert!((mean - 0.2).abs() < 0.03, "{mean}");
-        assert!(draws.iter().all(|&(_, q)| q >= 0.2));
     }
 }
