@@ -1,8 +1,9 @@
 # KataGo's search parameters: the move's budget (maxVisits, maxPlayouts,
-# maxTime; none = no fixed limit), the search threads, and the network
-# search's refinements (each on by default, as in KataGo's GTP engine).
+# maxTime; none = no fixed limit), the search threads, the network
+# search's refinements (each on by default, as in KataGo's GTP engine) and
+# kosumi's playing level.
 10 kata-list-params
-#? [maxVisits maxPlayouts maxTime numSearchThreads useLcbForSelection cpuctUtilityStdevScale fpuParentWeightByVisitedPolicy subtreeValueBiasFactor wideRootNoise]
+#? [maxVisits maxPlayouts maxTime numSearchThreads useLcbForSelection cpuctUtilityStdevScale fpuParentWeightByVisitedPolicy subtreeValueBiasFactor wideRootNoise playingLevel]
 20 kata-get-param maxVisits
 #? [none]
 30 kata-set-param maxVisits 40
@@ -12,7 +13,7 @@
 50 kata-set-params {"maxTime": 0.5, "numSearchThreads": 1}
 #? []
 60 kata-get-params
-#? [\{"cpuctUtilityStdevScale":0.85,"fpuParentWeightByVisitedPolicy":true,"maxPlayouts":40,"maxTime":0.5,"maxVisits":40,"numSearchThreads":1,"subtreeValueBiasFactor":0.45,"useLcbForSelection":true,"wideRootNoise":0\}]
+#? [\{"cpuctUtilityStdevScale":0.85,"fpuParentWeightByVisitedPolicy":true,"maxPlayouts":40,"maxTime":0.5,"maxVisits":40,"numSearchThreads":1,"playingLevel":"max","subtreeValueBiasFactor":0.45,"useLcbForSelection":true,"wideRootNoise":0\}]
 # A bad value in kata-set-params sets none of them.
 kata-set-params {"maxVisits": 7, "maxTime": -1}
 70 kata-get-param maxVisits

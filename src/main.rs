@@ -41,6 +41,12 @@ struct Cli {
     /// Seed of the random generators (same seed, same playouts).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Play at a person's rank, 30k to 1k or 1d to 9d, from the network's
+    /// policy as KaTrain's calibrated rank AI plays (no search, no
+    /// resignation); max (the default) plays at full strength. GTP's
+    /// kosumi-level changes it mid-game.
+    #[arg(long, value_name = "RANK", value_parser = level)]
+    level: Option<LevelArg>,
     /// Resign below this win rate (0 never resigns).
     #[arg(long, default_value_t = 0.1, value_parser = win_rate)]
     resign: f64,
@@ -471,11 +477,20 @@ fn search_config(cli: &Cli) -> SearchConfig {
             planning: cli.dice_planning.into(),
         },
         chooser: ChooserPolicy {
+            level: cli.level.and_then(|l| l.0),
             resign: cli.resign,
             ..ChooserPolicy::default()
         },
         puct: puct_settings(cli),
     }
+}
+
+/// A playing level as `--level` reads it (`None`: max).
+#[derive(Clone, Copy, Debug)]
+struct LevelArg(Option<kosumi::search::level::Rank>);
+
+fn level(text: &str) -> Result<LevelArg, String> {
+    kosumi::search::level::Rank::parse(text).map(LevelArg)
 }
 
 /// The network search's refinements `--search-param` sets; exits naming a
@@ -793,6 +808,8 @@ fn gtp_engine(cli: &Cli) {
         log::info!("network {}", net.name());
     } else if cli.search == SearchKind::Net {
         refuse("--search net needs a network (--nn off asks for none)");
+    } else if cli.level.is_some_and(|l| l.0.is_some()) {
+        refuse("--level plays from the network's policy (--nn off asks for none)");
     }
     let config = Config {
         search: search_config(cli),

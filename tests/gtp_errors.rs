@@ -495,6 +495,18 @@ fn kata_params_refuse_bad_names_and_values_and_change_nothing() {
             "syntax error: numSearchThreads",
         ),
         (
+            "kosumi-level 40k",
+            "syntax error: '40k' is not a rank (30k to 1k, 1d to 9d, or max)",
+        ),
+        (
+            "kosumi-level 5k 6k",
+            "syntax error: expected at most one rank",
+        ),
+        (
+            "kata-set-param playingLevel 3x",
+            "syntax error: '3x' is not a rank",
+        ),
+        (
             "kata-set-param useLcbForSelection maybe",
             "syntax error: useLcbForSelection: 'maybe' is not true or false",
         ),

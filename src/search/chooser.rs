@@ -3,7 +3,8 @@
 //! passed, the board is settled and the count wins), when to resign (below
 //! the threshold, late enough, after searching enough, three moves in a
 //! row), and which search runs (the network's PUCT where a network applies
-//! and nobody watches, Monte Carlo otherwise). It keeps both searches'
+//! and nobody watches, Monte Carlo otherwise) or, at a playing level, the
+//! policy's choice of a person of that rank. It keeps both searches'
 //! trees between moves, the network's handicap advantage and the run of
 //! moves judged lost, and counts its searches, so that each gets a seed of
 //! its own.
@@ -11,15 +12,18 @@
 use super::advantage::{self, Advantage};
 use super::budget::{Budget, Decision, Planning, Settings};
 use super::config::SearchConfig;
+use super::level::{self, Rank};
 use super::ownership::ownership;
 use super::puct::{self, NetTree, Params};
 use super::threads::{Watch, run_watched};
 use super::tree::Tree;
 use crate::core::random::nth_seed;
-use crate::go::board::Color;
+use crate::go::board::{Color, Point};
 use crate::go::game::Game;
 use crate::go::score::{self, Status};
-use crate::nn::Evaluator;
+use crate::nn::{Evaluation, Evaluator, Request, SYMMETRIES};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -190,6 +194,15 @@ impl Chooser {
                 return Decision::Pass;
             }
         }
+        // At a level: a person's choice from the policy, no search (and
+        // no resignation, as KaTrain's rank AI).
+        if let (Some(net), Some(rank), false) = (network, how.config.chooser.level, cleanup) {
+            let seed = self.next_seed(how.config.seed);
+            return match level_move(game, net, rank, seed) {
+                Some(p) => Decision::Play(p),
+                None => Decision::Pass,
+            };
+        }
         // The network searches plain Go (no dice); the cleanup of dead
         // stones comes from the Monte Carlo search.
         if let Some(net) = network.filter(|_| !cleanup) {
@@ -326,6 +339,30 @@ impl Lent {
             }
         }
     }
+}
+
+/// The move a player of `rank` chooses in `game` from the network's
+/// policy (one evaluation, in a symmetry drawn from `seed`), among the
+/// moves the game allows.
+fn level_move(game: &Game, net: &Evaluator, rank: Rank, seed: u64) -> Option<Point> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let color = game.to_move();
+    let request = Request {
+        game,
+        to_move: color,
+        fresh: false,
+        symmetry: rng.random_range(0..SYMMETRIES),
+        white_advantage: 0.0,
+    };
+    let mut eval = Evaluation::default();
+    net.evaluate_cached(request, &mut eval);
+    let mut policy: Vec<(Option<Point>, f32)> = eval
+        .priors(game.board())
+        .filter(|&(p, prior)| prior >= 0.0 && game.check(color, p).is_ok())
+        .map(|(p, prior)| (Some(p), prior))
+        .collect();
+    policy.push((None, eval.pass));
+    level::choose(&policy, game.size() * game.size(), rank, &mut rng)
 }
 
 /// Whether to resign with `win_rate` for `game`'s player to move: below

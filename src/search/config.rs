@@ -8,6 +8,7 @@
 //! ([`Puct`]) and the chooser's policy around the search ([`ChooserPolicy`]).
 
 use super::budget::{Budget, Planning};
+use super::level::Rank;
 use std::time::Duration;
 
 /// Every setting of how to search.
@@ -158,10 +159,13 @@ impl Puct {
     }
 }
 
-/// The policy around the search: when to resign, and how hard to look at
-/// dead stones before passing.
+/// The policy around the search: when to resign, how hard to look at
+/// dead stones before passing, and the playing level.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChooserPolicy {
+    /// Play as a person of this rank (from the network's policy, as
+    /// KaTrain's rank AI), or at full strength (`None`).
+    pub level: Option<Rank>,
     /// Resign below this win rate (0 never resigns).
     pub resign: f64,
     /// Playouts of the ownership estimate that judges dead stones where no
@@ -209,6 +213,7 @@ impl Default for Puct {
 impl Default for ChooserPolicy {
     fn default() -> ChooserPolicy {
         ChooserPolicy {
+            level: None,
             resign: 0.1,
             ownership_playouts: 1000,
         }

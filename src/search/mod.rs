@@ -9,9 +9,16 @@
 //! and Leela Zero's search — each visit descends by the network's policy and
 //! the children's utility, evaluates its leaf with the network (no
 //! playouts) and backs the value up; threads share one tree with a virtual
-//! loss. Its files: `puct/tree.rs`, `puct/visit.rs`, `puct/utility.rs`,
+//! loss; KataGo's refinements (the confidence bound of the move played,
+//! exploration by the utilities' spread, the subtree value bias) each by
+//! KataGo's name in `config`. Its files: `puct/tree.rs`, `puct/explore.rs`,
+//! `puct/visit.rs`, `puct/bias.rs`, `puct/utility.rs`, `puct/choice.rs`,
 //! `puct/report.rs`. `advantage` is its handicap play (the playout doubling
 //! advantage).
+//!
+//! **A playing level** ([`level`]): a person's rank played from the
+//! network's policy alone, as KaTrain's calibrated rank AI plays; the
+//! chooser uses it in place of a search where a level is set.
 //!
 //! **Monte Carlo** (where no network applies: Aléago's dice, `--nn off`,
 //! `--search mc`): playouts (`playout`: light, uniform but never filling an
@@ -37,6 +44,7 @@ mod budget;
 pub mod chooser;
 mod config;
 mod dynkomi;
+pub mod level;
 mod ownership;
 mod playout;
 mod priors;

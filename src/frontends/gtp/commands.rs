@@ -18,6 +18,7 @@ use crate::go::rules::Rules;
 use crate::go::score::Status;
 use crate::go::sgf;
 use crate::go::vertex::{color_name, color_title};
+use crate::search::level::Rank;
 use crate::search::{PUCT_SETTINGS, Puct, PuctSetting};
 
 /// One GTP command: its name, what it touches (the engine's role permits
@@ -112,6 +113,7 @@ pub static COMMANDS: &[Command] = table! {
     "kosumi-evaluation" Searches text gogui_analysis::evaluation_text,
     // kosumi
     "kosumi-rules" Settles text kosumi_rules,
+    "kosumi-level" Nothing text kosumi_level,
     // KataGo's rules commands
     "kata-set-rules" Settles text kata_set_rules,
     "kata-get-rules" Reads text |e, a| { arity(a, 0)?; Ok(katago_rules::to_json(&e.shown().rules, e.shown().komi).to_string()) },
@@ -200,6 +202,8 @@ string/Pass stones: black/kosumi-pass_stones b
 string/Pass stones: white/kosumi-pass_stones w
 string/Final score/final_score
 string/Score details/kosumi-score
+string/Playing level/kosumi-level
+none/Set playing level (30k to 9d, or max)/kosumi-level %s
 plist/Dead stones/final_status_list dead
 plist/Seki stones/final_status_list seki
 plist/All legal moves/all_legal %m
@@ -556,11 +560,50 @@ fn set_visits(c: &mut Config, v: Option<f64>) -> Result<(), String> {
     }
 }
 
-/// A parameter by KataGo's name: a budget or thread count (`PARAMS`), or
-/// one of the network search's refinements (`PUCT_SETTINGS`).
+/// A parameter by KataGo's name: a budget or thread count (`PARAMS`), one
+/// of the network search's refinements (`PUCT_SETTINGS`), or the playing
+/// level (`LEVEL_PARAM`, kosumi's own, set as KataGo sets its parameters).
 enum Named {
     Budget(&'static Param),
     Search(&'static PuctSetting),
+    Level,
+}
+
+/// The playing level's parameter name.
+const LEVEL_PARAM: &str = "playingLevel";
+
+/// The playing level as text: a rank, or `max`.
+fn level_text(config: &Config) -> String {
+    config
+        .search
+        .chooser
+        .level
+        .map_or("max".to_string(), |r| r.name())
+}
+
+/// Sets the playing level from `text`; a rank needs the network (the
+/// level plays from its policy).
+fn set_level(config: &mut Config, text: &str) -> Result<(), GtpError> {
+    let rank = Rank::parse(text).map_err(GtpError::syntax)?;
+    if rank.is_some() && config.network.is_none() {
+        return Err(GtpError::syntax(
+            "a playing level plays from the network's policy, and no network is loaded (--nn off)",
+        ));
+    }
+    config.search.chooser.level = rank;
+    Ok(())
+}
+
+/// `kosumi-level [RANK]`: the playing level, or sets it (30k to 9d, max).
+fn kosumi_level(e: &mut Engine, a: &[&str]) -> Reply {
+    match a {
+        [] => Ok(level_text(&e.config)),
+        [rank] => {
+            set_level(&mut e.config, rank)?;
+            Ok(String::new())
+        }
+        _ => Err(GtpError::syntax("expected at most one rank")),
+    }
 }
 
 /// Every parameter's name, the budget's first.
@@ -569,12 +612,16 @@ fn param_names() -> Vec<&'static str> {
         .iter()
         .map(|p| p.name)
         .chain(PUCT_SETTINGS.iter().map(|s| s.name))
+        .chain([LEVEL_PARAM])
         .collect()
 }
 
 fn param(name: &str) -> Result<Named, GtpError> {
     if let Some(p) = PARAMS.iter().find(|p| p.name == name) {
         return Ok(Named::Budget(p));
+    }
+    if name == LEVEL_PARAM {
+        return Ok(Named::Level);
     }
     Puct::setting(name).map(Named::Search).ok_or_else(|| {
         GtpError::syntax(format!(
@@ -589,6 +636,7 @@ impl Named {
         match self {
             Named::Budget(p) => param_text((p.get)(config)),
             Named::Search(s) => (s.get)(&config.search.puct),
+            Named::Level => level_text(config),
         }
     }
 
@@ -601,6 +649,7 @@ impl Named {
             },
             Named::Search(s) => serde_json::from_str(&(s.get)(&config.search.puct))
                 .unwrap_or(serde_json::Value::Null),
+            Named::Level => serde_json::Value::String(level_text(config)),
         }
     }
 
@@ -617,6 +666,7 @@ impl Named {
             }
             Named::Search(s) => (s.set)(&mut config.search.puct, value)
                 .map_err(|e| GtpError::syntax(format!("{}: {e}", s.name))),
+            Named::Level => set_level(config, value),
         }
     }
 }
@@ -648,6 +698,7 @@ fn params_json(e: &Engine) -> serde_json::Value {
         .iter()
         .map(|p| (p.name, Named::Budget(p)))
         .chain(PUCT_SETTINGS.iter().map(|s| (s.name, Named::Search(s))))
+        .chain([(LEVEL_PARAM, Named::Level)])
         .map(|(name, p)| (name.to_string(), p.json(&e.config)));
     serde_json::Value::Object(entries.collect())
 }
@@ -666,6 +717,7 @@ fn kata_set_params(e: &mut Engine, a: &[&str]) -> Reply {
             serde_json::Value::Number(_) | serde_json::Value::Bool(_) | serde_json::Value::Null => {
                 value.to_string()
             }
+            serde_json::Value::String(text) if name == LEVEL_PARAM => text.clone(),
             _ => {
                 return Err(GtpError::syntax(format!(
                     "{name}: a number or null, or true or false"

@@ -1,0 +1,242 @@
+//! Playing at a person's rank, as KaTrain's calibrated rank AI plays
+//! (`RankStrategy` in katrain/core/ai.py, calibrated by KaTrain against
+//! online ranks from 15k to 3d): from the network's policy alone, the move
+//! is the best by policy among a few legal moves drawn at random, the
+//! fewer the weaker the rank, the number given by KaTrain's formula of the
+//! rank and of how full the board is. The policy's top move is played
+//! outright where it is nearly forced (it or the top two hold most of the
+//! policy), where a pass is among the top five, or where the drawn best is
+//! less likely than a pass. Ranks outside KaTrain's calibrated span follow
+//! the same formula; docs/strength.md has the ladder measured against GNU
+//! Go and Pachi.
+
+use crate::go::board::Point;
+use rand::Rng;
+use rand::seq::index::sample;
+
+/// A rank: KaTrain's `kyu_rank` (5k is 5, 1d is 0, 3d is −2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rank {
+    kyu: f64,
+}
+
+/// The weakest and the strongest rank taken: 30k and 9d.
+const WEAKEST_KYU: u32 = 30;
+const STRONGEST_DAN: u32 = 9;
+
+impl Rank {
+    /// `5k`, `3d` or KataGo's profile form `rank_5k`; `max` (or `none`)
+    /// for no level, the full search.
+    pub fn parse(text: &str) -> Result<Option<Rank>, String> {
+        let t = text.trim().to_ascii_lowercase();
+        if t == "max" || t == "none" {
+            return Ok(None);
+        }
+        let t = t.strip_prefix("rank_").unwrap_or(&t);
+        let bad = || format!("'{text}' is not a rank (30k to 1k, 1d to 9d, or max)");
+        let (number, kind) = t.split_at(t.len().saturating_sub(1));
+        let n: u32 = number.parse().map_err(|_| bad())?;
+        match kind {
+            "k" if (1..=WEAKEST_KYU).contains(&n) => Ok(Some(Rank { kyu: f64::from(n) })),
+            "d" if (1..=STRONGEST_DAN).contains(&n) => Ok(Some(Rank {
+                kyu: 1.0 - f64::from(n),
+            })),
+            _ => Err(bad()),
+        }
+    }
+
+    /// The rank as a player writes it (`5k`, `3d`).
+    pub fn name(&self) -> String {
+        if self.kyu >= 1.0 {
+            format!("{}k", self.kyu)
+        } else {
+            format!("{}d", 1.0 - self.kyu)
+        }
+    }
+
+    /// How many legal moves are drawn, of `legal` on a board of `squares`
+    /// points (KaTrain's `RankStrategy.get_n_moves`, rounded as Python
+    /// rounds, halves to even).
+    pub fn moves_drawn(&self, legal: usize, squares: usize) -> usize {
+        let kyu = self.kyu;
+        let squares = squares as f64;
+        let legal_share = legal as f64 / squares;
+        let calibrated = 0.063015 + 0.7624 * squares / 10f64.powf(-0.05737 * kyu + 1.9482);
+        let exponent = 3.002 * legal_share * legal_share - legal_share - 0.034889 * kyu - 0.5097;
+        let modified = (0.3931 + 0.6559 * legal_share * (-(exponent * exponent)).exp()
+            - 0.01093 * kyu)
+            * calibrated;
+        let n = squares * legal_share / (1.31165 * (modified + 1.0) - 0.082653);
+        (n.round_ties_even().max(1.0)) as usize
+    }
+
+    /// The policy share above which the top move is played outright, and
+    /// the share of the top two above which it is (KaTrain's overrides).
+    fn overrides(&self, legal: usize, squares: usize) -> (f64, f64) {
+        let filled = (squares - legal.min(squares)) as f64 / squares as f64;
+        (
+            0.8 * (1.0 - 0.5 * filled),
+            0.85 + (0.02 * (self.kyu - 8.0)).max(0.0),
+        )
+    }
+}
+
+/// The move a player of `rank` chooses from `policy`: each legal move
+/// (`None` a pass) with the network's probability, on a board of `squares`
+/// points.
+pub fn choose(
+    policy: &[(Option<Point>, f32)],
+    squares: usize,
+    rank: Rank,
+    rng: &mut impl Rng,
+) -> Option<Point> {
+    let mut ranked: Vec<(Option<Point>, f32)> = policy.to_vec();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let &(top, top_p) = ranked.first()?;
+    let pass_p = ranked
+        .iter()
+        .find(|(m, _)| m.is_none())
+        .map_or(0.0, |&(_, p)| p);
+    let legal: Vec<(Point, f32)> = ranked
+        .iter()
+        .filter_map(|&(m, p)| m.filter(|_| p > 0.0).map(|m| (m, p)))
+        .collect();
+    let (single, pair) = rank.overrides(legal.len(), squares);
+    let second_p = ranked.get(1).map_or(0.0, |&(_, p)| p);
+    let pass_in_top_five = ranked.iter().take(5).any(|(m, _)| m.is_none());
+    if pass_in_top_five || f64::from(top_p) > single || f64::from(top_p + second_p) > pair {
+        return top;
+    }
+    let n = rank.moves_drawn(legal.len(), squares).min(legal.len());
+    // Drawn uniformly without replacement; `legal` is best first, so the
+    // smallest index drawn is the best move drawn.
+    let best = sample(rng, legal.len(), n).into_iter().min();
+    match best.map(|i| legal[i]) {
+        Some((m, p)) if p >= pass_p => Some(m),
+        _ => top,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand::rngs::SmallRng;
+
+    fn rank(text: &str) -> Rank {
+        Rank::parse(text).unwrap().unwrap()
+    }
+
+    #[test]
+    fn ranks_read_as_players_and_katago_write_them() {
+        assert_eq!(rank("5k").kyu, 5.0);
+        assert_eq!(rank("1d").kyu, 0.0);
+        assert_eq!(rank("rank_3d").kyu, -2.0);
+        assert_eq!(rank("30K").name(), "30k");
+        assert_eq!(rank("9d").name(), "9d");
+        assert_eq!(Rank::parse("max"), Ok(None));
+        for bad in [
+            "0k", "31k", "10d", "5", "k", "dan", "", "rank_", "-1k", "1.5k",
+        ] {
+            let e = Rank::parse(bad).unwrap_err();
+            assert!(e.contains("is not a rank"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn moves_drawn_are_katrains() {
+        // (size, KaTrain's kyu_rank, legal moves, KaTrain's n_moves) from
+        // KaTrain 1.x's own RankStrategy.get_n_moves.
+        let katrain = [
+            (9, 30.0, 81, 3),
+            (9, 15.0, 81, 18),
+            (9, 10.0, 40, 13),
+            (9, 5.0, 20, 10),
+            (9, 0.0, 60, 30),
+            (9, -8.0, 81, 57),
+            (13, 20.0, 84, 9),
+            (13, 5.0, 169, 57),
+            (13, -2.0, 42, 20),
+            (19, 30.0, 180, 6),
+            (19, 15.0, 361, 23),
+            (19, 10.0, 90, 14),
+            (19, 5.0, 361, 75),
+            (19, 1.0, 270, 54),
+            (19, 0.0, 361, 114),
+            (19, -2.0, 180, 50),
+            (19, -8.0, 361, 181),
+            (19, 5.0, 5, 1),
+        ];
+        for (size, kyu, legal, n) in katrain {
+            let r = Rank { kyu };
+            assert_eq!(r.moves_drawn(legal, size * size), n, "{size} {kyu} {legal}");
+        }
+    }
+
+    /// A policy of `count` legal points (probabilities falling), and pass.
+    fn falling_policy(count: usize, pass: f32) -> Vec<(Option<Point>, f32)> {
+        let weights: Vec<f32> = (0..count).map(|i| 1.0 / (i as f32 + 2.0)).collect();
+        let total: f32 = weights.iter().sum::<f32>() / (1.0 - pass);
+        let mut policy: Vec<(Option<Point>, f32)> = weights
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (Some(i as Point + 100), w / total))
+            .collect();
+        policy.push((None, pass));
+        policy
+    }
+
+    #[test]
+    fn the_best_of_the_drawn_moves_follows_the_draw_distribution() {
+        // 300 legal moves on 19x19 at 10k: 10 drawn; the i-th best is
+        // played with probability C(299 − i, 9) / C(300, 10).
+        let policy = falling_policy(300, 0.0);
+        let r = rank("10k");
+        let n = r.moves_drawn(300, 361);
+        let mut rng = SmallRng::seed_from_u64(3);
+        let draws = 20_000;
+        let mut counts = vec![0usize; 300];
+        for _ in 0..draws {
+            let m = choose(&policy, 361, r, &mut rng).unwrap();
+            counts[(m - 100) as usize] += 1;
+        }
+        let choose_k = |a: usize, b: usize| -> f64 {
+            (0..b).map(|j| (a - j) as f64 / (b - j) as f64).product()
+        };
+        for i in [0, 1, 5, 20] {
+            let expected = choose_k(299 - i, n - 1) / choose_k(300, n) * draws as f64;
+            let seen = counts[i] as f64;
+            assert!(
+                (seen - expected).abs() < 4.0 * expected.sqrt() + 5.0,
+                "{i}: {seen} {expected}"
+            );
+        }
+        // Stronger ranks draw more and play the top moves more often.
+        let top_share = |r: Rank, rng: &mut SmallRng| {
+            (0..2000)
+                .filter(|_| choose(&policy, 361, r, rng) == Some(100))
+                .count()
+        };
+        let weak = top_share(rank("20k"), &mut rng);
+        let strong = top_share(rank("3d"), &mut rng);
+        assert!(strong > 2 * weak, "{weak} {strong}");
+    }
+
+    #[test]
+    fn a_forced_move_or_a_likely_pass_is_played_outright() {
+        let mut rng = SmallRng::seed_from_u64(1);
+        // The top move holds 90% on an empty board (above 0.8): played.
+        let mut policy = falling_policy(80, 0.0);
+        policy[0].1 = 0.9;
+        for _ in 0..50 {
+            assert_eq!(choose(&policy, 81, rank("25k"), &mut rng), Some(100));
+        }
+        // A pass among the top five: the top move (here the pass).
+        let mut ending = falling_policy(3, 0.5);
+        ending.iter_mut().take(3).for_each(|m| m.1 = 0.1);
+        assert_eq!(choose(&ending, 81, rank("25k"), &mut rng), None);
+        // No legal move: pass.
+        assert_eq!(choose(&[(None, 1.0)], 81, rank("5k"), &mut rng), None);
+        assert_eq!(choose(&[], 81, rank("5k"), &mut rng), None);
+    }
+}
