@@ -408,6 +408,10 @@ impl Engine {
     /// by GNU Go and KataGo). The judgement is kept for its position
     /// (`Judged`).
     pub fn statuses(&self) -> Vec<Status> {
+        // A finished phantom game has one count: its referee's.
+        if let Some((_, statuses)) = self.role.phantom_end() {
+            return statuses.to_vec();
+        }
         let game = self.shown();
         let judged = Judged::of(game, self.config.search.seed);
         let mut last = self.judged.lock().unwrap_or_else(|e| e.into_inner());
@@ -437,7 +441,7 @@ impl Engine {
     pub fn estimated_margin(&self) -> Option<f64> {
         let game = self.shown();
         let net = self.config.network.as_ref()?;
-        if game.is_over() || !net.applies_to(game) {
+        if game.is_over() || !net.applies_to(game) || self.role.phantom_end().is_some() {
             return None;
         }
         let visits = (10 * self.config.search.threads as u64).max(50);
@@ -450,7 +454,13 @@ impl Engine {
         Some(-rounded)
     }
 
-    /// The count of the shown game, dead stones by the ownership estimate.
+    /// The result of a finished phantom game, as its referee announced it.
+    pub fn phantom_result(&self) -> Option<&str> {
+        self.role.phantom_end().map(|(result, _)| result)
+    }
+
+    /// The count of the shown game, dead stones by the ownership estimate
+    /// (a finished phantom game's by its referee's).
     pub fn score(&self) -> Score {
         score::score(self.shown(), &self.statuses())
     }

@@ -7,6 +7,7 @@
 
 use super::hosting::Hosting;
 use crate::go::game::Game;
+use crate::go::score::Status;
 use crate::phantom::player::Player;
 use crate::phantom::referee::Referee;
 use std::fmt;
@@ -144,6 +145,17 @@ impl Role {
             Role::Host(hosting) => hosting.current().shown(),
             other => other.game(),
         }
+    }
+
+    /// The result of a finished phantom game and the dead stones it
+    /// counted (the referee's, or the hosted game's).
+    pub fn phantom_end(&self) -> Option<(&str, &[Status])> {
+        let referee = match self {
+            Role::Referee { referee, .. } => referee,
+            Role::Host(hosting) => hosting.current().referee(),
+            _ => return None,
+        };
+        Some((referee.result()?, referee.end_statuses()?))
     }
 
     /// Whether the phantom game has begun: a try made (heard, for a

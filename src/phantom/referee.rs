@@ -10,6 +10,7 @@ use super::{Kind, seat_color};
 use crate::go::board::{Color, Illegal, Point};
 use crate::go::game::Game;
 use crate::go::rules::Ko;
+use crate::go::score::Status;
 use std::fmt;
 
 /// Playouts of the ownership estimate that judges dead stones at the end.
@@ -50,6 +51,8 @@ pub struct Referee {
     passes_in_row: usize,
     tries: usize,
     result: Option<String>,
+    /// The dead stones the result counted (by [`final_statuses`]).
+    end_statuses: Option<Vec<Status>>,
     /// For each view, the captured points it showed, at the last try.
     captured_seen: [Vec<Point>; 2],
     /// The stone the last try, refused as occupied, put on its board
@@ -67,18 +70,18 @@ fn retakes_a_ko(game: &Game, color: Color, p: Point) -> bool {
     simple.check(color, p).is_err()
 }
 
-/// The result of a game counted under the game's ruleset: dead stones by
-/// the playouts' ownership estimate (as `final_score` judges them without
-/// a network), or none (every stone as it stands).
-pub fn final_result(game: &Game, seed: u64, count: Count) -> String {
-    let statuses = match count {
+/// The dead stones of a finished phantom game, by the playouts' ownership
+/// estimate, or none (every stone as it stands): the one judgement its
+/// result, `final_score`, `final_status_list` and the record's result all
+/// read, whatever search the engine plays with.
+pub fn final_statuses(game: &Game, seed: u64, count: Count) -> Vec<Status> {
+    match count {
         Count::Estimate => {
             let ownership = crate::search::ownership(game, SCORING_PLAYOUTS, seed);
             crate::go::score::statuses(game.board(), &ownership)
         }
-        Count::AsItStands => vec![crate::go::score::Status::Alive; crate::go::board::MAX_POINTS],
-    };
-    crate::go::score::score(game, &statuses).result()
+        Count::AsItStands => vec![Status::Alive; crate::go::board::MAX_POINTS],
+    }
 }
 
 impl Referee {
@@ -98,6 +101,7 @@ impl Referee {
             passes_in_row: 0,
             tries: 0,
             result: None,
+            end_statuses: None,
             captured_seen: [Vec::new(), Vec::new()],
             revealed: None,
             seed: 0,
@@ -111,6 +115,11 @@ impl Referee {
 
     pub fn result(&self) -> Option<&str> {
         self.result.as_deref()
+    }
+
+    /// The dead stones the result counted, once the game is over.
+    pub fn end_statuses(&self) -> Option<&[Status]> {
+        self.end_statuses.as_deref()
     }
 
     pub fn tries(&self) -> usize {
@@ -213,9 +222,11 @@ impl Referee {
             self.passes_in_row = 0;
         }
         if self.result.is_none() && self.ends() {
-            let result = final_result(game, self.seed, self.options.count);
+            let statuses = final_statuses(game, self.seed, self.options.count);
+            let result = crate::go::score::score(game, &statuses).result();
             items.push(Item::End(result.clone()));
             self.result = Some(result);
+            self.end_statuses = Some(statuses);
         }
         Ok(Announcement { outcome, items })
     }

@@ -459,11 +459,15 @@ fn printsgf(e: &mut Engine, a: &[&str]) -> Reply {
         return Err(GtpError::syntax("expected at most a file name"));
     }
     let game = e.shown();
-    let result = game.is_over().then(|| e.score().result());
+    let result = match e.phantom_result() {
+        Some(r) => Some(r.to_string()),
+        None => game.is_over().then(|| e.score().result()),
+    };
     let text = sgf::write(game, result.as_deref());
     match a.first() {
         Some(file) if *file != "-" => {
-            std::fs::write(file, &text)
+            // Whole or not at all: a failed write leaves the old file.
+            crate::core::files::write_atomically(std::path::Path::new(file), text.as_bytes())
                 .map_err(|err| GtpError(format!("cannot write file {file}: {err}")))?;
             Ok(String::new())
         }
