@@ -299,11 +299,12 @@ impl Player {
         match line {
             Line::Item(Item::Captures(capturer, n, points)) => {
                 let victim = capturer.opponent();
-                if *n == 0 || i64::from(*n) > stones_of(victim) {
+                let points_on_board = (view.size() * view.size()) as i64;
+                if *n == 0 || i64::from(*n) > stones_of(victim).min(points_on_board) {
                     return Err(format!(
                         "{n} {} stones captured, but {} are on the board",
                         color_name(victim),
-                        stones_of(victim)
+                        stones_of(victim).min(points_on_board)
                     ));
                 }
                 // Where only the victim hears every point (OpenSpiel's
@@ -312,6 +313,35 @@ impl Player {
                 let named = points.len();
                 if !in_part && named != 0 && named != *n as usize {
                     return Err(format!("{n} stones captured at {named} points"));
+                }
+                let name = |p: Point| crate::go::vertex::vertex_name(Some(p), view.size());
+                // A Phantom Go seat knows every stone of its own: the
+                // captured ones are among them.
+                if victim == me
+                    && counted
+                    && let Some(&p) = points
+                        .iter()
+                        .find(|&&p| view.board().color_at(p) != Some(me))
+                {
+                    return Err(format!(
+                        "{} is captured, but no stone of mine stands there",
+                        name(p)
+                    ));
+                }
+                // What my stone captured touches it.
+                if trier == self.seat
+                    && *capturer == me
+                    && !in_part
+                    && let Some((stone, _)) = self.last_stone
+                    && !points.is_empty()
+                    && !points
+                        .iter()
+                        .any(|&p| view.board().neighbors(stone).contains(&p))
+                {
+                    return Err(format!(
+                        "my stone at {} captured nothing it touches",
+                        name(stone)
+                    ));
                 }
             }
             Line::Item(Item::Atari(c, n)) if *n == 0 || i64::from(*n) > stones_of(*c) => {
@@ -518,6 +548,44 @@ mod tests {
         q.hear(&mut over, 1, &line("pass")).unwrap();
         q.hear(&mut over, 1, &line("end W+7.5")).unwrap();
         assert!(q.hear(&mut over, 1, &line("accepted")).is_err());
+    }
+
+    #[test]
+    fn captures_that_contradict_the_seats_own_stones_are_refused() {
+        // White (seat 2) has G9 and H9; its try at H9 cannot capture at A9.
+        let mut view = Game::new(9, Rules::default(), 7.5);
+        let mut p = Player::new(2, Kind::Go, Options::preset("seed").unwrap(), &view);
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        p.put_try(&mut view, pt("G9"));
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        p.put_try(&mut view, pt("H9"));
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        let before = (view.board().hash(), p.on_board);
+        let e = p
+            .hear(&mut view, 2, &line("captures white 1 A9"))
+            .unwrap_err();
+        assert!(e.contains("captured nothing it touches"), "{e}");
+        // Black's capture of a white stone where White has none.
+        assert_eq!((view.board().hash(), p.on_board), before);
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        let before = (view.board().hash(), p.on_board);
+        let e = p
+            .hear(&mut view, 1, &line("captures black 1 D4"))
+            .unwrap_err();
+        assert!(e.contains("no stone of mine stands there"), "{e}");
+        assert_eq!((view.board().hash(), p.on_board), before);
+        // One of its own stones, G9, it believes.
+        p.hear(&mut view, 1, &line("captures black 1 G9")).unwrap();
+        assert_eq!(view.board().color_at(pt("G9").unwrap()), None);
+        // A Rengo seat cannot count the other board's stones, but no more
+        // can be captured than the board has points.
+        let mut rengo = Game::new(9, Rules::default(), 7.5);
+        let mut q = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &rengo);
+        let e = q
+            .hear(&mut rengo, 2, &line("captures white 4294967295"))
+            .unwrap_err();
+        assert!(e.contains("but 81 are on the board"), "{e}");
     }
 
     #[test]
