@@ -196,8 +196,8 @@ struct PhantomMatchArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Seconds a seat's engine may take to answer one command; past
-    /// them it loses the game.
-    #[arg(long, default_value_t = 120.0)]
+    /// them it loses the game (raise it for seats given more time a move).
+    #[arg(long, default_value_t = 30.0)]
     timeout: f64,
     /// Handicap stones on their fixed points (Black's; White tries
     /// first).

@@ -1,6 +1,7 @@
 //! `kosumi phantom-match` end to end: Phantom Go and Rengo between kosumi
-//! seats, a plain engine (GNU Go) at a seat, and a seat that answers
-//! garbage, which loses its game while the match goes on.
+//! seats, a plain engine (GNU Go) at a seat, seats that answer garbage,
+//! hang, close their output or do not run, each losing its games while the
+//! match goes on, and a match stopped by a signal.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -225,37 +226,125 @@ fn gnu_go_plays_a_seat_as_a_plain_engine() {
     }
 }
 
-/// Runs a match expected to fail; returns its standard error.
-fn run_failing(args: &[&str]) -> String {
+/// A seat whose program is missing loses each of its games, and the match
+/// goes on to its end.
+#[test]
+fn a_missing_executable_loses_its_games_and_the_match_goes_on() {
+    let dir = scratch("missing");
     let out = Command::new(kosumi())
         .arg("phantom-match")
-        .args(args)
+        .args([
+            "--seat1",
+            &seat(30),
+            "--seat2",
+            "/nonexistent/engine --gtp",
+            "--size",
+            "5",
+            "--games",
+            "2",
+            "--sgf",
+            dir.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    String::from_utf8(out.stderr).unwrap()
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("seat 2") && err.contains("does not run") && err.contains("loses its games"),
+        "{err}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("A won 2"), "{stdout}");
+    assert_eq!(table(&dir).len(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A seat that closes its output at its first genmove is noticed at once
+/// (no shell holds the pipe open), long before the timeout.
 #[test]
-fn a_missing_executable_stops_the_match_before_the_first_game() {
-    let dir = scratch("missing");
-    let err = run_failing(&[
+fn a_seat_that_closes_its_output_loses_at_once() {
+    let closes = "sh -c 'while read l; do case \"$l\" in genmove*) exec 1>&-; sleep 600;; *) printf \"= \\n\\n\";; esac; done'";
+    let dir = scratch("closes");
+    let started = std::time::Instant::now();
+    let out = run(&[
         "--seat1",
         &seat(30),
         "--seat2",
-        "/nonexistent/engine --gtp",
+        closes,
         "--size",
         "5",
         "--games",
-        "4",
+        "1",
+        "--timeout",
+        "100",
         "--sgf",
         dir.to_str().unwrap(),
     ]);
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    assert!(out.contains("errors 1"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// SIGTERM to a match whose seat hangs ends the seat's processes with the
+/// match, at once.
+#[test]
+fn a_signal_ends_the_match_and_every_seat() {
+    let hang = "sh -c 'while read l; do case \"$l\" in genmove*) sleep 777;; *) printf \"= \\n\\n\";; esac; done'";
+    let dir = scratch("signal");
+    let mut child = Command::new(kosumi())
+        .arg("phantom-match")
+        .args([
+            "--seat1",
+            hang,
+            "--seat2",
+            hang,
+            "--size",
+            "5",
+            "--games",
+            "2",
+            "--timeout",
+            "500",
+            "--sgf",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let sleeping = || {
+        let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+        String::from_utf8_lossy(&ps.stdout)
+            .lines()
+            .any(|l| l.trim() == "sleep 777")
+    };
+    let started = std::time::Instant::now();
+    while !sleeping() {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the seat never reached genmove"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let pid = child.id().to_string();
     assert!(
-        err.contains("seat 2") && err.contains("does not run"),
-        "{err}"
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
     );
-    assert!(!dir.join("match.dat").exists());
+    let stopped = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(stopped.elapsed().as_secs() < 10, "the match did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(!status.success());
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!sleeping(), "a seat's process outlived the match");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A seat that hangs on genmove, one that floods a line without end, and

@@ -113,7 +113,9 @@ impl Client {
     /// Starts a command line through the shell.
     pub fn shell(command_line: &str) -> Result<Client, ClientError> {
         let mut command = Command::new("sh");
-        command.args(["-c", command_line]);
+        // `exec`: the shell becomes the engine, so that no shell holds the
+        // pipes open after the engine is gone.
+        command.args(["-c", &format!("exec {command_line}")]);
         Client::spawn(command)
     }
 

@@ -11,14 +11,17 @@
 //! the view, which is always legal. An engine that dies, hangs past the
 //! match's timeout, floods (a line past the client's limit) or answers
 //! garbage loses that game (its whole process group ended), and the match
-//! goes on; an engine that cannot start at all stops the match before the
-//! first game. Each game is written as an SGF of the true game (every try
+//! goes on; an engine that cannot start at all loses each of its games.
+//! Seats run under `sh -c 'exec …'` (no shell left between kosumi and the
+//! engine, so an engine that closes its output is noticed at once);
+//! SIGTERM or SIGINT ends every seat's process group before kosumi exits. Each game is written as an SGF of the true game (every try
 //! and announcement as comments) with one SGF per final view, each seat's
 //! view and what it heard after every try (`game-N-views-S.txt`), and a
 //! line of a table with twogtp's `.dat` columns, rewritten after every game so that
 //! an interrupted match keeps the games played; run again with the same
 //! settings and folder, the match plays only the games the table lacks.
 
+use crate::core::files::write_atomically;
 use crate::go::board::{Board, Color, Point};
 use crate::go::game::Game;
 use crate::go::rules::Rules;
@@ -102,9 +105,9 @@ struct SeatEngine(Client, Duration);
 
 impl SeatEngine {
     fn start(command: &str, timeout: Duration) -> Result<SeatEngine, String> {
-        Client::shell(command)
-            .map(|c| SeatEngine(c, timeout))
-            .map_err(|e| format!("'{command}': {e}"))
+        let mut client = Client::shell(command).map_err(|e| format!("'{command}': {e}"))?;
+        live_groups().push(client.child_mut().id() as i32);
+        Ok(SeatEngine(client, timeout))
     }
 
     /// Sends a command; `Ok` with the text of a `=` reply, `Err` with the
@@ -128,6 +131,57 @@ impl SeatEngine {
         self.send(command)?
             .map_err(|e| format!("'{command}' failed: {e}"))
     }
+}
+
+impl Drop for SeatEngine {
+    fn drop(&mut self) {
+        let id = self.0.child_mut().id() as i32;
+        live_groups().retain(|&g| g != id);
+    }
+}
+
+/// The process groups of the seats' engines now running (each engine
+/// leads its own), for [`end_seats_on_signals`].
+fn live_groups() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The signal that asked the match to end (0: none yet).
+static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+extern "C" fn note_signal(signal: libc::c_int) {
+    SIGNALLED.store(signal, Ordering::SeqCst);
+}
+
+/// On SIGTERM or SIGINT, ends every seat's process group and exits (the
+/// table of the games played is already written, after each game): a
+/// match stopped leaves no engine running. The handler only notes the
+/// signal; a watcher thread does the rest.
+fn end_seats_on_signals() {
+    let handler = note_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    // SAFETY: the handler only stores into an atomic, which is
+    // async-signal-safe; signal(2) touches no memory of ours.
+    unsafe {
+        libc::signal(libc::SIGTERM, handler);
+        libc::signal(libc::SIGINT, handler);
+    }
+    std::thread::spawn(|| {
+        loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let signal = SIGNALLED.load(Ordering::SeqCst);
+            if signal != 0 {
+                for &group in live_groups().iter() {
+                    // SAFETY: kill(2) on a process group a seat leads.
+                    unsafe {
+                        libc::kill(-group, libc::SIGKILL);
+                    }
+                }
+                eprintln!("kosumi phantom-match: stopped by signal {signal}; every seat ended");
+                std::process::exit(128 + signal);
+            }
+        }
+    });
 }
 
 /// One seat during a game: a GTP program.
@@ -462,9 +516,8 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
     if let Some(dir) = &config.sgf_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    // Every program must start before the first game: a missing
-    // executable (the shell exits at once) is the match's error, not a
-    // forfeit per game. One that starts and misbehaves plays and loses.
+    // A program that does not run (missing, or crashing at start) loses
+    // each of its games; the match says so once, up front, and goes on.
     for (i, command) in config.seats.iter().enumerate() {
         let command = command.replace("{game}", "0");
         let started =
@@ -472,9 +525,13 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
         if let Err(e @ (ClientError::Start(_) | ClientError::Closed | ClientError::Gone(_))) =
             started
         {
-            return Err(format!("seat {}: '{command}' does not run: {e}", i + 1));
+            eprintln!(
+                "kosumi phantom-match: seat {}: '{command}' does not run ({e}); it loses its games",
+                i + 1
+            );
         }
     }
+    end_seats_on_signals();
     let before = played_before(config)?;
     if !before.is_empty() {
         eprintln!(
@@ -528,8 +585,10 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
                         if let Some(dir) = &config.sgf_dir {
                             let mut sorted = r.clone();
                             sorted.sort_by_key(|x| x.number);
-                            let _ =
-                                std::fs::write(dir.join("match.dat"), dat_table(config, &sorted));
+                            let _ = write_atomically(
+                                &dir.join("match.dat"),
+                                dat_table(config, &sorted).as_bytes(),
+                            );
                         }
                     }
                 }
@@ -540,7 +599,7 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
     records.sort_by_key(|r| r.number);
     let table = dat_table(config, &records);
     if let Some(dir) = &config.sgf_dir {
-        std::fs::write(dir.join("match.dat"), &table).map_err(|e| e.to_string())?;
+        write_atomically(&dir.join("match.dat"), table.as_bytes()).map_err(|e| e.to_string())?;
     }
     println!("{}", summary(&records));
     Ok(records)
