@@ -203,7 +203,14 @@ pub fn search_watched(
                     .is_some_and(|every| last_report.elapsed() >= every)
             {
                 let s = lock();
-                let r = report(&s.nodes, game, watch.min_moves, &s.owned, &s.owned_by_move);
+                let r = report(
+                    &s.nodes,
+                    game,
+                    &puct,
+                    watch.min_moves,
+                    &s.owned,
+                    &s.owned_by_move,
+                );
                 drop(s);
                 (watch.on_report)(&r);
                 last_report = Instant::now();
@@ -212,7 +219,14 @@ pub fn search_watched(
     });
     let s = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     let final_report = watch.as_mut().map(|w| {
-        let at_end = report(&s.nodes, game, w.min_moves, &s.owned, &s.owned_by_move);
+        let at_end = report(
+            &s.nodes,
+            game,
+            &puct,
+            w.min_moves,
+            &s.owned,
+            &s.owned_by_move,
+        );
         if w.at_end {
             (w.on_report)(&at_end);
         }
@@ -489,6 +503,37 @@ mod tests {
                 .iter()
                 .all(|n| n.bias_applied == 0.0 && n.bias_key == 0)
         );
+    }
+
+    #[test]
+    fn analysis_lists_the_move_played_first() {
+        // Over several positions and seeds, the report's first candidate is
+        // the move the search decides on (by its confidence bound too).
+        let net = Evaluator::embedded();
+        let budget = Budget {
+            playouts: Some(120),
+            time: None,
+        };
+        let mut game = white_in_atari();
+        for seed in 0..12 {
+            let mut ignore = |_: &Report| {};
+            let watch = Watch::quiet(None, &mut ignore);
+            let out = search_watched(
+                &game,
+                &net,
+                Params::new(budget, seed),
+                &AtomicBool::new(false),
+                &mut NetTree::default(),
+                Some(watch),
+            );
+            let first = out.report.expect("watched").candidates[0].mv;
+            let played = match out.decision {
+                Decision::Play(p) => Some(p),
+                _ => None,
+            };
+            assert_eq!(first, played, "seed {seed}");
+            game.play(game.to_move(), played).unwrap();
+        }
     }
 
     #[test]

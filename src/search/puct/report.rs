@@ -3,10 +3,12 @@
 //! the network's ownership averaged over the visits (for the whole board and
 //! for each root move).
 
+use super::choice;
 use super::tree::Node;
 use crate::go::board::{MAX_POINTS, Point};
 use crate::go::game::Game;
 use crate::nn::Evaluation;
+use crate::search::config::Puct;
 use crate::search::report::{Candidate, MAX_PV, Report, lower_bound};
 
 /// The network's ownership summed over the visits (White's, −1..1, in
@@ -53,11 +55,14 @@ impl Ownership {
 }
 
 /// What the search has found so far: the root's visited moves (and up to
-/// `min_moves` in all, the unvisited ones by prior), most visited first,
-/// from the side to move's view; the ownership, Black's +1, by point.
+/// `min_moves` in all, the unvisited ones by prior), the move it would
+/// play first and then by the weight it would choose them by (as KataGo
+/// orders them: visits, and the confidence bound's choice lifted), from the
+/// side to move's view; the ownership, Black's +1, by point.
 pub(super) fn report(
     nodes: &[Node],
     game: &Game,
+    puct: &Puct,
     min_moves: usize,
     owned: &Ownership,
     owned_by_move: &[Ownership],
@@ -99,10 +104,12 @@ pub(super) fn report(
         .copied()
         .filter(|&i| nodes[i].visits > 0)
         .collect();
+    let weights = choice::play_weights(nodes, puct, |i| !nodes[i].refused);
+    let weight = |i: usize| weights[i - root.first as usize].unwrap_or(0.0);
     visited.sort_by(|&a, &b| {
-        nodes[b]
-            .visits
-            .cmp(&nodes[a].visits)
+        weight(b)
+            .total_cmp(&weight(a))
+            .then(nodes[b].visits.cmp(&nodes[a].visits))
             .then(nodes[b].prior.total_cmp(&nodes[a].prior))
     });
     let mut unvisited: Vec<usize> = children
