@@ -338,18 +338,24 @@ impl Referee {
 
     /// What `seat` hears of the announcement of `trier`'s last try (`None`:
     /// nothing, as the others under presets that keep illegal tries
-    /// private). Captured points: all of them where the preset clears or
-    /// names them; under OpenSpiel's count, only to the victim and the
-    /// points the seat's view showed.
+    /// private). Captured points: all of them where the preset names them
+    /// (Computer Olympiad); under the source document's count, the points
+    /// the seat's own view showed (the stones it sees removed); under
+    /// OpenSpiel's, all to the victim and those its view showed to another.
     pub fn heard_by(&self, a: &Announcement, trier: usize, seat: usize) -> Option<Announcement> {
         if a.outcome.is_illegal() && seat != trier && !self.options.tell_others && a.end().is_none()
         {
             return None;
         }
         let outcome = if a.outcome.is_illegal() && seat != trier {
-            // The others learn that the try was illegal, not where.
+            // The others learn that the try was illegal, not where; the
+            // occupying stone's colour only where the referee says the
+            // reason aloud (the source document's "the referee tells the
+            // stone's colour").
             match a.outcome {
-                Outcome::Occupied(_) => Outcome::Illegal,
+                Outcome::Occupied(_) if self.options.illegal != IllegalInfo::Reason => {
+                    Outcome::Illegal
+                }
                 other => other,
             }
         } else {
@@ -360,9 +366,10 @@ impl Referee {
             .items
             .iter()
             .map(|item| match item {
-                Item::Captures(capturer, n, points)
-                    if self.options.captures == CaptureInfo::Victim
-                        && seat_color(seat) != capturer.opponent() =>
+                Item::Captures(capturer, n, _)
+                    if self.options.captures == CaptureInfo::Count
+                        || (self.options.captures == CaptureInfo::Victim
+                            && seat_color(seat) != capturer.opponent()) =>
                 {
                     Item::Captures(*capturer, *n, self.captured_seen[view].clone())
                 }
@@ -408,6 +415,11 @@ mod tests {
             assert_eq!(r.view(2).at(pt("E5").unwrap()).is_some(), preset == "seed");
             assert_eq!(r.to_move(), Some(2), "white tries again");
             assert_eq!(r.heard_by(&a, 2, 1).is_some(), preset == "seed");
+            if preset == "seed" {
+                // Said aloud, the reason reaches the other seat too.
+                let heard = r.heard_by(&a, 2, 1).unwrap();
+                assert_eq!(heard.lines(9)[0], "illegal occupied black");
+            }
             assert!(
                 r.try_move(&mut g, 1, pt("A1")).is_err(),
                 "not seat 1's turn"
@@ -423,6 +435,16 @@ mod tests {
         }
         let a = r.try_move(&mut g, 1, pt("B1")).unwrap();
         assert_eq!(a.lines(9), ["accepted", "captures black 1 A1"]);
+        // Each seat hears the count and the points its own view showed:
+        // White its stone; Black, who never saw A1, none.
+        assert_eq!(
+            r.heard_by(&a, 1, 2).unwrap().lines(9)[1],
+            "captures black 1 A1"
+        );
+        assert_eq!(
+            r.heard_by(&a, 1, 1).unwrap().lines(9)[1],
+            "captures black 1"
+        );
         assert!(r.view(2).at(pt("A1").unwrap()).is_none());
         r.try_move(&mut g, 2, pt("B2")).unwrap();
         r.try_move(&mut g, 1, pt("J9")).unwrap();

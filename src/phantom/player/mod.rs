@@ -309,16 +309,22 @@ impl Player {
                 }
                 // Where only the victim hears every point (OpenSpiel's
                 // convention), the other seats hear those their view showed.
-                let in_part = self.options.captures == CaptureInfo::Victim && victim != me;
+                let in_part = match self.options.captures {
+                    CaptureInfo::Victim => victim != me,
+                    CaptureInfo::Count => victim != me || self.kind == Kind::Rengo,
+                    CaptureInfo::Points => false,
+                };
                 let named = points.len();
                 if !in_part && named != 0 && named != *n as usize {
                     return Err(format!("{n} stones captured at {named} points"));
                 }
                 let name = |p: Point| crate::go::vertex::vertex_name(Some(p), view.size());
                 // A Phantom Go seat knows every stone of its own: the
-                // captured ones are among them.
+                // captured ones are among them (unless its own try took
+                // them, a suicide its view has played already).
                 if victim == me
                     && counted
+                    && trier != self.seat
                     && let Some(&p) = points
                         .iter()
                         .find(|&&p| view.board().color_at(p) != Some(me))
@@ -326,6 +332,24 @@ impl Player {
                     return Err(format!(
                         "{} is captured, but no stone of mine stands there",
                         name(p)
+                    ));
+                }
+                // Heard in part, the points are those my view showed (a
+                // trier's view before its try: the try made the capture
+                // on it already).
+                let shown = if trier == self.seat {
+                    view.earlier_board(1)
+                } else {
+                    Some(view.board())
+                };
+                if in_part
+                    && let Some(shown) = shown
+                    && let Some(&p) = points.iter().find(|&&p| shown.color_at(p) != Some(victim))
+                {
+                    return Err(format!(
+                        "{} is named captured, but my view shows no {} stone there",
+                        name(p),
+                        color_name(victim)
                     ));
                 }
                 // What my stone captured touches it.
@@ -496,20 +520,30 @@ mod tests {
         Line::parse(&words, 9).unwrap()
     }
 
-    /// Under OpenSpiel's convention the capturer hears only the captured
-    /// points its view showed: fewer points than stones is believed there
-    /// (and refused under the source document's, which names them all;
-    /// more points than stones the announcement reader refuses already).
+    /// Under OpenSpiel's convention and the source document's the capturer
+    /// hears only the captured points its view showed: fewer points than
+    /// stones is believed there (and refused under the Computer
+    /// Olympiad's, which names them all; more points than stones the
+    /// announcement reader refuses already).
     #[test]
-    fn a_capturer_believes_the_points_its_view_showed_under_openspiel() {
-        for (preset, believed) in [("openspiel", true), ("seed", false)] {
+    fn a_capturer_believes_the_points_its_view_showed() {
+        for (preset, believed) in [("openspiel", true), ("seed", true), ("olympiad", false)] {
             let mut view = Game::new(9, Rules::default(), 7.5);
             let mut p = Player::new(1, Kind::Go, Options::preset(preset).unwrap(), &view);
             for _ in 0..3 {
                 p.hear(&mut view, 1, &line("accepted")).ok();
                 p.hear(&mut view, 2, &line("accepted")).unwrap();
             }
-            let heard = p.hear(&mut view, 1, &line("captures black 3 D7 C8"));
+            // Of the three white stones Black's view shows A1 (revealed);
+            // Black's try at A2 takes the chain, A1 on its view with it.
+            let shown = [
+                (Color::White, pt("A1").unwrap()),
+                (Color::Black, pt("B1").unwrap()),
+            ];
+            view.setup(&shown, false).unwrap();
+            p.put_try(&mut view, pt("A2"));
+            p.hear(&mut view, 1, &line("accepted")).unwrap();
+            let heard = p.hear(&mut view, 1, &line("captures black 3 A1"));
             assert_eq!(heard.is_ok(), believed, "{preset}: {heard:?}");
         }
     }
@@ -565,7 +599,7 @@ mod tests {
         let e = p
             .hear(&mut view, 2, &line("captures white 1 A9"))
             .unwrap_err();
-        assert!(e.contains("captured nothing it touches"), "{e}");
+        assert!(e.contains("my view shows no black stone there"), "{e}");
         // Black's capture of a white stone where White has none.
         assert_eq!((view.board().hash(), p.on_board), before);
         p.hear(&mut view, 1, &line("accepted")).unwrap();
@@ -589,6 +623,20 @@ mod tests {
     }
 
     #[test]
+    fn where_every_point_is_named_a_capture_touches_the_stone_that_made_it() {
+        let mut view = Game::new(9, Rules::default(), 7.5);
+        let mut p = Player::new(2, Kind::Go, Options::preset("olympiad").unwrap(), &view);
+        p.hear(&mut view, 1, &line("accepted")).unwrap();
+        p.put_try(&mut view, pt("H9"));
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
+        let e = p
+            .hear(&mut view, 2, &line("captures white 1 A9"))
+            .unwrap_err();
+        assert!(e.contains("captured nothing it touches"), "{e}");
+        p.hear(&mut view, 2, &line("captures white 1 J9")).unwrap();
+    }
+
+    #[test]
     fn unseen_stones_are_counted_from_the_announcements() {
         let mut view = Game::new(9, Rules::default(), 7.5);
         let mut p = Player::new(2, Kind::Go, Options::preset("seed").unwrap(), &view);
@@ -609,10 +657,19 @@ mod tests {
         );
         assert!(p.hear(&mut view, 1, &line("captures black 1 E5")).is_err());
         assert_eq!(view.board().to_ascii(), before);
-        // White's capture of E5 clears it from the view.
+        // White surrounds E5 and takes it: the view is cleared of it, and
+        // the count of unseen stones stays.
+        for w in ["D5", "F5", "E6"] {
+            p.put_try(&mut view, pt(w));
+            p.hear(&mut view, 2, &line("accepted")).unwrap();
+            p.hear(&mut view, 1, &line("accepted")).unwrap();
+        }
+        let unseen = p.unseen(view.board());
+        p.put_try(&mut view, pt("E4"));
+        p.hear(&mut view, 2, &line("accepted")).unwrap();
         p.hear(&mut view, 2, &line("captures white 1 E5")).unwrap();
         assert_eq!(view.board().color_at(pt("E5").unwrap()), None);
-        assert_eq!(p.unseen(view.board()), [1, 0]);
+        assert_eq!(p.unseen(view.board()), unseen);
     }
 
     #[test]
