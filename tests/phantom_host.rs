@@ -373,3 +373,53 @@ fn gogui_s_ruler_stream_plays_one_try_per_click() {
         "{tries} tries for {clicks} clicks"
     );
 }
+
+/// GoGui runs two processes on a hosted game, its ruler and its program,
+/// and asks the program for "everything you heard"; the ruler also sees
+/// the person go back in the game tree, branch and come back. kosumi's
+/// answers to the person's tries are a function of the game so far (a
+/// fixed budget, seeds from the tries), so both processes tell the same
+/// game, whatever clock each has and whatever else each was asked, and the
+/// main line's answers stay what they were.
+#[test]
+fn two_processes_hosting_one_game_hear_the_same_answers() {
+    let tries = ["E5", "C3", "G7", "C7", "G3", "D4", "F6", "E3", "pass"];
+    let start = |time: &str| {
+        host(&[
+            "--size",
+            "9",
+            "--phantom-human",
+            "2",
+            "--playouts",
+            "400",
+            "--time",
+            time,
+        ])
+    };
+    let play = |e: &mut Engine, moves: &[&str]| {
+        for t in moves {
+            // A refused try is the person's to retry: move on.
+            let _ = e.command(&format!("play w {t}"));
+        }
+    };
+    // The program: each try once.
+    let mut program = start("2");
+    play(&mut program, &tries);
+    let heard = program.ok("kosumi-phantom_log");
+    assert!(program.finish().success());
+    // The ruler: the first five tries, back to the third and a branch
+    // there, then the main line replayed whole (as GoGui's ruler does),
+    // reading the board after each step.
+    let mut ruler = start("0.05");
+    play(&mut ruler, &tries[..5]);
+    ruler.ok("clear_board");
+    play(&mut ruler, &tries[..2]);
+    play(&mut ruler, &["J1"]);
+    ruler.ok("gogui-rules_board");
+    ruler.ok("clear_board");
+    play(&mut ruler, &tries);
+    ruler.ok("gogui-rules_board");
+    assert_eq!(ruler.ok("kosumi-phantom_log"), heard);
+    assert!(heard.lines().count() > 8, "{heard}");
+    assert!(ruler.finish().success());
+}

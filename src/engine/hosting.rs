@@ -10,6 +10,7 @@
 //! controller that only sends moves (GoGui's program, beside its ruler)
 //! costs nothing.
 
+use crate::core::random::splitmix;
 use crate::go::board::{Color, Point};
 use crate::phantom::host::Host;
 use crate::phantom::player;
@@ -74,6 +75,16 @@ impl Hosting {
         self.states.len() > self.cursor
     }
 
+    /// A fingerprint of the person's first `n` tries: the seed of kosumi's
+    /// answers to them, so that every process hosting the same game (GoGui
+    /// runs a ruler and a program) answers the same tries alike.
+    fn fingerprint(&self, n: usize) -> u64 {
+        self.tries[..n].iter().fold(n as u64, |h, &(c, mv)| {
+            let code = (c.index() as u64) << 16 | u64::from(mv.unwrap_or(u16::MAX));
+            splitmix(h ^ splitmix(code))
+        })
+    }
+
     /// The person's try by `play`: a replay of the record, or a new try
     /// (judged later, by [`Hosting::catch_up`]). Refused at once where the
     /// game before it is known: not the person's colour, the game over, or
@@ -120,14 +131,14 @@ impl Hosting {
     /// game over, not the person's turn) is dropped with those after it.
     pub fn catch_up<'n>(
         &mut self,
-        mut settings: impl FnMut() -> player::Settings<'n>,
+        mut settings: impl FnMut(u64) -> player::Settings<'n>,
         stop: &AtomicBool,
     ) {
         while self.states.len() <= self.cursor {
             let k = self.states.len() - 1;
             let (_, mv) = self.tries[k];
             let mut next = self.states[k].clone();
-            match next.human_try(mv, &settings(), stop) {
+            match next.human_try(mv, &settings(self.fingerprint(k + 1)), stop) {
                 Ok(_) => self.states.push(next),
                 Err(e) => {
                     log::warn!("phantom host: the person's try {k}: {e}");

@@ -8,12 +8,12 @@ use super::role::{Refusal, Role};
 use super::{Engine, EngineError};
 use crate::go::board::{Color, Point};
 use crate::go::vertex::color_name;
+use crate::phantom::Kind;
 use crate::phantom::announcement::{Announcement, Line};
 use crate::phantom::host::Host;
 use crate::phantom::options::Options;
 use crate::phantom::player::{self, Player};
 use crate::phantom::referee::Referee;
-use crate::phantom::{Kind, seat_color};
 use crate::search::Budget;
 use crate::search::chooser::Chooser;
 
@@ -22,6 +22,26 @@ impl Engine {
     /// network's search on the view, playouts otherwise.
     fn seat_budget(&self, color: Color) -> Budget {
         let how = Self::choosing(&self.config, self.move_budget(color));
+        let kind = self.phantom_kind().unwrap_or(Kind::Go);
+        match self
+            .config
+            .phantom_mode
+            .resolve(kind, self.config.network.is_some())
+        {
+            player::Mode::Net => how.visit_budget(),
+            _ => how.playout_budget(),
+        }
+    }
+
+    /// The fixed budget of kosumi's seats in a hosted game: their search's
+    /// playouts or visits (`--playouts`, or the default), never the clock,
+    /// so that each answer is a function of the game so far.
+    fn host_budget(&self) -> Budget {
+        let fixed = Budget {
+            playouts: self.config.search.playouts,
+            time: None,
+        };
+        let how = Self::choosing(&self.config, fixed);
         let kind = self.phantom_kind().unwrap_or(Kind::Go);
         match self
             .config
@@ -77,8 +97,8 @@ impl Engine {
         let mut game = self.role.game().clone();
         game.set_dice(None);
         let mut host = Host::new(kind, options, human, game, self.config.search.seed);
-        let budget = self.seat_budget(seat_color(human).opponent());
-        let settings = seat_settings(&self.config, &mut self.chooser, budget);
+        let budget = self.host_budget();
+        let settings = host_settings(&self.config, budget, 0);
         host.play_others(&settings, &self.stop);
         self.role = Role::Host(Box::new(Hosting::new(host)));
     }
@@ -183,13 +203,12 @@ impl Engine {
         if hosting.caught_up() {
             return;
         }
-        let color = hosting.current().human_color().opponent();
-        let budget = self.seat_budget(color);
-        let (config, chooser, stop) = (&self.config, &mut self.chooser, &self.stop);
+        let budget = self.host_budget();
+        let (config, stop) = (&self.config, &self.stop);
         let Role::Host(hosting) = &mut self.role else {
             unreachable!("hosting")
         };
-        hosting.catch_up(|| seat_settings(config, chooser, budget), stop);
+        hosting.catch_up(|tries| host_settings(config, budget, tries), stop);
     }
 
     /// A stone a phantom player learns of (a board-mate's move, or a stone
@@ -260,6 +279,21 @@ impl Engine {
             Some(p) => crate::search::Decision::Play(p),
             None => crate::search::Decision::Pass,
         })
+    }
+}
+
+/// The search settings of kosumi's seats in a hosted game, answering the
+/// person's tries of fingerprint `tries`: seeded by it, not by the count of
+/// the engine's searches.
+fn host_settings(config: &super::Config, budget: Budget, tries: u64) -> player::Settings<'_> {
+    player::Settings {
+        mode: config.phantom_mode,
+        policy: config.phantom_policy,
+        budget,
+        seed: crate::core::random::nth_seed(config.search.seed, tries),
+        max_nodes: config.search.max_nodes,
+        mc: config.search.mc,
+        network: config.network.as_deref(),
     }
 }
 
