@@ -15,13 +15,18 @@ use crate::phantom::options::Options;
 use crate::phantom::player::{self, Player};
 use crate::phantom::referee::Referee;
 use crate::search::Budget;
-use crate::search::chooser::Chooser;
+use crate::search::chooser::{Chooser, MoveSearch};
 
 impl Engine {
     /// The budget of a phantom seat's choice for `color`: visits for the
     /// network's search on the view, playouts otherwise.
     fn seat_budget(&self, color: Color) -> Budget {
-        let how = Self::choosing(&self.config, self.move_budget(color));
+        self.seats_budget(Self::choosing(&self.config, self.move_budget(color)))
+    }
+
+    /// The visits (the network's search on the view) or playouts a seat's
+    /// search gets of `how`'s budget.
+    fn seats_budget(&self, how: MoveSearch) -> Budget {
         let kind = self.phantom_kind().unwrap_or(Kind::Go);
         match self
             .config
@@ -41,16 +46,7 @@ impl Engine {
             playouts: self.config.search.playouts,
             time: None,
         };
-        let how = Self::choosing(&self.config, fixed);
-        let kind = self.phantom_kind().unwrap_or(Kind::Go);
-        match self
-            .config
-            .phantom_mode
-            .resolve(kind, self.config.network.is_some())
-        {
-            player::Mode::Net => how.visit_budget(),
-            _ => how.playout_budget(),
-        }
+        self.seats_budget(Self::choosing(&self.config, fixed))
     }
 
     /// Phantom games roll no dice.

@@ -8,7 +8,6 @@
 //! (`subtreeValueBiasFactor`). Re-rooting keeps the kept nodes' drift and
 //! a fifth of the dropped nodes' (`subtreeValueBiasFreeProp` 0.8).
 
-use super::tree::Node;
 use crate::core::random::splitmix;
 use crate::go::board::{Board, Color, Point};
 use std::collections::HashMap;
@@ -122,49 +121,6 @@ pub(super) fn drift(subtree_mean: f64, network: f64, subtree_visits: f64) -> Dri
         delta: (subtree_mean - network) * weight,
         weight,
     }
-}
-
-/// Refiles node `n`'s drift (where its subtree has visits) and corrects
-/// its own network value by `factor` times its key's mean drift; the
-/// change to its sums of utility and of squared utility, which its
-/// ancestors take too.
-pub(super) fn correct(
-    nodes: &mut [Node],
-    table: &mut BiasTable,
-    n: usize,
-    factor: f64,
-) -> (f64, f64) {
-    let node = &nodes[n];
-    let children = node.first as usize..(node.first + node.count) as usize;
-    let (visits, sum) = nodes[children]
-        .iter()
-        .fold((0u32, 0.0), |(v, s), c| (v + c.visits, s + c.utility));
-    let raw = f64::from(node.nn_utility);
-    let key = node.bias_key;
-    let mean = if visits > 0 {
-        // The children's sums are from the other side.
-        let new = drift(-sum / f64::from(visits), raw, f64::from(visits));
-        let old = Drift {
-            delta: f64::from(node.filed_delta),
-            weight: f64::from(node.filed_weight),
-        };
-        let mean = table.refile(key, old, new);
-        let node = &mut nodes[n];
-        node.filed_delta = new.delta as f32;
-        node.filed_weight = new.weight as f32;
-        mean
-    } else {
-        table.mean_drift(key)
-    };
-    let node = &mut nodes[n];
-    let (before, after) = (f64::from(node.bias_applied), factor * mean);
-    node.bias_applied = after as f32;
-    let after = f64::from(node.bias_applied);
-    let change = after - before;
-    let change_sq = (raw + after).powi(2) - (raw + before).powi(2);
-    node.utility += change;
-    node.utility_sq += change_sq;
-    (change, change_sq)
 }
 
 #[cfg(test)]

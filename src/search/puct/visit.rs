@@ -1,9 +1,10 @@
 //! One visit of the search, and what the threads of one search share: the
 //! descent from the root by PUCT (`explore`), a virtual loss along the path
 //! while the leaf is evaluated outside the lock, the leaf's expansion and
-//! the back-up of its values.
+//! the back-up of its values, with the subtree value bias correction of
+//! each node on the way (`bias`).
 
-use super::bias::{self, BiasTable};
+use super::bias::{self, BiasTable, Drift};
 use super::explore::select;
 use super::report::Ownership;
 use super::tree::{Node, expand};
@@ -186,7 +187,7 @@ impl Job<'_> {
             node.no_result += f64::from(eval.no_result);
             if self.puct.subtree_bias > 0.0 && node.bias_key != 0 && node.expanded {
                 let (change, change_sq) =
-                    bias::correct(&mut s.nodes, &mut s.bias, n, self.puct.subtree_bias);
+                    correct_bias(&mut s.nodes, &mut s.bias, n, self.puct.subtree_bias);
                 carry += sign * change;
                 carry_sq += change_sq;
             }
@@ -199,4 +200,42 @@ impl Job<'_> {
         }
         true
     }
+}
+
+/// Refiles node `n`'s drift (where its subtree has visits) and corrects
+/// its own network value by `factor` times its key's mean drift; the
+/// change to its sums of utility and of squared utility, which its
+/// ancestors take too.
+fn correct_bias(nodes: &mut [Node], table: &mut BiasTable, n: usize, factor: f64) -> (f64, f64) {
+    let node = &nodes[n];
+    let children = node.first as usize..(node.first + node.count) as usize;
+    let (visits, sum) = nodes[children]
+        .iter()
+        .fold((0u32, 0.0), |(v, s), c| (v + c.visits, s + c.utility));
+    let raw = f64::from(node.nn_utility);
+    let key = node.bias_key;
+    let mean = if visits > 0 {
+        // The children's sums are from the other side.
+        let new = bias::drift(-sum / f64::from(visits), raw, f64::from(visits));
+        let old = Drift {
+            delta: f64::from(node.filed_delta),
+            weight: f64::from(node.filed_weight),
+        };
+        let mean = table.refile(key, old, new);
+        let node = &mut nodes[n];
+        node.filed_delta = new.delta as f32;
+        node.filed_weight = new.weight as f32;
+        mean
+    } else {
+        table.mean_drift(key)
+    };
+    let node = &mut nodes[n];
+    let (before, after) = (f64::from(node.bias_applied), factor * mean);
+    node.bias_applied = after as f32;
+    let after = f64::from(node.bias_applied);
+    let change = after - before;
+    let change_sq = (raw + after).powi(2) - (raw + before).powi(2);
+    node.utility += change;
+    node.utility_sq += change_sq;
+    (change, change_sq)
 }
