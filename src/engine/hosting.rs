@@ -92,7 +92,12 @@ impl Hosting {
     pub fn play(&mut self, color: Color, mv: Option<Point>) -> Result<(), String> {
         let host = self.current();
         if color != host.human_color() {
-            return Err(format!("the person plays seat {} only", host.human));
+            return Err(format!(
+                "the person plays seat {} only ({}): a record with the other colour's moves \
+                 does not fit this hosted game; a new game (clear_board) starts it again",
+                host.human,
+                crate::go::vertex::color_name(host.human_color())
+            ));
         }
         if self.tries.get(self.cursor) == Some(&(color, mv)) {
             self.cursor += 1;
