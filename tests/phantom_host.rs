@@ -97,6 +97,16 @@ fn without_a_person_the_ruler_commands_are_not_listed() {
 }
 
 #[test]
+fn the_playing_level_is_offered_in_plain_go_only() {
+    let mut plain = host(&["--size", "9"]);
+    assert!(plain.ok("gogui-analyze_commands").contains("/kosumi-level"));
+    assert!(plain.finish().success());
+    let mut hosted = host(&["--size", "9", "--phantom-human", "2"]);
+    assert!(!hosted.ok("gogui-analyze_commands").contains("kosumi-level"));
+    assert!(hosted.finish().success());
+}
+
+#[test]
 fn rengo_with_the_person_at_seat_three() {
     let mut e = host(&[
         "--size",

@@ -168,9 +168,12 @@ fn entry_command(entry: &str) -> &str {
 
 /// GoGui's Analyze menu: the entries whose command the role permits now
 /// (those marked `DICE` only while dice are on: without them they would
-/// only fail), and a menu entry for each rules preset.
+/// only fail; `LEVEL` only in plain Go with the network), and a menu entry
+/// for each rules preset.
 fn analyze_commands(e: &Engine) -> String {
     let dice = e.shown().dice().is_some();
+    // A level plays plain Go from the network's policy.
+    let levels = e.config.network.is_some() && e.phantom_kind().is_none();
     let permitted = |entry: &&str| {
         COMMANDS
             .iter()
@@ -183,10 +186,17 @@ fn analyze_commands(e: &Engine) -> String {
     ANALYZE_COMMANDS
         .trim()
         .lines()
-        .flat_map(|line| match (line, line.strip_prefix("DICE ")) {
-            ("RULES PRESETS", _) => presets.iter().map(String::as_str).collect(),
-            (_, Some(entry)) => dice.then_some(entry).into_iter().collect(),
-            (entry, None) => vec![entry],
+        .flat_map(|line| {
+            match (
+                line,
+                line.strip_prefix("DICE "),
+                line.strip_prefix("LEVEL "),
+            ) {
+                ("RULES PRESETS", ..) => presets.iter().map(String::as_str).collect(),
+                (_, Some(entry), _) => dice.then_some(entry).into_iter().collect(),
+                (_, _, Some(entry)) => levels.then_some(entry).into_iter().collect(),
+                (entry, None, None) => vec![entry],
+            }
         })
         .filter(permitted)
         .collect::<Vec<_>>()
@@ -194,16 +204,17 @@ fn analyze_commands(e: &Engine) -> String {
 }
 
 /// What GoGui shows in its Analyze menu (type/label/command); `RULES
-/// PRESETS` stands for an entry per preset of the rules table, and `DICE`
-/// marks an entry listed only while dice are on.
+/// PRESETS` stands for an entry per preset of the rules table, `DICE`
+/// marks an entry listed only while dice are on, `LEVEL` one listed only
+/// where a playing level applies (plain Go with the network).
 const ANALYZE_COMMANDS: &str = "
 string/Rules/kosumi-rules
 string/Pass stones: black/kosumi-pass_stones b
 string/Pass stones: white/kosumi-pass_stones w
 string/Final score/final_score
 string/Score details/kosumi-score
-string/Playing level/kosumi-level
-none/Set playing level (30k to 9d, or max)/kosumi-level %s
+LEVEL string/Playing level/kosumi-level
+LEVEL none/Set playing level (30k to 9d, or max)/kosumi-level %s
 plist/Dead stones/final_status_list dead
 plist/Seki stones/final_status_list seki
 plist/All legal moves/all_legal %m
