@@ -282,15 +282,11 @@ impl Engine {
 /// person's tries of fingerprint `tries`: seeded by it, not by the count of
 /// the engine's searches.
 fn host_settings(config: &super::Config, budget: Budget, tries: u64) -> player::Settings<'_> {
-    player::Settings {
-        mode: config.phantom_mode,
-        policy: config.phantom_policy,
+    seeded_settings(
+        config,
         budget,
-        seed: crate::core::random::nth_seed(config.search.seed, tries),
-        max_nodes: config.search.max_nodes,
-        mc: config.search.mc,
-        network: config.network.as_deref(),
-    }
+        crate::core::random::nth_seed(config.search.seed, tries),
+    )
 }
 
 /// A phantom seat's search settings under `config`, for one choice: the
@@ -300,7 +296,11 @@ fn seat_settings<'c>(
     chooser: &mut Chooser,
     budget: Budget,
 ) -> player::Settings<'c> {
-    let seed = chooser.next_seed(config.search.seed);
+    seeded_settings(config, budget, chooser.next_seed(config.search.seed))
+}
+
+/// A phantom seat's search settings under `config` with `budget` and `seed`.
+fn seeded_settings(config: &super::Config, budget: Budget, seed: u64) -> player::Settings<'_> {
     player::Settings {
         mode: config.phantom_mode,
         policy: config.phantom_policy,

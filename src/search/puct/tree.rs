@@ -52,6 +52,14 @@ pub(super) struct Node {
 }
 
 impl Node {
+    /// The drift this node has filed under its bias key.
+    pub(super) fn filed(&self) -> Drift {
+        Drift {
+            delta: f64::from(self.filed_delta),
+            weight: f64::from(self.filed_weight),
+        }
+    }
+
     pub(super) fn new(mv: Option<Point>, prior: f32) -> Node {
         Node {
             mv,
@@ -124,15 +132,7 @@ impl NetTree {
             kept[new].first = start as u32;
             queue.extend(start..start + count);
         }
-        let filed = |n: &Node| {
-            (n.bias_key != 0).then(|| {
-                let d = Drift {
-                    delta: f64::from(n.filed_delta),
-                    weight: f64::from(n.filed_weight),
-                };
-                (n.bias_key, d)
-            })
-        };
+        let filed = |n: &Node| (n.bias_key != 0).then(|| (n.bias_key, n.filed()));
         let table = BiasTable::rebuilt(
             kept.iter().filter_map(filed),
             nodes.iter().filter_map(filed),

@@ -4,7 +4,7 @@
 //! the back-up of its values, with the subtree value bias correction of
 //! each node on the way (`bias`).
 
-use super::bias::{self, BiasTable, Drift};
+use super::bias::{self, BiasTable};
 use super::explore::select;
 use super::report::Ownership;
 use super::tree::{Node, expand};
@@ -216,16 +216,14 @@ fn correct_bias(nodes: &mut [Node], table: &mut BiasTable, n: usize, factor: f64
     let key = node.bias_key;
     let mean = if visits > 0 {
         // The children's sums are from the other side.
-        let new = bias::drift(-sum / f64::from(visits), raw, f64::from(visits));
-        let old = Drift {
-            delta: f64::from(node.filed_delta),
-            weight: f64::from(node.filed_weight),
-        };
-        let mean = table.refile(key, old, new);
+        let drift = bias::drift(-sum / f64::from(visits), raw, f64::from(visits));
+        let old = node.filed();
         let node = &mut nodes[n];
-        node.filed_delta = new.delta as f32;
-        node.filed_weight = new.weight as f32;
-        mean
+        node.filed_delta = drift.delta as f32;
+        node.filed_weight = drift.weight as f32;
+        // The table takes what the node keeps, so that refiling later
+        // takes back exactly what was filed.
+        table.refile(key, old, node.filed())
     } else {
         table.mean_drift(key)
     };
