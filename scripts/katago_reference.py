@@ -11,7 +11,12 @@ rulesets (KataGo is given the same rule fields as JSON, the fields kosumi's
 nn::inputs::NetRules maps each ruleset to), several komi, both colours to
 move, handicap stones, and hand-made ko and ladder positions. For each, the
 file holds the GTP commands that set it up and KataGo's `kata-raw-nn all`.
+
+With --rectangular, positions on rectangular boards instead (GNU Go plays
+square boards only): a few seeded random moves, then KataGo's own moves at
+a few visits, set up with `rectangular_boardsize`.
 """
+import random
 import argparse
 import subprocess
 import sys
@@ -140,8 +145,59 @@ MADE = [
 ]
 
 
+# (columns, rows, rules, komi, moves, seed, colour argument or None)
+RECTANGLES = [
+    (13, 9, "chinese", 7.5, 0, 1, None),
+    (13, 9, "chinese", 7.5, 30, 2, None),
+    (9, 13, "japanese", 6.5, 45, 3, None),
+    (19, 11, "aga", 7.5, 60, 4, None),
+    (7, 17, "tromp-taylor", 7.5, 40, 5, None),
+    (11, 5, "new-zealand", 7.0, 20, 6, None),
+    (19, 7, "simple-ko", 0.5, 35, 7, "w"),
+    (6, 10, "egc2011", 7.5, 25, 8, None),
+    (13, 9, "japanese", 6.5, 80, 9, None),
+    (2, 9, "chinese", 0.5, 5, 10, None),
+    (17, 13, "chinese", 7.5, 120, 11, "b"),
+    (10, 19, "aga", 7.5, 90, 12, None),
+]
+
+
+def katago_moves(kata, width, height, rules, komi, count, seed):
+    """Seeded random moves for a varied opening, then KataGo's own."""
+    rng = random.Random(seed)
+    kata.send(f"rectangular_boardsize {width} {height}")
+    kata.send("clear_board")
+    kata.send("kata-set-rules " + katago_rules(rules))
+    kata.send(f"komi {komi}")
+    kata.send("kata-set-param maxVisits 4")
+    letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+    moves, color = [], "b"
+    tries = 0
+    while len(moves) < count and tries < 1000:
+        tries += 1
+        m = kata.send(f"genmove {color}").upper() if len(moves) >= 6 else None
+        if m is None or m == "RESIGN":
+            # A random move instead (the opening's, or where KataGo resigns).
+            m = f"{letters[rng.randrange(width)]}{rng.randrange(height) + 1}"
+            try:
+                kata.send(f"play {color} {m}")
+            except RuntimeError:
+                continue
+        else:
+            if m == "PASS" and moves and moves[-1][1] == "PASS":
+                kata.send("undo")  # a second pass would end kosumi's game
+                break
+        moves.append((color, m))
+        color = "w" if color == "b" else "b"
+    return moves
+
+
 def setup_commands(size, rules, komi, handicap, moves):
-    cmds = [f"boardsize {size}", "clear_board", f"kosumi-rules {rules}", f"komi {komi}"]
+    if isinstance(size, tuple):
+        cmds = [f"rectangular_boardsize {size[0]} {size[1]}"]
+    else:
+        cmds = [f"boardsize {size}"]
+    cmds += ["clear_board", f"kosumi-rules {rules}", f"komi {komi}"]
     if handicap:
         cmds.append("set_free_handicap " + " ".join(handicap))
     cmds += [f"play {c} {m}" for c, m in moves]
@@ -154,19 +210,27 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--config", required=True)
     ap.add_argument("--gnugo", default="gnugo")
+    ap.add_argument("--rectangular", action="store_true")
     args = ap.parse_args()
     kata = Gtp([args.katago, "gtp", "-model", args.model, "-config", args.config,
                 "-override-config", "numSearchThreads=1,numEigenThreadsPerModel=1,logToStderr=false"])
     positions = []
-    for size, rules, komi, count, seed, handicap, color in GAMES:
+    for width, height, rules, komi, count, seed, color in (RECTANGLES if args.rectangular else []):
+        moves = katago_moves(kata, width, height, rules, komi, count, seed)
+        name = f"{width}x{height} game {seed}, {len(moves)} moves"
+        positions.append((name, (width, height), rules, komi, None, moves, color))
+    for size, rules, komi, count, seed, handicap, color in ([] if args.rectangular else GAMES):
         moves = gnugo_moves(args.gnugo, size, komi, count, seed, handicap)
         name = f"gnugo game {seed}, {len(moves)} moves"
         positions.append((name, size, rules, komi, handicap, moves, color))
-    for name, size, rules, komi, seq in MADE:
+    for name, size, rules, komi, seq in ([] if args.rectangular else MADE):
         t = seq.split()
         positions.append((name, size, rules, komi, None, list(zip(t[::2], t[1::2])), None))
     for name, size, rules, komi, handicap, moves, color in positions:
-        kata.send(f"boardsize {size}")
+        if isinstance(size, tuple):
+            kata.send(f"rectangular_boardsize {size[0]} {size[1]}")
+        else:
+            kata.send(f"boardsize {size}")
         kata.send("clear_board")
         kata.send("kata-set-rules " + katago_rules(rules))
         kata.send(f"komi {komi}")

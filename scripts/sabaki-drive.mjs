@@ -16,12 +16,17 @@ const {Controller, ControllerStateTracker, Command} = require(resolve(gtpDir, 's
 const {parseAnalysis} = await import(pathToFileURL(resolve(analysisFile)).href)
 
 const letters = 'ABCDEFGHJKLMNOPQRSTUVWXYZ'
-const board = (size) => ({
-  parseVertex: (v) => {
-    let x = letters.indexOf(v[0].toUpperCase()), y = size - +v.slice(1)
-    return x < 0 || y < 0 || y >= size ? [-1, -1] : [x, y]
-  },
-})
+// A board of side `size`, or of [columns, rows].
+const board = (size) => {
+  let [width, height] = Array.isArray(size) ? size : [size, size]
+  return {
+    height,
+    parseVertex: (v) => {
+      let x = letters.indexOf(v[0].toUpperCase()), y = height - +v.slice(1)
+      return x < 0 || x >= width || y < 0 || y >= height ? [-1, -1] : [x, y]
+    },
+  }
+}
 const controller = new Controller(kosumi, kosumiArgs)
 const tracker = new ControllerStateTracker(controller)
 controller.on('command-sent', ({command}) => console.log('>', Command.toString(command)))
@@ -43,7 +48,7 @@ async function analyse(name, color, size, ms, extra = []) {
   }
   let r = await response
   console.log(`  ${updates} updates parsed, error=${r.error}; best:`,
-    last.slice(0, 3).map((v) => `${letters[v.vertex[0]]}${size - v.vertex[1]} visits ${v.visits} winrate ${v.winrate.toFixed(1)}%` +
+    last.slice(0, 3).map((v) => `${letters[v.vertex[0]]}${board(size).height - v.vertex[1]} visits ${v.visits} winrate ${v.winrate.toFixed(1)}%` +
       (v.scoreLead != null ? ` scoreLead ${v.scoreLead.toFixed(1)}` : '') + ` pv ${v.moves.length} moves`).join('; '))
 }
 
@@ -66,4 +71,8 @@ console.log('  allowed:', (await controller.sendCommand({name: 'aleago-allowed',
 await controller.sendCommand({name: 'aleago-dice', args: ['off']})
 await tracker.sync({komi: 6.5, boardsize: [9, 9], history: [play('B', 'E5')]})
 await analyse('kata-genmove_analyze', 'W', 9, 0)
+// A rectangular board: the tracker sends rectangular_boardsize.
+await tracker.sync({komi: 7.5, boardsize: [13, 9], history: [play('B', 'D4'), play('W', 'K6'), play('B', 'N9')]})
+await analyse('kata-analyze', 'W', [13, 9], 1000)
+console.log((await controller.sendCommand({name: 'showboard'})).content)
 await controller.stop()

@@ -548,7 +548,7 @@ fn phantom_match(args: &PhantomMatchArgs) {
         timeout,
         ..
     } = *args;
-    if handicap > 0 && kosumi::go::handicap::fixed(size, handicap).is_err() {
+    if handicap > 0 && kosumi::go::handicap::fixed(size.into(), handicap).is_err() {
         refuse(format!(
             "phantom-match: no fixed placement of {handicap} handicap stones on {size}x{size}"
         ));

@@ -138,7 +138,7 @@ fn bad_queries_get_errors_naming_the_field_and_the_engine_goes_on() {
             r#"{"moves":[]}"#,
             r#"{"id":"a","moves":[["B","E5"],["W","E5"]],"rules":"chinese","boardXSize":9,"boardYSize":9}"#,
             r#"{"id":"b","moves":[],"rules":"stone_scoring","boardXSize":9,"boardYSize":9}"#,
-            r#"{"id":"c","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":19}"#,
+            r#"{"id":"c","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":30}"#,
             r#"{"id":"d","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":5,"overrideSettings":{"humanSLProfile":"rank_5k"}}"#,
         ],
     );
@@ -326,4 +326,52 @@ fn lizzieyzys_flash_analysis_query_gets_every_field_it_reads() {
         assert!(info["move"].is_string() && info["pv"].is_array(), "{info}");
         assert!(info["pvVisits"].is_array(), "{info}");
     }
+}
+
+#[test]
+fn a_rectangular_board_is_analysed_point_by_point() {
+    // 13 columns, 9 rows; `(12,0)` is KataGo's top-right corner, N9.
+    let answers = run(
+        &[],
+        &[
+            r#"{"id":"wide","moves":[["B","D4"],["W","(12,0)"],["B","N1"]],"rules":"chinese","komi":7.5,"boardXSize":13,"boardYSize":9,"maxVisits":30,"includeOwnership":true,"includePolicy":true}"#,
+            r#"{"id":"off","moves":[["B","O1"]],"rules":"chinese","komi":7.5,"boardXSize":13,"boardYSize":9,"maxVisits":10}"#,
+            r#"{"id":"tall","moves":[["B","(0,12)"]],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":13,"maxVisits":10}"#,
+        ],
+    );
+    let wide = final_answers(&answers, "wide");
+    assert_eq!(wide.len(), 1);
+    let ownership = wide[0]["ownership"].as_array().unwrap();
+    assert_eq!(ownership.len(), 13 * 9);
+    let policy = wide[0]["policy"].as_array().unwrap();
+    assert_eq!(policy.len(), 13 * 9 + 1);
+    // Rows from the top: N9 (White's stone) is the 13th value of the first
+    // row, N1 (Black's) the last of the last row; each stone is illegal.
+    assert_eq!(policy[12], -1.0);
+    assert_eq!(policy[13 * 9 - 1], -1.0);
+    assert!(
+        ownership[12].as_f64().unwrap() < 0.0,
+        "White's own corner, from Black's side"
+    );
+    for info in wide[0]["moveInfos"].as_array().unwrap() {
+        let mv = info["move"].as_str().unwrap();
+        let column = "ABCDEFGHJKLMN".find(&mv[..1]);
+        let row: Option<usize> = mv[1..].parse().ok();
+        assert!(
+            mv == "pass" || (column.is_some() && row.is_some_and(|r| (1..=9).contains(&r))),
+            "{mv} is on the 13x9 board"
+        );
+    }
+    let off = answers.iter().find(|a| a["id"] == "off").unwrap();
+    assert_eq!(off["field"], "moves", "{off}");
+    assert!(
+        off["error"].as_str().unwrap().contains("off the board"),
+        "{off}"
+    );
+    let tall = final_answers(&answers, "tall");
+    assert_eq!(
+        tall.len(),
+        1,
+        "the bottom-left corner of 9x13, A1, is on the board"
+    );
 }

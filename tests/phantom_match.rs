@@ -77,7 +77,7 @@ fn phantom_go_between_kosumi_seats_writes_records_that_load() {
         let text = std::fs::read_to_string(dir.join(format!("game-{g}.sgf"))).unwrap();
         assert!(text.contains("tries"), "{text}");
         let game = kosumi::go::sgf::load(&text, &template, None).unwrap();
-        assert_eq!(game.size(), 5);
+        assert_eq!(game.size(), 5.into());
         for s in 1..=2 {
             let view = std::fs::read_to_string(dir.join(format!("game-{g}-view-{s}.sgf"))).unwrap();
             kosumi::go::sgf::load(&view, &template, None).unwrap();

@@ -1,16 +1,22 @@
 //! Property tests of the rules engine: random games never panic, incremental
 //! liberties equal a recount, the hash equals a recomputation, play then undo
-//! restores board and hash, and SGF survives write then load; the GTP
-//! engine answers junk and well-formed sessions without an internal error.
+//! restores board and hash, and SGF survives write then load, on square and
+//! rectangular boards; the GTP engine answers junk and well-formed sessions
+//! without an internal error.
 
-use kosumi::go::board::{Board, Color, Point};
+use kosumi::go::board::{Board, BoardSize, Color, Point};
 use kosumi::go::game::Game;
 use kosumi::go::rules::Rules;
 use proptest::prelude::*;
 
+/// A board of `width` columns and `height` rows.
+fn rectangle(width: usize, height: usize) -> BoardSize {
+    BoardSize::new(width, height).unwrap()
+}
+
 /// Plays the drawn moves where legal (index into the board's points; values
 /// beyond the board are passes) and returns the game.
-fn play_random(size: usize, rules: &str, moves: &[u16]) -> Game {
+fn play_random(size: impl Into<BoardSize>, rules: &str, moves: &[u16]) -> Game {
     let mut g = Game::new(size, Rules::preset(rules).unwrap(), 7.5);
     let points: Vec<Point> = g.board().points().collect();
     for &m in moves {
@@ -70,14 +76,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
     #[test]
-    fn liberties_and_hash_stay_exact(size in 2usize..10, rules in 0usize..7, moves in prop::collection::vec(0u16..110, 0..250)) {
-        let g = play_random(size, PRESETS[rules], &moves);
+    fn liberties_and_hash_stay_exact(width in 2usize..10, height in 2usize..10, rules in 0usize..7, moves in prop::collection::vec(0u16..110, 0..250)) {
+        let g = play_random(rectangle(width, height), PRESETS[rules], &moves);
         check_board(g.board());
     }
 
     #[test]
-    fn play_then_undo_restores_everything(size in 2usize..8, rules in 0usize..7, moves in prop::collection::vec(0u16..70, 1..120)) {
-        let mut g = play_random(size, PRESETS[rules], &moves);
+    fn play_then_undo_restores_everything(width in 2usize..8, height in 2usize..8, rules in 0usize..7, moves in prop::collection::vec(0u16..70, 1..120)) {
+        let mut g = play_random(rectangle(width, height), PRESETS[rules], &moves);
         let mut snapshots = Vec::new();
         let mut replay = g.clone();
         while replay.undo() {
@@ -96,9 +102,10 @@ proptest! {
     }
 
     #[test]
-    fn a_scratch_copy_plays_on_like_a_clone(size in 2usize..10, other in 2usize..20, split in 0usize..250, moves in prop::collection::vec(0u16..110, 0..250), lines in 0usize..4) {
+    fn a_scratch_copy_plays_on_like_a_clone(width in 2usize..10, height in 2usize..10, other in 2usize..20, split in 0usize..250, moves in prop::collection::vec(0u16..110, 0..250), lines in 0usize..4) {
         // The scratch board held another game of another size before; the
         // scratch board, the copied one, both or neither keep line lists.
+        let size = rectangle(width, height);
         let mut scratch = play_random(other, "chinese", &moves).board().clone();
         scratch.keep_lines(lines & 1 != 0);
         let split = split.min(moves.len());
@@ -128,7 +135,7 @@ proptest! {
         prop_assert_eq!(scratch.hash(), clone.hash());
         prop_assert_eq!(scratch.ko(), clone.ko());
         prop_assert_eq!(scratch.empty_points().len(), clone.empty_points().len());
-        for line in 1..=size.div_ceil(2) {
+        for line in 1..=kosumi::go::board::top_line(size) as usize {
             let mut a = scratch.empty_points_on_line(line).to_vec();
             let mut b = clone.empty_points_on_line(line).to_vec();
             a.sort_unstable();
@@ -139,10 +146,11 @@ proptest! {
     }
 
     #[test]
-    fn sgf_survives_write_then_load(size in 2usize..10, moves in prop::collection::vec(0u16..110, 0..120)) {
-        let g = play_random(size, "tromp-taylor", &moves);
+    fn sgf_survives_write_then_load(width in 2usize..10, height in 2usize..10, moves in prop::collection::vec(0u16..110, 0..120)) {
+        let g = play_random(rectangle(width, height), "tromp-taylor", &moves);
         let text = kosumi::go::sgf::write(&g, None);
         let back = kosumi::go::sgf::load(&text, &Game::new(19, Rules::default(), 0.0), None).unwrap();
+        prop_assert_eq!(back.size(), g.size());
         prop_assert_eq!(back.board().to_ascii(), g.board().to_ascii());
         prop_assert_eq!(back.move_count(), g.move_count());
         prop_assert_eq!(back.to_move(), g.to_move());
@@ -178,7 +186,7 @@ proptest! {
     #[test]
     fn gtp_never_panics_in_well_formed_sessions(cmds in prop::collection::vec((0usize..28, 0usize..1000, 0usize..1000), 0..80)) {
         let mut e = kosumi::engine::Engine::new(kosumi::engine::Config { search: kosumi::search::SearchConfig { playouts: Some(40), max_nodes: 2000, chooser: kosumi::search::ChooserPolicy { ownership_playouts: 20, ..Default::default() }, ..Default::default() }, ..Default::default() }, Rules::default(), 9, None);
-        let mut size = 9;
+        let mut size = kosumi::go::board::BoardSize::square(9);
         for (kind, a, b) in cmds {
             let line = kosumi::tools::fuzzing::session_command(kind, a, b, &mut size);
             let r = kosumi::frontends::gtp::execute(&mut e, line.as_bytes()).unwrap();
@@ -266,7 +274,7 @@ proptest! {
         g.set_roll(c, Some(total));
         let allowed = g.allowed_points(c).unwrap();
         let legal = g.legal_points(c);
-        let top = kosumi::go::dice::top_line(size);
+        let top = kosumi::go::dice::top_line(size.into());
         for &p in &allowed {
             prop_assert!(legal.contains(&p));
             prop_assert!(g.board().line(p) <= total.min(top) || total == faces);
@@ -295,7 +303,7 @@ proptest! {
     #[test]
     fn errors_change_nothing_and_records_load_back(cmds in prop::collection::vec((0usize..32, 0usize..1000, 0usize..1000), 0..60)) {
         let mut e = kosumi::tools::fuzzing::quick_engine(9);
-        let mut size = 9;
+        let mut size = kosumi::go::board::BoardSize::square(9);
         let commands: Vec<String> = cmds
             .into_iter()
             .map(|(kind, a, b)| kosumi::tools::fuzzing::session_command(kind, a, b, &mut size))

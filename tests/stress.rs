@@ -50,7 +50,7 @@ fn twenty_thousand_commands_in_one_process() {
         state ^= state << 17;
         (state >> 8) as usize
     };
-    let mut size = 9;
+    let mut size = kosumi::go::board::BoardSize::square(9);
     let mut lines = Vec::with_capacity(COMMANDS);
     for i in 0..COMMANDS {
         let (kind, a, b) = (next() % 32, next() % 1000, next() % 1000);

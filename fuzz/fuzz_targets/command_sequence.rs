@@ -7,7 +7,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let mut size = 9;
+    let mut size = kosumi::go::board::BoardSize::square(9);
     let commands: Vec<String> = data
         .chunks_exact(3)
         .take(200)

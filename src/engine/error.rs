@@ -3,7 +3,7 @@
 
 use super::role::Refusal;
 use crate::core::setting::SettingError;
-use crate::go::board::{Color, Illegal};
+use crate::go::board::{BoardSize, Color, Illegal};
 use crate::go::vertex::color_name;
 use crate::phantom::referee::TryError;
 use std::fmt;
@@ -26,7 +26,7 @@ pub enum EngineError {
     /// Free handicap stones: a count the board cannot take.
     StoneCount {
         count: usize,
-        size: usize,
+        size: BoardSize,
     },
     /// The record cannot be read or replayed.
     CannotLoad(String),
@@ -66,7 +66,8 @@ impl fmt::Display for EngineError {
             EngineError::Handicap(why) => f.write_str(why),
             EngineError::StoneCount { count, size } => write!(
                 f,
-                "invalid number of stones: {count} on a {size}x{size} board"
+                "invalid number of stones: {count} on a {} board",
+                size.shape_name()
             ),
             EngineError::CannotLoad(why) => write!(f, "cannot load file: {why}"),
             EngineError::Syntax(why) => write!(f, "syntax error: {why}"),

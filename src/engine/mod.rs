@@ -24,7 +24,7 @@ pub use hosting::Hosting;
 pub use role::{Refusal, Role, Touch};
 
 use crate::engine::clock::Clock;
-use crate::go::board::{Color, Point};
+use crate::go::board::{BoardSize, Color, Point};
 use crate::go::dice::Dice;
 use crate::go::game::{Game, Standing};
 use crate::go::rules::Rules;
@@ -75,7 +75,12 @@ impl Judged {
 }
 
 impl Engine {
-    pub fn new(config: Config, rules: Rules, size: usize, komi: Option<f64>) -> Engine {
+    pub fn new(
+        config: Config,
+        rules: Rules,
+        size: impl Into<BoardSize>,
+        komi: Option<f64>,
+    ) -> Engine {
         Engine {
             role: Role::Go(Game::new(size, rules, komi.unwrap_or(rules.default_komi))),
             config,
@@ -126,7 +131,7 @@ impl Engine {
     /// phantom game ends. When hosting, a board of the same size goes back
     /// to the hosted game's start (the person's tries replayed next are
     /// answered from the record); another size starts the next game.
-    pub fn new_game(&mut self, size: Option<usize>) {
+    pub fn new_game(&mut self, size: Option<BoardSize>) {
         if let Role::Host(hosting) = &mut self.role
             && size.is_none_or(|n| n == hosting.first().truth().size())
         {
@@ -224,7 +229,7 @@ impl Engine {
             time: self.clock.budget(
                 color.index(),
                 game.board().empty_points().len(),
-                game.size() * game.size(),
+                game.size().points(),
             ),
         }
     }
@@ -321,7 +326,7 @@ impl Engine {
     /// Puts handicap stones where the controller says.
     pub fn set_free_handicap(&mut self, points: &[Point]) -> Result<(), EngineError> {
         let size = self.empty_board()?.size();
-        if points.len() < 2 || points.len() >= size * size {
+        if points.len() < 2 || points.len() >= size.points() {
             return Err(EngineError::StoneCount {
                 count: points.len(),
                 size,

@@ -12,7 +12,7 @@
 //! KaTrain counts points lost.
 
 use crate::core::random::nth_seed;
-use crate::go::board::{Color, Point};
+use crate::go::board::{BoardSize, Color, Point};
 use crate::go::game::{Action, Game};
 use crate::go::sgf::{Note, Record};
 use crate::go::vertex::vertex_name;
@@ -155,7 +155,7 @@ fn lead_text(black_lead: f64) -> String {
 fn note(
     here: Option<&Evaluated>,
     played: Option<(Color, Option<Point>, &Evaluated)>,
-    size: usize,
+    size: BoardSize,
 ) -> Note {
     let mut note = Note::default();
     let mut lines = Vec::new();

@@ -9,7 +9,7 @@
 use crate::go::rules::Suicide;
 use std::fmt;
 
-/// Largest supported board side.
+/// Largest supported board side (width and height alike).
 pub const MAX_SIZE: usize = 25;
 /// Side of the padded array (one border row/column on each side).
 const MAX_STRIDE: usize = MAX_SIZE + 2;
@@ -23,6 +23,89 @@ const LINE_POINTS: usize = 4 * (MAX_SIZE - 1);
 
 /// Index of a cell in the padded array.
 pub type Point = u16;
+
+/// A board's width (columns) and height (rows), each 2..=25 on a board
+/// that exists. Square boards are the common case; KataGo, Sabaki and SGF
+/// (`SZ[13:9]`) also know rectangular ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BoardSize {
+    pub width: usize,
+    pub height: usize,
+}
+
+impl BoardSize {
+    /// A square board of side `side`.
+    pub const fn square(side: usize) -> BoardSize {
+        BoardSize {
+            width: side,
+            height: side,
+        }
+    }
+
+    /// A board of `width` columns and `height` rows, if both sides are
+    /// 2..=25.
+    pub fn new(width: usize, height: usize) -> Result<BoardSize, String> {
+        let size = BoardSize { width, height };
+        if (2..=MAX_SIZE).contains(&width) && (2..=MAX_SIZE).contains(&height) {
+            Ok(size)
+        } else {
+            Err(format!(
+                "unacceptable size {size}: each side must be 2 to {MAX_SIZE}"
+            ))
+        }
+    }
+
+    pub fn is_square(self) -> bool {
+        self.width == self.height
+    }
+
+    /// The number of points.
+    pub const fn points(self) -> usize {
+        self.width * self.height
+    }
+
+    /// The longer side.
+    pub fn longer(self) -> usize {
+        self.width.max(self.height)
+    }
+
+    /// The shorter side.
+    pub fn shorter(self) -> usize {
+        self.width.min(self.height)
+    }
+
+    /// `19x19`, `13x9`: the board as a sentence names it.
+    pub fn shape_name(self) -> String {
+        format!("{}x{}", self.width, self.height)
+    }
+
+    /// The same board turned a quarter: width and height swapped.
+    pub fn transposed(self) -> BoardSize {
+        BoardSize {
+            width: self.height,
+            height: self.width,
+        }
+    }
+}
+
+/// A square board of that side.
+impl From<usize> for BoardSize {
+    fn from(side: usize) -> BoardSize {
+        BoardSize::square(side)
+    }
+}
+
+/// `19` for a square board, `13x9` (width × height, as KataGo writes it)
+/// for another.
+impl fmt::Display for BoardSize {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.is_square() {
+            write!(f, "{}", self.width)
+        } else {
+            write!(f, "{}x{}", self.width, self.height)
+        }
+    }
+}
 
 /// The colour of a stone or of a player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -107,27 +190,27 @@ impl fmt::Display for Illegal {
 }
 
 /// The point at column `x`, row `y` (0-based, row 0 at the bottom) of a
-/// board of side `size`: points are indices into a grid padded by one
-/// border row and column on each side.
-pub const fn point_at(size: usize, x: usize, y: usize) -> Point {
-    ((y + 1) * (size + 2) + x + 1) as Point
+/// board of `size`: points are indices into a grid padded by one border
+/// row and column on each side, `size.width + 2` cells a row.
+pub const fn point_at(size: BoardSize, x: usize, y: usize) -> Point {
+    ((y + 1) * (size.width + 2) + x + 1) as Point
 }
 
-/// Column and row of an on-board point of a board of side `size`.
-pub const fn coords_of(size: usize, p: Point) -> (usize, usize) {
-    let (p, stride) = (p as usize, size + 2);
+/// Column and row of an on-board point of a board of `size`.
+pub const fn coords_of(size: BoardSize, p: Point) -> (usize, usize) {
+    let (p, stride) = (p as usize, size.width + 2);
     (p % stride - 1, p / stride - 1)
 }
 
-/// The line of column `x`, row `y` on a `size` board: 1 at the edge (the
-/// dice of Aléago roll lines).
-pub fn line(size: usize, x: usize, y: usize) -> u32 {
-    (x.min(y).min(size - 1 - x).min(size - 1 - y) + 1) as u32
+/// The line of column `x`, row `y` on a board of `size`: 1 at the edge
+/// (the dice of Aléago roll lines), the distance to the nearest edge.
+pub fn line(size: BoardSize, x: usize, y: usize) -> u32 {
+    (x.min(y).min(size.width - 1 - x).min(size.height - 1 - y) + 1) as u32
 }
 
-/// The highest line of a `size` board.
-pub fn top_line(size: usize) -> u32 {
-    size.div_ceil(2) as u32
+/// The highest line of a board of `size`.
+pub fn top_line(size: BoardSize) -> u32 {
+    size.shorter().div_ceil(2) as u32
 }
 
 const fn zobrist_table() -> [[u64; MAX_POINTS]; 2] {
@@ -163,10 +246,10 @@ pub struct Placed {
     pub suicided: u32,
 }
 
-/// A Go board of side 2..=25.
+/// A Go board of 2..=25 columns and rows.
 #[derive(Clone)]
 pub struct Board {
-    size: usize,
+    size: BoardSize,
     stride: usize,
     cells: [Cell; MAX_POINTS],
     /// Chain representative of each stone.
@@ -207,10 +290,11 @@ pub struct Board {
 }
 
 impl Board {
-    /// An empty board; `size` must be 2..=25 (checked by the caller).
-    pub fn new(size: usize) -> Board {
-        assert!((2..=MAX_SIZE).contains(&size));
-        let stride = size + 2;
+    /// An empty board; each side must be 2..=25 (checked by the caller).
+    pub fn new(size: impl Into<BoardSize>) -> Board {
+        let size = size.into();
+        assert!(BoardSize::new(size.width, size.height).is_ok());
+        let stride = size.width + 2;
         let mut b = Board {
             size,
             stride,
@@ -234,15 +318,15 @@ impl Board {
             captures: [0; 2],
             ko: None,
         };
-        for y in 0..size {
-            for x in 0..size {
+        for y in 0..size.height {
+            for x in 0..size.width {
                 let p = b.point(x, y);
                 b.cells[p as usize] = Cell::Empty;
                 b.line[p as usize] = line(size, x, y) as u8;
                 b.add_empty(p);
             }
         }
-        for p in 0..(stride * stride) as Point {
+        for p in 0..b.cell_count() as Point {
             if b.cells[p as usize] != Cell::Border {
                 for q in b.neighbors(p) {
                     b.neighbor_count[p as usize] += count_unit(b.cells[q as usize]);
@@ -257,7 +341,7 @@ impl Board {
     /// scratch boards of tactical reading. The marks are not copied: `self`
     /// keeps its own, which stay consistent with its own generation.
     pub fn copy_from(&mut self, other: &Board) {
-        let n = other.stride * other.stride;
+        let n = other.cell_count();
         self.size = other.size;
         self.stride = other.stride;
         self.cells[..n].copy_from_slice(&other.cells[..n]);
@@ -272,8 +356,7 @@ impl Board {
         if self.keep_lines && !other.keep_lines {
             self.rebuild_lines();
         } else if self.keep_lines {
-            let lines = other.size.div_ceil(2);
-            for l in 1..=lines {
+            for l in 1..=top_line(other.size) as usize {
                 let k = other.line_empty_count[l] as usize;
                 self.line_empty[l][..k].copy_from_slice(&other.line_empty[l][..k]);
             }
@@ -286,8 +369,14 @@ impl Board {
         self.ko = other.ko;
     }
 
-    pub fn size(&self) -> usize {
+    pub fn size(&self) -> BoardSize {
         self.size
+    }
+
+    /// Cells of the padded array this board uses: its rows and the border
+    /// rows above and below, `stride` cells each.
+    fn cell_count(&self) -> usize {
+        (self.size.height + 2) * self.stride
     }
 
     /// The point at column `x`, row `y` (0-based, row 0 at the bottom).
@@ -302,16 +391,18 @@ impl Board {
 
     /// Every on-board point, row by row from the bottom.
     pub fn points(&self) -> impl Iterator<Item = Point> + '_ {
-        (0..self.size).flat_map(move |y| (0..self.size).map(move |x| self.point(x, y)))
+        let BoardSize { width, height } = self.size;
+        (0..height).flat_map(move |y| (0..width).map(move |x| self.point(x, y)))
     }
 
     /// Every on-board point in the order GTP's and KataGo's texts list a
     /// board (and KataGo's networks lay it out): rows from the top, each
     /// from the left.
     pub fn points_from_top(&self) -> impl Iterator<Item = Point> + '_ {
-        (0..self.size)
+        let BoardSize { width, height } = self.size;
+        (0..height)
             .rev()
-            .flat_map(move |y| (0..self.size).map(move |x| self.point(x, y)))
+            .flat_map(move |y| (0..width).map(move |x| self.point(x, y)))
     }
 
     #[inline]
@@ -431,7 +522,7 @@ impl Board {
     }
 
     pub fn stone_count(&self) -> usize {
-        self.size * self.size - self.empty_count
+        self.size.points() - self.empty_count
     }
 
     /// The concentric line of an on-board point (1 at the edge).
@@ -940,19 +1031,20 @@ impl Board {
     }
 
     /// Parses a board drawn in ASCII (top row first, `X` black, `O` white,
-    /// `.` or `+` empty, spaces ignored). Used by tests.
+    /// `.` or `+` empty, spaces ignored; as many columns as the first row).
+    /// Used by tests.
     pub fn from_ascii(text: &str) -> Board {
         let rows: Vec<Vec<char>> = text
             .lines()
             .map(|l| l.chars().filter(|c| !c.is_whitespace()).collect::<Vec<_>>())
             .filter(|r| !r.is_empty())
             .collect();
-        let size = rows.len();
-        let mut b = Board::new(size);
+        let (width, height) = (rows[0].len(), rows.len());
+        let mut b = Board::new(BoardSize { width, height });
         for (i, row) in rows.iter().enumerate() {
-            assert_eq!(row.len(), size, "row {i} of an ASCII board");
+            assert_eq!(row.len(), width, "row {i} of an ASCII board");
             for (x, ch) in row.iter().enumerate() {
-                let p = b.point(x, size - 1 - i);
+                let p = b.point(x, height - 1 - i);
                 let c = match ch {
                     'X' | 'x' => Color::Black,
                     'O' | 'o' => Color::White,
@@ -967,8 +1059,8 @@ impl Board {
     /// The board as rows of `X`, `O`, `.` (top row first).
     pub fn to_ascii(&self) -> String {
         let mut s = String::new();
-        for y in (0..self.size).rev() {
-            for x in 0..self.size {
+        for y in (0..self.size.height).rev() {
+            for x in 0..self.size.width {
                 s.push(match self.cell(self.point(x, y)) {
                     Cell::Black => 'X',
                     Cell::White => 'O',
@@ -1011,6 +1103,45 @@ pub(crate) mod tests {
         crate::go::vertex::parse_vertex(v, b.size())
             .unwrap()
             .unwrap()
+    }
+
+    #[test]
+    fn a_rectangle_has_its_own_edges_lines_and_captures() {
+        let size = BoardSize::new(13, 9).unwrap();
+        let mut b = Board::new(size);
+        assert_eq!(b.points().count(), 117);
+        assert_eq!(b.empty_points().len(), 117);
+        // The far corner, column 13 row 9: two neighbours on the board.
+        let corner = b.point(12, 8);
+        assert_eq!(b.coords(corner), (12, 8));
+        assert_eq!(b.empty_neighbors(corner), 2);
+        assert_eq!(b.line(corner), 1);
+        // The middle of 13x9 is on line 5, the short side's middle.
+        assert_eq!(b.line(b.point(6, 4)), 5);
+        assert_eq!(b.line(b.point(4, 4)), 5);
+        assert_eq!(b.line(b.point(3, 4)), 4);
+        assert_eq!(b.points_from_top().next(), Some(b.point(0, 8)));
+        b.place(Color::Black, corner);
+        b.place(Color::White, b.point(11, 8));
+        let placed = b.place(Color::White, b.point(12, 7));
+        assert_eq!(placed.captured, 1);
+        assert_eq!(b.color_at(corner), None);
+        assert!(b.neighbor_counts_agree());
+        assert_eq!(b.hash(), b.recompute_hash());
+        let drawn = Board::from_ascii(&b.to_ascii());
+        assert_eq!(drawn.size(), size);
+        assert_eq!(drawn.hash(), b.hash());
+        // A copy onto a larger board's arrays takes the rectangle's shape.
+        let mut copy = Board::new(19);
+        copy.copy_from(&b);
+        assert_eq!(copy.size(), size);
+        assert_eq!(copy.to_ascii(), b.to_ascii());
+        assert!(copy.neighbor_counts_agree());
+        assert_eq!(
+            copy.liberties(b.point(11, 8)),
+            3,
+            "L9, M8 and the emptied N9"
+        );
     }
 
     #[test]

@@ -228,6 +228,7 @@ pub use crate::go::board::{line, top_line};
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::go::board::BoardSize;
 
     fn lines(mask: Lines) -> Vec<u32> {
         (1..=13).filter(|l| mask & (1 << l) != 0).collect()
@@ -245,12 +246,17 @@ mod tests {
 
     #[test]
     fn lines_are_concentric_squares() {
-        assert_eq!(line(13, 0, 5), 1);
-        assert_eq!(line(13, 6, 6), 7);
-        assert_eq!(line(13, 3, 10), 3);
-        assert_eq!(top_line(13), 7);
-        assert_eq!(top_line(19), 10);
-        assert_eq!(top_line(8), 4);
+        let square = |side| BoardSize::square(side);
+        assert_eq!(line(square(13), 0, 5), 1);
+        assert_eq!(line(square(13), 6, 6), 7);
+        assert_eq!(line(square(13), 3, 10), 3);
+        assert_eq!(top_line(square(13)), 7);
+        assert_eq!(top_line(square(19)), 10);
+        assert_eq!(top_line(square(8)), 4);
+        let wide = BoardSize::new(13, 7).unwrap();
+        assert_eq!(line(wide, 6, 3), 4, "the centre of 13x7: its short side's");
+        assert_eq!(line(wide, 1, 3), 2);
+        assert_eq!(top_line(wide), 4);
     }
 
     #[test]

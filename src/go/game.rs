@@ -6,7 +6,7 @@
 //! the game checks repetition under the ruleset's ko rule. Scoring lives in
 //! `score`, move choice in `search`.
 
-use crate::go::board::{Board, Color, Illegal, Point};
+use crate::go::board::{Board, BoardSize, Color, Illegal, Point};
 use crate::go::dice::{self, Dice};
 use crate::go::rules::{Ko, Rules};
 use rand::SeedableRng;
@@ -25,7 +25,7 @@ pub enum Action {
 /// what a kept search tree or judgement was made for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Standing {
-    pub size: usize,
+    pub size: BoardSize,
     pub rules: Rules,
     pub komi: f64,
     pub actions: Vec<Action>,
@@ -193,7 +193,7 @@ pub struct Game {
 }
 
 impl Game {
-    pub fn new(size: usize, rules: Rules, komi: f64) -> Game {
+    pub fn new(size: impl Into<BoardSize>, rules: Rules, komi: f64) -> Game {
         Game {
             rules,
             komi,
@@ -218,8 +218,8 @@ impl Game {
     }
 
     /// The same settings (rules, komi, dice and their generator) on an empty
-    /// board of side `size`.
-    pub fn resized(&self, size: usize) -> Game {
+    /// board of `size`.
+    pub fn resized(&self, size: BoardSize) -> Game {
         let mut g = Game::new(size, self.rules, self.komi);
         g.dice = self.dice;
         g.now.rolls = self.now.rolls.clone();
@@ -277,7 +277,7 @@ impl Game {
         &self.now.board
     }
 
-    pub fn size(&self) -> usize {
+    pub fn size(&self) -> BoardSize {
         self.now.board.size()
     }
 

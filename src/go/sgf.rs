@@ -5,7 +5,7 @@
 //! options) in the root, `DR[total]` on each move made under a roll, and
 //! `DP[B:total]` for a roll still waiting for its move.
 
-use crate::go::board::{Color, Point};
+use crate::go::board::{BoardSize, Color, Point};
 use crate::go::dice::Dice;
 use crate::go::game::{Action, Game};
 use crate::go::rules::Rules;
@@ -15,14 +15,15 @@ use sgf_parse::{SgfNode, SgfProp, SimpleText};
 use std::collections::HashSet;
 
 fn to_point(game: &Game, p: &SgfPoint) -> Result<Option<Point>, String> {
-    let n = game.size();
+    let size = game.size();
     let (x, y) = (p.x as usize, p.y as usize);
-    if x < n && y < n {
-        Ok(Some(game.board().point(x, n - 1 - y)))
-    } else if x == 19 && y == 19 && n <= 19 {
+    if x < size.width && y < size.height {
+        Ok(Some(game.board().point(x, size.height - 1 - y)))
+    } else if x == 19 && y == 19 && size.longer() <= 19 {
         Ok(None) // `tt`, the old pass
     } else {
-        Err(format!("point {x},{y} is off the {n}x{n} board"))
+        let BoardSize { width, height } = size;
+        Err(format!("point {x},{y} is off the {width}x{height} board"))
     }
 }
 
@@ -30,7 +31,7 @@ fn from_point(game: &Game, p: Point) -> SgfPoint {
     let (x, y) = game.board().coords(p);
     SgfPoint {
         x: x as u8,
-        y: (game.size() - 1 - y) as u8,
+        y: (game.size().height - 1 - y) as u8,
     }
 }
 
@@ -160,7 +161,7 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
     let roots = sgf_parse::go::parse(text).map_err(|e| format!("not an SGF game record: {e}"))?;
     let root = roots.into_iter().next().ok_or("no game in the file")?;
     let mut result = None;
-    let mut size = 19;
+    let mut size = BoardSize::square(19);
     let mut rules = template.rules;
     let mut komi = template.komi;
     let mut komi_given = false;
@@ -169,10 +170,8 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
         match prop {
             Prop::RE(r) => result = Some(r.text.clone()),
             Prop::SZ((w, h)) => {
-                if w != h || !(2..=crate::go::board::MAX_SIZE as u8).contains(w) {
-                    return Err(format!("unsupported board size {w}x{h}"));
-                }
-                size = *w as usize;
+                size = BoardSize::new(*w as usize, *h as usize)
+                    .map_err(|e| format!("SZ[{w}:{h}]: {e}"))?;
             }
             Prop::KM(k) => {
                 komi = crate::go::rules::check_komi(*k).map_err(|e| format!("KM: {e}"))?;
@@ -496,14 +495,20 @@ pub fn write_annotated(
     root_note: &Note,
     notes: &[Note],
 ) -> String {
-    let n = game.size() as u8;
+    let size = game.size();
+    // SZ[19] for a square board rather than the crate's SZ[19:19], for
+    // older readers; SZ[13:9] (columns, rows) for another.
+    let size_text = if size.is_square() {
+        size.width.to_string()
+    } else {
+        format!("{}:{}", size.width, size.height)
+    };
     let mut root = vec![
         Prop::FF(4),
         Prop::GM(1),
         Prop::CA(text("UTF-8")),
         Prop::AP((text("kosumi"), text(env!("CARGO_PKG_VERSION")))),
-        // SZ[19] rather than the crate's SZ[19:19], for older readers.
-        Prop::Unknown("SZ".into(), vec![n.to_string()]),
+        Prop::Unknown("SZ".into(), vec![size_text]),
         Prop::KM(game.komi),
         Prop::RU(text(game.rules.name)),
     ];
@@ -742,7 +747,7 @@ mod tests {
     fn a_record_without_size_is_19x19() {
         let g = Game::new(9, Rules::default(), 7.5);
         let back = load("(;KM[6.5];B[ss])", &g, None).unwrap();
-        assert_eq!(back.size(), 19);
+        assert_eq!(back.size(), 19.into());
         assert_eq!(back.komi, 6.5);
     }
 

@@ -2,7 +2,7 @@
 //! letters A–Z without I, any case), shared by the protocol, the SGF
 //! loader's messages and the phantom announcements.
 
-use crate::go::board::{Color, MAX_SIZE, Point, coords_of, point_at};
+use crate::go::board::{BoardSize, Color, Point, coords_of, point_at};
 
 /// The column letters, `I` left out.
 pub const COLUMNS: &str = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
@@ -33,8 +33,9 @@ pub fn parse_color(s: &str) -> Result<Color, String> {
 }
 
 /// A vertex (`D4`, `pass`; letters A–Z without I, any case) on a board of
-/// side `size`. `Ok(None)` is a pass.
-pub fn parse_vertex(s: &str, size: usize) -> Result<Option<Point>, String> {
+/// `size`. `Ok(None)` is a pass.
+pub fn parse_vertex(s: &str, size: impl Into<BoardSize>) -> Result<Option<Point>, String> {
+    let size = size.into();
     let lower = s.to_ascii_lowercase();
     if lower == "pass" {
         return Ok(None);
@@ -53,18 +54,18 @@ pub fn parse_vertex(s: &str, size: usize) -> Result<Option<Point>, String> {
     } else {
         return Err(format!("invalid vertex '{s}'"));
     };
-    if x >= size || y == 0 || y > size || size > MAX_SIZE {
+    if x >= size.width || y == 0 || y > size.height {
         return Err(format!("vertex '{s}' is off the board"));
     }
     Ok(Some(point_at(size, x, y - 1)))
 }
 
 /// The GTP name of a point (`pass` for `None`).
-pub fn vertex_name(p: Option<Point>, size: usize) -> String {
+pub fn vertex_name(p: Option<Point>, size: impl Into<BoardSize>) -> String {
     match p {
         None => "pass".into(),
         Some(p) => {
-            let (x, y) = coords_of(size, p);
+            let (x, y) = coords_of(size.into(), p);
             let letter = COLUMNS.as_bytes()[x] as char;
             format!("{letter}{}", y + 1)
         }

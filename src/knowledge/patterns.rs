@@ -123,7 +123,7 @@ fn build() -> Vec<u64> {
 /// The key of the 3×3 neighbourhood of `p`.
 #[inline]
 fn key(board: &Board, p: Point) -> u16 {
-    let s = board.size() as Point + 2;
+    let s = board.size().width as Point + 2;
     let around = [
         p + s - 1,
         p + s,

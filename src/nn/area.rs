@@ -85,8 +85,8 @@ impl AreaReader {
         let mut at_least_one_pla = false;
         // Regions in KataGo's order: rows from the top, each from the left.
         let size = board.size();
-        for y in (0..size).rev() {
-            for x in 0..size {
+        for y in (0..size.height).rev() {
+            for x in 0..size.width {
                 let start = board.point(x, y);
                 if region_of[start as usize] != usize::MAX {
                     continue;

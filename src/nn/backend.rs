@@ -5,16 +5,28 @@
 //! cache, and turns the raw numbers into evaluations. kosumi's backend is
 //! the CPU's (`nn/cpu/`).
 
-/// The shape of the activations a layer works on: `batch` boards of side `side`.
+use crate::go::board::BoardSize;
+
+/// The shape of the activations a layer works on: `batch` boards of
+/// `width` columns and `height` rows, each laid out row by row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
-    pub side: usize,
+    pub width: usize,
+    pub height: usize,
     pub batch: usize,
 }
 
 impl Shape {
+    /// `batch` boards of `size`.
+    pub fn of(size: BoardSize, batch: usize) -> Shape {
+        Shape {
+            width: size.width,
+            height: size.height,
+            batch,
+        }
+    }
     pub fn points(self) -> usize {
-        self.side * self.side
+        self.width * self.height
     }
     /// Points across the batch: the rows of an activation.
     pub fn rows(self) -> usize {
@@ -61,8 +73,8 @@ pub trait Backend: Send + Sync {
     /// Runs the model on the inputs in `ws` and writes each board's raw
     /// heads.
     fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]);
-    /// Multiply-adds of one evaluation on a board of side `side`.
-    fn macs(&self, side: usize) -> f64;
+    /// Multiply-adds of one evaluation on a board of `size`.
+    fn macs(&self, size: BoardSize) -> f64;
     /// Single-precision operations one core (or device) issues a cycle at
     /// most with the instructions in use: the peak `bench` sets the
     /// reached rate beside.

@@ -87,7 +87,8 @@ pub fn key(game: &Game, to_move: Color, fresh: bool, white_advantage: f32) -> u6
     let board = game.board();
     let mut h = Fnv::default();
     h.add(board.hash());
-    h.add(board.size() as u64);
+    h.add(board.size().width as u64);
+    h.add(board.size().height as u64);
     h.add(u64::from(to_move == Color::Black));
     h.add(u64::from(fresh));
     // One key for 0 and −0.

@@ -26,7 +26,7 @@
 
 use super::area::AreaReader;
 use super::ladder::LadderReader;
-use crate::go::board::{Board, Color, Point};
+use crate::go::board::{Board, BoardSize, Color, Point};
 use crate::go::game::{Action, Game};
 use crate::go::rules::{Ko, Rules, Scoring, Suicide};
 
@@ -77,17 +77,17 @@ impl NetRules {
 /// One position's inputs, in KataGo's orientation (no symmetry applied).
 #[derive(Clone, Debug)]
 pub struct Features {
-    pub side: usize,
-    /// `SPATIAL` planes of `side²` values.
+    pub size: BoardSize,
+    /// `SPATIAL` planes of a value per point, rows from the top.
     pub spatial: Vec<f32>,
     pub global: [f32; GLOBAL],
 }
 
 impl Features {
-    pub fn new(side: usize) -> Features {
+    pub fn new(size: BoardSize) -> Features {
         Features {
-            side,
-            spatial: vec![0.0; SPATIAL * side * side],
+            size,
+            spatial: vec![0.0; SPATIAL * size.points()],
             global: [0.0; GLOBAL],
         }
     }
@@ -96,8 +96,8 @@ impl Features {
 /// KataGo's index of a point: row from the top, then column.
 pub fn position(board: &Board, p: Point) -> usize {
     let (x, y) = board.coords(p);
-    let n = board.size();
-    (n - 1 - y) * n + x
+    let size = board.size();
+    (size.height - 1 - y) * size.width + x
 }
 
 /// Makes the inputs; keeps the ladder reader's scratch boards between calls.
@@ -125,11 +125,11 @@ impl FeatureMaker {
         f: &mut Features,
     ) {
         let board = game.board();
-        let n = board.size();
-        if f.side != n {
-            *f = Features::new(n);
+        let size = board.size();
+        if f.size != size {
+            *f = Features::new(size);
         }
-        let points = n * n;
+        let points = size.points();
         f.spatial.fill(0.0);
         f.global = [0.0; GLOBAL];
         let rules = NetRules::of(&game.rules);
@@ -377,7 +377,7 @@ mod tests {
     fn stones_liberties_and_the_last_moves_land_on_their_planes() {
         let mut game = Game::new(9, Rules::preset("japanese").unwrap(), 6.5);
         play(&mut game, &["E5", "D5", "pass"]);
-        let mut f = Features::new(9);
+        let mut f = Features::new(9.into());
         FeatureMaker::default().fill(&game, Color::White, false, 0.0, &mut f);
         let at = |plane: usize, v: &str| {
             let p = parse_vertex(v, 9).unwrap().unwrap();

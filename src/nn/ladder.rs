@@ -12,7 +12,7 @@
 //! This is not kosumi's own tactical reader (`crate::knowledge::tactics`), which
 //! serves the playouts with a depth bound instead.
 
-use crate::go::board::{Board, Cell, Color, Point};
+use crate::go::board::{Board, BoardSize, Cell, Color, Point};
 use crate::go::rules::Suicide;
 
 /// KataGo's bound on the moves of one ladder search.
@@ -249,7 +249,7 @@ impl LadderReader {
         }
     }
 
-    fn ensure(&mut self, depth: usize, size: usize) {
+    fn ensure(&mut self, depth: usize, size: BoardSize) {
         while self.boards.len() <= depth {
             self.boards.push(Board::new(size));
             self.moves.push(Vec::new());
@@ -306,8 +306,7 @@ impl LadderReader {
             self.boards[0].clear_ko();
         }
         self.nodes = 0;
-        let size = self.boards[0].size();
-        let stack_size = size * size * 3 / 2 + 1;
+        let stack_size = self.boards[0].size().points() * 3 / 2 + 1;
         self.level(0, p, defender_first, stack_size)
             .unwrap_or(false)
     }

@@ -27,7 +27,7 @@ pub mod ladder;
 pub mod model;
 pub mod output;
 
-use crate::go::board::Color;
+use crate::go::board::{BoardSize, Color};
 use crate::go::game::Game;
 use backend::{Backend, RawOutput, Shape};
 use inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
@@ -53,22 +53,37 @@ const BATCH_POINTS: usize = 400;
 /// The number of symmetries of a square board.
 pub const SYMMETRIES: usize = 8;
 
-/// Where `pos` (row from the top · side + column) goes under `symmetry`
-/// (bit 0 flips rows, bit 1 columns, bit 2 transposes), as KataGo's
-/// `copyWithSymmetry` moves inputs (`reverse` false) or brings outputs
-/// back (`reverse` true).
-pub fn symmetric_position(symmetry: usize, side: usize, pos: usize, reverse: bool) -> usize {
+/// The symmetry a board of `size` is evaluated under when `symmetry` is
+/// asked: itself on a square board; on a rectangle its flips alone (bit 2,
+/// the transposition, dropped), since a transposed rectangle is another
+/// board shape, so the eight symmetries a search draws from or averages
+/// over become the rectangle's four, each twice.
+pub fn applicable_symmetry(symmetry: usize, size: BoardSize) -> usize {
+    if size.is_square() {
+        symmetry
+    } else {
+        symmetry & 3
+    }
+}
+
+/// Where `pos` (row from the top · width + column) of a board of `size`
+/// goes under `symmetry` (bit 0 flips rows, bit 1 columns, bit 2
+/// transposes: square boards only), as KataGo's `copyWithSymmetry` moves
+/// inputs (`reverse` false) or brings outputs back (`reverse` true).
+pub fn symmetric_position(symmetry: usize, size: BoardSize, pos: usize, reverse: bool) -> usize {
     let transpose = symmetry & 4 != 0;
+    debug_assert!(!transpose || size.is_square(), "a transposed rectangle");
     let (mut flip_x, mut flip_y) = (symmetry & 2 != 0, symmetry & 1 != 0);
     if transpose && !reverse {
         std::mem::swap(&mut flip_x, &mut flip_y);
     }
-    let (h, w) = (pos / side, pos % side);
-    let flip = |v: usize, f: bool| if f { side - 1 - v } else { v };
+    let BoardSize { width, height } = size;
+    let (row, column) = (pos / width, pos % width);
+    let flip = |v: usize, f: bool, n: usize| if f { n - 1 - v } else { v };
     if transpose {
-        flip(w, flip_y) * side + flip(h, flip_x)
+        flip(column, flip_y, width) * width + flip(row, flip_x, height)
     } else {
-        flip(h, flip_y) * side + flip(w, flip_x)
+        flip(row, flip_y, height) * width + flip(column, flip_x, width)
     }
 }
 
@@ -225,9 +240,9 @@ impl Evaluator {
         &self.name
     }
 
-    /// Multiply-adds of one evaluation on a board of side `side`.
-    pub fn macs(&self, side: usize) -> f64 {
-        self.backend.macs(side)
+    /// Multiply-adds of one evaluation on a board of `size`.
+    pub fn macs(&self, size: BoardSize) -> f64 {
+        self.backend.macs(size)
     }
 
     /// The model version of the file.
@@ -319,7 +334,7 @@ impl Evaluator {
         let Some(first) = requests.first() else {
             return;
         };
-        let chunk = (BATCH_POINTS / (first.game.size() * first.game.size())).max(1);
+        let chunk = (BATCH_POINTS / first.game.size().points()).max(1);
         self.with_scratch(|scratch| {
             for (requests, out) in requests.chunks(chunk).zip(out.chunks_mut(chunk)) {
                 self.evaluate_together(requests, SEARCH_POLICY_OPTIMISM, scratch, out);
@@ -337,15 +352,15 @@ impl Evaluator {
         let Some(first) = requests.first() else {
             return;
         };
-        let side = first.game.size();
+        let size = first.game.size();
         assert!(
-            requests.iter().all(|r| r.game.size() == side),
+            requests.iter().all(|r| r.game.size() == size),
             "one board size per batch"
         );
         let batch = requests.len();
-        let shape = Shape { side, batch };
+        let shape = Shape::of(size, batch);
         let points = shape.points();
-        scratch.features.resize_with(batch, || Features::new(side));
+        scratch.features.resize_with(batch, || Features::new(size));
         scratch.raw.resize_with(batch, RawOutput::default);
         for (r, f) in requests.iter().zip(&mut scratch.features) {
             scratch
@@ -355,8 +370,9 @@ impl Evaluator {
         let (spatial, global) = self.backend.inputs(&mut *scratch.workspace, shape);
         for (b, (r, f)) in requests.iter().zip(&scratch.features).enumerate() {
             let board = &mut spatial[b * points * SPATIAL..(b + 1) * points * SPATIAL];
+            let symmetry = applicable_symmetry(r.symmetry, size);
             for pos in 0..points {
-                let to = symmetric_position(r.symmetry, side, pos, false);
+                let to = symmetric_position(symmetry, size, pos, false);
                 for c in 0..SPATIAL {
                     board[to * SPATIAL + c] = f.spatial[c * points + pos];
                 }
@@ -371,8 +387,9 @@ impl Evaluator {
             u.policy.resize(points, 0.0);
             u.ownership.resize(points, 0.0);
             let blend = |p: f32, optimistic: f32| p + (optimistic - p) * optimism;
+            let symmetry = applicable_symmetry(r.symmetry, size);
             for pos in 0..points {
-                let to = symmetric_position(r.symmetry, side, pos, true);
+                let to = symmetric_position(symmetry, size, pos, true);
                 u.policy[to] = match raw.policy_optimistic.get(pos) {
                     Some(&o) => blend(raw.policy[pos], o),
                     None => raw.policy[pos],
@@ -389,7 +406,7 @@ impl Evaluator {
                 &scratch.legal,
                 r.to_move,
                 &rules,
-                side,
+                size,
                 &self.scaling,
                 &mut out[b],
             );
@@ -402,7 +419,7 @@ impl Evaluator {
 /// the ban plane leaves out) by the game's own rules.
 fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
     let board = r.game.board();
-    let points = board.size() * board.size();
+    let points = board.size().points();
     legal.clear();
     legal.resize(points, false);
     for p in board.points() {
@@ -424,7 +441,7 @@ mod tests {
         // stronger, sees its deficit halved (KataGo's handicap play).
         let net = Evaluator::embedded();
         let mut game = Game::new(19, Rules::default(), 0.5);
-        let stones: Vec<_> = crate::go::handicap::fixed(19, 9)
+        let stones: Vec<_> = crate::go::handicap::fixed(19.into(), 9)
             .unwrap()
             .into_iter()
             .map(|(x, y)| (Color::Black, game.board().point(x, y)))
@@ -448,21 +465,30 @@ mod tests {
 
     #[test]
     fn symmetries_are_permutations_that_come_back() {
-        for side in [2, 5, 9] {
+        for (width, height) in [(2, 2), (5, 5), (9, 9), (13, 9), (3, 7)] {
+            let size = BoardSize::new(width, height).unwrap();
             for s in 0..SYMMETRIES {
-                let mut seen = vec![false; side * side];
-                for pos in 0..side * side {
-                    let to = symmetric_position(s, side, pos, false);
+                let s = applicable_symmetry(s, size);
+                let mut seen = vec![false; size.points()];
+                for pos in 0..size.points() {
+                    let to = symmetric_position(s, size, pos, false);
                     assert!(!seen[to]);
                     seen[to] = true;
                     assert_eq!(
-                        symmetric_position(s, side, to, true),
+                        symmetric_position(s, size, to, true),
                         pos,
-                        "symmetry {s} side {side}"
+                        "symmetry {s} board {width}x{height}"
                     );
                 }
             }
         }
+        // A rectangle's flips: the top-left point (row 0, column 0) of 13x9
+        // goes to the top-right, the bottom-left and the bottom-right.
+        let size = BoardSize::new(13, 9).unwrap();
+        let corners: Vec<usize> = (0..4)
+            .map(|s| symmetric_position(s, size, 0, false))
+            .collect();
+        assert_eq!(corners, [0, 8 * 13, 12, 8 * 13 + 12]);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 use super::backend::RawOutput;
 use super::inputs::NetRules;
 use super::model::{PostProcess, ShorttermErrors};
-use crate::go::board::{Board, Color, Point};
+use crate::go::board::{Board, BoardSize, Color, Point};
 use crate::go::rules::Ko;
 use std::fmt::Write;
 
@@ -17,7 +17,8 @@ use std::fmt::Write;
 /// the top).
 #[derive(Clone, Debug, Default)]
 pub struct Evaluation {
-    pub side: usize,
+    /// The board's width: the length of a row of `policy` and `white_ownership`.
+    pub width: usize,
     /// A probability per point, −1 where the move is illegal.
     pub policy: Vec<f32>,
     pub pass: f32,
@@ -66,12 +67,12 @@ pub fn postprocess(
     legal: &[bool],
     to_move: Color,
     rules: &NetRules,
-    side: usize,
+    size: BoardSize,
     scaling: &Scaling,
     out: &mut Evaluation,
 ) {
-    out.side = side;
-    let points = side * side;
+    out.width = size.width;
+    let points = size.points();
     out.policy.clear();
     out.policy.resize(points, -1.0);
     let mut max = raw.pass;
@@ -203,7 +204,7 @@ fn raw_nn_text(symmetry: usize, e: &Evaluation) -> String {
     let _ = writeln!(s, "shorttermWinlossError {:.3}", e.shortterm_winloss_error);
     let _ = writeln!(s, "shorttermScoreError {:.3}", e.shortterm_score_error);
     s.push_str("policy\n");
-    for row in e.policy.chunks(e.side) {
+    for row in e.policy.chunks(e.width) {
         for &p in row {
             if p < 0.0 {
                 s.push_str("    NAN ");
@@ -215,7 +216,7 @@ fn raw_nn_text(symmetry: usize, e: &Evaluation) -> String {
     }
     let _ = writeln!(s, "policyPass {:8.6} ", e.pass);
     s.push_str("whiteOwnership\n");
-    for row in e.white_ownership.chunks(e.side) {
+    for row in e.white_ownership.chunks(e.width) {
         for &o in row {
             let _ = write!(s, "{o:9.7} ");
         }
@@ -246,7 +247,7 @@ mod tests {
             &[true, true, false, true],
             Color::Black,
             &rules,
-            2,
+            2.into(),
             &Scaling::default(),
             &mut e,
         );

@@ -6,7 +6,7 @@
 //! reads back with [`Line::parse`], which is how a player takes them in
 //! (`phantom-heard SEAT LINE`).
 
-use crate::go::board::{Color, Point};
+use crate::go::board::{BoardSize, Color, Point};
 use crate::go::vertex::{color_name, parse_color, parse_vertex, vertex_name};
 
 /// The first line: what became of the try.
@@ -70,7 +70,7 @@ impl Outcome {
 }
 
 impl Item {
-    pub fn line(&self, size: usize) -> String {
+    pub fn line(&self, size: BoardSize) -> String {
         match self {
             Item::AtariSelf => "atari self".into(),
             Item::Atari(c, n) => format!("atari {} {n}", color_name(*c)),
@@ -89,7 +89,7 @@ impl Item {
 
 impl Announcement {
     /// The lines, first the outcome.
-    pub fn lines(&self, size: usize) -> Vec<String> {
+    pub fn lines(&self, size: BoardSize) -> Vec<String> {
         std::iter::once(self.outcome.line())
             .chain(self.items.iter().map(|i| i.line(size)))
             .collect()
@@ -114,8 +114,8 @@ impl Announcement {
 
 impl Line {
     /// Reads one announcement line (words already split) on a board of
-    /// side `size`.
-    pub fn parse(words: &[&str], size: usize) -> Result<Line, String> {
+    /// `size`.
+    pub fn parse(words: &[&str], size: BoardSize) -> Result<Line, String> {
         let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
         let w: Vec<&str> = lower.iter().map(String::as_str).collect();
         let count = |s: &str| {
@@ -154,7 +154,7 @@ mod tests {
 
     #[test]
     fn lines_read_back() {
-        let size = 9;
+        let size = BoardSize::square(9);
         let p = |v: &str| parse_vertex(v, size).unwrap().unwrap();
         let a = Announcement {
             outcome: Outcome::Accepted,

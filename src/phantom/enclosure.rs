@@ -24,7 +24,7 @@ pub fn in_enclosure(board: &Board, c: Color, p: Point) -> bool {
     }
     let mut seen = [false; MAX_POINTS];
     let (region, borders) = board.empty_region(p, &mut seen, |_| {});
-    region.len() <= board.size() * board.size() / 4
+    region.len() <= board.size().points() / 4
         && borders[c.index()]
         && !borders[c.opponent().index()]
 }

@@ -308,7 +308,7 @@ impl Referee {
         };
         let size = self.views[0].size();
         self.passes_in_row >= passes
-            || (self.options.end == End::TwoPassesOrTries && self.tries >= 4 * size * size)
+            || (self.options.end == End::TwoPassesOrTries && self.tries >= 4 * size.points())
     }
 
     /// The stone `trier`'s last try put on `seat`'s board where `seat`
@@ -411,14 +411,14 @@ mod tests {
                 "white does not see it"
             );
             let a = r.try_move(&mut g, 2, pt("E5")).unwrap();
-            assert_eq!(a.lines(9)[0], first);
+            assert_eq!(a.lines(9.into())[0], first);
             assert_eq!(r.view(2).at(pt("E5").unwrap()).is_some(), preset == "seed");
             assert_eq!(r.to_move(), Some(2), "white tries again");
             assert_eq!(r.heard_by(&a, 2, 1).is_some(), preset == "seed");
             if preset == "seed" {
                 // Said aloud, the reason reaches the other seat too.
                 let heard = r.heard_by(&a, 2, 1).unwrap();
-                assert_eq!(heard.lines(9)[0], "illegal occupied black");
+                assert_eq!(heard.lines(9.into())[0], "illegal occupied black");
             }
             assert!(
                 r.try_move(&mut g, 1, pt("A1")).is_err(),
@@ -434,27 +434,27 @@ mod tests {
             r.try_move(&mut g, seat, pt(v)).unwrap();
         }
         let a = r.try_move(&mut g, 1, pt("B1")).unwrap();
-        assert_eq!(a.lines(9), ["accepted", "captures black 1 A1"]);
+        assert_eq!(a.lines(9.into()), ["accepted", "captures black 1 A1"]);
         // Each seat hears the count and the points its own view showed:
         // White its stone; Black, who never saw A1, none.
         assert_eq!(
-            r.heard_by(&a, 1, 2).unwrap().lines(9)[1],
+            r.heard_by(&a, 1, 2).unwrap().lines(9.into())[1],
             "captures black 1 A1"
         );
         assert_eq!(
-            r.heard_by(&a, 1, 1).unwrap().lines(9)[1],
+            r.heard_by(&a, 1, 1).unwrap().lines(9.into())[1],
             "captures black 1"
         );
         assert!(r.view(2).at(pt("A1").unwrap()).is_none());
         r.try_move(&mut g, 2, pt("B2")).unwrap();
         r.try_move(&mut g, 1, pt("J9")).unwrap();
         let a = r.try_move(&mut g, 2, pt("A3")).unwrap();
-        assert_eq!(a.lines(9), ["accepted", "atari black 1"]);
+        assert_eq!(a.lines(9.into()), ["accepted", "atari black 1"]);
         r.try_move(&mut g, 1, pt("H9")).unwrap();
         // White's stone at A1 takes A2 but has one liberty itself.
         let a = r.try_move(&mut g, 2, pt("A1")).unwrap();
         assert_eq!(
-            a.lines(9),
+            a.lines(9.into()),
             ["accepted", "atari self", "captures white 1 A2"]
         );
     }

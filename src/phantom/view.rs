@@ -5,16 +5,16 @@
 //! it lacks a liberty), so a view replays onto any board without captures:
 //! that is how plain engines are re-synchronised.
 
-use crate::go::board::{Board, Color, MAX_POINTS, Point};
+use crate::go::board::{Board, BoardSize, Color, MAX_POINTS, Point};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct View {
-    size: usize,
+    size: BoardSize,
     stones: Vec<Option<Color>>,
 }
 
 impl View {
-    pub fn new(size: usize) -> View {
+    pub fn new(size: BoardSize) -> View {
         View {
             size,
             stones: vec![None; MAX_POINTS],
@@ -31,7 +31,7 @@ impl View {
         v
     }
 
-    pub fn size(&self) -> usize {
+    pub fn size(&self) -> BoardSize {
         self.size
     }
 

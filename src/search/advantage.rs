@@ -18,7 +18,7 @@
 //! and only when it is behind the schedule of catching up the initial
 //! advantage over 60% of the board's points in moves, with a margin.
 
-use crate::go::board::Color;
+use crate::go::board::{BoardSize, Color};
 use crate::go::game::Game;
 use crate::go::rules::Scoring;
 
@@ -50,12 +50,12 @@ pub fn initial_black_advantage(game: &Game) -> f64 {
 
 /// How much a point of advantage counts on this board: more on small
 /// boards.
-fn board_scaling(size: usize) -> f64 {
-    (361.0 / (size * size) as f64).powf(0.75)
+fn board_scaling(size: BoardSize) -> f64 {
+    (361.0 / size.points() as f64).powf(0.75)
 }
 
 /// The initial advantage in points above which a game is a handicap game.
-fn handicap_threshold(size: usize) -> f64 {
+fn handicap_threshold(size: BoardSize) -> f64 {
     (4.0 / board_scaling(size)).max(2.0)
 }
 
@@ -77,7 +77,7 @@ impl Advantage {
         let size = game.size();
         let black_advantage = initial_black_advantage(game);
         let points = black_advantage.abs();
-        if points < handicap_threshold(size) || size <= 7 {
+        if points < handicap_threshold(size) || size.shorter() <= 7 {
             self.white = 0.0;
             return 0.0;
         }
@@ -125,7 +125,7 @@ pub fn may_resign(game: &Game, pla: Color, white_lead: f64) -> bool {
     if advantage <= 0.9 || pla != Color::White {
         return true;
     }
-    let points = (game.size() * game.size()) as f64;
+    let points = game.size().points() as f64;
     let min_turn = 1.0 + (points / 5.0).floor();
     let turns = game.move_count() as f64;
     if turns < min_turn {
@@ -144,7 +144,7 @@ mod tests {
 
     fn handicap_game(size: usize, stones: usize, komi: f64) -> Game {
         let mut game = Game::new(size, Rules::default(), komi);
-        let points: Vec<_> = crate::go::handicap::fixed(size, stones)
+        let points: Vec<_> = crate::go::handicap::fixed(size.into(), stones)
             .unwrap()
             .into_iter()
             .map(|(x, y)| (Color::Black, game.board().point(x, y)))

@@ -362,15 +362,14 @@ fn level_move(game: &Game, net: &Evaluator, rank: Rank, seed: u64) -> Option<Poi
         .map(|(p, prior)| (Some(p), prior))
         .collect();
     policy.push((None, eval.pass));
-    level::choose(&policy, game.size() * game.size(), rank, &mut rng)
+    level::choose(&policy, game.size().points(), rank, &mut rng)
 }
 
 /// Whether to resign with `win_rate` for `game`'s player to move: below
 /// `threshold`, never in the first quarter of the game, and only after
 /// `searched_enough`.
 fn resigns(game: &Game, threshold: f64, win_rate: f64, searched_enough: bool) -> bool {
-    let size = game.size();
-    let late_enough = game.move_count() >= size * size / 4;
+    let late_enough = game.move_count() >= game.size().points() / 4;
     threshold > 0.0 && win_rate < threshold && late_enough && searched_enough
 }
 

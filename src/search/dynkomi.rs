@@ -13,7 +13,7 @@
 //! so that it still feels behind and tries harder without being hopeless.
 //! Even games are not touched.
 
-use crate::go::board::Color;
+use crate::go::board::{BoardSize, Color};
 use crate::go::game::Game;
 
 /// Points a handicap stone is counted for, by the colour searching.
@@ -26,9 +26,9 @@ fn stone_value(searching: Color) -> f64 {
 
 /// Moves over which the extra komi fades (Pachi's `linear_moves`): 15 on
 /// boards up to 9×9, 50 from 10×10 to 14×14, 100 on 15×15, and above that
-/// 200 for Black and 150 for White.
-fn fade_moves(size: usize, searching: Color) -> f64 {
-    match (size, searching) {
+/// 200 for Black and 150 for White; a rectangle goes by its longer side.
+fn fade_moves(size: BoardSize, searching: Color) -> f64 {
+    match (size.longer(), searching) {
         (..=9, _) => 15.0,
         (15, _) => 100.0,
         (16.., Color::Black) => 200.0,

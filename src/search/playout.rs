@@ -76,7 +76,7 @@ pub fn playout(
     } else if policy == Policy::Light {
         return light_playout(board, to_move, rng, record);
     }
-    let limit = board.size() * board.size() * 3;
+    let limit = board.size().points() * 3;
     let mut passes = 0;
     let [mut last, mut last2] = recent;
     for _ in 0..limit {
@@ -140,7 +140,7 @@ fn light_playout(
     rng: &mut SmallRng,
     mut record: impl FnMut(Color, Point),
 ) {
-    let limit = board.size() * board.size() * 3;
+    let limit = board.size().points() * 3;
     let mut passes = 0;
     for _ in 0..limit {
         match random_move(board, to_move, rng, false, ALL_LINES) {
@@ -180,7 +180,7 @@ fn local_move(
     if let Some(p) = escape_move(board, c, last, on) {
         return Some(p);
     }
-    let s = board.size() as Point + 2;
+    let s = board.size().width as Point + 2;
     let mut found = [0 as Point; 16];
     let mut n = 0;
     // The point `c` may not take back (0, off the board, if none).
@@ -269,9 +269,9 @@ fn capture_move(board: &Board, c: Color, last: Point, on: impl Fn(Point) -> bool
 /// Whether no stone lies within Manhattan distance `d` of `p`.
 pub(super) fn empty_area(board: &Board, p: Point, d: usize) -> bool {
     let (x, y) = board.coords(p);
-    let n = board.size();
-    for qy in y.saturating_sub(d)..(y + d + 1).min(n) {
-        for qx in x.saturating_sub(d)..(x + d + 1).min(n) {
+    let size = board.size();
+    for qy in y.saturating_sub(d)..(y + d + 1).min(size.height) {
+        for qx in x.saturating_sub(d)..(x + d + 1).min(size.width) {
             if qx.abs_diff(x) + qy.abs_diff(y) <= d && board.color_at(board.point(qx, qy)).is_some()
             {
                 return false;

@@ -105,9 +105,7 @@ pub(super) fn prior(board: &Board, c: Color, p: Point, last: Option<Point>) -> (
         }
     }
     // Empty areas: the third line and above are good, the first two poor.
-    let (x, y) = board.coords(p);
-    let n = board.size();
-    let line = x.min(y).min(n - 1 - x).min(n - 1 - y);
+    let line = board.line(p) - 1;
     if empty_area(board, p, 3) {
         if line >= 2 {
             add(10.0, 10.0);

@@ -175,7 +175,7 @@ pub fn network(
         let game = middle_game(size);
         let time = Duration::from_secs_f64(seconds);
         let one = nn_ms_per_eval(&net, &game, 1, 1, time);
-        let gflops = 2.0 * net.macs(size) / (one * 1e-3) / 1e9;
+        let gflops = 2.0 * net.macs(size.into()) / (one * 1e-3) / 1e9;
         let mut line = format!(
             "bench board={size} nn={} version={} threads=1 batch=1 ms_per_eval={one:.2} gflops={gflops:.1} backend=\"{}\"",
             net.name(),

@@ -8,25 +8,49 @@
 
 use crate::engine::Engine;
 use crate::frontends::gtp::{execute, execute_ending, holds_command, leading_id};
-use crate::go::board::Color;
+use crate::go::board::{BoardSize, Color};
 use crate::go::game::Game;
 
 /// One GTP command built from the drawn numbers `kind`, `a` and `b`, on a
-/// board of side `size` (which `boardsize` changes): mostly the sessions a
+/// board of `size` (which `boardsize` changes, to squares and rectangles):
+/// mostly the sessions a
 /// controller could send, so that the engine's state goes where junk never
 /// takes it, and some malformed commands among them.
-pub fn session_command(kind: usize, a: usize, b: usize, size: &mut usize) -> String {
+pub fn session_command(kind: usize, a: usize, b: usize, size: &mut BoardSize) -> String {
     const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
     let color = if b.is_multiple_of(2) { "b" } else { "w" };
     let vertex = if a.is_multiple_of(23) {
         "pass".to_string()
     } else {
-        format!("{}{}", LETTERS[a % *size] as char, b / 2 % *size + 1)
+        format!(
+            "{}{}",
+            LETTERS[a % size.width] as char,
+            b / 2 % size.height + 1
+        )
     };
     match kind % 32 {
         0 => {
-            *size = [2, 3, 5, 7, 9, 9, 13, 19, 25][a % 9];
-            format!("boardsize {size}")
+            const SIZES: [(usize, usize); 12] = [
+                (2, 2),
+                (3, 3),
+                (5, 5),
+                (7, 7),
+                (9, 9),
+                (9, 9),
+                (13, 13),
+                (19, 19),
+                (25, 25),
+                (13, 9),
+                (5, 11),
+                (25, 2),
+            ];
+            let (width, height) = SIZES[a % SIZES.len()];
+            *size = BoardSize { width, height };
+            if size.is_square() {
+                format!("boardsize {width}")
+            } else {
+                format!("rectangular_boardsize {width} {height}")
+            }
         }
         1 => "clear_board".into(),
         2..=5 => format!("play {color} {vertex}"),

@@ -22,7 +22,7 @@
 //! settings and folder, the match plays only the games the table lacks.
 
 use crate::core::files::write_atomically;
-use crate::go::board::{Board, Color, Point};
+use crate::go::board::{Board, BoardSize, Color, Point};
 use crate::go::game::Game;
 use crate::go::rules::Rules;
 use crate::go::sgf::Note;
@@ -359,11 +359,12 @@ fn play_game(
     };
     let mut game = Game::new(config.size, config.rules, config.komi);
     if config.handicap > 0 {
-        let stones: Vec<(Color, Point)> = crate::go::handicap::fixed(config.size, config.handicap)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(x, y)| (Color::Black, game.board().point(x, y)))
-            .collect();
+        let stones: Vec<(Color, Point)> =
+            crate::go::handicap::fixed(config.size.into(), config.handicap)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(x, y)| (Color::Black, game.board().point(x, y)))
+                .collect();
         let _ = game.setup(&stones, true);
     }
     let mut referee = Referee::new(kind, config.options, &game);
@@ -392,7 +393,7 @@ fn play_game(
             }
         }
     }
-    let size = config.size;
+    let size = BoardSize::square(config.size);
     // A plain engine's board starts as its view (the handicap stones).
     for program in programs.iter_mut().filter(|p| !p.aware) {
         let view = table.referee.view(program.number).board();

@@ -4,7 +4,7 @@
 //! KataGo checks it, with the field named in the error.
 
 use crate::frontends::katago_rules;
-use crate::go::board::{Color, Point};
+use crate::go::board::{BoardSize, Color, Point, point_at};
 use crate::go::game::Game;
 use crate::go::handicap;
 use crate::go::rules::{Rules, check_komi};
@@ -323,7 +323,7 @@ impl Fields<'_> {
     fn stones(
         &self,
         field: &'static str,
-        size: usize,
+        size: BoardSize,
     ) -> Result<Vec<(Color, Option<Point>)>, QueryError> {
         let Some(value) = self.object.get(field) else {
             return Ok(Vec::new());
@@ -353,7 +353,7 @@ impl Fields<'_> {
     }
 
     /// `avoidMoves` and `allowMoves`: lists of `{player, moves, untilDepth}`.
-    fn move_rules(&self, size: usize) -> Result<Option<MoveRules>, QueryError> {
+    fn move_rules(&self, size: BoardSize) -> Result<Option<MoveRules>, QueryError> {
         let mut rules = MoveRules::default();
         let mut any = false;
         for field in ["avoidMoves", "allowMoves"] {
@@ -438,7 +438,7 @@ impl Fields<'_> {
     }
 
     /// The board's size, the rules and the komi.
-    fn board(&self) -> Result<(usize, Rules, f64), QueryError> {
+    fn board(&self) -> Result<(BoardSize, Rules, f64), QueryError> {
         let x = self.integer("boardXSize", 2, 25)?;
         let y = self.integer("boardYSize", 2, 25)?;
         let (Some(x), Some(y)) = (x, y) else {
@@ -449,10 +449,8 @@ impl Fields<'_> {
             };
             return Err(self.error(field, "required"));
         };
-        if x != y {
-            return Err(self.error("boardYSize", "kosumi plays square boards only"));
-        }
-        let size = x as usize;
+        let size =
+            BoardSize::new(x as usize, y as usize).map_err(|e| self.error("boardYSize", e))?;
         let rules = match self.object.get("rules") {
             Some(value) => katago_rules::from_json(value).map_err(|e| self.error("rules", e.0))?,
             None => return Err(self.error("rules", "required")),
@@ -754,23 +752,23 @@ fn player_color(s: &str) -> Option<Color> {
 
 /// A location as KataGo writes it: a vertex (`C4`, `pass`) or `(x,y)`
 /// from the top left.
-fn location_point(s: &str, size: usize) -> Result<Option<Point>, String> {
+fn location_point(s: &str, size: BoardSize) -> Result<Option<Point>, String> {
     if let Some(inner) = s.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
         let xy: Vec<_> = inner
             .split(',')
             .map(|t| t.trim().parse::<usize>())
             .collect();
         return match xy[..] {
-            [Ok(x), Ok(y)] if x < size && y < size => Ok(Some(
-                crate::go::board::Board::new(size).point(x, size - 1 - y),
-            )),
+            [Ok(x), Ok(y)] if x < size.width && y < size.height => {
+                Ok(Some(point_at(size, x, size.height - 1 - y)))
+            }
             _ => Err(format!("bad location '{s}'")),
         };
     }
     parse_vertex(s, size)
 }
 
-fn stone_name(c: Color, mv: Option<Point>, size: usize) -> String {
+fn stone_name(c: Color, mv: Option<Point>, size: BoardSize) -> String {
     format!(
         "{} {}",
         c.letter(),
@@ -869,7 +867,7 @@ mod tests {
             Some("rules")
         );
         assert_eq!(
-            field(r#"{"id":"a","rules":"chinese","boardXSize":9,"boardYSize":13,"moves":[]}"#),
+            field(r#"{"id":"a","rules":"chinese","boardXSize":9,"boardYSize":26,"moves":[]}"#),
             Some("boardYSize")
         );
         assert_eq!(

@@ -12,7 +12,7 @@ use super::{dice, gogui_analysis, network, phantom};
 use crate::engine::clock::{Clock, TimeSystem};
 use crate::engine::{Config, Engine, EngineError, Touch};
 use crate::frontends::katago_rules;
-use crate::go::board::{Color, Point};
+use crate::go::board::{BoardSize, Color, Point};
 use crate::go::game::Game;
 use crate::go::rules::Rules;
 use crate::go::score::Status;
@@ -59,6 +59,7 @@ pub static COMMANDS: &[Command] = table! {
     },
     "quit" Nothing answer |_, a| { arity(a, 0)?; Ok(Answer::Quit) },
     "boardsize" Restarts text boardsize,
+    "rectangular_boardsize" Restarts text boardsize,
     "clear_board" Restarts text |e, a| { arity(a, 0)?; e.new_game(None); Ok(String::new()) },
     "komi" Settles text |e, a| {
         arity(a, 1)?;
@@ -239,13 +240,31 @@ fn known_command(e: &mut Engine, a: &[&str]) -> Reply {
         .to_string())
 }
 
+/// `boardsize` and KataGo's `rectangular_boardsize` alike, as KataGo reads
+/// them: `19` (a square), `13:9` or `13 9` (columns, rows).
 fn boardsize(e: &mut Engine, a: &[&str]) -> Reply {
-    arity(a, 1)?;
-    let n = parse_int(a[0]).map_err(GtpError::syntax)?;
-    if !(2..=crate::go::board::MAX_SIZE as u64).contains(&n) {
-        return Err(GtpError::new("unacceptable size", n));
-    }
-    e.new_game(Some(n as usize));
+    let sides: Vec<&str> = match a {
+        [one] => one.split(':').collect(),
+        [_, _] => a.to_vec(),
+        _ => {
+            return Err(GtpError::syntax(format!(
+                "expected a size or columns and rows, got {} arguments",
+                a.len()
+            )));
+        }
+    };
+    let side = |s: &str| parse_int(s).map_err(GtpError::syntax);
+    let (width, height) = match sides[..] {
+        [n] => (side(n)?, side(n)?),
+        [w, h] => (side(w)?, side(h)?),
+        _ => return Err(GtpError::syntax(format!("invalid size {}", a[0]))),
+    };
+    let size = BoardSize::new(
+        width.min(usize::MAX as u64) as usize,
+        height.min(usize::MAX as u64) as usize,
+    )
+    .map_err(|_| GtpError::new("unacceptable size", a.join(" ")))?;
+    e.new_game(Some(size));
     Ok(String::new())
 }
 
@@ -836,11 +855,11 @@ fn play_sequence(e: &mut Engine, a: &[&str]) -> Reply {
 fn ownership_board(e: &Engine) -> String {
     let own = e.shown_ownership();
     let board = e.shown().board();
-    let n = board.size();
-    (0..n)
+    let size = board.size();
+    (0..size.height)
         .rev()
         .map(|y| {
-            (0..n)
+            (0..size.width)
                 .map(|x| format!("{:.2}", own[board.point(x, y) as usize]))
                 .collect::<Vec<_>>()
                 .join(" ")

@@ -22,17 +22,17 @@ pub(super) fn names(e: &Engine, points: &[Point]) -> String {
 /// A board in `showboard`'s layout: letters, rows from the top with their
 /// numbers, `X` Black, `O` White, `*` a ko point, and the letters again.
 pub(super) fn board_diagram(board: &crate::go::board::Board) -> String {
-    let n = board.size();
+    let size = board.size();
     let letters: String = crate::go::vertex::COLUMNS
         .chars()
-        .take(n)
+        .take(size.width)
         .flat_map(|c| [' ', c])
         .collect();
     let mut out = format!("\n   {}\n", letters.trim_start());
     let ko = board.ko().map(|(p, _)| p);
-    for y in (0..n).rev() {
+    for y in (0..size.height).rev() {
         out.push_str(&format!("{:>2}", y + 1));
-        for x in 0..n {
+        for x in 0..size.width {
             let p = board.point(x, y);
             let ch = match board.cell(p) {
                 Cell::Black => 'X',

@@ -9,7 +9,7 @@ use super::args::{arity, color};
 use super::error::GtpError;
 use super::reply::Reply;
 use crate::engine::Engine;
-use crate::go::board::Color;
+use crate::go::board::{BoardSize, Color};
 use crate::go::vertex::{color_name, vertex_name};
 use crate::search::{Report, Watch};
 use std::fmt::Write as _;
@@ -37,13 +37,13 @@ pub fn live_watch<'w>(draw: &'w mut dyn FnMut(&Report)) -> Watch<'w> {
 }
 
 /// Writes one `gogui-gfx:` block for `report` on stderr.
-pub fn draw_live(report: &Report, size: usize) {
+pub fn draw_live(report: &Report, size: BoardSize) {
     let _ = std::io::stderr().write_all(gfx(report, size).as_bytes());
 }
 
 /// The gfx block of a report: labels, the best line, a status text, and
 /// the blank line that ends it.
-fn gfx(report: &Report, size: usize) -> String {
+fn gfx(report: &Report, size: BoardSize) -> String {
     let mut out = String::from("gogui-gfx:\n");
     let labels = visit_labels(report, size);
     if !labels.is_empty() {
@@ -58,7 +58,7 @@ fn gfx(report: &Report, size: usize) -> String {
 }
 
 /// `D4 836 Q16 500 ...`: the most visited moves searched, with their visits.
-fn visit_labels(report: &Report, size: usize) -> String {
+fn visit_labels(report: &Report, size: BoardSize) -> String {
     report
         .candidates
         .iter()
@@ -70,7 +70,7 @@ fn visit_labels(report: &Report, size: usize) -> String {
 }
 
 /// `b D4 w Q16 ...`: a line of moves with their colours, `first` moving first.
-fn variation(first: Color, pv: &[Option<crate::go::board::Point>], size: usize) -> String {
+fn variation(first: Color, pv: &[Option<crate::go::board::Point>], size: BoardSize) -> String {
     let mut c = first;
     let mut moves = Vec::new();
     for &p in pv {
@@ -85,7 +85,7 @@ fn variation(first: Color, pv: &[Option<crate::go::board::Point>], size: usize) 
 }
 
 /// One line: the best move, its win rate and the score estimate.
-fn evaluation(report: &Report, size: usize) -> String {
+fn evaluation(report: &Report, size: BoardSize) -> String {
     let Some(best) = report.candidates.first() else {
         return format!("{} to move: no move searched", color_name(report.to_move));
     };
@@ -110,7 +110,7 @@ fn evaluation(report: &Report, size: usize) -> String {
 
 /// Searches for `c` within the move's budget (rolling first under dice, as
 /// `genmove` would) and reports; the tree is kept for the next `genmove`.
-fn searched(e: &mut Engine, a: &[&str]) -> Result<(Report, usize), GtpError> {
+fn searched(e: &mut Engine, a: &[&str]) -> Result<(Report, BoardSize), GtpError> {
     arity(a, 1)?;
     let c = color(a[0])?;
     let (game, _) = e.game_to_analyse(c);
@@ -178,7 +178,7 @@ mod tests {
             }],
             ownership: None,
         };
-        let text = gfx(&report, 9);
+        let text = gfx(&report, 9.into());
         assert_eq!(
             text,
             "gogui-gfx:\nLABEL C3 250\nVAR w C3 b pass\nTEXT white to move: best C3, win rate 62.5% (250 of 300 visits), black ahead by 3.5\n\n"

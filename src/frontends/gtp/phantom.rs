@@ -149,11 +149,11 @@ pub(super) fn rules_board_size(e: &mut Engine, a: &[&str]) -> Reply {
 pub(super) fn rules_board(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 0)?;
     let view = host(e)?.shown().board();
-    let n = view.size();
-    Ok((0..n)
+    let size = view.size();
+    Ok((0..size.height)
         .rev()
         .map(|y| {
-            (0..n)
+            (0..size.width)
                 .map(|x| match view.color_at(view.point(x, y)) {
                     Some(crate::go::board::Color::Black) => "X",
                     Some(crate::go::board::Color::White) => "O",

@@ -183,9 +183,7 @@ pub fn tactical(pos: &Position, p: Point, out: &mut Vec<u32>) {
         };
         out.push(feature(Group::Atari, level));
     }
-    let (x, y) = board.coords(p);
-    let n = board.size();
-    let line = x.min(y).min(n - 1 - x).min(n - 1 - y) as u32;
+    let line = board.line(p) - 1;
     out.push(feature(Group::Edge, line.min(4) + 1));
     for (group, from) in [
         (Group::LastMove, pos.last),

@@ -8,7 +8,7 @@
 //! one name. Colours are relative to the player to move, so a pattern and
 //! its colour swap are the same for the player who plays it.
 
-use crate::go::board::{Board, Color, Point};
+use crate::go::board::{Board, BoardSize, Color, Point};
 use std::sync::OnceLock;
 
 /// The largest gridcular distance of a pattern.
@@ -82,7 +82,7 @@ const REACH: i32 = MAX_DISTANCE / 2;
 pub struct Grid {
     cells: Vec<u8>,
     width: i32,
-    size: usize,
+    size: BoardSize,
     steps: &'static [Vec<i32>; 8],
 }
 
@@ -112,7 +112,7 @@ impl Default for Grid {
         Grid {
             cells: Vec::new(),
             width: 0,
-            size: 0,
+            size: BoardSize::square(0),
             steps: steps(0),
         }
     }
@@ -129,14 +129,15 @@ impl Grid {
     /// memory (allocating only when the board is larger than before).
     pub fn lay_out(&mut self, board: &Board, c: Color) {
         let size = board.size();
-        let width = size as i32 + 2 * REACH;
+        let width = size.width as i32 + 2 * REACH;
+        let height = size.height as i32 + 2 * REACH;
         self.width = width;
         self.steps = steps(width);
         self.size = size;
         self.cells.clear();
-        self.cells.resize((width * width) as usize, 3);
-        for y in 0..size {
-            for x in 0..size {
+        self.cells.resize((width * height) as usize, 3);
+        for y in 0..size.height {
+            for x in 0..size.width {
                 let content = match board.color_at(board.point(x, y)) {
                     None => 0,
                     Some(s) if s == c => 1,
@@ -150,7 +151,7 @@ impl Grid {
     /// The names of the patterns of every size around the point at `(x,
     /// y)`: `out[s]` for distance ≤ s + 3.
     pub fn hashes(&self, x: usize, y: usize) -> [u64; SIZES] {
-        debug_assert!(x < self.size && y < self.size);
+        debug_assert!(x < self.size.width && y < self.size.height);
         let shape = shape();
         let centre = (y as i32 + REACH) * self.width + x as i32 + REACH;
         let mut best = [u64::MAX; SIZES];

@@ -13,6 +13,7 @@
 
 use super::gemm::{Kernel, Packed, gemm};
 use super::simd::Lanes;
+use crate::go::board::BoardSize;
 use crate::nn::backend::Shape;
 use crate::nn::model::ConvDesc;
 
@@ -125,19 +126,28 @@ impl Conv {
 
     /// Winograd tiles across the batch.
     fn tiles(&self, shape: Shape) -> usize {
-        let per_side = shape.side.div_ceil(self.out_tile());
-        per_side * per_side * shape.batch
+        let (across, down) = self.tile_grid(shape);
+        across * down * shape.batch
     }
 
-    /// Multiply-adds the convolution computes on one board of side `side`,
+    /// Winograd tiles across a board and down it.
+    fn tile_grid(&self, shape: Shape) -> (usize, usize) {
+        let out_tile = self.out_tile();
+        (
+            shape.width.div_ceil(out_tile),
+            shape.height.div_ceil(out_tile),
+        )
+    }
+
+    /// Multiply-adds the convolution computes on one board of `size`,
     /// as its algorithm does them: the 36 products of each Winograd tile,
     /// or one product per point and kernel position (the rate `bench`
     /// reports is then the processor's, comparable with its peak).
-    pub fn macs(&self, side: usize) -> f64 {
+    pub fn macs(&self, size: BoardSize) -> f64 {
         let per_channel_pair = if self.winograd.is_empty() {
-            self.size * self.size * side * side
+            self.size * self.size * size.points()
         } else {
-            TILE_POINTS * self.tiles(Shape { side, batch: 1 })
+            TILE_POINTS * self.tiles(Shape::of(size, 1))
         };
         (self.in_channels * self.out_channels * per_channel_pair) as f64
     }
@@ -232,26 +242,26 @@ impl Conv {
             scratch,
             accumulate,
         } = io;
-        let n = shape.side;
+        let (width, height) = (shape.width as isize, shape.height as isize);
         let points = shape.points();
         let out_tile = self.out_tile();
         let offset = self.size / 2;
-        let per_side = n.div_ceil(out_tile);
+        let (across, down) = self.tile_grid(shape);
         let tiles = self.tiles(shape);
         let (ic_n, oc_n) = (self.in_channels, self.out_channels);
         let (transformed_in, rest) = scratch.split_at_mut(TILE_POINTS * tiles * ic_n);
         let transformed_out = &mut rest[..TILE_POINTS * tiles * oc_n];
         // The point (x, y) of board b, or None off the board.
         let at = |b: usize, y: isize, x: isize| {
-            (y >= 0 && x >= 0 && y < n as isize && x < n as isize)
-                .then(|| b * points + y as usize * n + x as usize)
+            (y >= 0 && x >= 0 && y < height && x < width)
+                .then(|| b * points + (y * width + x) as usize)
         };
 
         // Input tiles, transformed: transformed_in[t][tile][ic].
         for b in 0..shape.batch {
-            for ty in 0..per_side {
-                for tx in 0..per_side {
-                    let tile = (b * per_side + ty) * per_side + tx;
+            for ty in 0..down {
+                for tx in 0..across {
+                    let tile = (b * down + ty) * across + tx;
                     let y0 = (ty * out_tile) as isize - offset as isize;
                     let x0 = (tx * out_tile) as isize - offset as isize;
                     let src: [[Option<usize>; TILE]; TILE] = std::array::from_fn(|dy| {
@@ -286,9 +296,9 @@ impl Conv {
         }
         // Back to the board.
         for b in 0..shape.batch {
-            for ty in 0..per_side {
-                for tx in 0..per_side {
-                    let tile = (b * per_side + ty) * per_side + tx;
+            for ty in 0..down {
+                for tx in 0..across {
+                    let tile = (b * down + ty) * across + tx;
                     let dst: [[Option<usize>; 4]; 4] = std::array::from_fn(|dy| {
                         std::array::from_fn(|dx| {
                             (dy < out_tile && dx < out_tile)
@@ -372,24 +382,24 @@ impl Conv {
 
     /// Each point's `k·k·in` neighbourhood values (zero beyond the edge), a row each.
     fn im2col(&self, shape: Shape, input: &[f32], col: &mut [f32]) {
-        let n = shape.side as isize;
+        let (width, height) = (shape.width as isize, shape.height as isize);
         let r = (self.size / 2) as isize;
         let ic_n = self.in_channels;
         let k = self.size * self.size * ic_n;
         for b in 0..shape.batch {
-            for y in 0..n {
-                for x in 0..n {
-                    let row = (b * shape.points()) + (y * n + x) as usize;
+            for y in 0..height {
+                for x in 0..width {
+                    let row = (b * shape.points()) + (y * width + x) as usize;
                     let dst = &mut col[row * k..(row + 1) * k];
                     for ky in 0..self.size as isize {
                         for kx in 0..self.size as isize {
                             let (sy, sx) = (y + ky - r, x + kx - r);
                             let d = &mut dst[((ky * self.size as isize + kx) as usize) * ic_n..]
                                 [..ic_n];
-                            if sy < 0 || sx < 0 || sy >= n || sx >= n {
+                            if sy < 0 || sx < 0 || sy >= height || sx >= width {
                                 d.fill(0.0);
                             } else {
-                                let p = b * shape.points() + (sy * n + sx) as usize;
+                                let p = b * shape.points() + (sy * width + sx) as usize;
                                 d.copy_from_slice(&input[p * ic_n..(p + 1) * ic_n]);
                             }
                         }
@@ -498,31 +508,31 @@ mod tests {
     use super::*;
 
     /// A direct convolution of one board, channels innermost, for comparison.
-    fn direct(desc: &ConvDesc, side: usize, input: &[f32]) -> Vec<f32> {
+    fn direct(desc: &ConvDesc, shape: Shape, input: &[f32]) -> Vec<f32> {
         let k = desc.size_x as isize;
         let r = k / 2;
-        let n = side as isize;
+        let (width, height) = (shape.width as isize, shape.height as isize);
         let (ic_n, oc_n) = (desc.in_channels, desc.out_channels);
-        let mut out = vec![0.0; oc_n * side * side];
+        let mut out = vec![0.0; oc_n * shape.points()];
         for oc in 0..oc_n {
-            for y in 0..n {
-                for x in 0..n {
+            for y in 0..height {
+                for x in 0..width {
                     let mut s = 0.0;
                     for ic in 0..ic_n {
                         for ky in 0..k {
                             for kx in 0..k {
                                 let (sy, sx) = (y + ky - r, x + kx - r);
-                                if sy < 0 || sx < 0 || sy >= n || sx >= n {
+                                if sy < 0 || sx < 0 || sy >= height || sx >= width {
                                     continue;
                                 }
                                 let w = desc.weights[((oc * ic_n + ic) * k as usize + ky as usize)
                                     * k as usize
                                     + kx as usize];
-                                s += w * input[(sy * n + sx) as usize * ic_n + ic];
+                                s += w * input[(sy * width + sx) as usize * ic_n + ic];
                             }
                         }
                     }
-                    out[(y * n + x) as usize * oc_n + oc] = s;
+                    out[(y * width + x) as usize * oc_n + oc] = s;
                 }
             }
         }
@@ -533,8 +543,20 @@ mod tests {
     fn each_convolution_path_equals_a_direct_convolution_in_a_batch() {
         // 1×1 (a product), 3×3 and 5×5 (Winograd, with partial edge tiles),
         // 7×7 (im2col); 19 output channels leave a partial block in the
-        // kernel, 21 and 19 channels a rest after the transforms' 8 or 16 lanes.
-        for (size, side) in [(1, 5), (3, 7), (3, 19), (5, 9), (3, 2), (7, 6)] {
+        // kernel, 21 and 19 channels a rest after the transforms' 8 or 16 lanes;
+        // the rectangles read rows of their own width.
+        for (size, (width, height)) in [
+            (1, (5, 5)),
+            (3, (7, 7)),
+            (3, (19, 19)),
+            (5, (9, 9)),
+            (3, (2, 2)),
+            (7, (6, 6)),
+            (3, (13, 9)),
+            (3, (5, 11)),
+            (5, (10, 7)),
+            (7, (4, 6)),
+        ] {
             let (ic, oc) = (21, 19);
             let weights: Vec<f32> = (0..oc * ic * size * size)
                 .map(|i| ((i * 37 % 11) as f32 - 5.0) / 7.0)
@@ -548,8 +570,8 @@ mod tests {
                 weights,
             };
             let conv = Conv::new(&desc);
-            let points = side * side;
-            let shape = Shape { side, batch: 2 };
+            let shape = Shape::of(BoardSize::new(width, height).unwrap(), 2);
+            let points = shape.points();
             let input: Vec<f32> = (0..ic * shape.rows())
                 .map(|i| ((i * 13) % 17) as f32 / 9.0 - 0.8)
                 .collect();
@@ -574,12 +596,12 @@ mod tests {
                 }
             }
             for b in 0..2 {
-                let want = direct(&desc, side, &input[b * points * ic..(b + 1) * points * ic]);
+                let want = direct(&desc, shape, &input[b * points * ic..(b + 1) * points * ic]);
                 for (i, w) in want.iter().enumerate() {
                     let got = out[b * points * oc + i] - 0.5;
                     assert!(
                         (got - w).abs() < 1e-3 * (1.0 + w.abs()),
-                        "size {size} side {side}: {got} vs {w}"
+                        "size {size} board {width}x{height}: {got} vs {w}"
                     );
                     for (kernel, path) in &paths {
                         let got = path[b * points * oc + i] - 0.5;

@@ -212,7 +212,11 @@ mod tests {
 
     #[test]
     fn pooling_takes_mean_scaled_mean_and_max() {
-        let shape = Shape { side: 2, batch: 1 };
+        let shape = Shape {
+            width: 2,
+            height: 2,
+            batch: 1,
+        };
         let input = [1.0, 2.0, 3.0, 6.0];
         let mut out = [0.0; 3];
         pool(shape, 1, &input, &mut out, Pooling::Max);

@@ -12,6 +12,7 @@
 use super::conv::Conv;
 use super::layers::{self, MatMul, NormAct, Pooling};
 use super::transformer::{self, Attention, FeedForward, Needs, RmsNorm};
+use crate::go::board::BoardSize;
 use crate::nn::backend::{self, RawOutput, Shape};
 use crate::nn::model::{Activation, BlockDesc, ModelDesc, TrunkNorm};
 
@@ -128,26 +129,26 @@ impl Block {
         }
     }
 
-    /// Multiply-adds on a board of side `side`.
-    fn macs(&self, side: usize) -> f64 {
-        let points = side * side;
+    /// Multiply-adds on a board of `size`.
+    fn macs(&self, size: BoardSize) -> f64 {
+        let points = size.points();
         match self {
-            Block::Ordinary { conv1, conv2, .. } => conv1.macs(side) + conv2.macs(side),
+            Block::Ordinary { conv1, conv2, .. } => conv1.macs(size) + conv2.macs(size),
             Block::GlobalPooling {
                 regular,
                 gpool,
                 final_conv,
                 ..
-            } => regular.macs(side) + gpool.macs(side) + final_conv.macs(side),
+            } => regular.macs(size) + gpool.macs(size) + final_conv.macs(size),
             Block::NestedBottleneck {
                 pre_conv,
                 blocks,
                 post_conv,
                 ..
             } => {
-                pre_conv.macs(side)
-                    + post_conv.macs(side)
-                    + blocks.iter().map(|b| b.macs(side)).sum::<f64>()
+                pre_conv.macs(size)
+                    + post_conv.macs(size)
+                    + blocks.iter().map(|b| b.macs(size)).sum::<f64>()
             }
             Block::Attention(a) => a.macs(points),
             Block::FeedForward(f) => f.macs(points),
@@ -393,12 +394,12 @@ impl Network {
         }
     }
 
-    /// Multiply-adds of one evaluation on a board of side `side`: the
+    /// Multiply-adds of one evaluation on a board of `size`: the
     /// convolutions, dense layers and attention products (the small
     /// global layers of the heads left out).
-    pub fn macs(&self, side: usize) -> f64 {
-        self.initial_conv.macs(side)
-            + self.blocks.iter().map(|b| b.macs(side)).sum::<f64>()
+    pub fn macs(&self, size: BoardSize) -> f64 {
+        self.initial_conv.macs(size)
+            + self.blocks.iter().map(|b| b.macs(size)).sum::<f64>()
             + [
                 &self.p1_conv,
                 &self.g1_conv,
@@ -407,7 +408,7 @@ impl Network {
                 &self.ownership_conv,
             ]
             .iter()
-            .map(|c| c.macs(side))
+            .map(|c| c.macs(size))
             .sum::<f64>()
     }
 
@@ -632,8 +633,8 @@ impl backend::Backend for Network {
         Network::forward(self, shape, own(ws), out)
     }
 
-    fn macs(&self, side: usize) -> f64 {
-        Network::macs(self, side)
+    fn macs(&self, size: BoardSize) -> f64 {
+        Network::macs(self, size)
     }
 
     fn peak_flops_per_cycle(&self) -> f64 {

@@ -261,9 +261,9 @@ impl Attention {
 
     /// The cosines and sines of the rotation of each pair at each point,
     /// `[table row][pair][point]`, as KataGo's `computeRopeCosSin`.
-    fn rope_tables(&self, side: usize, cos: &mut [f32], sin: &mut [f32]) {
+    fn rope_tables(&self, shape: Shape, cos: &mut [f32], sin: &mut [f32]) {
         let pairs = self.q_dim / 2;
-        let points = side * side;
+        let (width, points) = (shape.width, shape.points());
         let mut put = |at: usize, angle: f32| {
             cos[at] = angle.cos();
             sin[at] = angle.sin();
@@ -275,7 +275,7 @@ impl Attention {
                     for p in 0..pairs {
                         let (fx, fy) = (freqs[(h * pairs + p) * 2], freqs[(h * pairs + p) * 2 + 1]);
                         for xy in 0..points {
-                            let (x, y) = ((xy % side) as f32, (xy / side) as f32);
+                            let (x, y) = ((xy % width) as f32, (xy / width) as f32);
                             put((h * pairs + p) * points + xy, x * fx + y * fy);
                         }
                     }
@@ -292,7 +292,7 @@ impl Attention {
                     };
                     let freq = 1.0 / theta.powf((2 * index) as f32 / half);
                     for xy in 0..points {
-                        let coordinate = if along_rows { xy / side } else { xy % side };
+                        let coordinate = if along_rows { xy / width } else { xy % width };
                         put(p * points + xy, coordinate as f32 * freq);
                     }
                 }
@@ -343,7 +343,7 @@ impl Attention {
         self.k.apply(rows, &s.norm, &mut s.k);
         self.v.apply(rows, &s.norm, &mut s.v);
         if !matches!(self.rope, Rope::None) {
-            self.rope_tables(shape.side, &mut s.cos, &mut s.sin);
+            self.rope_tables(shape, &mut s.cos, &mut s.sin);
             self.rotate(&mut s.q, self.heads, shape, &s.cos, &s.sin);
             self.rotate(&mut s.k, self.kv_heads, shape, &s.cos, &s.sin);
         }

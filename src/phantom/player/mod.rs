@@ -299,7 +299,7 @@ impl Player {
         match line {
             Line::Item(Item::Captures(capturer, n, points)) => {
                 let victim = capturer.opponent();
-                let points_on_board = (view.size() * view.size()) as i64;
+                let points_on_board = view.size().points() as i64;
                 if *n == 0 || i64::from(*n) > stones_of(victim).min(points_on_board) {
                     return Err(format!(
                         "{n} {} stones captured, but {} are on the board",
@@ -517,7 +517,7 @@ mod tests {
     /// An announcement line on 9×9.
     pub(super) fn line(s: &str) -> Line {
         let words: Vec<&str> = s.split(' ').collect();
-        Line::parse(&words, 9).unwrap()
+        Line::parse(&words, 9.into()).unwrap()
     }
 
     /// Under OpenSpiel's convention and the source document's the capturer

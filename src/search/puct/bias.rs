@@ -45,7 +45,7 @@ pub(super) fn key(
     mv: Option<Point>,
 ) -> Option<u64> {
     let (previous, mv) = (previous?, mv?);
-    let size = board.size() as i64;
+    let (width, height) = (board.size().width as i64, board.size().height as i64);
     let (x, y) = board.coords(mv);
     let mut h =
         splitmix(0x5eed_b1a5 ^ u64::from(mv) ^ (u64::from(previous.map_or(u16::MAX, |p| p)) << 20));
@@ -53,7 +53,7 @@ pub(super) fn key(
     for dy in -PATTERN_RADIUS..=PATTERN_RADIUS {
         for dx in -PATTERN_RADIUS..=PATTERN_RADIUS {
             let (px, py) = (x as i64 + dx, y as i64 + dy);
-            if !(0..size).contains(&px) || !(0..size).contains(&py) {
+            if !(0..width).contains(&px) || !(0..height).contains(&py) {
                 continue;
             }
             let p = board.point(px as usize, py as usize);

@@ -90,8 +90,9 @@ impl ScoreUtility {
             net.evaluate_cached(request, &mut eval);
             f64::from(eval.white_score_mean)
         };
-        // No further from the expected score than the dynamic scale.
-        let side = game.size() as f64;
+        // No further from the expected score than the dynamic scale; the
+        // scales grow with the board's √area, as KataGo's `sqrtBoardArea`.
+        let side = (game.size().points() as f64).sqrt();
         let reach = DYNAMIC_SCORE_SCALE * side;
         let center = (expected * (1.0 - DYNAMIC_CENTER_ZERO_WEIGHT))
             .clamp(expected - reach, expected + reach);
