@@ -78,14 +78,6 @@ impl BoardSize {
     pub fn shape_name(self) -> String {
         format!("{}x{}", self.width, self.height)
     }
-
-    /// The same board turned a quarter: width and height swapped.
-    pub fn transposed(self) -> BoardSize {
-        BoardSize {
-            width: self.height,
-            height: self.width,
-        }
-    }
 }
 
 /// A square board of that side.

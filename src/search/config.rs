@@ -61,6 +61,14 @@ pub struct Puct {
     /// `subtreeValueBiasFactor`: how much of the drift of subtrees after
     /// the same local move corrects a node's network value (0: none).
     pub subtree_bias: f64,
+    /// `useNoisePruning`: in a node's value, a child that took far more
+    /// visits than its policy share while worse than the children before
+    /// it weighs less.
+    pub noise_pruning: bool,
+    /// `valueWeightExponent`: in a node's value, each child weighs its
+    /// visits times, to this power, the chance its value is above the
+    /// children's mean (0: its visits alone).
+    pub value_weight_exponent: f64,
 }
 
 /// A setting of [`Puct`] by KataGo's name, read from text.
@@ -117,6 +125,22 @@ pub const PUCT_SETTINGS: &[PuctSetting] = &[
         get: |p| p.subtree_bias.to_string(),
         set: |p, v| {
             p.subtree_bias = unit(v)?;
+            Ok(())
+        },
+    },
+    PuctSetting {
+        name: "useNoisePruning",
+        get: |p| p.noise_pruning.to_string(),
+        set: |p, v| {
+            p.noise_pruning = boolean(v)?;
+            Ok(())
+        },
+    },
+    PuctSetting {
+        name: "valueWeightExponent",
+        get: |p| p.value_weight_exponent.to_string(),
+        set: |p, v| {
+            p.value_weight_exponent = unit(v)?;
             Ok(())
         },
     },
@@ -206,6 +230,8 @@ impl Default for Puct {
             utility_stdev_scale: 0.85,
             fpu_by_visited_policy: true,
             subtree_bias: 0.45,
+            noise_pruning: true,
+            value_weight_exponent: 0.25,
         }
     }
 }

@@ -26,6 +26,7 @@
 //! `utility` (what a visit is worth), `choice` (the move played), `report`
 //! (what analysis shows); this file starts the threads and decides.
 
+mod backup;
 mod bias;
 mod choice;
 mod explore;
@@ -163,6 +164,7 @@ pub fn search_watched(
         bias,
         owned: Ownership::default(),
         owned_by_move: Vec::new(),
+        weighed: Vec::new(),
         started: 0,
         visits: 0,
     });
@@ -456,7 +458,8 @@ mod tests {
 
     #[test]
     fn each_node_sums_its_childrens_values_and_its_corrected_own_value() {
-        // A node's utility sum is its children's (from the other side)
+        // Without the children's weighting (noise pruning, value weights),
+        // a node's utility sum is its children's (from the other side)
         // plus its network value with the bias correction it has now:
         // every correction reached the ancestors' sums.
         let game = white_in_atari();
@@ -465,8 +468,23 @@ mod tests {
             playouts: Some(400),
             time: None,
         };
+        let unweighted = Params {
+            puct: Puct {
+                noise_pruning: false,
+                value_weight_exponent: 0.0,
+                ..Puct::default()
+            },
+            ..Params::new(budget, 4)
+        };
         let mut tree = NetTree::default();
-        search(&game, &net, budget, 4, &AtomicBool::new(false), &mut tree);
+        search_watched(
+            &game,
+            &net,
+            unweighted,
+            &AtomicBool::new(false),
+            &mut tree,
+            None,
+        );
         let nodes = &tree.nodes;
         let mut checked = 0;
         for n in nodes.iter().filter(|n| n.expanded) {
@@ -492,7 +510,7 @@ mod tests {
         let plain = Params {
             puct: Puct {
                 subtree_bias: 0.0,
-                ..Puct::default()
+                ..unweighted.puct
             },
             ..Params::new(budget, 4)
         };

@@ -22,8 +22,15 @@ pub(super) struct Node {
     /// and the confidence bound of the move chosen).
     pub(super) utility_sq: f64,
     /// The network's utility of this position, once evaluated, from the
-    /// side of the player who made `mv`.
+    /// side of the player who made `mv`, and its win/loss value, score
+    /// lead and final score from that side, its squared score and its
+    /// chance of no result: the node's own evaluation in its sums.
     pub(super) nn_utility: f32,
+    pub(super) nn_winloss: f32,
+    pub(super) nn_lead: f32,
+    pub(super) nn_score: f32,
+    pub(super) nn_score_sq: f32,
+    pub(super) nn_no_result: f32,
     /// The subtree value bias key of the move that leads here (0: none;
     /// see `bias`), the drift this node has filed under it (as a weighted
     /// sum and its weight), and the correction its own network value has
@@ -69,6 +76,11 @@ impl Node {
             winloss: 0.0,
             utility_sq: 0.0,
             nn_utility: 0.0,
+            nn_winloss: 0.0,
+            nn_lead: 0.0,
+            nn_score: 0.0,
+            nn_score_sq: 0.0,
+            nn_no_result: 0.0,
             bias_key: 0,
             filed_delta: 0.0,
             filed_weight: 0.0,

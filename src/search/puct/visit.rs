@@ -1,9 +1,10 @@
 //! One visit of the search, and what the threads of one search share: the
 //! descent from the root by PUCT (`explore`), a virtual loss along the path
 //! while the leaf is evaluated outside the lock, the leaf's expansion and
-//! the back-up of its values, with the subtree value bias correction of
-//! each node on the way (`bias`).
+//! the back-up of its values: each evaluated node on the way recomputed
+//! from its children and its own corrected evaluation (`backup`).
 
+use super::backup::{Weighed, recompute};
 use super::bias::{self, BiasTable};
 use super::explore::select;
 use super::report::Ownership;
@@ -29,6 +30,8 @@ pub(super) struct Shared {
     pub(super) bias: BiasTable,
     pub(super) owned: Ownership,
     pub(super) owned_by_move: Vec<Ownership>,
+    /// The back-up's scratch space.
+    pub(super) weighed: Vec<Weighed>,
     /// Visits begun, and visits backed up.
     pub(super) started: u64,
     pub(super) visits: u64,
@@ -150,7 +153,14 @@ impl Job<'_> {
             if !s.nodes[leaf].expanded {
                 expand(&mut s.nodes, leaf, &w.walk, eval);
                 // From the side of the player who moved into the leaf.
-                s.nodes[leaf].nn_utility = -values.0 as f32;
+                let node = &mut s.nodes[leaf];
+                let (utility, winloss, lead, score) = values;
+                node.nn_utility = -utility as f32;
+                node.nn_winloss = -winloss as f32;
+                node.nn_lead = -lead as f32;
+                node.nn_score = -score as f32;
+                node.nn_score_sq = eval.white_score_mean_sq;
+                node.nn_no_result = eval.no_result;
             }
             values
         };
@@ -168,28 +178,25 @@ impl Job<'_> {
             s.owned_by_move[at].add(eval);
         }
         // Back up: a node's sums are from the side of the player who moved
-        // into it, the opponent of the player to move there.
-        // A node's corrected network value changes its ancestors' sums
-        // too (`carry`, from the leaf's side like `utility`).
+        // into it, the opponent of the player to move there. An evaluated
+        // node is recomputed from its children and its own evaluation; a
+        // finished game's node adds this visit's value.
         let mut sign = -1.0;
-        let (mut carry, mut carry_sq) = (0.0, 0.0);
         for &n in w.path.iter().rev() {
             let s = &mut *s;
             let node = &mut s.nodes[n];
             node.visits += 1;
             node.virtual_loss -= 1;
-            node.utility += sign * (utility + carry);
-            node.utility_sq += utility * utility + carry_sq;
-            node.winloss += sign * winloss;
-            node.lead += sign * lead;
-            node.score += sign * score;
-            node.score_sq += f64::from(eval.white_score_mean_sq);
-            node.no_result += f64::from(eval.no_result);
-            if self.puct.subtree_bias > 0.0 && node.bias_key != 0 && node.expanded {
-                let (change, change_sq) =
-                    correct_bias(&mut s.nodes, &mut s.bias, n, self.puct.subtree_bias);
-                carry += sign * change;
-                carry_sq += change_sq;
+            if node.expanded {
+                recompute(&mut s.nodes, &mut s.bias, n, &self.puct, &mut s.weighed);
+            } else {
+                node.utility += sign * utility;
+                node.utility_sq += utility * utility;
+                node.winloss += sign * winloss;
+                node.lead += sign * lead;
+                node.score += sign * score;
+                node.score_sq += f64::from(eval.white_score_mean_sq);
+                node.no_result += f64::from(eval.no_result);
             }
             sign = -sign;
         }
@@ -200,40 +207,4 @@ impl Job<'_> {
         }
         true
     }
-}
-
-/// Refiles node `n`'s drift (where its subtree has visits) and corrects
-/// its own network value by `factor` times its key's mean drift; the
-/// change to its sums of utility and of squared utility, which its
-/// ancestors take too.
-fn correct_bias(nodes: &mut [Node], table: &mut BiasTable, n: usize, factor: f64) -> (f64, f64) {
-    let node = &nodes[n];
-    let children = node.first as usize..(node.first + node.count) as usize;
-    let (visits, sum) = nodes[children]
-        .iter()
-        .fold((0u32, 0.0), |(v, s), c| (v + c.visits, s + c.utility));
-    let raw = f64::from(node.nn_utility);
-    let key = node.bias_key;
-    let mean = if visits > 0 {
-        // The children's sums are from the other side.
-        let drift = bias::drift(-sum / f64::from(visits), raw, f64::from(visits));
-        let old = node.filed();
-        let node = &mut nodes[n];
-        node.filed_delta = drift.delta as f32;
-        node.filed_weight = drift.weight as f32;
-        // The table takes what the node keeps, so that refiling later
-        // takes back exactly what was filed.
-        table.refile(key, old, node.filed())
-    } else {
-        table.mean_drift(key)
-    };
-    let node = &mut nodes[n];
-    let (before, after) = (f64::from(node.bias_applied), factor * mean);
-    node.bias_applied = after as f32;
-    let after = f64::from(node.bias_applied);
-    let change = after - before;
-    let change_sq = (raw + after).powi(2) - (raw + before).powi(2);
-    node.utility += change;
-    node.utility_sq += change_sq;
-    (change, change_sq)
 }
