@@ -433,3 +433,36 @@ fn two_processes_hosting_one_game_hear_the_same_answers() {
     assert!(heard.lines().count() > 8, "{heard}");
     assert!(ruler.finish().success());
 }
+
+/// GoGui's program process hears each of the person's tries once, with no
+/// replay between them: after the board was cleared at the start, three
+/// passes in a row are three tries (only GoGui's ruler, which clears the
+/// board and replays before a new try, sends that try twice).
+#[test]
+fn passes_in_a_row_are_each_a_try() {
+    let mut e = host(&["--size", "9", "--phantom-human", "2", "--playouts", "100"]);
+    e.ok("clear_board");
+    e.ok("play w E5");
+    for _ in 0..3 {
+        e.ok("play w pass");
+    }
+    let log = e.ok("kosumi-phantom_log");
+    let passes = log.lines().filter(|l| l.contains("(seat 2): pass")).count();
+    assert_eq!(passes, 3, "{log}");
+    // The ruler's pattern: a cleared board, the replay, the new try, and
+    // the same try once more: one try.
+    e.ok("clear_board");
+    e.ok("play w E5");
+    for _ in 0..3 {
+        e.ok("play w pass");
+    }
+    e.ok("play w C3");
+    e.ok("play w C3");
+    let log = e.ok("kosumi-phantom_log");
+    assert_eq!(
+        log.lines().filter(|l| l.contains("(seat 2) C3")).count(),
+        1,
+        "{log}"
+    );
+    assert!(e.finish().success());
+}

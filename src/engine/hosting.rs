@@ -4,8 +4,11 @@
 //! move; a replayed try is answered from the record at no cost, and only a
 //! new try reaches the referee. A try that differs from the record where
 //! the controller has rewound (a variation in GoGui's tree) starts a branch
-//! there. After its replay GoGui sends the new move once more: a `play`
-//! repeating the new try just sent in a replay is the same try. Tries are
+//! there. After its replay GoGui's ruler sends the new move once more: a
+//! `play` repeating at once a new try that came right after a cleared
+//! board and its replay is the same try. Anywhere else a repeated try is
+//! another one (the person's second pass in a row, as GoGui's program
+//! process hears it: one `play` a move, no replays). Tries are
 //! judged when something reads the game, so that a
 //! controller that only sends moves (GoGui's program, beside its ruler)
 //! costs nothing.
@@ -26,11 +29,13 @@ pub struct Hosting {
     tries: Vec<(Color, Option<Point>)>,
     /// The tries the controller has sent since it last cleared the board.
     cursor: usize,
-    /// Whether the controller has cleared the board since hosting began
-    /// (it replays then).
-    replaying: bool,
-    /// Whether the last `play` was a new try (not a replay).
-    last_was_new: bool,
+    /// Whether the controller has cleared the board since the last new
+    /// try (it replays then).
+    rewound: bool,
+    /// Whether the last `play` was a new try (not a replay) that came
+    /// right after a cleared board and its replay: the try GoGui's ruler
+    /// sends once more.
+    last_new_after_rewind: bool,
 }
 
 impl Hosting {
@@ -41,8 +46,8 @@ impl Hosting {
             states: vec![start],
             tries: Vec::new(),
             cursor: 0,
-            replaying: false,
-            last_was_new: false,
+            rewound: false,
+            last_new_after_rewind: false,
         }
     }
 
@@ -66,8 +71,8 @@ impl Hosting {
     /// replayed from the record.
     pub fn rewind(&mut self) {
         self.cursor = 0;
-        self.replaying = true;
-        self.last_was_new = false;
+        self.rewound = true;
+        self.last_new_after_rewind = false;
     }
 
     /// Whether the tries up to the controller's position are all judged.
@@ -101,16 +106,17 @@ impl Hosting {
         }
         if self.tries.get(self.cursor) == Some(&(color, mv)) {
             self.cursor += 1;
-            self.last_was_new = false;
+            self.last_new_after_rewind = false;
             return Ok(());
         }
-        // GoGui's ruler, after a move, replays the move list and then sends
-        // the new move once more: the same try, not a second one.
-        if self.replaying
-            && self.last_was_new
+        // GoGui's ruler clears the board, replays the move list, sends the
+        // new move and then sends it once more: the same try, not a second
+        // one.
+        if self.last_new_after_rewind
             && self.cursor == self.tries.len()
             && self.tries.last() == Some(&(color, mv))
         {
+            self.last_new_after_rewind = false;
             return Ok(());
         }
         if self.caught_up() {
@@ -127,7 +133,7 @@ impl Hosting {
         self.states.truncate(self.cursor + 1);
         self.tries.push((color, mv));
         self.cursor += 1;
-        self.last_was_new = true;
+        self.last_new_after_rewind = std::mem::take(&mut self.rewound);
         Ok(())
     }
 
