@@ -22,8 +22,10 @@ fn to_point(game: &Game, p: &SgfPoint) -> Result<Option<Point>, String> {
     } else if x == 19 && y == 19 && size.longer() <= 19 {
         Ok(None) // `tt`, the old pass
     } else {
-        let BoardSize { width, height } = size;
-        Err(format!("point {x},{y} is off the {width}x{height} board"))
+        Err(format!(
+            "point {x},{y} is off the {} board",
+            size.shape_name()
+        ))
     }
 }
 

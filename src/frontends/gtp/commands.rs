@@ -255,7 +255,10 @@ fn boardsize(e: &mut Engine, a: &[&str]) -> Reply {
     };
     let side = |s: &str| parse_int(s).map_err(GtpError::syntax);
     let (width, height) = match sides[..] {
-        [n] => (side(n)?, side(n)?),
+        [n] => {
+            let n = side(n)?;
+            (n, n)
+        }
         [w, h] => (side(w)?, side(h)?),
         _ => return Err(GtpError::syntax(format!("invalid size {}", a[0]))),
     };
