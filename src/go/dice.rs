@@ -246,7 +246,7 @@ mod tests {
 
     #[test]
     fn lines_are_concentric_squares() {
-        let square = |side| BoardSize::square(side);
+        let square = BoardSize::square;
         assert_eq!(line(square(13), 0, 5), 1);
         assert_eq!(line(square(13), 6, 6), 7);
         assert_eq!(line(square(13), 3, 10), 3);

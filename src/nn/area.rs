@@ -84,66 +84,61 @@ impl AreaReader {
         vital_for.clear();
         let mut at_least_one_pla = false;
         // Regions in KataGo's order: rows from the top, each from the left.
-        let size = board.size();
-        for y in (0..size.height).rev() {
-            for x in 0..size.width {
-                let start = board.point(x, y);
-                if region_of[start as usize] != usize::MAX {
-                    continue;
-                }
-                if let Some(c) = board.color_at(start) {
-                    at_least_one_pla |= c == pla;
-                    continue;
-                }
-                let index = regions.len();
-                growing.clear();
-                for q in board.neighbors(start) {
-                    if board.color_at(q) == Some(pla) && !growing.contains(&board.chain(q)) {
-                        growing.push(board.chain(q));
-                    }
-                }
-                let first = points.len();
-                points.push(start);
-                let (mut internal, mut contains_opp) = (0u8, false);
-                region_of[start as usize] = index;
-                let mut next = first;
-                while next < points.len() {
-                    let p = points[next];
-                    next += 1;
-                    if !growing.is_empty() && (multi_stone_suicide || board.cell(p) == Cell::Empty)
-                    {
-                        growing.retain(|&h| touches_chain(board, p, pla, h));
-                    }
-                    if internal < 2
-                        && !board
-                            .neighbors(p)
-                            .iter()
-                            .any(|&q| board.color_at(q) == Some(pla))
-                    {
-                        internal += 1;
-                    }
-                    if board.color_at(p) == Some(opp) {
-                        contains_opp = true;
-                    }
-                    for q in board.neighbors(p) {
-                        let cell = board.cell(q);
-                        if (cell == Cell::Empty || cell.color() == Some(opp))
-                            && region_of[q as usize] == usize::MAX
-                        {
-                            region_of[q as usize] = index;
-                            points.push(q);
-                        }
-                    }
-                }
-                let vital_first = vital_for.len();
-                vital_for.extend_from_slice(growing);
-                regions.push(Region {
-                    points: first..points.len(),
-                    vital_for: vital_first..vital_for.len(),
-                    internal,
-                    contains_opp,
-                });
+        for start in board.points_from_top() {
+            if region_of[start as usize] != usize::MAX {
+                continue;
             }
+            if let Some(c) = board.color_at(start) {
+                at_least_one_pla |= c == pla;
+                continue;
+            }
+            let index = regions.len();
+            growing.clear();
+            for q in board.neighbors(start) {
+                if board.color_at(q) == Some(pla) && !growing.contains(&board.chain(q)) {
+                    growing.push(board.chain(q));
+                }
+            }
+            let first = points.len();
+            points.push(start);
+            let (mut internal, mut contains_opp) = (0u8, false);
+            region_of[start as usize] = index;
+            let mut next = first;
+            while next < points.len() {
+                let p = points[next];
+                next += 1;
+                if !growing.is_empty() && (multi_stone_suicide || board.cell(p) == Cell::Empty) {
+                    growing.retain(|&h| touches_chain(board, p, pla, h));
+                }
+                if internal < 2
+                    && !board
+                        .neighbors(p)
+                        .iter()
+                        .any(|&q| board.color_at(q) == Some(pla))
+                {
+                    internal += 1;
+                }
+                if board.color_at(p) == Some(opp) {
+                    contains_opp = true;
+                }
+                for q in board.neighbors(p) {
+                    let cell = board.cell(q);
+                    if (cell == Cell::Empty || cell.color() == Some(opp))
+                        && region_of[q as usize] == usize::MAX
+                    {
+                        region_of[q as usize] = index;
+                        points.push(q);
+                    }
+                }
+            }
+            let vital_first = vital_for.len();
+            vital_for.extend_from_slice(growing);
+            regions.push(Region {
+                points: first..points.len(),
+                vital_for: vital_first..vital_for.len(),
+                internal,
+                contains_opp,
+            });
         }
 
         // Benson: chains of pla with fewer than two vital regions die, and the

@@ -32,7 +32,9 @@ pub(super) fn point(e: &Engine, s: &str) -> Result<Point, GtpError> {
     vertex(e, s)?.ok_or_else(|| GtpError::syntax("expected a point, not pass"))
 }
 
-pub(super) fn stones_count(s: &str) -> Result<usize, GtpError> {
+/// A count or a board's side: a non-negative integer (one beyond `usize`
+/// reads as the largest, which every bound refuses).
+pub(super) fn natural(s: &str) -> Result<usize, GtpError> {
     parse_int(s)
         .map(|n| n.min(usize::MAX as u64) as usize)
         .map_err(GtpError::syntax)

@@ -3,9 +3,9 @@
 //! agree with what is implemented.
 
 use super::analyze::{self, Format};
-use super::args::{arity, color, count, point, seconds, stones_count, vertex};
+use super::args::{arity, color, count, natural, point, seconds, vertex};
 use super::error::{GtpError, engine_error, refusal};
-use super::format::{board_diagram, decision_name, name, names};
+use super::format::{board_diagram, decision_name, name, names, point_rows};
 use super::parse::{check_komi, parse_float, parse_int};
 use super::reply::{Answer, Reply};
 use super::{dice, gogui_analysis, network, phantom};
@@ -70,8 +70,8 @@ pub static COMMANDS: &[Command] = table! {
     "play" Moves text play,
     "genmove" Chooses answer |e, a| genmove(e, a, false),
     // tournament and regression
-    "fixed_handicap" Edits text |e, a| { arity(a, 1)?; let n = stones_count(a[0])?; let p = e.fixed_handicap(n).map_err(engine_error)?; Ok(names(e, &p)) },
-    "place_free_handicap" Edits text |e, a| { arity(a, 1)?; let n = stones_count(a[0])?; let p = e.free_handicap(n).map_err(engine_error)?; Ok(names(e, &p)) },
+    "fixed_handicap" Edits text |e, a| { arity(a, 1)?; let n = natural(a[0])?; let p = e.fixed_handicap(n).map_err(engine_error)?; Ok(names(e, &p)) },
+    "place_free_handicap" Edits text |e, a| { arity(a, 1)?; let n = natural(a[0])?; let p = e.free_handicap(n).map_err(engine_error)?; Ok(names(e, &p)) },
     "set_free_handicap" Edits text set_free_handicap,
     "loadsgf" Restarts text loadsgf,
     "reg_genmove" Searches text reg_genmove,
@@ -253,20 +253,16 @@ fn boardsize(e: &mut Engine, a: &[&str]) -> Reply {
             )));
         }
     };
-    let side = |s: &str| parse_int(s).map_err(GtpError::syntax);
     let (width, height) = match sides[..] {
         [n] => {
-            let n = side(n)?;
+            let n = natural(n)?;
             (n, n)
         }
-        [w, h] => (side(w)?, side(h)?),
+        [w, h] => (natural(w)?, natural(h)?),
         _ => return Err(GtpError::syntax(format!("invalid size {}", a[0]))),
     };
-    let size = BoardSize::new(
-        width.min(usize::MAX as u64) as usize,
-        height.min(usize::MAX as u64) as usize,
-    )
-    .map_err(|_| GtpError::new("unacceptable size", a.join(" ")))?;
+    let size = BoardSize::new(width, height)
+        .map_err(|_| GtpError::new("unacceptable size", a.join(" ")))?;
     e.new_game(Some(size));
     Ok(String::new())
 }
@@ -335,7 +331,7 @@ fn loadsgf(e: &mut Engine, a: &[&str]) -> Reply {
 fn gg_undo(e: &mut Engine, a: &[&str]) -> Reply {
     let n = match a {
         [] => 1,
-        [n] => stones_count(n)?,
+        [n] => natural(n)?,
         _ => return Err(GtpError::syntax("expected at most one argument")),
     };
     e.undo(n).map_err(engine_error)?;
@@ -857,18 +853,7 @@ fn play_sequence(e: &mut Engine, a: &[&str]) -> Reply {
 
 fn ownership_board(e: &Engine) -> String {
     let own = e.shown_ownership();
-    let board = e.shown().board();
-    let size = board.size();
-    (0..size.height)
-        .rev()
-        .map(|y| {
-            (0..size.width)
-                .map(|x| format!("{:.2}", own[board.point(x, y) as usize]))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    point_rows(e.shown().board(), |p| format!("{:.2}", own[p as usize]))
 }
 
 /// The ownership as GoGui's influence map. GoGui draws a square whose side

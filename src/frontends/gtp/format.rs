@@ -19,6 +19,20 @@ pub(super) fn names(e: &Engine, points: &[Point]) -> String {
         .join(" ")
 }
 
+/// A board's points as text: rows from the top, one a line, each row's
+/// points separated by spaces (an ownership board, a hosted game's view).
+pub(super) fn point_rows(
+    board: &crate::go::board::Board,
+    text: impl Fn(Point) -> String,
+) -> String {
+    let points: Vec<Point> = board.points_from_top().collect();
+    points
+        .chunks(board.size().width)
+        .map(|row| row.iter().map(|&p| text(p)).collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A board in `showboard`'s layout: letters, rows from the top with their
 /// numbers, `X` Black, `O` White, `*` a ko point, and the letters again.
 pub(super) fn board_diagram(board: &crate::go::board::Board) -> String {

@@ -7,7 +7,7 @@
 
 use super::args::{arity, vertex};
 use super::error::{GtpError, engine_error};
-use super::format::{board_diagram, option_lines};
+use super::format::{board_diagram, option_lines, point_rows};
 use super::reply::Reply;
 use crate::engine::{Engine, Refusal};
 use crate::go::vertex::{color_name, color_title, vertex_name};
@@ -149,21 +149,14 @@ pub(super) fn rules_board_size(e: &mut Engine, a: &[&str]) -> Reply {
 pub(super) fn rules_board(e: &mut Engine, a: &[&str]) -> Reply {
     arity(a, 0)?;
     let view = host(e)?.shown().board();
-    let size = view.size();
-    Ok((0..size.height)
-        .rev()
-        .map(|y| {
-            (0..size.width)
-                .map(|x| match view.color_at(view.point(x, y)) {
-                    Some(crate::go::board::Color::Black) => "X",
-                    Some(crate::go::board::Color::White) => "O",
-                    None => ".",
-                })
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect::<Vec<_>>()
-        .join("\n"))
+    Ok(point_rows(view, |p| {
+        match view.color_at(p) {
+            Some(crate::go::board::Color::Black) => "X",
+            Some(crate::go::board::Color::White) => "O",
+            None => ".",
+        }
+        .to_string()
+    }))
 }
 
 /// The person's possible tries: every empty point of their view not

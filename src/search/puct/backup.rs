@@ -58,8 +58,9 @@ pub(super) fn recompute(
                 weight: f64::from(c.visits),
             }),
     );
+    // Each child weighs its visits until the refinements below.
     let child_visits: u32 = weighed.iter().map(|w| nodes[w.index].visits).sum();
-    let visited_weight: f64 = weighed.iter().map(|w| w.weight).sum();
+    let visited_weight = f64::from(child_visits);
     let mut total = visited_weight;
     if puct.noise_pruning && !weighed.is_empty() {
         total = prune_noise(weighed);
