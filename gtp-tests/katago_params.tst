@@ -3,7 +3,7 @@
 # search's refinements (each on by default, as in KataGo's GTP engine) and
 # kosumi's playing level.
 10 kata-list-params
-#? [maxVisits maxPlayouts maxTime numSearchThreads useLcbForSelection cpuctUtilityStdevScale fpuParentWeightByVisitedPolicy subtreeValueBiasFactor useNoisePruning valueWeightExponent wideRootNoise playingLevel]
+#? [maxVisits maxPlayouts maxTime numSearchThreads useLcbForSelection cpuctUtilityStdevScale fpuParentWeightByVisitedPolicy subtreeValueBiasFactor useNoisePruning valueWeightExponent wideRootNoise playingLevel humanSLProfile]
 20 kata-get-param maxVisits
 #? [none]
 30 kata-set-param maxVisits 40
@@ -13,7 +13,7 @@
 50 kata-set-params {"maxTime": 0.5, "numSearchThreads": 1}
 #? []
 60 kata-get-params
-#? [\{"cpuctUtilityStdevScale":0.85,"fpuParentWeightByVisitedPolicy":true,"maxPlayouts":40,"maxTime":0.5,"maxVisits":40,"numSearchThreads":1,"playingLevel":"max","subtreeValueBiasFactor":0.45,"useLcbForSelection":true,"useNoisePruning":true,"valueWeightExponent":0.25,"wideRootNoise":0\}]
+#? [\{"cpuctUtilityStdevScale":0.85,"fpuParentWeightByVisitedPolicy":true,"humanSLProfile":"","maxPlayouts":40,"maxTime":0.5,"maxVisits":40,"numSearchThreads":1,"playingLevel":"max","subtreeValueBiasFactor":0.45,"useLcbForSelection":true,"useNoisePruning":true,"valueWeightExponent":0.25,"wideRootNoise":0\}]
 # A bad value in kata-set-params sets none of them.
 kata-set-params {"maxVisits": 7, "maxTime": -1}
 70 kata-get-param maxVisits

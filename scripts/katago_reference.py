@@ -15,6 +15,10 @@ file holds the GTP commands that set it up and KataGo's `kata-raw-nn all`.
 With --rectangular, positions on rectangular boards instead (GNU Go plays
 square boards only): a few seeded random moves, then KataGo's own moves at
 a few visits, set up with `rectangular_boardsize`.
+
+With --profiles, each position is evaluated under one of the human-like
+nets' profiles in turn (`kata-set-param humanSLProfile`), for a net with
+KataGo's metadata encoder.
 """
 import random
 import argparse
@@ -162,6 +166,14 @@ RECTANGLES = [
 ]
 
 
+# KataGo's profile forms: a rank (both players), a rank each, before
+# AlphaZero, a historical and a modern professional year.
+PROFILES = [
+    "rank_5k", "rank_9d", "rank_20k", "preaz_1d", "preaz_15k",
+    "rank_3k_7d", "proyear_1850", "proyear_2022", "rank_1k", "preaz_9d_12k",
+]
+
+
 def katago_moves(kata, width, height, rules, komi, count, seed):
     """Seeded random moves for a varied opening, then KataGo's own."""
     rng = random.Random(seed)
@@ -211,9 +223,11 @@ def main():
     ap.add_argument("--config", required=True)
     ap.add_argument("--gnugo", default="gnugo")
     ap.add_argument("--rectangular", action="store_true")
+    ap.add_argument("--profiles", action="store_true")
     args = ap.parse_args()
     kata = Gtp([args.katago, "gtp", "-model", args.model, "-config", args.config,
-                "-override-config", "numSearchThreads=1,numEigenThreadsPerModel=1,logToStderr=false"])
+                "-override-config", "numSearchThreads=1,numEigenThreadsPerModel=1,logToStderr=false"
+                + (",humanSLProfile=rank_5k" if args.profiles else "")])
     positions = []
     for width, height, rules, komi, count, seed, color in (RECTANGLES if args.rectangular else []):
         moves = katago_moves(kata, width, height, rules, komi, count, seed)
@@ -226,7 +240,7 @@ def main():
     for name, size, rules, komi, seq in ([] if args.rectangular else MADE):
         t = seq.split()
         positions.append((name, size, rules, komi, None, list(zip(t[::2], t[1::2])), None))
-    for name, size, rules, komi, handicap, moves, color in positions:
+    for i, (name, size, rules, komi, handicap, moves, color) in enumerate(positions):
         if isinstance(size, tuple):
             kata.send(f"rectangular_boardsize {size[0]} {size[1]}")
         else:
@@ -238,9 +252,15 @@ def main():
             kata.send("set_free_handicap " + " ".join(handicap))
         for c, m in moves:
             kata.send(f"play {c} {m}")
+        commands = setup_commands(size, rules, komi, handicap, moves)
+        if args.profiles:
+            profile = f"kata-set-param humanSLProfile {PROFILES[i % len(PROFILES)]}"
+            kata.send(profile)
+            commands.append(profile)
+            name += f", {PROFILES[i % len(PROFILES)]}"
         query = "kata-raw-nn " + (f"{color} " if color else "") + "all"
         print(f"position {name}")
-        for cmd in setup_commands(size, rules, komi, handicap, moves):
+        for cmd in commands:
             print(f"command {cmd}")
         print(f"query {query}")
         # One symmetry at a time: KataGo's `all` separates them with blank

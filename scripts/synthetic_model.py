@@ -4,10 +4,14 @@
 model version 16 with the seven output multipliers, version 15's header and
 pass layer, four policy channels, six score outputs, mish and SiLU
 activations, and a nested bottleneck block holding an ordinary block and a
-global-pooling block. KataGo evaluates it too (scripts/katago_reference.py),
-and tests/katago_equal.rs holds kosumi to KataGo's numbers.
+global-pooling block; with --human, also the human-like nets' metadata
+encoder (192 inputs of ranks, dates, time controls and source, through
+two hidden layers into a bias of the trunk). KataGo evaluates it too
+(scripts/katago_reference.py), and tests/katago_equal.rs holds kosumi to
+KataGo's numbers.
 
     scripts/synthetic_model.py --seed 1 | gzip > tests/data/models/synthetic-v16.txt.gz
+    scripts/synthetic_model.py --seed 2 --human | gzip > tests/data/models/synthetic-v16-human.txt.gz
 
 Text weights (`.txt.gz`: KataGo reads the weights as text by the name).
 """
@@ -44,9 +48,9 @@ class Writer:
     def act(self, name, kind):
         self.line(name, kind)
 
-    def matmul(self, name, cin, cout):
+    def matmul(self, name, cin, cout, gain=1.0):
         self.line(name, cin, cout)
-        self.floats(self.normal(cin * cout, 1.0 / math.sqrt(cin)))
+        self.floats(self.normal(cin * cout, gain / math.sqrt(cin)))
 
     def ordinary(self, name, c, second_act):
         """An ordinary block of width `c`: norm, mish, 3x3; norm, `second_act`, 3x3."""
@@ -63,17 +67,31 @@ class Writer:
         self.floats(self.normal(c, 0.1))
 
 
-def model(seed):
+def model(seed, human):
     w = Writer(seed)
     trunk, mid, regular, gpool = 32, 16, 16, 8
     p1, g1, v1, v2 = 16, 8, 8, 16
-    w.line("synthetic-v16-nbt-mish", 16, 22, 19)
+    w.line("synthetic-v16-human" if human else "synthetic-v16-nbt-mish", 16, 22, 19)
     w.line(20.0, 20.0, 20.0, 20.0, 40.0, 0.25, 150.0)  # output multipliers (v13)
-    w.line(0, 0, 0, 0, 0, 0, 0, 0)  # no metadata encoder, pass-alive as the rules say, reserved
+    # The metadata encoder's version (0: none), pass-alive as the rules
+    # say, reserved.
+    w.line(1 if human else 0, 0, 0, 0, 0, 0, 0, 0)
     w.line("trunk", 2, trunk, mid, regular, 0, gpool)
     w.line(0, 0, 0, 0, 0, 0)  # batch-norm trunk tip, reserved
     w.conv("conv_spatial", 3, 22, trunk)
     w.matmul("linear_global", 19, trunk)
+    if human:
+        # KataGo's SGFMetadataEncoder: 192 inputs, two hidden layers.
+        w.line("metadata_encoder", 192)
+        w.matmul("meta.mul1", 192, 24)
+        w.bias("meta.bias1", 24)
+        w.act("meta.act1", "ACTIVATION_MISH")
+        w.matmul("meta.mul2", 24, 16)
+        w.bias("meta.bias2", 16)
+        w.act("meta.act2", "ACTIVATION_SILU")
+        # Large enough that each profile moves every output well past
+        # the tests' tolerance.
+        w.matmul("meta.mul3", 16, trunk, gain=4.0)
     # A nested bottleneck: down to `mid`, an ordinary and a gpool block, up.
     w.line("nested_bottleneck_block", "nbt", 2)
     w.bn("nbt.pre.norm", trunk)
@@ -132,4 +150,6 @@ def model(seed):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seed", type=int, default=1)
-    print(model(ap.parse_args().seed), end="")
+    ap.add_argument("--human", action="store_true", help="with the metadata encoder")
+    args = ap.parse_args()
+    print(model(args.seed, args.human), end="")

@@ -47,6 +47,12 @@ struct Cli {
     /// kosumi-level changes it mid-game.
     #[arg(long, value_name = "RANK", value_parser = level)]
     level: Option<LevelArg>,
+    /// The profile a human-like net (one with KataGo's metadata encoder)
+    /// is evaluated under, as KataGo's humanSLProfile: rank_5k, preaz_1d,
+    /// rank_3k_1d (Black's rank, then White's), proyear_1990. Such a net
+    /// needs one, or a --level (which plays through its preaz_ profile).
+    #[arg(long, value_name = "PROFILE", value_parser = human_profile)]
+    human_profile: Option<kosumi::nn::profile::HumanProfile>,
     /// Resign below this win rate (0 never resigns).
     #[arg(long, default_value_t = 0.1, value_parser = win_rate)]
     resign: f64,
@@ -493,6 +499,29 @@ fn level(text: &str) -> Result<LevelArg, String> {
     kosumi::search::level::Rank::parse(text).map(LevelArg)
 }
 
+fn human_profile(text: &str) -> Result<kosumi::nn::profile::HumanProfile, String> {
+    kosumi::nn::profile::HumanProfile::parse(text)
+}
+
+/// Sets a human-like net's profile: `--human-profile`, else the level's;
+/// exits where such a net has neither.
+fn set_human_profile(cli: &Cli, net: &kosumi::nn::Evaluator) {
+    let level = cli.level.and_then(|l| l.0);
+    let profile = match (&cli.human_profile, level) {
+        (Some(p), _) => Some(p.clone()),
+        (None, Some(rank)) if net.is_human() => Some(
+            rank.human_profile()
+                .unwrap_or_else(|e| refuse(format!("--level: {e}"))),
+        ),
+        (None, _) if net.is_human() => refuse(format!(
+            "{} is a human-like net: give it a profile (--human-profile rank_5k) or a --level",
+            net.name()
+        )),
+        (None, _) => None,
+    };
+    net.set_profile(profile);
+}
+
 /// The network search's refinements `--search-param` sets; exits naming a
 /// bad one.
 fn puct_settings(cli: &Cli) -> Puct {
@@ -511,10 +540,12 @@ fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
     match (cli.nn, &cli.model) {
         (Switch::Off, Some(_)) => refuse("--model names a network and --nn off asks for none"),
         (Switch::Off, None) => None,
-        (Switch::On, Some(path)) => Some(
-            kosumi::nn::Evaluator::load(path)
-                .unwrap_or_else(|e| refuse(format!("--model {}: {e}", path.display()))),
-        ),
+        (Switch::On, Some(path)) => {
+            let net = kosumi::nn::Evaluator::load(path)
+                .unwrap_or_else(|e| refuse(format!("--model {}: {e}", path.display())));
+            set_human_profile(cli, &net);
+            Some(net)
+        }
         (Switch::On, None) => Some(kosumi::nn::Evaluator::embedded()),
     }
 }

@@ -6,7 +6,8 @@
 //! the embedded six-block net (model version 8), KataGo's two version-17
 //! test nets (`tests/data/models/`, from KataGo's `cpp/tests/models/`,
 //! MIT), a version-16 net of random weights written for the record kinds
-//! no real file here has (`scripts/synthetic_model.py`), and KaTrain's
+//! no real file here has (`scripts/synthetic_model.py`; one of them with
+//! the human-like nets' metadata encoder, under ten profiles), and KaTrain's
 //! default net (version 15) where the `katrain` package is installed
 //! (`KOSUMI_KATRAIN_NET` names the file; `.ci/run` sets it).
 //! Win, loss, no result, lead, score, variance time, the short-term errors,
@@ -263,6 +264,53 @@ fn a_version_16_net_of_every_convolutional_record_kind_evaluates_as_katago_does(
         include_str!("data/katago_raw_nn_synthetic_v16.txt"),
         30,
     );
+}
+
+#[test]
+fn a_human_like_net_evaluates_each_profile_as_katago_does() {
+    // The synthetic net with KataGo's metadata encoder, each position
+    // under another profile (`kata-set-param humanSLProfile`, captured
+    // with `scripts/katago_reference.py --profiles`): ranks for both or
+    // each side, before AlphaZero, professional years.
+    let net = test_model("synthetic-v16-human.txt.gz");
+    assert!(net.is_human());
+    evaluates_as_katago(
+        net,
+        include_str!("data/katago_raw_nn_synthetic_v16_human.txt"),
+        30,
+    );
+}
+
+#[test]
+fn a_human_like_nets_profiles_move_its_outputs_past_the_tolerance() {
+    // Without this the test above could pass with the profile ignored.
+    let net = Arc::new(test_model("synthetic-v16-human.txt.gz"));
+    let config = Config {
+        network: Some(net.clone()),
+        ..Config::default()
+    };
+    let mut engine = Engine::new(config, Rules::default(), 9, None);
+    let mut lead = Vec::new();
+    for profile in ["rank_20k", "rank_9d", "proyear_1850"] {
+        reply(
+            &mut engine,
+            &format!("kata-set-param humanSLProfile {profile}"),
+        );
+        let block = &parse_blocks(&reply(&mut engine, "kata-raw-nn 0"))[0];
+        lead.push(
+            block
+                .values
+                .iter()
+                .find(|(n, _)| n == "whiteLead")
+                .unwrap()
+                .1,
+        );
+    }
+    for (i, a) in lead.iter().enumerate() {
+        for b in &lead[i + 1..] {
+            assert!((a - b).abs() > 50.0 * TOLERANCE, "{lead:?}");
+        }
+    }
 }
 
 #[test]

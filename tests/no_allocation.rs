@@ -123,8 +123,12 @@ fn the_test_nets_evaluate_without_allocating() {
         "b7c96h3tfrs-test5-cnorm.bin.gz",
         "b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz",
         "synthetic-v16.txt.gz",
+        "synthetic-v16-human.txt.gz",
     ] {
         let net = Evaluator::load(&dir.join(name)).unwrap();
+        if net.is_human() {
+            net.set_profile(kosumi::nn::profile::HumanProfile::parse("rank_3k_1d").ok());
+        }
         assert_evaluations_allocate_nothing(&net, name);
     }
 }

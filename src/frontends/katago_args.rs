@@ -48,6 +48,11 @@ fn same(v: &str) -> Result<Option<String>, String> {
 /// The keys kosumi honours.
 const KEYS: &[Key] = &[
     Key {
+        name: "humanSLProfile",
+        target: Target::Engine("--human-profile"),
+        value: same,
+    },
+    Key {
         name: "maxVisits",
         target: Target::Gtp("--playouts"),
         value: same,
@@ -204,7 +209,9 @@ pub fn translate(
             "-model" => model = Some(value()?),
             "-human-model" => {
                 value()?;
-                ignored.push("-human-model (kosumi has no human-like net)".to_string());
+                ignored.push(
+                    "-human-model (kosumi plays a human-like net given as its -model)".to_string(),
+                );
             }
             "-config" => {
                 let path = value()?;

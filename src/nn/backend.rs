@@ -53,6 +53,16 @@ pub struct RawOutput {
     pub ownership: Vec<f32>,
 }
 
+/// A batch's input buffers, filled before [`Backend::forward`]: the
+/// spatial inputs point by point (`[board][point][plane]`), the global
+/// inputs board by board, and a human-like net's metadata inputs board by
+/// board (empty for other nets).
+pub struct Inputs<'a> {
+    pub spatial: &'a mut [f32],
+    pub global: &'a mut [f32],
+    pub metadata: &'a mut [f32],
+}
+
 /// One thread's buffers of a backend: the backend alone knows what is in
 /// them.
 pub trait Workspace: Send {
@@ -65,11 +75,8 @@ pub trait Backend: Send + Sync {
     fn name(&self) -> String;
     /// A new set of buffers for one thread's evaluations.
     fn workspace(&self) -> Box<dyn Workspace>;
-    /// The input buffers of `shape`, to be filled before [`Backend::forward`]:
-    /// the spatial inputs point by point (`[board][point][plane]`) and the
-    /// global inputs board by board.
-    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape)
-    -> (&'a mut [f32], &'a mut [f32]);
+    /// The input buffers of `shape`, to be filled before [`Backend::forward`].
+    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a>;
     /// Runs the model on the inputs in `ws` and writes each board's raw
     /// heads.
     fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]);

@@ -26,6 +26,7 @@ pub mod inputs;
 pub mod ladder;
 pub mod model;
 pub mod output;
+pub mod profile;
 
 use crate::go::board::{BoardSize, Color};
 use crate::go::game::Game;
@@ -34,7 +35,8 @@ use inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
 use model::ModelDesc;
 pub use model::ModelError;
 pub use output::Evaluation;
-use std::sync::Mutex;
+use profile::{HumanProfile, METADATA_INPUTS};
+use std::sync::{Mutex, RwLock};
 
 pub use cpu::gemm::Precision;
 
@@ -134,6 +136,12 @@ pub struct Evaluator {
     scaling: output::Scaling,
     cache: cache::Cache,
     scratches: Mutex<Vec<Scratch>>,
+    /// Whether the net reads KataGo's game metadata (a human-like net).
+    human: bool,
+    /// The profile a human-like net is evaluated under (KataGo's
+    /// `humanSLProfile`); the frontends refuse to evaluate such a net
+    /// without one.
+    profile: RwLock<Option<HumanProfile>>,
 }
 
 impl std::fmt::Debug for Evaluator {
@@ -154,6 +162,35 @@ impl Evaluator {
             },
             cache: cache::Cache::new(cache::CAPACITY),
             scratches: Mutex::new(Vec::new()),
+            human: desc.trunk.metadata_encoder.is_some(),
+            profile: RwLock::new(None),
+        }
+    }
+
+    /// Whether the net is a human-like net: it reads the game's metadata
+    /// (ranks, date, time control) and needs a [`HumanProfile`].
+    pub fn is_human(&self) -> bool {
+        self.human
+    }
+
+    /// The profile the net is evaluated under.
+    pub fn profile(&self) -> Option<HumanProfile> {
+        self.profile
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Sets the profile a human-like net is evaluated under (other nets
+    /// read no metadata and keep it only to report it); the cached
+    /// evaluations of another profile are dropped.
+    pub fn set_profile(&self, profile: Option<HumanProfile>) {
+        let mut current = self.profile.write().unwrap_or_else(|e| e.into_inner());
+        if *current != profile {
+            *current = profile;
+            if self.human {
+                self.cache.clear();
+            }
         }
     }
 
@@ -205,8 +242,28 @@ impl Evaluator {
         Ok(net)
     }
 
-    /// Whether the outputs on an empty 9×9 board are finite.
+    /// Whether the outputs on an empty 9×9 board are finite (a human-like
+    /// net read as a professional's game of 2020, as KataGo warms one up).
     fn probe(&self) -> Result<(), ModelError> {
+        let warm_up = self.human && self.profile().is_none();
+        if warm_up {
+            self.set_profile(HumanProfile::parse("proyear_2020").ok());
+        }
+        let finite = self.outputs_are_finite();
+        if warm_up {
+            self.set_profile(None);
+        }
+        if finite {
+            Ok(())
+        } else {
+            Err(ModelError::Malformed {
+                layer: self.name.clone(),
+                what: "its outputs on an empty board are not finite numbers".into(),
+            })
+        }
+    }
+
+    fn outputs_are_finite(&self) -> bool {
         let game = Game::new(9, crate::go::rules::Rules::default(), 7.5);
         let e = self.evaluate(Request {
             game: &game,
@@ -215,7 +272,7 @@ impl Evaluator {
             symmetry: 0,
             white_advantage: 0.0,
         });
-        let finite = [
+        [
             e.pass,
             e.white_win,
             e.white_loss,
@@ -225,15 +282,7 @@ impl Evaluator {
         .iter()
         .chain(&e.policy)
         .chain(&e.white_ownership)
-        .all(|x| x.is_finite());
-        if finite {
-            Ok(())
-        } else {
-            Err(ModelError::Malformed {
-                layer: self.name.clone(),
-                what: "its outputs on an empty board are not finite numbers".into(),
-            })
-        }
+        .all(|x| x.is_finite())
     }
 
     pub fn name(&self) -> &str {
@@ -352,6 +401,9 @@ impl Evaluator {
         let Some(first) = requests.first() else {
             return;
         };
+        // A human-like net's policy is a person's: KataGo blends in none
+        // of its optimistic policy.
+        let optimism = if self.human { 0.0 } else { optimism };
         let size = first.game.size();
         assert!(
             requests.iter().all(|r| r.game.size() == size),
@@ -367,7 +419,18 @@ impl Evaluator {
                 .maker
                 .fill(r.game, r.to_move, r.fresh, r.mover_advantage(), f);
         }
-        let (spatial, global) = self.backend.inputs(&mut *scratch.workspace, shape);
+        let inputs = self.backend.inputs(&mut *scratch.workspace, shape);
+        let (spatial, global) = (inputs.spatial, inputs.global);
+        if self.human {
+            let profile = self.profile.read().unwrap_or_else(|e| e.into_inner());
+            let rows = inputs.metadata.chunks_exact_mut(METADATA_INPUTS);
+            for (r, row) in requests.iter().zip(rows) {
+                match &*profile {
+                    Some(p) => p.fill_row(r.to_move, points, row),
+                    None => row.fill(0.0),
+                }
+            }
+        }
         for (b, (r, f)) in requests.iter().zip(&scratch.features).enumerate() {
             let board = &mut spatial[b * points * SPATIAL..(b + 1) * points * SPATIAL];
             let symmetry = applicable_symmetry(r.symmetry, size);

@@ -13,6 +13,7 @@
 //! [`MAX_MODEL_BYTES`]. Nothing here computes: the `network` module turns
 //! these descriptions into the layers it evaluates.
 
+use super::profile::METADATA_INPUTS;
 use flate2::read::GzDecoder;
 use std::fmt;
 use std::io::Read;
@@ -904,7 +905,15 @@ impl Reader<'_> {
         version: i32,
     ) -> Result<MetadataEncoderDesc, ModelError> {
         let name = self.name("metadata encoder")?;
-        self.count(&name, "metadata inputs")?;
+        let inputs = self.count(&name, "metadata inputs")?;
+        if inputs != METADATA_INPUTS {
+            return Err(ModelError::Unsupported {
+                layer: name,
+                what: format!(
+                    "{inputs} metadata inputs (KataGo's encoder reads {METADATA_INPUTS})"
+                ),
+            });
+        }
         Ok(MetadataEncoderDesc {
             version,
             mul1: self.matmul()?,
@@ -1228,10 +1237,20 @@ impl ModelDesc {
             || "global inputs or trunk channels differ".into(),
         )?;
         if let Some(m) = &t.metadata_encoder {
-            return Err(ModelError::Unsupported {
-                layer: m.name.clone(),
-                what: "the human-like nets' metadata encoder (SGF metadata inputs)".into(),
-            });
+            shape(
+                &m.name,
+                m.mul1.in_channels == METADATA_INPUTS
+                    && m.bias1.len() == m.mul1.out_channels
+                    && m.mul2.in_channels == m.mul1.out_channels
+                    && m.bias2.len() == m.mul2.out_channels
+                    && m.mul3.in_channels == m.mul2.out_channels
+                    && m.mul3.out_channels == t.channels,
+                || {
+                    format!(
+                        "its layers do not chain from the {METADATA_INPUTS} metadata inputs to the trunk's channels"
+                    )
+                },
+            )?;
         }
         let (tip_name, tip_channels) = match &t.tip_norm {
             TrunkNorm::Batch(bn) => (&bn.name, bn.scale.len()),

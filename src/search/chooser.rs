@@ -343,7 +343,8 @@ impl Lent {
 
 /// The move a player of `rank` chooses in `game` from the network's
 /// policy (one evaluation, in a symmetry drawn from `seed`), among the
-/// moves the game allows.
+/// moves the game allows: KaTrain's rank AI, or with a human-like net a
+/// draw from the policy of the rank's profile.
 fn level_move(game: &Game, net: &Evaluator, rank: Rank, seed: u64) -> Option<Point> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let color = game.to_move();
@@ -362,7 +363,13 @@ fn level_move(game: &Game, net: &Evaluator, rank: Rank, seed: u64) -> Option<Poi
         .map(|(p, prior)| (Some(p), prior))
         .collect();
     policy.push((None, eval.pass));
-    level::choose(&policy, game.size().points(), rank, &mut rng)
+    let squares = game.size().points();
+    if net.is_human() {
+        // The net was evaluated under the rank's profile (the level set it).
+        level::choose_human(&policy, game.move_count(), squares, &mut rng)
+    } else {
+        level::choose(&policy, squares, rank, &mut rng)
+    }
 }
 
 /// Whether to resign with `win_rate` for `game`'s player to move: below

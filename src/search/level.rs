@@ -8,11 +8,15 @@
 //! policy), where a pass is among the top five, or where the drawn best is
 //! less likely than a pass. Ranks outside KaTrain's calibrated span follow
 //! the same formula; docs/strength.md has the ladder measured against GNU
-//! Go and Pachi.
+//! Go and Pachi. With a human-like net (one that reads KataGo's game
+//! metadata), the level is the net's profile of that rank instead, and the
+//! move is drawn from the policy it gives, as KataGo's human-play
+//! configuration draws it (`gtp_human5k_example.cfg`).
 
 use crate::go::board::Point;
-use rand::Rng;
+use crate::nn::profile::HumanProfile;
 use rand::seq::index::sample;
+use rand::{Rng, RngExt};
 
 /// A rank: KaTrain's `kyu_rank` (5k is 5, 1d is 0, 3d is −2).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -43,6 +47,18 @@ impl Rank {
             })),
             _ => Err(bad()),
         }
+    }
+
+    /// The human-like nets' profile of this rank: KGS games before
+    /// AlphaZero (`preaz_5k`), as KataGo's human-play configuration has
+    /// it; the profiles span 20k to 9d.
+    pub fn human_profile(&self) -> Result<HumanProfile, String> {
+        HumanProfile::parse(&format!("preaz_{}", self.name())).map_err(|_| {
+            format!(
+                "a human-like net plays ranks 20k to 9d (its profiles), not {}",
+                self.name()
+            )
+        })
     }
 
     /// The rank as a player writes it (`5k`, `3d`).
@@ -115,6 +131,63 @@ pub fn choose(
         Some((m, p)) if p >= pass_p => Some(m),
         _ => top,
     }
+}
+
+/// KataGo's temperature of the move drawn from a human-like net's policy
+/// (`chosenMoveTemperatureEarly` 0.85 falling to `chosenMoveTemperature`
+/// 0.70, by half every 80 moves on 19×19, faster on smaller boards) and
+/// the share below which it applies (`chosenMoveTemperatureOnlyBelowProb`).
+const HUMAN_TEMPERATURE_EARLY: f64 = 0.85;
+const HUMAN_TEMPERATURE: f64 = 0.70;
+const HUMAN_TEMPERATURE_HALFLIFE: f64 = 80.0;
+const HUMAN_TEMPERATURE_BELOW: f64 = 0.01;
+
+/// The temperature at move `turn` on a board of `squares` points
+/// (KataGo's `interpolateEarly`).
+pub fn human_temperature(turn: usize, squares: usize) -> f64 {
+    let halflives = turn as f64 / HUMAN_TEMPERATURE_HALFLIFE * 19.0 / (squares as f64).sqrt();
+    HUMAN_TEMPERATURE + (HUMAN_TEMPERATURE_EARLY - HUMAN_TEMPERATURE) * 0.5f64.powf(halflives)
+}
+
+/// The move drawn from a human-like net's `policy` (each legal move, `None`
+/// a pass, with the probability the profile gives) at move `turn` on a
+/// board of `squares` points: a pass where the policy's most likely move
+/// is a pass, otherwise a move drawn from the policy without the pass, the
+/// moves under 1% of it tempered as KataGo's `chooseIndexWithTemperature`
+/// tempers them.
+pub fn choose_human(
+    policy: &[(Option<Point>, f32)],
+    turn: usize,
+    squares: usize,
+    rng: &mut impl Rng,
+) -> Option<Point> {
+    let top = policy.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    // The likeliest move a pass: pass.
+    top.0?;
+    let moves = || policy.iter().filter(|(m, p)| m.is_some() && *p > 0.0);
+    let max = f64::from(moves().map(|&(_, p)| p).fold(0.0, f32::max));
+    let sum: f64 = moves().map(|&(_, p)| f64::from(p)).sum();
+    let temperature = human_temperature(turn, squares);
+    let threshold = (HUMAN_TEMPERATURE_BELOW.ln() + sum.ln() - max.ln()).min(0.0);
+    let weight = |p: f32| {
+        let log = (f64::from(p) / max).ln();
+        if log > threshold {
+            log.exp()
+        } else {
+            ((log - threshold) / temperature + threshold).exp()
+        }
+    };
+    let total: f64 = moves().map(|&(_, p)| weight(p)).sum();
+    let mut draw = rng.random::<f64>() * total;
+    let mut chosen = None;
+    for &(m, p) in moves() {
+        chosen = m;
+        draw -= weight(p);
+        if draw < 0.0 {
+            break;
+        }
+    }
+    chosen
 }
 
 #[cfg(test)]
@@ -220,6 +293,61 @@ mod tests {
         let weak = top_share(rank("20k"), &mut rng);
         let strong = top_share(rank("3d"), &mut rng);
         assert!(strong > 2 * weak, "{weak} {strong}");
+    }
+
+    #[test]
+    fn a_human_nets_move_is_drawn_from_its_tempered_policy() {
+        // KataGo's schedule: 0.85 at the start, 0.775 after 80 moves on
+        // 19x19, the same after 80·9/19 moves on 9x9, towards 0.70.
+        assert!((human_temperature(0, 361) - 0.85).abs() < 1e-12);
+        assert!((human_temperature(80, 361) - 0.775).abs() < 1e-12);
+        assert!((human_temperature(80 * 9 / 19, 81) - 0.775).abs() < 0.01);
+        assert!((human_temperature(2000, 361) - 0.70).abs() < 1e-6);
+        // Shares 0.5, 0.3, 0.195 and 0.005 (below 1%: tempered), and a pass.
+        let policy = [
+            (Some(100), 0.5),
+            (Some(101), 0.3),
+            (Some(102), 0.195),
+            (Some(103), 0.005),
+            (None, 0.0),
+        ];
+        let t = human_temperature(0, 361);
+        let threshold = (0.01f64 / 0.5).ln();
+        let tempered = (((0.005f64 / 0.5).ln() - threshold) / t + threshold).exp() * 0.5;
+        let total = 0.995 + tempered;
+        let mut rng = SmallRng::seed_from_u64(5);
+        let draws = 40_000;
+        let mut counts = [0usize; 4];
+        for _ in 0..draws {
+            let m = choose_human(&policy, 0, 361, &mut rng).unwrap();
+            counts[(m - 100) as usize] += 1;
+        }
+        for (i, p) in [0.5, 0.3, 0.195, tempered].iter().enumerate() {
+            let expected = p / total * draws as f64;
+            let seen = counts[i] as f64;
+            assert!(
+                (seen - expected).abs() < 4.0 * expected.sqrt() + 5.0,
+                "{i}: {seen} {expected}"
+            );
+        }
+        // The tempered move is drawn less often than its share.
+        assert!(tempered < 0.005);
+        // A pass the policy's most likely move: passed; otherwise never.
+        let ending = [(Some(100), 0.2), (None, 0.8)];
+        assert_eq!(choose_human(&ending, 200, 361, &mut rng), None);
+        let open = [(Some(100), 0.6), (None, 0.4)];
+        assert!((0..100).all(|_| choose_human(&open, 200, 361, &mut rng) == Some(100)));
+        assert_eq!(choose_human(&[(None, 1.0)], 0, 81, &mut rng), None);
+        assert_eq!(choose_human(&[], 0, 81, &mut rng), None);
+    }
+
+    #[test]
+    fn a_rank_names_the_human_profile_of_its_rank() {
+        assert_eq!(rank("5k").human_profile().unwrap().name(), "preaz_5k");
+        assert_eq!(rank("9d").human_profile().unwrap().name(), "preaz_9d");
+        assert_eq!(rank("20k").human_profile().unwrap().name(), "preaz_20k");
+        let e = rank("25k").human_profile().unwrap_err();
+        assert!(e.contains("20k to 9d"), "{e}");
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::go::rules::Rules;
 use crate::go::score::Status;
 use crate::go::sgf;
 use crate::go::vertex::{color_name, color_title};
+use crate::nn::profile::HumanProfile;
 use crate::search::level::Rank;
 use crate::search::{PUCT_SETTINGS, Puct, PuctSetting};
 
@@ -600,10 +601,44 @@ enum Named {
     Budget(&'static Param),
     Search(&'static PuctSetting),
     Level,
+    Profile,
 }
 
 /// The playing level's parameter name.
 const LEVEL_PARAM: &str = "playingLevel";
+
+/// The human-like net's profile, by KataGo's name.
+const PROFILE_PARAM: &str = "humanSLProfile";
+
+/// The profile the network is evaluated under (`""` for none).
+fn profile_text(config: &Config) -> String {
+    config
+        .network
+        .as_ref()
+        .and_then(|n| n.profile())
+        .map_or(String::new(), |p| p.name().to_string())
+}
+
+/// Sets the network's profile: a human-like net needs one; another net
+/// keeps it only to report it, as KataGo keeps the parameter.
+fn set_profile(config: &mut Config, text: &str) -> Result<(), GtpError> {
+    let Some(net) = &config.network else {
+        return Err(GtpError::syntax(
+            "a human profile needs a network (--nn off asks for none)",
+        ));
+    };
+    let profile = match text {
+        "" | "\"\"" | "_" if net.is_human() => {
+            return Err(GtpError::syntax(
+                "the human-like net needs a profile (rank_5k, preaz_1d, proyear_1990, ...)",
+            ));
+        }
+        "" | "\"\"" | "_" => None,
+        name => Some(HumanProfile::parse(name).map_err(GtpError::syntax)?),
+    };
+    net.set_profile(profile);
+    Ok(())
+}
 
 /// The playing level as text: a rank, or `max`.
 fn level_text(config: &Config) -> String {
@@ -618,10 +653,17 @@ fn level_text(config: &Config) -> String {
 /// level plays from its policy).
 fn set_level(config: &mut Config, text: &str) -> Result<(), GtpError> {
     let rank = Rank::parse(text).map_err(GtpError::syntax)?;
-    if rank.is_some() && config.network.is_none() {
-        return Err(GtpError::syntax(
-            "a playing level plays from the network's policy, and no network is loaded (--nn off)",
-        ));
+    match (&config.network, rank) {
+        (None, Some(_)) => {
+            return Err(GtpError::syntax(
+                "a playing level plays from the network's policy, and no network is loaded (--nn off)",
+            ));
+        }
+        // A human-like net plays the rank through its profile.
+        (Some(net), Some(rank)) if net.is_human() => {
+            net.set_profile(Some(rank.human_profile().map_err(GtpError::syntax)?));
+        }
+        _ => {}
     }
     config.search.chooser.level = rank;
     Ok(())
@@ -645,7 +687,7 @@ fn param_names() -> Vec<&'static str> {
         .iter()
         .map(|p| p.name)
         .chain(PUCT_SETTINGS.iter().map(|s| s.name))
-        .chain([LEVEL_PARAM])
+        .chain([LEVEL_PARAM, PROFILE_PARAM])
         .collect()
 }
 
@@ -655,6 +697,9 @@ fn param(name: &str) -> Result<Named, GtpError> {
     }
     if name == LEVEL_PARAM {
         return Ok(Named::Level);
+    }
+    if name == PROFILE_PARAM {
+        return Ok(Named::Profile);
     }
     Puct::setting(name).map(Named::Search).ok_or_else(|| {
         GtpError::syntax(format!(
@@ -670,6 +715,7 @@ impl Named {
             Named::Budget(p) => param_text((p.get)(config)),
             Named::Search(s) => (s.get)(&config.search.puct),
             Named::Level => level_text(config),
+            Named::Profile => profile_text(config),
         }
     }
 
@@ -683,6 +729,7 @@ impl Named {
             Named::Search(s) => serde_json::from_str(&(s.get)(&config.search.puct))
                 .unwrap_or(serde_json::Value::Null),
             Named::Level => serde_json::Value::String(level_text(config)),
+            Named::Profile => serde_json::Value::String(profile_text(config)),
         }
     }
 
@@ -700,6 +747,7 @@ impl Named {
             Named::Search(s) => (s.set)(&mut config.search.puct, value)
                 .map_err(|e| GtpError::syntax(format!("{}: {e}", s.name))),
             Named::Level => set_level(config, value),
+            Named::Profile => set_profile(config, value),
         }
     }
 }
@@ -731,7 +779,7 @@ fn params_json(e: &Engine) -> serde_json::Value {
         .iter()
         .map(|p| (p.name, Named::Budget(p)))
         .chain(PUCT_SETTINGS.iter().map(|s| (s.name, Named::Search(s))))
-        .chain([(LEVEL_PARAM, Named::Level)])
+        .chain([(LEVEL_PARAM, Named::Level), (PROFILE_PARAM, Named::Profile)])
         .map(|(name, p)| (name.to_string(), p.json(&e.config)));
     serde_json::Value::Object(entries.collect())
 }
@@ -745,19 +793,32 @@ fn kata_set_params(e: &mut Engine, a: &[&str]) -> Reply {
         return Err(GtpError::syntax("expected a JSON object of parameters"));
     };
     let mut trial = e.config.clone();
+    // The network's profile is the network's own: put back on a refusal.
+    let profile = e.config.network.as_ref().map(|n| n.profile());
+    let restore = |config: &Config| {
+        if let (Some(net), Some(p)) = (&config.network, &profile) {
+            net.set_profile(p.clone());
+        }
+    };
     for (name, value) in &entries {
         let value = match value {
             serde_json::Value::Number(_) | serde_json::Value::Bool(_) | serde_json::Value::Null => {
                 value.to_string()
             }
-            serde_json::Value::String(text) if name == LEVEL_PARAM => text.clone(),
+            serde_json::Value::String(text) if name == LEVEL_PARAM || name == PROFILE_PARAM => {
+                text.clone()
+            }
             _ => {
+                restore(&e.config);
                 return Err(GtpError::syntax(format!(
                     "{name}: a number or null, or true or false"
                 )));
             }
         };
-        param(name)?.set(&mut trial, &value)?;
+        if let Err(err) = param(name).and_then(|p| p.set(&mut trial, &value)) {
+            restore(&e.config);
+            return Err(err);
+        }
     }
     e.config = trial;
     Ok(String::new())

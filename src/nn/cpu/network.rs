@@ -13,8 +13,9 @@ use super::conv::Conv;
 use super::layers::{self, MatMul, NormAct, Pooling};
 use super::transformer::{self, Attention, FeedForward, Needs, RmsNorm};
 use crate::go::board::BoardSize;
-use crate::nn::backend::{self, RawOutput, Shape};
-use crate::nn::model::{Activation, BlockDesc, ModelDesc, TrunkNorm};
+use crate::nn::backend::{self, Inputs, RawOutput, Shape};
+use crate::nn::model::{Activation, BlockDesc, MetadataEncoderDesc, ModelDesc, TrunkNorm};
+use crate::nn::profile::METADATA_INPUTS;
 
 enum Block {
     Ordinary {
@@ -296,6 +297,53 @@ struct PassHidden {
     mul2: MatMul,
 }
 
+/// The human-like nets' metadata encoder: the metadata inputs through two
+/// hidden layers into a bias of each trunk channel.
+struct MetadataEncoder {
+    mul1: MatMul,
+    bias1: Vec<f32>,
+    act1: Activation,
+    mul2: MatMul,
+    bias2: Vec<f32>,
+    act2: Activation,
+    mul3: MatMul,
+}
+
+impl MetadataEncoder {
+    fn new(desc: &MetadataEncoderDesc) -> MetadataEncoder {
+        MetadataEncoder {
+            mul1: MatMul::new(&desc.mul1),
+            bias1: desc.bias1.clone(),
+            act1: desc.act1,
+            mul2: MatMul::new(&desc.mul2),
+            bias2: desc.bias2.clone(),
+            act2: desc.act2,
+            mul3: MatMul::new(&desc.mul3),
+        }
+    }
+
+    /// The widest hidden layer.
+    fn hidden(&self) -> usize {
+        self.mul1.out_channels.max(self.mul2.out_channels)
+    }
+
+    /// Encodes `batch` rows of metadata into `out`, one trunk bias a row,
+    /// through the two hidden buffers.
+    fn apply(&self, batch: usize, metadata: &[f32], hidden: [&mut [f32]; 2], out: &mut [f32]) {
+        let [h1, h2] = hidden;
+        let layer = |mul: &MatMul, bias: &[f32], act, input: &[f32], output: &mut [f32]| {
+            mul.apply(batch, input, output);
+            layers::add_bias(batch, bias, output);
+            for x in output.iter_mut().take(bias.len() * batch) {
+                *x = layers::activate(act, *x);
+            }
+        };
+        layer(&self.mul1, &self.bias1, self.act1, metadata, h1);
+        layer(&self.mul2, &self.bias2, self.act2, h1, h2);
+        self.mul3.apply(batch, h2, out);
+    }
+}
+
 /// The network's layers, ready to run.
 pub struct Network {
     pub spatial_inputs: usize,
@@ -303,6 +351,7 @@ pub struct Network {
     trunk_channels: usize,
     initial_conv: Conv,
     initial_matmul: MatMul,
+    metadata_encoder: Option<MetadataEncoder>,
     blocks: Vec<Block>,
     tip: Tip,
     p1_conv: Conv,
@@ -341,6 +390,8 @@ pub struct Workspace {
     shape: Option<Shape>,
     input: Vec<f32>,
     global: Vec<f32>,
+    metadata: Vec<f32>,
+    metadata_hidden: [Vec<f32>; 2],
     trunk: Vec<f32>,
     trunk_out: Vec<f32>,
     head_a: Vec<f32>,
@@ -364,6 +415,11 @@ impl Network {
             trunk_channels: desc.trunk.channels,
             initial_conv: Conv::new(&desc.trunk.initial_conv),
             initial_matmul: MatMul::new(&desc.trunk.initial_matmul),
+            metadata_encoder: desc
+                .trunk
+                .metadata_encoder
+                .as_ref()
+                .map(MetadataEncoder::new),
             blocks: desc.trunk.blocks.iter().map(Block::new).collect(),
             tip: match &desc.trunk.tip_norm {
                 TrunkNorm::Batch(bn) => Tip::Batch(NormAct::new(bn, desc.trunk.tip_act)),
@@ -442,6 +498,12 @@ impl Network {
         }
         grow(&mut ws.input, self.spatial_inputs * rows);
         grow(&mut ws.global, self.global_inputs * shape.batch);
+        if let Some(m) = &self.metadata_encoder {
+            grow(&mut ws.metadata, METADATA_INPUTS * shape.batch);
+            for h in &mut ws.metadata_hidden {
+                grow(h, m.hidden() * shape.batch);
+            }
+        }
         grow(&mut ws.trunk, self.trunk_channels * rows);
         grow(&mut ws.trunk_out, self.trunk_channels * rows);
         grow(&mut ws.head_a, widest * rows);
@@ -466,19 +528,18 @@ impl Network {
         grow(&mut ws.shared.pool_bias, widest * shape.batch);
     }
 
-    /// The input buffers, to be filled before [`Network::forward`]: the
-    /// spatial inputs point by point (`[board][point][plane]`) and the
-    /// global inputs board by board.
-    pub fn input_planes<'a>(
-        &self,
-        ws: &'a mut Workspace,
-        shape: Shape,
-    ) -> (&'a mut [f32], &'a mut [f32]) {
+    /// The input buffers, to be filled before [`Network::forward`].
+    pub fn input_planes<'a>(&self, ws: &'a mut Workspace, shape: Shape) -> Inputs<'a> {
         self.prepare(shape, ws);
-        (
-            &mut ws.input[..self.spatial_inputs * shape.rows()],
-            &mut ws.global[..self.global_inputs * shape.batch],
-        )
+        let metadata = match self.metadata_encoder {
+            Some(_) => METADATA_INPUTS * shape.batch,
+            None => 0,
+        };
+        Inputs {
+            spatial: &mut ws.input[..self.spatial_inputs * shape.rows()],
+            global: &mut ws.global[..self.global_inputs * shape.batch],
+            metadata: &mut ws.metadata[..metadata],
+        }
     }
 
     /// Runs the network on the inputs in `ws` (filled through
@@ -491,6 +552,8 @@ impl Network {
         let Workspace {
             input,
             global,
+            metadata,
+            metadata_hidden,
             trunk,
             trunk_out,
             head_a,
@@ -508,6 +571,11 @@ impl Network {
         self.initial_conv.apply(shape, input, trunk, scratch, false);
         self.initial_matmul.apply(shape.batch, global, head_bias);
         layers::add_spatial_bias(shape, c, head_bias, trunk);
+        if let Some(m) = &self.metadata_encoder {
+            let [h1, h2] = metadata_hidden;
+            m.apply(shape.batch, metadata, [h1, h2], head_bias);
+            layers::add_spatial_bias(shape, c, head_bias, trunk);
+        }
         for block in &self.blocks {
             block.apply(shape, trunk, levels, shared);
         }
@@ -621,11 +689,7 @@ impl backend::Backend for Network {
         Box::<Workspace>::default()
     }
 
-    fn inputs<'a>(
-        &self,
-        ws: &'a mut dyn backend::Workspace,
-        shape: Shape,
-    ) -> (&'a mut [f32], &'a mut [f32]) {
+    fn inputs<'a>(&self, ws: &'a mut dyn backend::Workspace, shape: Shape) -> Inputs<'a> {
         self.input_planes(own(ws), shape)
     }
 
