@@ -52,7 +52,7 @@ struct Cli {
     /// rank_3k_1d (Black's rank, then White's), proyear_1990. Such a net
     /// needs one, or a --level (which plays through its preaz_ profile).
     #[arg(long, value_name = "PROFILE", value_parser = human_profile)]
-    human_profile: Option<kosumi::nn::profile::HumanProfile>,
+    human_profile: Option<kosumi::nn::HumanProfile>,
     /// Resign below this win rate (0 never resigns).
     #[arg(long, default_value_t = 0.1, value_parser = win_rate)]
     resign: f64,
@@ -499,8 +499,8 @@ fn level(text: &str) -> Result<LevelArg, String> {
     kosumi::search::level::Rank::parse(text).map(LevelArg)
 }
 
-fn human_profile(text: &str) -> Result<kosumi::nn::profile::HumanProfile, String> {
-    kosumi::nn::profile::HumanProfile::parse(text)
+fn human_profile(text: &str) -> Result<kosumi::nn::HumanProfile, String> {
+    kosumi::nn::HumanProfile::parse(text)
 }
 
 /// Sets a human-like net's profile: `--human-profile`, else the level's;

@@ -127,7 +127,7 @@ fn the_test_nets_evaluate_without_allocating() {
     ] {
         let net = Evaluator::load(&dir.join(name)).unwrap();
         if net.is_human() {
-            net.set_profile(kosumi::nn::profile::HumanProfile::parse("rank_3k_1d").ok());
+            net.set_profile(kosumi::nn::HumanProfile::parse("rank_3k_1d").ok());
         }
         assert_evaluations_allocate_nothing(&net, name);
     }

@@ -35,7 +35,8 @@ use inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
 use model::ModelDesc;
 pub use model::ModelError;
 pub use output::Evaluation;
-use profile::{HumanProfile, METADATA_INPUTS};
+pub use profile::HumanProfile;
+use profile::METADATA_INPUTS;
 use std::sync::{Mutex, RwLock};
 
 pub use cpu::gemm::Precision;

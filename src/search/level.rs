@@ -14,7 +14,7 @@
 //! configuration draws it (`gtp_human5k_example.cfg`).
 
 use crate::go::board::Point;
-use crate::nn::profile::HumanProfile;
+use crate::nn::HumanProfile;
 use rand::seq::index::sample;
 use rand::{Rng, RngExt};
 

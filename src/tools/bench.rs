@@ -172,7 +172,7 @@ pub fn network(
     if net.is_human() {
         // A human-like net is timed under a rank's profile (every profile
         // costs the same).
-        net.set_profile(crate::nn::profile::HumanProfile::parse("rank_5k").ok());
+        net.set_profile(crate::nn::HumanProfile::parse("rank_5k").ok());
     }
     let katago = katago_path();
     let peak = cpu_mhz().map(|mhz| mhz * 1e-3 * net.peak_flops_per_cycle());

@@ -18,7 +18,7 @@ use crate::go::rules::Rules;
 use crate::go::score::Status;
 use crate::go::sgf;
 use crate::go::vertex::{color_name, color_title};
-use crate::nn::profile::HumanProfile;
+use crate::nn::HumanProfile;
 use crate::search::level::Rank;
 use crate::search::{PUCT_SETTINGS, Puct, PuctSetting};
 
