@@ -6,7 +6,10 @@ does what KaTrain's GUI does with that setting: KaTrain's KataGoEngine
 starts the command, KaTrain's Game loads a record and asks for the analysis
 of every node, KaTrain's AI plays moves with several of its strategies
 (some read each candidate's ownership; the handicap strategy asks for a
-playout doubling advantage), and the engine is shut down.
+playout doubling advantage; with a human-like net beside the network,
+`--human-model` in the command, also KaTrain's human and pro strategies,
+which ask for `humanSLProfile` and draw from `humanPolicy`), and the
+engine is shut down.
 
     KIVY_NO_WINDOW=1 KIVY_NO_ARGS=1 python scripts/katrain-drive.py \
         "target/release/kosumi analysis" GAME.sgf [VISITS]
@@ -35,6 +38,8 @@ from katrain.core.base_katrain import KaTrainBase  # noqa: E402
 from katrain.core.constants import (  # noqa: E402
     AI_DEFAULT,
     AI_HANDICAP,
+    AI_HUMAN,
+    AI_PRO,
     AI_SCORELOSS,
     AI_SIMPLE_OWNERSHIP,
     AI_TERRITORY,
@@ -115,11 +120,27 @@ def main():
     # KaTrain's AI on the last position, with strategies that read
     # winrates, scores, the policy and each move's ownership.
     game.set_current_node(nodes[-1])
-    for mode in [AI_DEFAULT, AI_HANDICAP, AI_SCORELOSS, AI_WEIGHTED, AI_TERRITORY, AI_SIMPLE_OWNERSHIP]:
+    modes = [AI_DEFAULT, AI_HANDICAP, AI_SCORELOSS, AI_WEIGHTED, AI_TERRITORY, AI_SIMPLE_OWNERSHIP]
+    human = "human-model" in command
+    if human:
+        modes += [AI_HUMAN, AI_PRO]
+    fallbacks = []
+    for mode in modes:
         settings = katrain.config(f"ai/{mode}") or {}
         move, node = generate_ai_move(game, mode, settings)
-        print(f"AI {mode}: {move.gtp() if move else None}")
+        thoughts = (node.ai_thoughts or "").strip().splitlines()
+        print(f"AI {mode}: {move.gtp() if move else None}" + (f" ({thoughts[0]})" if human and mode in (AI_HUMAN, AI_PRO) and thoughts else ""))
+        if mode in (AI_HUMAN, AI_PRO) and "Falling back" in (node.ai_thoughts or ""):
+            fallbacks.append(mode)
         game.undo(1)
+    if fallbacks:
+        katrain.errors.append(f"no humanPolicy: {fallbacks} fell back to the policy")
+    # KaTrain's human strategy logs as an error any humanPolicy of other
+    # than 19x19's 362 values (KataGo's own answer on a smaller board too).
+    size = game.board_size
+    if size != (19, 19):
+        expected = f"Human policy length {size[0] * size[1] + 1} != 362"
+        katrain.errors = [e for e in katrain.errors if expected not in e]
     engine.shutdown(finish=False)
     if katrain.errors or missing:
         print("FAILED:", katrain.errors[:5], file=sys.stderr)

@@ -53,6 +53,12 @@ struct Cli {
     /// needs one, or a --level (which plays through its preaz_ profile).
     #[arg(long, value_name = "PROFILE", value_parser = human_profile)]
     human_profile: Option<kosumi::nn::HumanProfile>,
+    /// A human-like KataGo net beside the network (KataGo's -human-model):
+    /// a --level draws its moves from it under the rank's profile,
+    /// kata-raw-human-nn shows it, and the JSON engine reports its policy
+    /// as humanPolicy for queries with a humanSLProfile.
+    #[arg(long, value_name = "FILE")]
+    human_model: Option<PathBuf>,
     /// Resign below this win rate (0 never resigns).
     #[arg(long, default_value_t = 0.1, value_parser = win_rate)]
     resign: f64,
@@ -550,6 +556,25 @@ fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
     }
 }
 
+/// The human-like net `--human-model` names, under `--human-profile` if
+/// given (a level sets its own); exits on a file that does not load.
+fn load_human_network(cli: &Cli, with_network: bool) -> Option<kosumi::nn::Evaluator> {
+    let path = cli.human_model.as_ref()?;
+    if !with_network {
+        refuse("--human-model goes beside a network (--nn off asks for none)");
+    }
+    let net = kosumi::nn::Evaluator::load(path)
+        .unwrap_or_else(|e| refuse(format!("--human-model {}: {e}", path.display())));
+    if !net.is_human() {
+        log::warn!(
+            "--human-model {}: this net reads no profile (no metadata encoder)",
+            path.display()
+        );
+    }
+    net.set_profile(cli.human_profile.clone());
+    Some(net)
+}
+
 /// The precision `--precision` asks for, before any network is loaded.
 fn set_precision(cli: &Cli) {
     let precision = match cli.precision {
@@ -684,6 +709,7 @@ fn train_patterns(args: &TrainPatternsArgs) {
 fn analysis_engine(cli: &Cli, args: &AnalysisArgs) {
     use kosumi::frontends::analysis::{Defaults, Settings, serve};
     let net = needed_network(cli, "analysis");
+    let human_network = load_human_network(cli, true).map(std::sync::Arc::new);
     let settings = Settings {
         defaults: Defaults {
             max_visits: args.max_visits.max(1),
@@ -692,6 +718,7 @@ fn analysis_engine(cli: &Cli, args: &AnalysisArgs) {
         },
         workers: args.positions.clamp(1, 256),
         search: search_config(cli),
+        human_network,
     };
     // KaTrain runs a custom engine command through a shell and ends it by
     // ending that shell: kosumi goes with its parent.
@@ -842,6 +869,7 @@ fn gtp_engine(cli: &Cli) {
     } else if cli.level.is_some_and(|l| l.0.is_some()) {
         refuse("--level plays from the network's policy (--nn off asks for none)");
     }
+    let human_network = load_human_network(cli, network.is_some());
     let config = Config {
         search: search_config(cli),
         phantom_mode: cli.phantom_search.into(),
@@ -851,6 +879,7 @@ fn gtp_engine(cli: &Cli) {
         live_gfx: cli.live_gfx,
         net_search: cli.search != SearchKind::Mc && network.is_some(),
         network: network.map(std::sync::Arc::new),
+        human_network: human_network.map(std::sync::Arc::new),
         version: cli.override_version.clone(),
     };
     let mut engine = Engine::new(config, rules, cli.size, cli.komi);

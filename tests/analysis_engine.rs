@@ -139,7 +139,7 @@ fn bad_queries_get_errors_naming_the_field_and_the_engine_goes_on() {
             r#"{"id":"a","moves":[["B","E5"],["W","E5"]],"rules":"chinese","boardXSize":9,"boardYSize":9}"#,
             r#"{"id":"b","moves":[],"rules":"stone_scoring","boardXSize":9,"boardYSize":9}"#,
             r#"{"id":"c","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":30}"#,
-            r#"{"id":"d","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":5,"overrideSettings":{"humanSLProfile":"rank_5k"}}"#,
+            r#"{"id":"d","moves":[],"rules":"chinese","boardXSize":9,"boardYSize":9,"maxVisits":5,"overrideSettings":{"humanSLChosenMoveProp":1.0}}"#,
         ],
     );
     let field = |id: &str| {

@@ -27,6 +27,11 @@ pub struct Config {
     pub live_gfx: bool,
     /// The neural network (`None` with `--nn off`).
     pub network: Option<Arc<crate::nn::Evaluator>>,
+    /// A second, human-like net beside it (KataGo's `-human-model`): a
+    /// playing level draws its moves from this net's policy under the
+    /// rank's profile, `kata-raw-human-nn` shows it, and the JSON engine
+    /// reports its policy as `humanPolicy`.
+    pub human_network: Option<Arc<crate::nn::Evaluator>>,
     /// Choose moves by the network's PUCT search where it applies (plain
     /// Go: no dice, no phantom role) instead of Monte Carlo.
     pub net_search: bool,
@@ -46,6 +51,7 @@ impl Default for Config {
             ponder: false,
             live_gfx: false,
             network: None,
+            human_network: None,
             net_search: false,
             version: None,
         }

@@ -240,6 +240,7 @@ impl Engine {
             config: &config.search,
             budget,
             network: config.network.as_deref().filter(|_| config.net_search),
+            human_network: config.human_network.as_deref(),
         }
     }
 

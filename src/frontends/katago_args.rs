@@ -195,6 +195,7 @@ pub fn translate(
     read: impl Fn(&std::path::Path) -> Result<String, String>,
 ) -> Result<Translated, String> {
     let mut model = None;
+    let mut human_model = None;
     let mut settings: Vec<(String, String)> = Vec::new();
     let mut ignored = Vec::new();
     let mut rest = args[2..].iter();
@@ -207,12 +208,7 @@ pub fn translate(
         };
         match flag.as_ref() {
             "-model" => model = Some(value()?),
-            "-human-model" => {
-                value()?;
-                ignored.push(
-                    "-human-model (kosumi plays a human-like net given as its -model)".to_string(),
-                );
-            }
+            "-human-model" => human_model = Some(value()?),
             "-config" => {
                 let path = value()?;
                 let text = read(std::path::Path::new(&path))?;
@@ -236,6 +232,10 @@ pub fn translate(
     let mut sub: Vec<OsString> = Vec::new();
     if let Some(m) = model {
         engine.push("--model".into());
+        engine.push(m);
+    }
+    if let Some(m) = human_model {
+        engine.push("--human-model".into());
         engine.push(m);
     }
     for (key, value) in &last {
@@ -338,6 +338,34 @@ mod tests {
             ])
         );
         assert_eq!(t.ignored, vec!["nnCacheSizePowerOfTwo", "homeDataDir"]);
+        // KaTrain's human strategy: a human-like net beside, its profile.
+        let args = os(&[
+            "kosumi",
+            "analysis",
+            "-model",
+            "net.bin.gz",
+            "-human-model",
+            "human.bin.gz",
+            "-config",
+            "analysis.cfg",
+            "-override-config",
+            "humanSLProfile=preaz_5k",
+        ]);
+        let t = translate(&args, Program::Analysis, |_| Ok(String::new())).unwrap();
+        assert_eq!(
+            t.args,
+            os(&[
+                "kosumi",
+                "--model",
+                "net.bin.gz",
+                "--human-model",
+                "human.bin.gz",
+                "--human-profile",
+                "preaz_5k",
+                "analysis",
+            ])
+        );
+        assert!(t.ignored.is_empty(), "{:?}", t.ignored);
     }
 
     #[test]

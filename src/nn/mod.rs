@@ -304,7 +304,25 @@ impl Evaluator {
     /// `optimism` (0 to 1; nets before version 12 have none to blend).
     pub fn evaluate_with_optimism(&self, request: Request, optimism: f32) -> Evaluation {
         let mut out = [Evaluation::default()];
-        self.with_scratch(|s| self.evaluate_together(&[request], optimism, s, &mut out));
+        self.with_scratch(|s| self.evaluate_together(&[request], optimism, None, s, &mut out));
+        let [e] = out;
+        e
+    }
+
+    /// Evaluates one position as a human-like net under `profile`, whatever
+    /// the net's own profile (another net reads no profile), bypassing the
+    /// cache: one query's profile, beside the other queries'.
+    pub fn evaluate_under(&self, profile: &HumanProfile, request: Request) -> Evaluation {
+        let mut out = [Evaluation::default()];
+        self.with_scratch(|s| {
+            self.evaluate_together(
+                &[request],
+                SEARCH_POLICY_OPTIMISM,
+                Some(profile),
+                s,
+                &mut out,
+            )
+        });
         let [e] = out;
         e
     }
@@ -387,15 +405,18 @@ impl Evaluator {
         let chunk = (BATCH_POINTS / first.game.size().points()).max(1);
         self.with_scratch(|scratch| {
             for (requests, out) in requests.chunks(chunk).zip(out.chunks_mut(chunk)) {
-                self.evaluate_together(requests, SEARCH_POLICY_OPTIMISM, scratch, out);
+                self.evaluate_together(requests, SEARCH_POLICY_OPTIMISM, None, scratch, out);
             }
         });
     }
 
+    /// Evaluates `requests` as one batch; a human-like net under `profile`
+    /// where given, its own profile otherwise.
     fn evaluate_together(
         &self,
         requests: &[Request],
         optimism: f32,
+        profile: Option<&HumanProfile>,
         scratch: &mut Scratch,
         out: &mut [Evaluation],
     ) {
@@ -423,10 +444,10 @@ impl Evaluator {
         let inputs = self.backend.inputs(&mut *scratch.workspace, shape);
         let (spatial, global) = (inputs.spatial, inputs.global);
         if self.human {
-            let profile = self.profile.read().unwrap_or_else(|e| e.into_inner());
+            let own = self.profile.read().unwrap_or_else(|e| e.into_inner());
             let rows = inputs.metadata.chunks_exact_mut(METADATA_INPUTS);
             for (r, row) in requests.iter().zip(rows) {
-                match &*profile {
+                match profile.or(own.as_ref()) {
                     Some(p) => p.fill_row(r.to_move, points, row),
                     None => row.fill(0.0),
                 }

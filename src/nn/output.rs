@@ -187,20 +187,31 @@ impl Evaluation {
     /// (model version 8's short-term errors, which it has not, printed as
     /// −1).
     pub fn raw_nn_text(&self, symmetry: usize) -> String {
-        raw_nn_text(symmetry, self)
+        raw_nn_text(symmetry, self, false)
+    }
+
+    /// The same as `kata-raw-human-nn` prints it: the score and its square
+    /// in place of the lead, the self-play score and the time left.
+    pub fn raw_human_nn_text(&self, symmetry: usize) -> String {
+        raw_nn_text(symmetry, self, true)
     }
 }
 
-fn raw_nn_text(symmetry: usize, e: &Evaluation) -> String {
+fn raw_nn_text(symmetry: usize, e: &Evaluation, human: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "symmetry {symmetry}");
     let _ = writeln!(s, "whiteWin {:.6}", e.white_win);
     let _ = writeln!(s, "whiteLoss {:.6}", e.white_loss);
     let _ = writeln!(s, "noResult {:.6}", e.no_result);
-    let _ = writeln!(s, "whiteLead {:.3}", e.white_lead);
-    let _ = writeln!(s, "whiteScoreSelfplay {:.3}", e.white_score_mean);
-    let _ = writeln!(s, "whiteScoreSelfplaySq {:.3}", e.white_score_mean_sq);
-    let _ = writeln!(s, "varTimeLeft {:.3}", e.var_time_left);
+    if human {
+        let _ = writeln!(s, "whiteScore {:.3}", e.white_score_mean);
+        let _ = writeln!(s, "whiteScoreSq {:.3}", e.white_score_mean_sq);
+    } else {
+        let _ = writeln!(s, "whiteLead {:.3}", e.white_lead);
+        let _ = writeln!(s, "whiteScoreSelfplay {:.3}", e.white_score_mean);
+        let _ = writeln!(s, "whiteScoreSelfplaySq {:.3}", e.white_score_mean_sq);
+        let _ = writeln!(s, "varTimeLeft {:.3}", e.var_time_left);
+    }
     let _ = writeln!(s, "shorttermWinlossError {:.3}", e.shortterm_winloss_error);
     let _ = writeln!(s, "shorttermScoreError {:.3}", e.shortterm_score_error);
     s.push_str("policy\n");
@@ -262,7 +273,7 @@ mod tests {
         );
         assert!((e.white_lead + 4.0).abs() < 1e-5);
         assert!(e.white_ownership[0] < 0.0);
-        let text = raw_nn_text(3, &e);
+        let text = raw_nn_text(3, &e, false);
         assert!(text.starts_with("symmetry 3\nwhiteWin "));
         assert!(text.contains("    NAN "));
     }

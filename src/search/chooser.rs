@@ -43,6 +43,8 @@ pub struct MoveSearch<'a> {
     pub budget: Budget,
     /// The network, where the engine chooses its moves with it.
     pub network: Option<&'a Evaluator>,
+    /// A human-like net beside it, which a playing level draws from.
+    pub human_network: Option<&'a Evaluator>,
 }
 
 impl MoveSearch<'_> {
@@ -198,7 +200,7 @@ impl Chooser {
         // no resignation, as KaTrain's rank AI).
         if let (Some(net), Some(rank), false) = (network, how.config.chooser.level, cleanup) {
             let seed = self.next_seed(how.config.seed);
-            return match level_move(game, net, rank, seed) {
+            return match level_move(game, net, how.human_network, rank, seed) {
                 Some(p) => Decision::Play(p),
                 None => Decision::Pass,
             };
@@ -343,9 +345,16 @@ impl Lent {
 
 /// The move a player of `rank` chooses in `game` from the network's
 /// policy (one evaluation, in a symmetry drawn from `seed`), among the
-/// moves the game allows: KaTrain's rank AI, or with a human-like net a
-/// draw from the policy of the rank's profile.
-fn level_move(game: &Game, net: &Evaluator, rank: Rank, seed: u64) -> Option<Point> {
+/// moves the game allows: KaTrain's rank AI, or a draw from a human-like
+/// net's policy under the rank's profile (the net beside the network, or
+/// the network itself).
+fn level_move(
+    game: &Game,
+    net: &Evaluator,
+    human: Option<&Evaluator>,
+    rank: Rank,
+    seed: u64,
+) -> Option<Point> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let color = game.to_move();
     let request = Request {
@@ -355,8 +364,15 @@ fn level_move(game: &Game, net: &Evaluator, rank: Rank, seed: u64) -> Option<Poi
         symmetry: rng.random_range(0..SYMMETRIES),
         white_advantage: 0.0,
     };
+    // A human-like net beside the network, under the rank's profile (the
+    // level refused the ranks no profile has); else the network, itself
+    // under the rank's profile where it is human-like (the level set it).
+    let beside = human.zip(rank.human_profile().ok());
     let mut eval = Evaluation::default();
-    net.evaluate_cached(request, &mut eval);
+    match &beside {
+        Some((h, profile)) => eval = h.evaluate_under(profile, request),
+        None => net.evaluate_cached(request, &mut eval),
+    }
     let mut policy: Vec<(Option<Point>, f32)> = eval
         .priors(game.board())
         .filter(|&(p, prior)| prior >= 0.0 && game.check(color, p).is_ok())
@@ -364,8 +380,7 @@ fn level_move(game: &Game, net: &Evaluator, rank: Rank, seed: u64) -> Option<Poi
         .collect();
     policy.push((None, eval.pass));
     let squares = game.size().points();
-    if net.is_human() {
-        // The net was evaluated under the rank's profile (the level set it).
+    if beside.is_some() || net.is_human() {
         level::choose_human(&policy, game.move_count(), squares, &mut rng)
     } else {
         level::choose(&policy, squares, rank, &mut rng)

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// The engine's settings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Settings {
     pub defaults: Defaults,
     /// Positions searched at once (KataGo's numAnalysisThreads).
@@ -35,6 +35,10 @@ pub struct Settings {
     /// How each position is searched (its threads: KataGo's
     /// numSearchThreadsPerAnalysisThread), before a query's own settings.
     pub search: SearchConfig,
+    /// A human-like net beside the network (KataGo's `-human-model`): its
+    /// policy under the query's `humanSLProfile` (or its own) is reported
+    /// as `humanPolicy` where the query includes the policy.
+    pub human_network: Option<Arc<Evaluator>>,
 }
 
 /// The most positions waiting at once (each holds its query's moves, not
@@ -227,7 +231,12 @@ fn take(text: &str, queue: &Queue, out: &Output<'_>, net: &Evaluator, settings: 
                 }
                 Action::ClearCache => net.cache().clear(),
                 Action::QueryModels => {
-                    echo["models"] = json!([{ "name": net.name(), "internalName": net.name(), "maxBatchSize": 1, "usesHumanSLProfile": false, "version": net.version(), "usingFP16": "false" }]);
+                    let model = |n: &Evaluator| json!({ "name": n.name(), "internalName": n.name(), "maxBatchSize": 1, "usesHumanSLProfile": n.is_human(), "version": n.version(), "usingFP16": "false" });
+                    let models: Vec<Value> = std::iter::once(net)
+                        .chain(settings.human_network.as_deref())
+                        .map(model)
+                        .collect();
+                    echo["models"] = Value::Array(models);
                 }
                 Action::Terminate { target, turns } => {
                     let hit = |id: &str, turn: usize| {
@@ -262,7 +271,6 @@ fn take(text: &str, queue: &Queue, out: &Output<'_>, net: &Evaluator, settings: 
             for w in &warnings {
                 send(out, &response::warning(&asked.id, w));
             }
-            let asked = Arc::new(asked);
             let mut state = queue.lock();
             if state.waiting.len() + positions.len() > MAX_WAITING {
                 drop(state);
@@ -334,8 +342,25 @@ fn search(job: &Job, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
         symmetry: 0,
         white_advantage: asked.advantage.for_white(game.to_move()) as f32,
     });
+    let human = settings.human_network.as_ref().and_then(|h| {
+        let profile = asked.human_profile.clone().or_else(|| h.profile());
+        let request = Request {
+            game,
+            to_move: game.to_move(),
+            fresh: false,
+            symmetry: 0,
+            white_advantage: 0.0,
+        };
+        match profile {
+            Some(p) if asked.policy => Some(h.evaluate_under(&p, request)),
+            // A net that reads no profile answers without one.
+            None if asked.policy && !h.is_human() => Some(h.evaluate(request)),
+            _ => None,
+        }
+    });
     let raw = response::Raw {
         eval: &eval,
+        human: human.as_ref(),
         board: game.board(),
     };
     let mut partial = |r: &crate::search::Report| {

@@ -9,6 +9,7 @@ use crate::go::game::Game;
 use crate::go::handicap;
 use crate::go::rules::{Rules, check_komi};
 use crate::go::vertex::{parse_color, parse_vertex};
+use crate::nn::HumanProfile;
 use crate::search::MoveRules;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -97,6 +98,9 @@ pub struct Asked {
     /// How much wider than its values say the root is searched (KataGo's
     /// `wideRootNoise`).
     pub wide_root_noise: f64,
+    /// The human-like profile the query asks for (`humanSLProfile`): the
+    /// human-like net beside the network reports its policy under it.
+    pub human_profile: Option<HumanProfile>,
 }
 
 /// KataGo's playout doubling advantage a query asks for
@@ -160,7 +164,7 @@ pub enum Parsed {
         action: Action,
     },
     Analyse {
-        asked: Asked,
+        asked: Arc<Asked>,
         positions: Vec<Position>,
         warnings: Vec<Warning>,
     },
@@ -412,6 +416,7 @@ impl Fields<'_> {
             perspective: defaults.perspective,
             advantage: Advantage::default(),
             wide_root_noise: DEFAULT_WIDE_ROOT_NOISE,
+            human_profile: None,
         };
         let empty = Map::new();
         let overrides = match self.object.get("overrideSettings") {
@@ -420,6 +425,12 @@ impl Fields<'_> {
             Some(_) => return Err(self.error("overrideSettings", "must be an object")),
         };
         for (key, value) in overrides {
+            // kosumi's network always reads the moves before the root, as
+            // KataGo's does with this false (KaTrain's human strategy asks
+            // so): nothing to warn of.
+            if key == "ignorePreRootHistory" && value == &Value::Bool(false) {
+                continue;
+            }
             match OVERRIDES.iter().find(|o| o.name == key) {
                 Some(o) => (o.read)(value, &mut searching)
                     .map_err(|m| self.error("overrideSettings", format!("{key}: {m}")))?,
@@ -621,6 +632,7 @@ impl Fields<'_> {
             perspective,
             advantage,
             wide_root_noise,
+            human_profile,
         } = searching;
         let asked = Asked {
             id: self.id.to_string(),
@@ -639,9 +651,10 @@ impl Fields<'_> {
             restrict: self.move_rules(size)?,
             advantage,
             wide_root_noise,
+            human_profile,
         };
         Ok(Parsed::Analyse {
-            asked,
+            asked: Arc::new(asked),
             positions,
             warnings,
         })
@@ -655,6 +668,7 @@ struct Searching {
     perspective: Perspective,
     advantage: Advantage,
     wide_root_noise: f64,
+    human_profile: Option<HumanProfile>,
 }
 
 /// A search setting a query may override, as KataGo names it in
@@ -700,6 +714,16 @@ const OVERRIDES: &[Override] = &[
         name: "wideRootNoise",
         read: |v, s| {
             s.wide_root_noise = number_in(v, 0.0, 5.0)?;
+            Ok(())
+        },
+    },
+    Override {
+        name: "humanSLProfile",
+        read: |v, s| {
+            let name = v
+                .as_str()
+                .ok_or("a profile name (rank_5k, preaz_1d, proyear_1990)")?;
+            s.human_profile = Some(HumanProfile::parse(name)?);
             Ok(())
         },
     },
@@ -786,7 +810,7 @@ mod tests {
         perspective: Perspective::Black,
     };
 
-    fn analyse(line: &str) -> (Asked, Vec<Position>, Vec<Warning>) {
+    fn analyse(line: &str) -> (Arc<Asked>, Vec<Position>, Vec<Warning>) {
         match parse(line, &DEFAULTS).unwrap() {
             Parsed::Analyse {
                 asked,

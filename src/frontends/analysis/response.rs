@@ -14,6 +14,8 @@ use serde_json::{Map, Value, json};
 /// What the network says of the position itself, before any search.
 pub struct Raw<'a> {
     pub eval: &'a Evaluation,
+    /// The human-like net's evaluation beside it, if one was asked for.
+    pub human: Option<&'a Evaluation>,
     pub board: &'a Board,
 }
 
@@ -120,16 +122,20 @@ pub fn analysis(asked: &Asked, turn: usize, report: &Report, raw: &Raw, during: 
         }
     }
     if asked.policy {
-        let mut policy: Vec<Value> = raw
-            .eval
-            .policy
-            .iter()
-            .map(|&p| round(f64::from(p)))
-            .collect();
-        policy.push(round(f64::from(raw.eval.pass)));
-        out["policy"] = Value::Array(policy);
+        out["policy"] = policy_values(raw.eval);
+        if let Some(human) = raw.human {
+            out["humanPolicy"] = policy_values(human);
+        }
     }
     out
+}
+
+/// An evaluation's policy as KataGo lists it: row by row from the top,
+/// then the pass (illegal points −1).
+fn policy_values(eval: &Evaluation) -> Value {
+    let mut policy: Vec<Value> = eval.policy.iter().map(|&p| round(f64::from(p))).collect();
+    policy.push(round(f64::from(eval.pass)));
+    Value::Array(policy)
 }
 
 /// A move's scores and utility, turned by `flip`.

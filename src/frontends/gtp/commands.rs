@@ -125,6 +125,7 @@ pub static COMMANDS: &[Command] = table! {
     "kosumi-gfx_ownership" Counts text |e, a| { arity(a, 0)?; Ok(ownership_gfx(e)) },
     // the network, as KataGo answers it
     "kata-raw-nn" Searches text network::kata_raw_nn,
+    "kata-raw-human-nn" Searches text network::kata_raw_human_nn,
     "kata-list-params" Nothing text |_, a| { arity(a, 0)?; Ok(param_names().join(" ")) },
     "kata-get-param" Nothing text kata_get_param,
     "kata-set-param" Nothing text kata_set_param,
@@ -610,17 +611,19 @@ const LEVEL_PARAM: &str = "playingLevel";
 /// The human-like net's profile, by KataGo's name.
 const PROFILE_PARAM: &str = "humanSLProfile";
 
-/// The profile the network is evaluated under (`""` for none).
+/// The profile the nets are evaluated under (`""` for none).
 fn profile_text(config: &Config) -> String {
     config
-        .network
+        .human_network
         .as_ref()
+        .or(config.network.as_ref())
         .and_then(|n| n.profile())
         .map_or(String::new(), |p| p.name().to_string())
 }
 
-/// Sets the network's profile: a human-like net needs one; another net
-/// keeps it only to report it, as KataGo keeps the parameter.
+/// Sets the nets' profile: a human-like network needs one; the human-like
+/// net beside it is unused without one (as KataGo's); another net keeps
+/// it only to report it, as KataGo keeps the parameter.
 fn set_profile(config: &mut Config, text: &str) -> Result<(), GtpError> {
     let Some(net) = &config.network else {
         return Err(GtpError::syntax(
@@ -636,7 +639,9 @@ fn set_profile(config: &mut Config, text: &str) -> Result<(), GtpError> {
         "" | "\"\"" | "_" => None,
         name => Some(HumanProfile::parse(name).map_err(GtpError::syntax)?),
     };
-    net.set_profile(profile);
+    for n in config.human_network.iter().chain([net]) {
+        n.set_profile(profile.clone());
+    }
     Ok(())
 }
 
@@ -659,7 +664,11 @@ fn set_level(config: &mut Config, text: &str) -> Result<(), GtpError> {
                 "a playing level plays from the network's policy, and no network is loaded (--nn off)",
             ));
         }
-        // A human-like net plays the rank through its profile.
+        // A human-like net beside the network draws the rank's moves
+        // under the rank's profile; a human-like network plays through it.
+        (Some(_), Some(rank)) if config.human_network.is_some() => {
+            rank.human_profile().map_err(GtpError::syntax)?;
+        }
         (Some(net), Some(rank)) if net.is_human() => {
             net.set_profile(Some(rank.human_profile().map_err(GtpError::syntax)?));
         }

@@ -5,6 +5,8 @@
 //! them (a blank line would end the GTP reply). OPTIMISM blends in the
 //! optimistic policy of version 12 nets and later (KataGo's default for
 //! this command, its root's `rootPolicyOptimism`: 0.2).
+//! `kata-raw-human-nn [COLOR] SYMMETRY|all` is the same for the human-like
+//! net beside the network (`--human-model`) under `humanSLProfile`.
 
 use super::error::GtpError;
 use super::parse::{leading_color, parse_float};
@@ -21,8 +23,34 @@ pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
             "no network loaded (kosumi runs with --nn off)".into(),
         ));
     };
+    raw(e, &net, args, true)
+}
+
+pub(super) fn kata_raw_human_nn(e: &mut Engine, args: &[&str]) -> Reply {
+    let Some(net) = e.config.human_network.clone() else {
+        return Err(GtpError(
+            "cannot run kata-raw-human-nn: no human-like net beside the network (--human-model)"
+                .into(),
+        ));
+    };
+    if net.is_human() && net.profile().is_none() {
+        return Err(GtpError(
+            "cannot run kata-raw-human-nn: humanSLProfile is not set (kata-set-param humanSLProfile rank_5k)"
+                .into(),
+        ));
+    }
+    raw(e, &net, args, false)
+}
+
+/// The raw evaluation by `net`: the network's, with its optimism argument
+/// (`with_optimism`), or the human-like net's in KataGo's form for it.
+fn raw(e: &Engine, net: &nn::Evaluator, args: &[&str], with_optimism: bool) -> Reply {
     let (to_move, mut rest) = leading_color(args).unwrap_or((e.shown().to_move(), args));
-    let usage = "expected an optional color, a symmetry 'all' or index [0-7], and an optional optimism [0-1]";
+    let usage = if with_optimism {
+        "expected an optional color, a symmetry 'all' or index [0-7], and an optional optimism [0-1]"
+    } else {
+        "expected an optional color followed by a symmetry 'all' or index [0-7]"
+    };
     let symmetries: Vec<usize> = match rest.first().map(|s| s.to_ascii_lowercase()) {
         Some(s) if s == "all" => (0..nn::SYMMETRIES).collect(),
         Some(s) => match s.parse::<usize>() {
@@ -33,7 +61,7 @@ pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
     };
     rest = &rest[1..];
     let mut optimism = ROOT_POLICY_OPTIMISM;
-    if let Some(opt) = rest.first() {
+    if let Some(opt) = rest.first().filter(|_| with_optimism) {
         match parse_float(opt) {
             Ok(x) if (0.0..=1.0).contains(&x) => {
                 optimism = x as f32;
@@ -59,7 +87,11 @@ pub(super) fn kata_raw_nn(e: &mut Engine, args: &[&str]) -> Reply {
                 },
                 optimism,
             );
-            eval.raw_nn_text(symmetry)
+            if with_optimism {
+                eval.raw_nn_text(symmetry)
+            } else {
+                eval.raw_human_nn_text(symmetry)
+            }
         })
         .collect();
     Ok(text.concat().trim_end().to_string())
