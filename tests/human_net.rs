@@ -205,11 +205,13 @@ fn a_level_beside_draws_from_the_human_net() {
     assert_ne!(e.ok("genmove b"), "resign");
 }
 
-/// Runs `kosumi --human-model NET analysis` on `queries`.
-fn analyse(queries: &[&str]) -> Vec<serde_json::Value> {
+/// Runs `kosumi FLAG NET [ARGS] analysis` on `queries`.
+fn analyse_with(flag: &str, args: &[&str], queries: &[&str]) -> Vec<serde_json::Value> {
     use std::io::{BufRead, BufReader, Write};
     let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
-        .args(["--human-model", model().to_str().unwrap(), "analysis"])
+        .args([flag, model().to_str().unwrap()])
+        .args(args)
+        .arg("analysis")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -226,6 +228,32 @@ fn analyse(queries: &[&str]) -> Vec<serde_json::Value> {
         .collect();
     assert!(child.wait().unwrap().success());
     answers
+}
+
+/// Runs `kosumi --human-model NET analysis` on `queries`.
+fn analyse(queries: &[&str]) -> Vec<serde_json::Value> {
+    analyse_with("--human-model", &[], queries)
+}
+
+#[test]
+fn a_human_like_network_keeps_its_profile_and_says_so() {
+    let answers = analyse_with(
+        "--model",
+        &["--human-profile", "rank_1d"],
+        &[
+            r#"{"id":"a","moves":[],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"maxVisits":4,"includePolicy":true,"overrideSettings":{"humanSLProfile":"rank_9d"}}"#,
+        ],
+    );
+    let warning = answers.iter().find(|a| a.get("warning").is_some()).unwrap();
+    assert!(
+        warning["warning"].as_str().unwrap().contains("rank_1d"),
+        "{warning}"
+    );
+    let answer = answers
+        .iter()
+        .find(|a| a.get("moveInfos").is_some())
+        .unwrap();
+    assert!(answer.get("humanPolicy").is_none());
 }
 
 #[test]

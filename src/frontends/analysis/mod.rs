@@ -271,6 +271,19 @@ fn take(text: &str, queue: &Queue, out: &Output<'_>, net: &Evaluator, settings: 
             for w in &warnings {
                 send(out, &response::warning(&asked.id, w));
             }
+            // A query's profile is for the human-like net beside the
+            // network; a human-like network keeps the engine's own.
+            if asked.human_profile.is_some() && net.is_human() {
+                let w = query::Warning {
+                    field: "overrideSettings".into(),
+                    message: format!(
+                        "humanSLProfile: the network is searched under the engine's profile ({}); a query's profile is for the human-like net beside it (--human-model)",
+                        net.profile()
+                            .map_or("none".into(), |p| p.name().to_string())
+                    ),
+                };
+                send(out, &response::warning(&asked.id, &w));
+            }
             let mut state = queue.lock();
             if state.waiting.len() + positions.len() > MAX_WAITING {
                 drop(state);
