@@ -571,6 +571,11 @@ fn load_human_network(cli: &Cli, with_network: bool) -> Option<kosumi::nn::Evalu
             path.display()
         );
     }
+    if let Some(rank) = cli.level.and_then(|l| l.0)
+        && let Err(e) = rank.human_profile()
+    {
+        refuse(format!("--level: {e}"));
+    }
     net.set_profile(cli.human_profile.clone());
     Some(net)
 }
