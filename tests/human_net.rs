@@ -49,6 +49,13 @@ fn a_human_like_net_without_a_profile_is_refused_at_start() {
         err.contains("rank_40k") && err.contains("not a human profile"),
         "{err}"
     );
+    // A level no profile has, beside the network too.
+    let out = Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .args(["--human-model", model().to_str().unwrap(), "--level", "25k"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("20k to 9d"));
 }
 
 #[test]
