@@ -19,7 +19,10 @@ executable (KaTrain then starts `EXE analysis -model MODEL -config CONFIG
 -override-config homeDataDir=...`; MODEL and CONFIG default to KaTrain's own
 net and analysis config):
 
-    python scripts/katrain-drive.py --local target/release/kosumi GAME.sgf [VISITS] [MODEL] [CONFIG]
+    python scripts/katrain-drive.py --local target/release/kosumi GAME.sgf [VISITS] [MODEL] [CONFIG] [HUMAN_MODEL]
+
+(HUMAN_MODEL: KaTrain's "humanlike model" setting, which KaTrain passes as
+`-human-model`; its human and pro strategies then play too.)
 
 It prints, per node, KaTrain's win rate and score and the points it says
 the played move lost, then each AI move, and fails (exit 1) if KaTrain
@@ -88,6 +91,8 @@ def main():
             config["model"] = args[3]
         if len(args) > 4:
             config["config"] = args[4]
+        if len(args) > 5:
+            config["humanlike_model"] = args[5]
         config.update(backend="local", katago=command, altcommand="")
     else:
         config.update(backend="custom", altcommand=command)
@@ -121,7 +126,7 @@ def main():
     # winrates, scores, the policy and each move's ownership.
     game.set_current_node(nodes[-1])
     modes = [AI_DEFAULT, AI_HANDICAP, AI_SCORELOSS, AI_WEIGHTED, AI_TERRITORY, AI_SIMPLE_OWNERSHIP]
-    human = "human-model" in command
+    human = "human-model" in command or bool(config.get("humanlike_model"))
     if human:
         modes += [AI_HUMAN, AI_PRO]
     fallbacks = []
