@@ -512,20 +512,27 @@ fn human_profile(text: &str) -> Result<kosumi::nn::HumanProfile, String> {
 /// Sets a human-like net's profile: `--human-profile`, else the level's;
 /// exits where such a net has neither.
 fn set_human_profile(cli: &Cli, net: &kosumi::nn::Evaluator) {
-    let level = cli.level.and_then(|l| l.0);
-    let profile = match (&cli.human_profile, level) {
-        (Some(p), _) => Some(p.clone()),
-        (None, Some(rank)) if net.is_human() => Some(
-            rank.human_profile()
-                .unwrap_or_else(|e| refuse(format!("--level: {e}"))),
-        ),
-        (None, _) if net.is_human() => refuse(format!(
-            "{} is a human-like net: give it a profile (--human-profile rank_5k) or a --level",
-            net.name()
-        )),
-        (None, _) => None,
+    let profile = match &cli.human_profile {
+        Some(p) => Some(p.clone()),
+        None if net.is_human() => level_profile(cli).or_else(|| {
+            refuse(format!(
+                "{} is a human-like net: give it a profile (--human-profile rank_5k) or a --level",
+                net.name()
+            ))
+        }),
+        None => None,
     };
     net.set_profile(profile);
+}
+
+/// The human-like profile of `--level`'s rank, if a level is set; exits
+/// where the rank has none (a human-like net plays 20k to 9d).
+fn level_profile(cli: &Cli) -> Option<kosumi::nn::HumanProfile> {
+    let rank = cli.level.and_then(|l| l.0)?;
+    Some(
+        rank.human_profile()
+            .unwrap_or_else(|e| refuse(format!("--level: {e}"))),
+    )
 }
 
 /// The network search's refinements `--search-param` sets; exits naming a
@@ -571,11 +578,8 @@ fn load_human_network(cli: &Cli, with_network: bool) -> Option<kosumi::nn::Evalu
             path.display()
         );
     }
-    if let Some(rank) = cli.level.and_then(|l| l.0)
-        && let Err(e) = rank.human_profile()
-    {
-        refuse(format!("--level: {e}"));
-    }
+    // A level draws from this net under its rank's profile.
+    level_profile(cli);
     net.set_profile(cli.human_profile.clone());
     Some(net)
 }

@@ -249,8 +249,6 @@ fn cpu_mhz() -> Option<f64> {
         .ok()
 }
 
-/// Milliseconds per evaluation of `game` (all threads together), each
-/// thread evaluating batches of `batch` symmetries for `duration`.
 /// Rounds of the search's runs in `network`, each thread count once a round.
 const SEARCH_ROUNDS: usize = 3;
 
@@ -285,6 +283,8 @@ fn fresh_visits_per_s(
     out.visits as f64 / start.elapsed().as_secs_f64()
 }
 
+/// Milliseconds per evaluation of `game` (all threads together), each
+/// thread evaluating batches of `batch` symmetries for `duration`.
 fn nn_ms_per_eval(
     net: &crate::nn::Evaluator,
     game: &Game,

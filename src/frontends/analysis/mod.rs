@@ -348,21 +348,19 @@ fn search(job: &Job, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
     }
     // The game at this turn, made now that it is searched.
     let game = &job.position.game();
-    let eval = net.evaluate(Request {
+    let request = Request {
         game,
         to_move: game.to_move(),
         fresh: false,
         symmetry: 0,
         white_advantage: asked.advantage.for_white(game.to_move()) as f32,
-    });
+    };
+    let eval = net.evaluate(request);
     let human = settings.human_network.as_ref().and_then(|h| {
         let profile = asked.human_profile.clone().or_else(|| h.profile());
         let request = Request {
-            game,
-            to_move: game.to_move(),
-            fresh: false,
-            symmetry: 0,
             white_advantage: 0.0,
+            ..request
         };
         match profile {
             Some(p) if asked.policy => Some(h.evaluate_under(&p, request)),
