@@ -3,7 +3,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kosumi::go::board::{Board, Color};
-use kosumi::search::{Policy, playout};
+use kosumi::search::mc::{Policy, playout};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::hint::black_box;

@@ -9,7 +9,8 @@ use kosumi::go::rules::Rules;
 use kosumi::phantom::Kind;
 use kosumi::phantom::options::Options;
 use kosumi::phantom::player::Mode;
-use kosumi::search::{ChooserPolicy, MonteCarlo, Planning, Policy, Puct, SearchConfig};
+use kosumi::search::mc::Policy;
+use kosumi::search::{ChooserPolicy, MonteCarlo, Planning, Puct, SearchConfig};
 use std::path::PathBuf;
 
 /// kosumi, a Go engine speaking GTP (Go Text Protocol) on stdin and stdout.

@@ -12,7 +12,7 @@ pub struct Config {
     pub search: SearchConfig,
     /// Phantom player: how it searches, and its playout policy.
     pub phantom_mode: crate::phantom::player::Mode,
-    pub phantom_policy: search::Policy,
+    pub phantom_policy: search::mc::Policy,
     /// Host a phantom game for a person at this seat (GoGui's ruler
     /// interface): the seat, Go or Rengo, the conventions.
     pub phantom_host: Option<(
@@ -46,7 +46,7 @@ impl Default for Config {
         Config {
             search: SearchConfig::default(),
             phantom_mode: crate::phantom::player::Mode::Auto,
-            phantom_policy: search::Policy::Light,
+            phantom_policy: search::mc::Policy::Light,
             phantom_host: None,
             ponder: false,
             live_gfx: false,

@@ -385,7 +385,7 @@ impl Engine {
     /// playouts: what `final_score` and the dead-stone lists judge by where
     /// the network does not apply.
     pub fn ownership(&self) -> Vec<f64> {
-        search::ownership(
+        search::mc::ownership(
             self.shown(),
             self.config.search.chooser.ownership_playouts,
             self.config.search.seed,

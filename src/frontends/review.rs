@@ -112,7 +112,7 @@ pub fn review(
         let outcome = puct::search_watched(
             at,
             net,
-            puct::Params::of(how, budget, nth_seed(how.seed, n as u64)),
+            puct::PuctParams::of(how, budget, nth_seed(how.seed, n as u64)),
             &stop,
             tree,
             Some(watch),

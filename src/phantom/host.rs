@@ -317,7 +317,8 @@ mod tests {
     use super::*;
     use crate::go::rules::Rules;
     use crate::go::vertex::parse_vertex;
-    use crate::search::{Budget, Policy};
+    use crate::search::Budget;
+    use crate::search::mc::Policy;
 
     fn settings() -> player::Settings<'static> {
         player::Settings {

@@ -77,7 +77,7 @@ fn retakes_a_ko(game: &Game, color: Color, p: Point) -> bool {
 pub fn final_statuses(game: &Game, seed: u64, count: Count) -> Vec<Status> {
     match count {
         Count::Estimate => {
-            let ownership = crate::search::ownership(game, SCORING_PLAYOUTS, seed);
+            let ownership = crate::search::mc::ownership(game, SCORING_PLAYOUTS, seed);
             crate::go::score::statuses(game.board(), &ownership)
         }
         Count::AsItStands => vec![Status::Alive; crate::go::board::MAX_POINTS],

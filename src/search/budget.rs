@@ -1,5 +1,5 @@
-//! What a search is told and what it answers: how long to search, how to
-//! plan for dice below the root, one search's settings, and the decision.
+//! What a search is told and what it answers, for both searches: how long
+//! to search, how to plan for dice below the root, and the decision.
 
 use crate::go::board::Point;
 use std::time::Duration;
@@ -26,17 +26,4 @@ pub enum Planning {
     Chance,
     /// Only the root obeys the roll; the rest of the search ignores the dice.
     RootOnly,
-}
-
-/// Settings of one search.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    pub budget: Budget,
-    pub seed: u64,
-    /// Pass is not considered unless this is false (cleanup removes dead stones).
-    pub cleanup: bool,
-    /// Upper bound on tree nodes.
-    pub max_nodes: usize,
-    /// Whether the learned patterns add to the priors.
-    pub patterns: bool,
 }

@@ -10,13 +10,12 @@
 //! its own.
 
 use super::advantage::{self, Advantage};
-use super::budget::{Budget, Decision, Planning, Settings};
+use super::budget::{Budget, Decision, Planning};
 use super::config::SearchConfig;
 use super::level::{self, Rank};
-use super::ownership::ownership;
-use super::puct::{self, NetTree, Params};
-use super::threads::{Watch, run_watched};
-use super::tree::Tree;
+use super::mc::{McSettings, McTree, ownership, run_watched};
+use super::puct::{self, NetTree, PuctParams};
+use super::watch::Watch;
 use crate::core::random::nth_seed;
 use crate::go::board::{Color, Point};
 use crate::go::game::Game;
@@ -86,7 +85,7 @@ impl MoveSearch<'_> {
 /// The trees kept between moves and the count of searches made.
 #[derive(Default)]
 pub struct Chooser {
-    tree: Tree,
+    tree: McTree,
     net_tree: NetTree,
     /// The playout doubling advantage of the network's searches in
     /// handicap games, carried from move to move.
@@ -136,8 +135,8 @@ impl Chooser {
     }
 
     /// The settings of the next Monte Carlo search.
-    fn next_settings(&mut self, how: &MoveSearch, budget: Budget, cleanup: bool) -> Settings {
-        Settings {
+    fn next_settings(&mut self, how: &MoveSearch, budget: Budget, cleanup: bool) -> McSettings {
+        McSettings {
             budget,
             seed: self.next_seed(how.config.seed),
             cleanup,
@@ -208,9 +207,9 @@ impl Chooser {
         // The network searches plain Go (no dice); the cleanup of dead
         // stones comes from the Monte Carlo search.
         if let Some(net) = network.filter(|_| !cleanup) {
-            let params = Params {
+            let params = PuctParams {
                 white_advantage: self.advantage.update(game),
-                ..Params::of(
+                ..PuctParams::of(
                     how.config,
                     how.visit_budget(),
                     self.next_seed(how.config.seed),
@@ -254,7 +253,7 @@ impl Chooser {
     /// With the network where it applies (no dice).
     pub fn analyse(&mut self, game: &Game, how: &MoveSearch, stop: &AtomicBool, watch: Watch) {
         if let Some(net) = how.network.filter(|n| n.applies_to(game)) {
-            let params = Params::of(
+            let params = PuctParams::of(
                 how.config,
                 how.visit_budget(),
                 self.next_seed(how.config.seed),
@@ -289,7 +288,7 @@ impl Chooser {
             Some(net) => Lent::Network {
                 tree: std::mem::take(&mut self.net_tree),
                 net,
-                params: Params::of(how.config, budget, self.next_seed(how.config.seed)),
+                params: PuctParams::of(how.config, budget, self.next_seed(how.config.seed)),
             },
             None => Lent::MonteCarlo {
                 settings: self.next_settings(how, budget, false),
@@ -311,15 +310,15 @@ impl Chooser {
 /// A search lent out to run on another thread, with its tree.
 pub enum Lent {
     MonteCarlo {
-        tree: Tree,
-        settings: Settings,
+        tree: McTree,
+        settings: McSettings,
         threads: usize,
         planning: Planning,
     },
     Network {
         tree: NetTree,
         net: Arc<Evaluator>,
-        params: Params,
+        params: PuctParams,
     },
 }
 

@@ -20,19 +20,16 @@
 //! network's policy alone, as KaTrain's calibrated rank AI plays; the
 //! chooser uses it in place of a search where a level is set.
 //!
-//! **Monte Carlo** (where no network applies: Aléago's dice, `--nn off`,
-//! `--search mc`): playouts (`playout`: light, uniform but never filling an
-//! own eye; full, with captures, atari escapes read for ladders and 3×3
-//! patterns near the last two moves) under a UCT tree with RAVE statistics
-//! and prior knowledge (`priors`), one tree shared by the threads (`threads`,
-//! virtual loss) and reused from move to move (`tree`); `uct` is one
-//! search's descent, expansion and update, `root` the root's move rules,
-//! score statistics and choice, `dynkomi` the handicap's worth counted for
-//! White. Under Aléago the playouts and the tree draw a roll for every move
-//! below the root.
+//! **Monte Carlo** ([`mc`], where no network applies: Aléago's dice,
+//! `--nn off`, `--search mc`): playouts under a UCT tree with RAVE
+//! statistics and prior knowledge, threads on one tree, the tree reused from
+//! move to move. Its names say which search they are: `mc::McSearch`,
+//! `mc::McTree`, `mc::McSettings`, as PUCT's are `puct::NetTree` and
+//! `puct::PuctParams`.
 //!
-//! Shared by both: `report` (what analysis shows), `ownership` (the
-//! playouts' estimate behind dead stones where no network judges them).
+//! Shared by both: `report` (what analysis shows, one [`Report`] for
+//! either search) and `watch` (what a caller asks of a running search: a
+//! [`Watch`] for reports, the [`MoveRules`] it keeps out).
 //!
 //! The searches work on copies of the board; they never change the game.
 //! The root's moves are checked under every rule of the game (superko
@@ -43,24 +40,13 @@ mod advantage;
 mod budget;
 pub mod chooser;
 mod config;
-mod dynkomi;
 pub mod level;
-mod ownership;
-mod playout;
-mod priors;
+pub mod mc;
 pub mod puct;
 mod report;
-mod root;
-mod threads;
-mod tree;
-mod uct;
+mod watch;
 
-pub use budget::{Budget, Decision, Planning, Settings};
+pub use budget::{Budget, Decision, Planning};
 pub use config::{ChooserPolicy, MonteCarlo, PUCT_SETTINGS, Puct, PuctSetting, SearchConfig};
-pub use ownership::ownership;
-pub use playout::{Policy, Rolls, playout, playout_area};
 pub use report::{Candidate, Report};
-pub use root::{MoveRules, RootMove, decide};
-pub use threads::{Watch, run_threads, run_watched};
-pub use tree::Tree;
-pub use uct::Search;
+pub use watch::{MoveRules, Watch};

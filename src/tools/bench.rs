@@ -10,7 +10,8 @@ use crate::go::board::{Board, Color};
 use crate::go::dice::Dice;
 use crate::go::game::Game;
 use crate::go::rules::Rules;
-use crate::search::{Budget, Planning, Policy, Rolls, Settings, Watch, playout, run_watched};
+use crate::search::mc::{McSettings, McTree, Policy, Rolls, playout, run_watched};
+use crate::search::{Budget, Planning, Watch};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::io::{BufRead, BufReader, Write};
@@ -265,7 +266,7 @@ fn fresh_visits_per_s(
     let out = crate::search::puct::search_watched(
         game,
         net,
-        crate::search::puct::Params::of(
+        crate::search::puct::PuctParams::of(
             &crate::search::SearchConfig {
                 threads,
                 ..Default::default()
@@ -424,7 +425,7 @@ fn tree_rate(
     ownership: bool,
     patterns: bool,
 ) -> f64 {
-    let settings = Settings {
+    let settings = McSettings {
         budget: Budget {
             playouts: None,
             time: Some(duration),
@@ -451,7 +452,7 @@ fn tree_rate(
         threads,
         Planning::Chance,
         &AtomicBool::new(false),
-        &mut crate::search::Tree::default(),
+        &mut McTree::default(),
         watch,
     );
     playouts as f64 / start.elapsed().as_secs_f64()

@@ -403,9 +403,9 @@ fn search(job: &Job, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
     let outcome = puct::search_watched(
         game,
         net,
-        puct::Params {
+        puct::PuctParams {
             white_advantage: asked.advantage.for_white(game.to_move()),
-            ..puct::Params::of(&config, budget, seed)
+            ..puct::PuctParams::of(&config, budget, seed)
         },
         &job.stop,
         &mut tree,

@@ -173,7 +173,7 @@ impl Player {
                         }
                         None => sample.clear_ko(),
                     }
-                    search::playout(
+                    search::mc::playout(
                         &mut sample,
                         me.opponent(),
                         settings.policy,
@@ -182,7 +182,7 @@ impl Player {
                         [mv, None],
                         |_, _| {},
                     );
-                    let lead = search::playout_area(&sample) as f64 - komi;
+                    let lead = search::mc::playout_area(&sample) as f64 - komi;
                     f64::from(u8::from((lead > 0.0) == (me == Color::Black)))
                 }
             };
@@ -218,7 +218,8 @@ mod tests {
     use crate::phantom::Kind;
     use crate::phantom::options::Options;
     use crate::phantom::player::Mode;
-    use crate::search::{Budget, Policy};
+    use crate::search::Budget;
+    use crate::search::mc::Policy;
     #[test]
     fn determinized_choice_is_legal_on_the_view_and_never_refused() {
         let mut view = Game::new(9, Rules::default(), 7.5);

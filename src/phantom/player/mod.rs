@@ -19,7 +19,8 @@ use crate::go::board::{Board, Color, Point};
 use crate::go::game::Game;
 use crate::go::vertex::color_name;
 use crate::nn::Evaluator;
-use crate::search::{Budget, Decision, MonteCarlo, Policy};
+use crate::search::mc::Policy;
+use crate::search::{Budget, Decision, MonteCarlo};
 use std::sync::atomic::AtomicBool;
 
 /// How the player searches.

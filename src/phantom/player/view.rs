@@ -77,8 +77,8 @@ impl Player {
         if let Some(net) = network {
             return self.choose_with_network(&game, net, settings, stop, open);
         }
-        let search = search::Search::new(&game, settings.seed, settings.max_nodes);
-        let s = search::Settings {
+        let search = search::mc::McSearch::new(&game, settings.seed, settings.max_nodes);
+        let s = search::mc::McSettings {
             budget: settings.budget,
             seed: settings.seed,
             cleanup: false,
@@ -132,7 +132,7 @@ impl Player {
         let out = puct::search_watched(
             game,
             net,
-            puct::Params::new(settings.budget, settings.seed),
+            puct::PuctParams::new(settings.budget, settings.seed),
             stop,
             &mut NetTree::default(),
             Some(watch),
@@ -169,7 +169,8 @@ mod tests {
     use crate::phantom::options::Options;
     use crate::phantom::player::{Mode, stand};
     use crate::phantom::probe::Probe;
-    use crate::search::{Budget, Policy};
+    use crate::search::Budget;
+    use crate::search::mc::Policy;
     /// View-search settings for tests: light playouts, a fixed budget.
     fn view_settings(playouts: u64, seed: u64) -> Settings<'static> {
         Settings {

@@ -40,7 +40,7 @@ pub use tree::NetTree;
 use super::budget::{Budget, Decision};
 use super::config::{Puct, SearchConfig};
 use super::report::Report;
-use super::threads::Watch;
+use super::watch::Watch;
 use crate::core::random::nth_seed;
 use crate::go::game::Game;
 use crate::nn::{Evaluation, Evaluator};
@@ -59,7 +59,7 @@ const DEFAULT_MAX_NODES: usize = 4_000_000;
 
 /// How one search runs.
 #[derive(Clone, Copy, Debug)]
-pub struct Params {
+pub struct PuctParams {
     /// Visits, seconds or both.
     pub budget: Budget,
     pub seed: u64,
@@ -74,10 +74,10 @@ pub struct Params {
     pub max_nodes: usize,
 }
 
-impl Params {
+impl PuctParams {
     /// One thread, no advantage.
-    pub fn new(budget: Budget, seed: u64) -> Params {
-        Params {
+    pub fn new(budget: Budget, seed: u64) -> PuctParams {
+        PuctParams {
             budget,
             seed,
             threads: 1,
@@ -89,19 +89,19 @@ impl Params {
 
     /// As `config` says (its threads and PUCT settings), with this
     /// search's budget and seed, no advantage.
-    pub fn of(config: &SearchConfig, budget: Budget, seed: u64) -> Params {
-        Params {
+    pub fn of(config: &SearchConfig, budget: Budget, seed: u64) -> PuctParams {
+        PuctParams {
             threads: config.threads.max(1),
             puct: config.puct,
             max_nodes: config.max_nodes,
-            ..Params::new(budget, seed)
+            ..PuctParams::new(budget, seed)
         }
     }
 
     /// With `threads` threads.
     #[cfg(test)]
-    fn threads(self, threads: usize) -> Params {
-        Params { threads, ..self }
+    fn threads(self, threads: usize) -> PuctParams {
+        PuctParams { threads, ..self }
     }
 }
 
@@ -127,7 +127,7 @@ pub fn search(
     stop: &AtomicBool,
     tree: &mut NetTree,
 ) -> Outcome {
-    search_watched(game, net, Params::new(budget, seed), stop, tree, None)
+    search_watched(game, net, PuctParams::new(budget, seed), stop, tree, None)
 }
 
 /// [`search`] with `threads` threads on one tree, reporting to `watch`
@@ -138,7 +138,7 @@ pub fn search(
 pub fn search_watched(
     game: &Game,
     net: &Evaluator,
-    params: Params,
+    params: PuctParams,
     stop: &AtomicBool,
     tree: &mut NetTree,
     mut watch: Option<Watch>,
@@ -146,7 +146,7 @@ pub fn search_watched(
     // The budget counts from here: the root's first evaluation (for the
     // score's centre) is part of the move's time.
     let start = Instant::now();
-    let Params {
+    let PuctParams {
         budget,
         seed,
         threads,
@@ -291,7 +291,7 @@ fn judging_search(
     search_watched(
         &game.continued(),
         net,
-        Params::new(budget, seed),
+        PuctParams::new(budget, seed),
         &AtomicBool::new(false),
         &mut NetTree::default(),
         watch,
@@ -339,12 +339,12 @@ mod tests {
         };
         let root_moves_visited = |wide_root_noise: f64| {
             let mut tree = NetTree::default();
-            let params = Params {
+            let params = PuctParams {
                 puct: Puct {
                     wide_root_noise,
                     ..Puct::default()
                 },
-                ..Params::new(budget, 5)
+                ..PuctParams::new(budget, 5)
             };
             search_watched(
                 &game,
@@ -391,7 +391,7 @@ mod tests {
         let out = search_watched(
             &game,
             &net,
-            Params::new(budget, 3).threads(2),
+            PuctParams::new(budget, 3).threads(2),
             &stop,
             &mut tree,
             None,
@@ -468,13 +468,13 @@ mod tests {
             playouts: Some(400),
             time: None,
         };
-        let unweighted = Params {
+        let unweighted = PuctParams {
             puct: Puct {
                 noise_pruning: false,
                 value_weight_exponent: 0.0,
                 ..Puct::default()
             },
-            ..Params::new(budget, 4)
+            ..PuctParams::new(budget, 4)
         };
         let mut tree = NetTree::default();
         search_watched(
@@ -507,12 +507,12 @@ mod tests {
         let corrected = nodes.iter().filter(|n| n.bias_applied != 0.0).count();
         assert!(corrected > 20, "{corrected}");
         // Without the correction, none.
-        let plain = Params {
+        let plain = PuctParams {
             puct: Puct {
                 subtree_bias: 0.0,
                 ..unweighted.puct
             },
-            ..Params::new(budget, 4)
+            ..PuctParams::new(budget, 4)
         };
         let mut tree = NetTree::default();
         search_watched(&game, &net, plain, &AtomicBool::new(false), &mut tree, None);
@@ -539,7 +539,7 @@ mod tests {
             let out = search_watched(
                 &game,
                 &net,
-                Params::new(budget, seed),
+                PuctParams::new(budget, seed),
                 &AtomicBool::new(false),
                 &mut NetTree::default(),
                 Some(watch),
@@ -563,9 +563,9 @@ mod tests {
             time: None,
         };
         let mut tree = NetTree::default();
-        let params = Params {
+        let params = PuctParams {
             max_nodes: 300,
-            ..Params::new(budget, 1)
+            ..PuctParams::new(budget, 1)
         };
         let out = search_watched(
             &game,

@@ -15,7 +15,7 @@ use crate::go::game::Game;
 use crate::nn::{Evaluation, Evaluator, Request, SYMMETRIES};
 use crate::search::budget::Budget;
 use crate::search::config::Puct;
-use crate::search::root::MoveRules;
+use crate::search::watch::MoveRules;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 use std::sync::Mutex;

@@ -1,51 +1,14 @@
 //! Several threads on one tree, and the choice of a move from the root's
 //! statistics.
 
-use super::budget::{Decision, Planning, Settings};
-use super::report::Report;
-use super::root::{MoveRules, decide};
-use super::tree::Tree;
-use super::uct::Search;
+use super::root::decide;
+use super::tree::McTree;
+use super::uct::{McSearch, McSettings};
 use crate::go::game::Game;
+use crate::search::budget::{Decision, Planning};
+use crate::search::watch::Watch;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-
-/// Someone watching a search (analysis, live graphics): what to count for
-/// them, and what to do with a report every `every` while it runs.
-pub struct Watch<'w> {
-    /// Time between reports; `None` reports only at the end.
-    pub every: Option<Duration>,
-    /// Whether to report at the end too.
-    pub at_end: bool,
-    /// Count each point's final owner.
-    pub ownership: bool,
-    /// Count each point's owner under each root move too (the network's
-    /// search only).
-    pub moves_ownership: bool,
-    /// Report at least this many root moves (unvisited ones by prior).
-    pub min_moves: usize,
-    /// Moves the search leaves alone; such a search starts from a fresh
-    /// tree and does not keep it (a reused tree holds them).
-    pub restrict: Option<MoveRules>,
-    pub on_report: &'w mut dyn FnMut(&Report),
-}
-
-impl<'w> Watch<'w> {
-    /// A watch that only keeps `restrict`'s moves out, or only asks for the
-    /// final report (the network's search returns it): nothing counted,
-    /// no report during the search, `on_report` never called.
-    pub fn quiet(restrict: Option<MoveRules>, on_report: &'w mut dyn FnMut(&Report)) -> Watch<'w> {
-        Watch {
-            every: None,
-            at_end: false,
-            ownership: false,
-            moves_ownership: false,
-            min_moves: 0,
-            restrict,
-            on_report,
-        }
-    }
-}
 
 /// Searches with `threads` threads sharing one tree (each descent adds a
 /// virtual loss along its path, so the threads spread over the tree), grown
@@ -53,11 +16,11 @@ impl<'w> Watch<'w> {
 /// the decision, its win rate and the number of playouts made.
 pub fn run_threads(
     game: &Game,
-    settings: &Settings,
+    settings: &McSettings,
     threads: usize,
     planning: Planning,
     stop: &AtomicBool,
-    tree: &mut Tree,
+    tree: &mut McTree,
 ) -> (Decision, f64, u64) {
     run_watched(game, settings, threads, planning, stop, tree, None)
 }
@@ -66,18 +29,18 @@ pub fn run_threads(
 /// calling thread only watches then).
 pub fn run_watched(
     game: &Game,
-    settings: &Settings,
+    settings: &McSettings,
     threads: usize,
     planning: Planning,
     stop: &AtomicBool,
-    tree: &mut Tree,
+    tree: &mut McTree,
     mut watch: Option<Watch>,
 ) -> (Decision, f64, u64) {
     let start = Instant::now();
     let threads = threads.max(1);
     let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
     let fresh = restrict.is_some();
-    let search = Search::new(game, settings.seed, settings.max_nodes)
+    let search = McSearch::new(game, settings.seed, settings.max_nodes)
         .with_planning(planning)
         .with_tree((!fresh).then(|| std::mem::take(tree)))
         .with_ownership(watch.as_ref().is_some_and(|w| w.ownership))
@@ -158,7 +121,7 @@ mod tests {
     fn two_threads_share_one_tree() {
         let mut g = Game::new(9, Rules::default(), 7.5);
         g.play(Color::Black, Some(g.board().point(4, 4))).unwrap();
-        let settings = Settings {
+        let settings = McSettings {
             budget: Budget {
                 playouts: Some(4000),
                 time: None,
@@ -168,7 +131,7 @@ mod tests {
             max_nodes: 1 << 20,
             patterns: false,
         };
-        let mut tree = Tree::default();
+        let mut tree = McTree::default();
         let stop = AtomicBool::new(false);
         let (d, _, playouts) = run_threads(&g, &settings, 2, Planning::Chance, &stop, &mut tree);
         // The budget is shared (the search may also stop early, decided).

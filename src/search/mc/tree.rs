@@ -47,7 +47,7 @@ pub(super) const EXPAND_AT: f32 = 2.0;
 
 /// A search tree kept from one move to the next (tree reuse).
 #[derive(Clone, Default)]
-pub struct Tree {
+pub struct McTree {
     pub(super) nodes: Vec<Node>,
     /// The game the tree was grown for: its actions, side to move, size,
     /// rules and komi. A later game is the same one played on only if it
@@ -60,7 +60,7 @@ pub struct Tree {
     pub(super) root_scores: Vec<[i64; 4]>,
 }
 
-impl Tree {
+impl McTree {
     /// What the tree was grown for, if `game` is that game played on (the
     /// same size, rules and komi, its actions a continuation).
     fn played_on(&self, game: &Game) -> Option<&Standing> {
@@ -128,11 +128,12 @@ mod tests {
     use super::*;
     use crate::go::board::Color;
     use crate::go::rules::Rules;
-    use crate::search::{Budget, Planning, Settings, run_threads};
+    use crate::search::mc::{McSettings, run_threads};
+    use crate::search::{Budget, Planning};
     use std::sync::atomic::AtomicBool;
     /// A tree grown for `game` with `playouts` playouts, one thread.
-    fn grown_tree(game: &Game, playouts: u64) -> Tree {
-        let settings = Settings {
+    fn grown_tree(game: &Game, playouts: u64) -> McTree {
+        let settings = McSettings {
             budget: Budget {
                 playouts: Some(playouts),
                 time: None,
@@ -142,7 +143,7 @@ mod tests {
             max_nodes: 1 << 20,
             patterns: false,
         };
-        let mut tree = Tree::default();
+        let mut tree = McTree::default();
         let stop = AtomicBool::new(false);
         run_threads(game, &settings, 1, Planning::Chance, &stop, &mut tree);
         tree
@@ -208,7 +209,7 @@ mod tests {
     #[test]
     fn the_tree_stays_within_its_node_bound_and_the_search_goes_on() {
         let g = Game::new(9, Rules::default(), 7.5);
-        let settings = Settings {
+        let settings = McSettings {
             budget: Budget {
                 playouts: Some(3000),
                 time: None,
@@ -218,7 +219,7 @@ mod tests {
             max_nodes: 600,
             patterns: false,
         };
-        let mut tree = Tree::default();
+        let mut tree = McTree::default();
         let stop = AtomicBool::new(false);
         let (d, _, playouts) = run_threads(&g, &settings, 2, Planning::Chance, &stop, &mut tree);
         // The tree is full after a few dozen playouts; the search goes on

@@ -1,17 +1,18 @@
 //! The UCT-RAVE search: descent, expansion with prior knowledge, playout and
 //! update, on one tree behind a lock.
 
-use super::budget::{Decision, Planning, Settings};
 use super::dynkomi;
 use super::playout::{Policy, Rolls, final_owner, on_line_set, playout, playout_area};
 use super::priors::{self, PatternScratch};
-use super::root::{MoveRules, RootMove, RootScores, decide};
-use super::tree::{EXPAND_AT, Node, PASS, RAVE_EQUIV, Tree};
+use super::root::{RootMove, RootScores, decide};
+use super::tree::{EXPAND_AT, McTree, Node, PASS, RAVE_EQUIV};
 use crate::go::board::{Board, Color, Point};
 use crate::go::dice::{ALL_LINES, Lines};
 use crate::go::game::{Action, Game};
 use crate::go::rules::Suicide;
 use crate::knowledge::prediction::Model;
+use crate::search::budget::{Budget, Decision, Planning};
+use crate::search::watch::MoveRules;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -33,9 +34,22 @@ fn recent_moves(sequence: &[(Color, Point)], game: &Game) -> [Option<Point>; 2] 
     [moves.next().flatten(), moves.next().flatten()]
 }
 
+/// The settings of one Monte Carlo search.
+#[derive(Clone, Debug)]
+pub struct McSettings {
+    pub budget: Budget,
+    pub seed: u64,
+    /// Pass is not considered unless this is false (cleanup removes dead stones).
+    pub cleanup: bool,
+    /// Upper bound on tree nodes.
+    pub max_nodes: usize,
+    /// Whether the learned patterns add to the priors.
+    pub patterns: bool,
+}
+
 /// A UCT-RAVE search from one game position: one tree, behind a lock,
 /// shared by the threads that search it.
-pub struct Search<'a> {
+pub struct McSearch<'a> {
     pub(super) game: &'a Game,
     suicide: Suicide,
     pub(super) komi: f64,
@@ -75,7 +89,7 @@ struct Worker {
     board: Box<Board>,
     first_mover: Vec<u8>,
     /// The learned move patterns whose probabilities add to the priors
-    /// (`Settings::patterns`).
+    /// (`McSettings::patterns`).
     patterns: Option<&'static Model>,
     pattern_scratch: PatternScratch,
 }
@@ -102,10 +116,10 @@ impl Worker {
     }
 }
 
-impl<'a> Search<'a> {
-    pub fn new(game: &'a Game, seed: u64, max_nodes: usize) -> Search<'a> {
+impl<'a> McSearch<'a> {
+    pub fn new(game: &'a Game, seed: u64, max_nodes: usize) -> McSearch<'a> {
         let komi = game.komi + game.rules.handicap_bonus.points(game.handicap());
-        Search {
+        McSearch {
             game,
             suicide: game.rules.suicide,
             komi,
@@ -128,7 +142,7 @@ impl<'a> Search<'a> {
     /// In the same position, the score counts of the root's moves go on
     /// too (so that a move's score lead rests on as many playouts as it
     /// can); after moves, the new root's scores start afresh.
-    pub fn with_tree(mut self, tree: Option<Tree>) -> Search<'a> {
+    pub fn with_tree(mut self, tree: Option<McTree>) -> McSearch<'a> {
         if let Some(t) = &tree
             && t.grown_at(self.game)
             && !t.root_scores.is_empty()
@@ -143,9 +157,9 @@ impl<'a> Search<'a> {
     }
 
     /// The tree grown, to be reused after the next moves.
-    pub fn into_tree(self) -> Tree {
+    pub fn into_tree(self) -> McTree {
         let game = self.game;
-        Tree {
+        McTree {
             grown_for: Some(game.standing()),
             nodes: self.nodes.into_inner().unwrap_or_else(|e| e.into_inner()),
             root_scores: self.root_scores.snapshot(),
@@ -153,7 +167,7 @@ impl<'a> Search<'a> {
     }
 
     /// Counts, for analysis, who owns each point at the end of each playout.
-    pub fn with_ownership(mut self, on: bool) -> Search<'a> {
+    pub fn with_ownership(mut self, on: bool) -> McSearch<'a> {
         self.owners = on.then(|| {
             (0..crate::go::board::MAX_POINTS)
                 .map(|_| [AtomicU32::new(0), AtomicU32::new(0)])
@@ -163,13 +177,13 @@ impl<'a> Search<'a> {
     }
 
     /// Keeps the search off the moves `rules` forbid (at the depths they say).
-    pub fn with_restrictions(mut self, rules: Option<MoveRules>) -> Search<'a> {
+    pub fn with_restrictions(mut self, rules: Option<MoveRules>) -> McSearch<'a> {
         self.restrict = rules;
         self
     }
 
     /// Sets how the search plans for dice below the root.
-    pub fn with_planning(mut self, planning: Planning) -> Search<'a> {
+    pub fn with_planning(mut self, planning: Planning) -> McSearch<'a> {
         self.planning = planning;
         self
     }
@@ -461,7 +475,7 @@ impl<'a> Search<'a> {
 
     /// Runs playouts until the budget is spent (by all threads together) or
     /// `stop` is set; `thread` numbers the caller among the threads.
-    pub fn search(&self, settings: &Settings, stop: &AtomicBool, thread: usize) {
+    pub fn search(&self, settings: &McSettings, stop: &AtomicBool, thread: usize) {
         let start = Instant::now();
         let mut w = Worker {
             rng: SmallRng::seed_from_u64(
@@ -505,7 +519,7 @@ impl<'a> Search<'a> {
 
     /// Whether the most visited root move stays first whatever the rest of
     /// the budget brings (every remaining playout going to the runner-up).
-    fn decided(&self, settings: &Settings, start: Instant) -> bool {
+    fn decided(&self, settings: &McSettings, start: Instant) -> bool {
         let playouts = self.playouts();
         let by_playouts = settings
             .budget
@@ -550,7 +564,7 @@ impl<'a> Search<'a> {
 
     /// Runs the search on the calling thread and returns the decision with
     /// its win rate.
-    pub fn run(&self, settings: &Settings, stop: &AtomicBool) -> (Decision, f64) {
+    pub fn run(&self, settings: &McSettings, stop: &AtomicBool) -> (Decision, f64) {
         self.search(settings, stop, 0);
         decide(&self.root_stats(), settings.cleanup)
     }
@@ -581,8 +595,8 @@ mod tests {
         }
         g.setup(&stones, false).unwrap();
         g.set_to_move(Color::White);
-        let s = Search::new(&g, 1, 1 << 20);
-        let settings = Settings {
+        let s = McSearch::new(&g, 1, 1 << 20);
+        let settings = McSettings {
             budget: Budget {
                 playouts: Some(3000),
                 time: None,

@@ -1,37 +1,10 @@
-//! What the search knows and decides at its root: the moves an analysis
-//! keeps out of it (`avoid` and `allow`), the score statistics of the
-//! playouts under each root move, and the choice of a move from the root's
-//! visits.
+//! What the Monte Carlo search knows and decides at its root: the score
+//! statistics of the playouts under each root move, and the choice of a
+//! move from the root's visits.
 
-use super::budget::Decision;
-use crate::go::board::{Color, MAX_POINTS, Point};
+use crate::go::board::{MAX_POINTS, Point};
+use crate::search::budget::Decision;
 use std::sync::atomic::{AtomicI64, Ordering};
-
-/// Moves kept out of the search: KataGo's and Leela Zero's `avoid COLOR
-/// VERTICES DEPTH` (none of those moves by that colour in the first DEPTH
-/// moves) and `allow COLOR VERTICES DEPTH` (only those). `None` in a list
-/// is a pass: as in KataGo, an `allow` list without it keeps pass out too.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct MoveRules {
-    pub avoid: Vec<(Color, Vec<Option<Point>>, usize)>,
-    pub allow: Option<(Color, Vec<Option<Point>>, usize)>,
-}
-
-impl MoveRules {
-    /// Whether `c` may play `p` (`None`: pass) as the search's `depth`-th
-    /// move (1: a root move).
-    pub fn permits(&self, c: Color, p: Option<Point>, depth: usize) -> bool {
-        let avoided = self
-            .avoid
-            .iter()
-            .any(|(color, points, until)| *color == c && depth <= *until && points.contains(&p));
-        let allowed = match &self.allow {
-            Some((color, points, until)) if *color == c && depth <= *until => points.contains(&p),
-            _ => true,
-        };
-        !avoided && allowed
-    }
-}
 
 /// The final area counts of the playouts under each root move (indexed by
 /// the move's point, pass at 0): their number, sum and sum of squares, and
