@@ -6,7 +6,7 @@
 //!
 //! The parts: `parse` (lines and arguments), `commands` (the table), the
 //! handlers by family (`analyze`, `gogui_analysis`, `dice`, `phantom`,
-//! `network`), `format` (boards and vertices as text), `reply` (answers,
+//! `network`), `params` (KataGo's parameter store), `format` (boards and vertices as text), `reply` (answers,
 //! errors, responses), `dispatch` (a line to a response), `serve` (the
 //! stdin/stdout session), `input` (the reader thread) and `background`
 //! (searches beside the protocol).
@@ -22,6 +22,7 @@ mod format;
 mod gogui_analysis;
 mod input;
 mod network;
+mod params;
 mod parse;
 mod phantom;
 mod reply;
