@@ -306,8 +306,7 @@ fn seeded_settings(config: &super::Config, budget: Budget, seed: u64) -> player:
         policy: config.phantom_policy,
         budget,
         seed,
-        max_nodes: config.search.max_nodes,
-        mc: config.search.mc,
+        search: &config.search,
         network: config.network.as_deref(),
     }
 }

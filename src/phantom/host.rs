@@ -329,11 +329,7 @@ mod tests {
                 time: None,
             },
             seed: 1,
-            max_nodes: 1000,
-            mc: crate::search::MonteCarlo {
-                patterns: false,
-                planning: crate::search::Planning::Chance,
-            },
+            search: crate::phantom::player::tests::search_config(1000, false),
             network: None,
         }
     }

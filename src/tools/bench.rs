@@ -537,11 +537,7 @@ pub fn phantom_playouts_per_second(size: usize, duration: Duration) -> (f64, f64
             time: Some(duration),
         },
         seed: 1,
-        max_nodes: 0,
-        mc: crate::search::MonteCarlo {
-            patterns: false,
-            planning: crate::search::Planning::Chance,
-        },
+        search: &crate::search::SearchConfig::default(),
         network: None,
     };
     let start = Instant::now();

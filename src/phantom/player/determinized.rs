@@ -235,11 +235,7 @@ mod tests {
                 time: None,
             },
             seed: 3,
-            max_nodes: 10_000,
-            mc: crate::search::MonteCarlo {
-                patterns: false,
-                planning: crate::search::Planning::Chance,
-            },
+            search: crate::phantom::player::tests::search_config(10_000, false),
             network: None,
         };
         let stop = AtomicBool::new(false);

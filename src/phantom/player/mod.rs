@@ -20,7 +20,7 @@ use crate::go::game::Game;
 use crate::go::vertex::color_name;
 use crate::nn::Evaluator;
 use crate::search::mc::Policy;
-use crate::search::{Budget, Decision, MonteCarlo};
+use crate::search::{Budget, Decision, SearchConfig};
 use std::sync::atomic::AtomicBool;
 
 /// How the player searches.
@@ -63,10 +63,10 @@ pub struct Settings<'a> {
     pub policy: Policy,
     pub budget: Budget,
     pub seed: u64,
-    /// The view search's tree bound and Monte Carlo settings (the
-    /// determinized search's light playouts read neither).
-    pub max_nodes: usize,
-    pub mc: MonteCarlo,
+    /// How the view search searches, as every other search does: its
+    /// threads, tree bound, Monte Carlo settings and PUCT's refinements
+    /// (the determinized search's light playouts read none of them).
+    pub search: &'a SearchConfig,
     /// The network, for [`Mode::Net`].
     pub network: Option<&'a Evaluator>,
 }
@@ -505,10 +505,23 @@ impl Player {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::go::rules::Rules;
     use crate::go::vertex::parse_vertex;
+
+    /// A search configuration for the tests' settings, which live as long
+    /// as the test: `max_nodes` nodes, no learned patterns unless asked.
+    pub(crate) fn search_config(max_nodes: usize, patterns: bool) -> &'static SearchConfig {
+        Box::leak(Box::new(SearchConfig {
+            max_nodes,
+            mc: crate::search::MonteCarlo {
+                patterns,
+                planning: crate::search::Planning::Chance,
+            },
+            ..SearchConfig::default()
+        }))
+    }
 
     /// The point of a vertex on 9×9 (`None` for a pass).
     pub(super) fn pt(v: &str) -> Option<Point> {

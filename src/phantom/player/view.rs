@@ -77,15 +77,16 @@ impl Player {
         if let Some(net) = network {
             return self.choose_with_network(&game, net, settings, stop, open);
         }
-        let search = search::mc::McSearch::new(&game, settings.seed, settings.max_nodes);
+        let how = settings.search;
+        let search = search::mc::McSearch::new(&game, settings.seed, how.max_nodes);
         let s = search::mc::McSettings {
             budget: settings.budget,
             seed: settings.seed,
             cleanup: false,
-            max_nodes: settings.max_nodes,
-            patterns: settings.mc.patterns,
+            max_nodes: how.max_nodes,
+            patterns: how.mc.patterns,
         };
-        let (decision, _) = search.run(&s, stop);
+        let (decision, _) = search.run(&s, how.threads, stop);
         match decision {
             Decision::Play(p) if !open(p) => {
                 // The best of the others.
@@ -132,13 +133,20 @@ impl Player {
         let out = puct::search_watched(
             game,
             net,
-            puct::PuctParams::new(settings.budget, settings.seed),
+            view_params(settings),
             stop,
             &mut NetTree::default(),
             Some(watch),
         );
         out.decision
     }
+}
+
+/// How the network's search on a view runs: as the engine's search
+/// configuration says (its threads, tree bound and KataGo's refinements),
+/// with the seat's budget and seed.
+fn view_params(settings: &Settings) -> puct::PuctParams {
+    puct::PuctParams::of(settings.search, settings.budget, settings.seed)
 }
 
 /// Whether `me` at `p` joins chains of its own, none of them in atari on
@@ -181,11 +189,7 @@ mod tests {
                 time: None,
             },
             seed,
-            max_nodes: 10_000,
-            mc: crate::search::MonteCarlo {
-                patterns: false,
-                planning: crate::search::Planning::Chance,
-            },
+            search: crate::phantom::player::tests::search_config(10_000, false),
             network: None,
         }
     }
@@ -255,8 +259,10 @@ mod tests {
             .map(|seed| {
                 let view = Game::new(13, Rules::default(), 7.5);
                 let p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
-                let mut settings = view_settings(100, seed);
-                settings.mc.patterns = patterns;
+                let settings = Settings {
+                    search: crate::phantom::player::tests::search_config(10_000, patterns),
+                    ..view_settings(100, seed)
+                };
                 match p.choose(&view, &settings, &stop) {
                     Decision::Play(q) => view.board().line(q),
                     _ => 0,
@@ -359,6 +365,35 @@ mod tests {
             network: Some(net),
             ..view_settings(visits, 1)
         }
+    }
+
+    #[test]
+    fn the_view_search_runs_as_the_search_configuration_says() {
+        let mut config = crate::search::SearchConfig {
+            threads: 3,
+            max_nodes: 5_000,
+            ..Default::default()
+        };
+        config.puct.set("useLcbForSelection=false").unwrap();
+        let settings = Settings {
+            search: &config,
+            ..view_settings(40, 9)
+        };
+        let params = view_params(&settings);
+        assert_eq!(params.threads, 3);
+        assert_eq!(params.max_nodes, 5_000);
+        assert_eq!(params.puct, config.puct);
+        assert_ne!(params.puct, crate::search::Puct::default());
+        assert_eq!((params.budget, params.seed), (settings.budget, 9));
+        // And the Monte Carlo view search on two threads spends the budget
+        // shared, as one search.
+        let view = Game::new(9, Rules::default(), 7.5);
+        let p = Player::new(1, Kind::Rengo, Options::preset("seed").unwrap(), &view);
+        let d = p.choose(&view, &settings, &AtomicBool::new(false));
+        assert!(
+            matches!(d, Decision::Play(q) if view.check(Color::Black, q).is_ok()),
+            "{d:?}"
+        );
     }
 
     #[test]

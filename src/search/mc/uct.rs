@@ -562,10 +562,15 @@ impl<'a> McSearch<'a> {
             .collect()
     }
 
-    /// Runs the search on the calling thread and returns the decision with
-    /// its win rate.
-    pub fn run(&self, settings: &McSettings, stop: &AtomicBool) -> (Decision, f64) {
-        self.search(settings, stop, 0);
+    /// Runs the search on `threads` threads (the calling thread one of
+    /// them) and returns the decision with its win rate.
+    pub fn run(&self, settings: &McSettings, threads: usize, stop: &AtomicBool) -> (Decision, f64) {
+        std::thread::scope(|scope| {
+            for i in 1..threads.max(1) {
+                scope.spawn(move || self.search(settings, stop, i));
+            }
+            self.search(settings, stop, 0);
+        });
         decide(&self.root_stats(), settings.cleanup)
     }
 }
@@ -606,7 +611,7 @@ mod tests {
             max_nodes: 1 << 20,
             patterns: false,
         };
-        let (d, rate) = s.run(&settings, &AtomicBool::new(false));
+        let (d, rate) = s.run(&settings, 1, &AtomicBool::new(false));
         // The black group cannot live: White wins whatever it plays next.
         assert!(rate > 0.85, "{rate}");
         let Decision::Play(p) = d else {
