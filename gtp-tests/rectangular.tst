@@ -10,7 +10,7 @@ clear_board
 30 list_stones b
 #? [N9]
 40 showboard
-#? [ *A B C D E F G H J K L M N\n 9 \. \. \. \. \. \. \. \. \. \. \. \. X 9\n.* 1 O \. \. \. \. \. \. \. \. \. \. \. \. 1\n.*]
+#? [A B C D E F G H J K L M N\n 9 \. \. \. \. \. \. \. \. \. \. \. \. X 9\n.* 1 O \. \. \. \. \. \. \. \. \. \. \. \. 1\n.*]
 # A corner capture at the far corner (N9: columns 13, rows 9).
 50 play w M9
 #? []

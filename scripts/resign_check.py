@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Plays on from every position where the engine resigned in a match run by
-../shared/tools/match.py, with the engine's resignation off, against the same
+scripts/match.py, with the engine's resignation off, against the same
 opponent, GNU Go counting the end: how many of its resignations gave up a game
 it would still have won?
 
@@ -16,7 +16,7 @@ and a summary.
 import argparse, os, re, sys, time
 from concurrent.futures import ThreadPoolExecutor
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../shared/tools"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from match import Engine, COLS  # noqa: E402
 
 

@@ -1,9 +1,10 @@
 //! Live analysis driven as Sabaki drives it: sync the position (`komi`,
 //! `boardsize`, `clear_board`, `play`, `set_free_handicap`), send
 //! `kata-analyze B 50` (or `lz-analyze`), read the `info` lines, stop with
-//! `protocol_version`. The lines are parsed by the format's rules; the
-//! stop must come promptly (a responsiveness bound, not a benchmark: the
-//! typical latency is measured by `kosumi bench`).
+//! `protocol_version`. The lines are parsed by the format's rules; a stop
+//! is shown by the order of what comes back (the stream's end, then the
+//! next command's answer), never by a duration: the stop's latency is
+//! measured by `kosumi bench` (`analysis_stop_ms`).
 
 mod common;
 
@@ -12,8 +13,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// A generous bound on the reply to the input that stops an analysis.
-const STOP_WITHIN: Duration = Duration::from_secs(2);
+/// How long a test waits for a line before it calls the engine hung: a
+/// guard against a hang on a loaded machine, not a measure of speed.
+const HANG_GUARD: Duration = Duration::from_secs(60);
 
 fn start(args: &[&str]) -> Engine {
     let mut all = vec!["--threads", "1"];
@@ -114,25 +116,27 @@ fn read_updates(e: &mut Engine, for_: Duration) -> Vec<String> {
     lines
 }
 
-/// Stops an open analysis with `protocol_version`, as Sabaki does: returns
-/// the info lines still written and how long the stop took.
-fn stop(e: &mut Engine) -> (Vec<String>, Duration) {
-    let sent = Instant::now();
+/// Stops an open analysis with `protocol_version`, as Sabaki does: the
+/// stream ends (its blank line) before `protocol_version` is answered, and
+/// nothing follows that answer. Returns the info lines still written.
+fn stop(e: &mut Engine) -> Vec<String> {
     e.send_raw(b"protocol_version\n");
     let mut lines = Vec::new();
     loop {
-        let line = e.next_line(STOP_WITHIN).expect("the reply ends promptly");
+        let line = e.next_line(HANG_GUARD).expect("the reply ends promptly");
         if line.is_empty() {
             break;
         }
         lines.push(line);
     }
-    let answer = e.next_line(STOP_WITHIN).expect("protocol_version answered");
+    let answer = e.next_line(HANG_GUARD).expect("protocol_version answered");
     assert_eq!(answer, "= 2");
-    let took = sent.elapsed();
-    assert!(took < STOP_WITHIN, "{took:?}");
-    assert_eq!(e.next_line(STOP_WITHIN).as_deref(), Some(""));
-    (lines, took)
+    assert_eq!(e.next_line(HANG_GUARD).as_deref(), Some(""));
+    assert!(
+        e.silent_for(Duration::from_millis(300)),
+        "a line after the stop's answer"
+    );
+    lines
 }
 
 /// Visits never decrease from one update to the next, move by move.
@@ -178,7 +182,7 @@ fn kata_analyze_as_sabaki_sends_it() {
     sync(&mut e, 9, &["B E5", "W C3", "B G7"]);
     e.send_raw(b"kata-analyze W 20 ownership true\n");
     let mut lines = read_updates(&mut e, Duration::from_millis(1200));
-    let (more, _) = stop(&mut e);
+    let more = stop(&mut e);
     lines.extend(more);
     assert!(lines.len() >= 3, "{lines:?}");
     check_visits_grow(&lines, true);
@@ -207,7 +211,7 @@ fn lz_analyze_with_handicap_stones() {
     e.ok("set_free_handicap D4 K10 D10");
     e.send_raw(b"lz-analyze W 20 maxmoves 4\n");
     let mut lines = read_updates(&mut e, Duration::from_millis(800));
-    let (more, _) = stop(&mut e);
+    let more = stop(&mut e);
     lines.extend(more);
     assert!(!lines.is_empty());
     check_visits_grow(&lines, false);
@@ -238,7 +242,7 @@ fn kata_genmove_analyze_streams_then_plays() {
         }
         lines.push(line);
     };
-    assert_eq!(e.next_line(STOP_WITHIN).as_deref(), Some(""));
+    assert_eq!(e.next_line(HANG_GUARD).as_deref(), Some(""));
     assert!(lines.len() >= 3, "{lines:?}");
     check_visits_grow(&lines, true);
     assert!(is_vertex(&played));
@@ -267,7 +271,7 @@ fn analysis_under_dice_keeps_to_the_rolled_lines() {
     e.ok("aleago-dice 1d4");
     e.send_raw(b"kata-analyze b 20\n");
     let mut lines = read_updates(&mut e, Duration::from_millis(600));
-    let (more, _) = stop(&mut e);
+    let more = stop(&mut e);
     lines.extend(more);
     let allowed = e.ok("aleago-allowed b");
     let allowed: Vec<&str> = allowed.split_whitespace().collect();
@@ -289,26 +293,24 @@ fn analysis_under_dice_keeps_to_the_rolled_lines() {
 fn input_in_the_same_write_stops_the_analysis_and_quit_exits() {
     let mut e = start(&[]);
     sync(&mut e, 19, &[]);
-    let sent = Instant::now();
     e.send_raw(b"kata-analyze b 10\nprotocol_version\n");
-    assert_eq!(e.next_line(STOP_WITHIN).as_deref(), Some("= "));
+    assert_eq!(e.next_line(HANG_GUARD).as_deref(), Some("= "));
     loop {
-        let line = e.next_line(STOP_WITHIN).expect("the reply ends");
+        let line = e.next_line(HANG_GUARD).expect("the reply ends");
         if line.is_empty() {
             break;
         }
         check_line(&line, true);
     }
-    assert_eq!(e.next_line(STOP_WITHIN).as_deref(), Some("= 2"));
-    assert!(sent.elapsed() < STOP_WITHIN);
+    assert_eq!(e.next_line(HANG_GUARD).as_deref(), Some("= 2"));
     // A blank line stops an analysis too (as KataGo's does), and gets no
     // reply of its own.
-    assert_eq!(e.next_line(STOP_WITHIN).as_deref(), Some(""));
+    assert_eq!(e.next_line(HANG_GUARD).as_deref(), Some(""));
     e.send_raw(b"lz-analyze b 10\n");
     let _ = read_updates(&mut e, Duration::from_millis(300));
     e.send_raw(b"\n");
     loop {
-        let line = e.next_line(STOP_WITHIN).expect("the reply ends");
+        let line = e.next_line(HANG_GUARD).expect("the reply ends");
         if line.is_empty() {
             break;
         }
@@ -318,7 +320,7 @@ fn input_in_the_same_write_stops_the_analysis_and_quit_exits() {
     e.send_raw(b"kata-analyze b 10\n");
     let _ = read_updates(&mut e, Duration::from_millis(300));
     e.send_raw(b"quit\n");
-    assert!(e.exits_within(STOP_WITHIN));
+    assert!(e.exits_within(HANG_GUARD));
 }
 
 #[test]
@@ -335,9 +337,7 @@ fn pondering_grows_the_tree_the_next_genmove_uses() {
         sync(&mut e, 9, &[]);
         e.ok("genmove b");
         std::thread::sleep(Duration::from_millis(1000));
-        let sent = Instant::now();
         let candidates = e.ok("kosumi-candidates w");
-        assert!(sent.elapsed() < STOP_WITHIN);
         e.finish();
         candidates
             .split_whitespace()
@@ -382,7 +382,7 @@ fn monte_carlo_scores_last_when_the_tree_is_reused() {
     for round in 0..2 {
         e.send_raw(b"kata-analyze B 20\n");
         let mut lines = read_updates(&mut e, Duration::from_millis(700));
-        lines.extend(stop(&mut e).0);
+        lines.extend(stop(&mut e));
         let (segments, _) = parse_line(lines.last().expect("lines"));
         for s in &segments {
             assert!(
@@ -409,7 +409,7 @@ fn handicap_win_rates_and_scores_agree() {
         e.ok("fixed_handicap 4");
         e.send_raw(b"kata-analyze w 20\n");
         let mut lines = read_updates(&mut e, Duration::from_millis(1200));
-        lines.extend(stop(&mut e).0);
+        lines.extend(stop(&mut e));
         let (segments, _) = parse_line(lines.last().expect("lines"));
         let best = &segments[0].fields;
         let rate: f64 = best["winrate"].parse().unwrap();

@@ -136,7 +136,7 @@ fn loadsgf_refuses_what_is_not_a_regular_file_without_blocking() {
         let start = Instant::now();
         let msg = e.err(&format!("loadsgf {path}"));
         assert!(msg.contains("not a regular file"), "{path}: {msg}");
-        assert!(start.elapsed() < Duration::from_secs(10), "{path}");
+        assert!(start.elapsed() < Duration::from_secs(60), "{path}");
     }
     let big = dir.join("big.sgf");
     let mut text = String::from("(;SZ[9]C[");

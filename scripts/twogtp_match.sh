@@ -3,7 +3,7 @@
 # GoGui, on PATH), GNU Go as referee, alternating colours, then prints the
 # result table with gogui-twogtp -analyze.
 #
-#   scripts/match.sh [-n GAMES] [-s SIZE] [-k KOMI] [-o OUTDIR] [-d DICE]
+#   scripts/twogtp_match.sh [-n GAMES] [-s SIZE] [-k KOMI] [-o OUTDIR] [-d DICE]
 #                    [-e "kosumi args"] [-p "opponent command"]
 #
 # Defaults: 20 games on 9x9, komi 7.5, kosumi at 1 s per move, GNU Go level 10.

@@ -5,10 +5,10 @@
 // (src/modules/analysis.js) and the graph's value is taken as Sabaki's
 // enginesyncer.js takes it: the maximum win rate and score lead over the
 // listed moves. Prints, per update, how far that stands above the best
-// (most visited) move's. Get the Sabaki files as scripts/sabaki-drive.mjs
+// (most visited) move's. Get the Sabaki files as scripts/sabaki_drive.mjs
 // says, then
 //
-//   node scripts/sabaki-graph.mjs GTP_CHECKOUT ANALYSIS_MJS target/release/kosumi
+//   node scripts/sabaki_graph.mjs GTP_CHECKOUT ANALYSIS_MJS target/release/kosumi
 import {createRequire} from 'module'
 import {resolve} from 'path'
 import {pathToFileURL} from 'url'

@@ -9,7 +9,7 @@ nor Xvfb is part of kosumi (../shared/tools/peers.sh builds GoGui):
     DISPLAY=:99 gogui -size 13 -computer-none \
       -program "target/release/kosumi --size 13 --phantom-kind rengo --phantom-human 3 --time 0.2" &
     # move the window to (0,0) at 760x640 (xdotool windowmove/windowsize), then
-    python3 scripts/gogui-phantom-clicks.py 13 33 98 40 60 out/rengo 3
+    python3 scripts/gogui_phantom_clicks.py 13 33 98 40 60 out/rengo 3
 
 Arguments: board size, the pixel of A-top-left's intersection (x, y) and
 the spacing of the lines in GoGui's window, clicks before passing, the

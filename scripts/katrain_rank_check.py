@@ -10,7 +10,7 @@ the policy (KaTrain's ranking of the node's policy: 1st, 2nd, 3rd, 4th-5th,
 6th-10th, 11th-20th, beyond), and the two distributions are compared with
 Pearson's chi-square test of homogeneity.
 
-    KIVY_NO_WINDOW=1 KIVY_NO_ARGS=1 python scripts/katrain-rank-check.py \
+    KIVY_NO_WINDOW=1 KIVY_NO_ARGS=1 python scripts/katrain_rank_check.py \
         target/release/kosumi GAME.sgf MOVES RANK [DRAWS]
 
 It prints both bucket counts, the statistic and its degrees of freedom,

@@ -5,7 +5,7 @@
 // github.com/SabakiHQ/gtp and github.com/SabakiHQ/Sabaki, copy Sabaki's
 // src/modules/analysis.js to a file ending in .mjs, then
 //
-//   node scripts/sabaki-drive.mjs GTP_CHECKOUT ANALYSIS_MJS \
+//   node scripts/sabaki_drive.mjs GTP_CHECKOUT ANALYSIS_MJS \
 //       target/release/kosumi --time 1
 import {createRequire} from 'module'
 import {resolve} from 'path'

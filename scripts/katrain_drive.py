@@ -11,7 +11,7 @@ playout doubling advantage; with a human-like net beside the network,
 which ask for `humanSLProfile` and draw from `humanPolicy`), and the
 engine is shut down.
 
-    KIVY_NO_WINDOW=1 KIVY_NO_ARGS=1 python scripts/katrain-drive.py \
+    KIVY_NO_WINDOW=1 KIVY_NO_ARGS=1 python scripts/katrain_drive.py \
         "target/release/kosumi analysis" GAME.sgf [VISITS]
 
 or, as KaTrain's "Local engine" settings with kosumi as the KataGo
@@ -19,7 +19,7 @@ executable (KaTrain then starts `EXE analysis -model MODEL -config CONFIG
 -override-config homeDataDir=...`; MODEL and CONFIG default to KaTrain's own
 net and analysis config):
 
-    python scripts/katrain-drive.py --local target/release/kosumi GAME.sgf [VISITS] [MODEL] [CONFIG] [HUMAN_MODEL]
+    python scripts/katrain_drive.py --local target/release/kosumi GAME.sgf [VISITS] [MODEL] [CONFIG] [HUMAN_MODEL]
 
 (HUMAN_MODEL: KaTrain's "humanlike model" setting, which KaTrain passes as
 `-human-model`; its human and pro strategies then play too.)
