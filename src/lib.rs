@@ -32,7 +32,7 @@
 //! - **Where the search chooses**: [`search::chooser`] (the pass and resign
 //!   policy, and which search runs), [`search::puct`] (PUCT over the
 //!   network, evaluated by [`nn`]) or the Monte Carlo search
-//!   (`search/uct.rs`, its threads in `search/threads.rs`).
+//!   (`search/mc/uct.rs`, its threads in `search/mc/threads.rs`).
 //!
 //! A quick start: a game under a preset, a capture, and the GTP engine.
 //!
