@@ -726,9 +726,26 @@ fn analysis_engine(cli: &Cli, args: &AnalysisArgs) {
             max_time: args.max_time.map(std::time::Duration::from_secs_f64),
             perspective: args.report_as.into(),
         },
-        workers: args.positions.clamp(1, 256),
+        workers: 1,
         search: search_config(cli),
         human_network,
+    };
+    // What runs at once, whatever a config made for a GPU asks: said once.
+    let (plan, note) = kosumi::core::concurrency::plan(
+        settings.search.threads,
+        args.positions,
+        kosumi::core::concurrency::cores(),
+    );
+    if let Some(note) = note {
+        eprintln!("kosumi analysis: {note}");
+    }
+    let settings = Settings {
+        workers: plan.positions,
+        search: SearchConfig {
+            threads: plan.search_threads,
+            ..settings.search
+        },
+        ..settings
     };
     // KaTrain runs a custom engine command through a shell and ends it by
     // ending that shell: kosumi goes with its parent.
@@ -880,6 +897,14 @@ fn gtp_engine(cli: &Cli) {
         refuse("--level plays from the network's policy (--nn off asks for none)");
     }
     let human_network = load_human_network(cli, network.is_some());
+    let cores = kosumi::core::concurrency::cores();
+    if cli.threads > cores {
+        eprintln!(
+            "kosumi: {} search threads asked for, {cores} cores here: a search runs {cores} \
+             (more only take turns on the cores)",
+            cli.threads
+        );
+    }
     let config = Config {
         search: search_config(cli),
         phantom_mode: cli.phantom_search.into(),

@@ -549,6 +549,32 @@ mod tests {
     }
 
     #[test]
+    fn every_evaluating_thread_flushes_subnormals_inside_the_network_only() {
+        use crate::nn::cpu::denormals::flushing;
+        use crate::nn::cpu::network::FORWARD_FLUSHED;
+        let net = Evaluator::embedded();
+        let game = Game::new(9, Rules::default(), 7.5);
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    assert!(!flushing());
+                    assert_eq!(FORWARD_FLUSHED.get(), None);
+                    let e = net.evaluate(Request {
+                        game: &game,
+                        to_move: Color::Black,
+                        fresh: true,
+                        symmetry: 0,
+                        white_advantage: 0.0,
+                    });
+                    assert!(e.white_win.is_finite());
+                    assert_eq!(FORWARD_FLUSHED.get(), Some(true));
+                    assert!(!flushing(), "the thread's mode put back");
+                });
+            }
+        });
+    }
+
+    #[test]
     fn symmetries_are_permutations_that_come_back() {
         for (width, height) in [(2, 2), (5, 5), (9, 9), (13, 9), (3, 7)] {
             let size = BoardSize::new(width, height).unwrap();

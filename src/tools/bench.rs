@@ -193,7 +193,7 @@ pub fn network(
         }
         if let Some(k) = katago
             .as_deref()
-            .and_then(|k| katago_ms_per_eval(k, model, size, seconds))
+            .and_then(|k| katago_ms_per_eval(k, model, size, seconds, one))
         {
             line += &format!(" katago_ms_per_eval={k:.2} ratio_to_katago={:.2}", one / k);
         }
@@ -336,17 +336,38 @@ fn katago_path() -> Option<std::path::PathBuf> {
     })
 }
 
+/// Positions KataGo's benchmark searches for its figure.
+const KATAGO_POSITIONS: usize = 2;
+
 /// KataGo's milliseconds per evaluation with `model` (the embedded net
 /// where none is given) on `size` (its benchmark's evaluations per second
-/// at one search thread), or None if it could not be measured.
+/// at one search thread), or None if it could not be measured. Bounded in
+/// time on any machine: the visits are chosen from kosumi's own `ours_ms`
+/// an evaluation so that KataGo, even three times slower, takes about
+/// `seconds`, and a benchmark still running at ten times that (and 30 s
+/// more) is stopped and reported as not measured.
 fn katago_ms_per_eval(
     katago: &std::path::Path,
     model: Option<&std::path::Path>,
     size: usize,
     seconds: f64,
+    ours_ms: f64,
 ) -> Option<f64> {
     let dir = std::env::temp_dir().join(format!("kosumi-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).ok()?;
+    let result = katago_benchmark(katago, model, size, seconds, ours_ms, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+fn katago_benchmark(
+    katago: &std::path::Path,
+    model: Option<&std::path::Path>,
+    size: usize,
+    seconds: f64,
+    ours_ms: f64,
+    dir: &std::path::Path,
+) -> Option<f64> {
     let config = dir.join("bench.cfg");
     let model = match model {
         Some(path) => path.to_path_buf(),
@@ -357,8 +378,9 @@ fn katago_ms_per_eval(
         }
     };
     std::fs::write(&config, "logToStderr = false\nnumSearchThreads = 1\n").ok()?;
-    let visits = ((seconds * 40.0) as usize).max(20);
-    let out = Command::new(katago)
+    let affordable = seconds * 1000.0 / (3.0 * ours_ms.max(0.01)) / KATAGO_POSITIONS as f64;
+    let visits = (affordable as usize).clamp(4, ((seconds * 40.0) as usize).max(20));
+    let mut child = Command::new(katago)
         .args(["benchmark", "-model"])
         .arg(&model)
         .arg("-config")
@@ -366,6 +388,8 @@ fn katago_ms_per_eval(
         .args([
             "-v",
             &visits.to_string(),
+            "-n",
+            &KATAGO_POSITIONS.to_string(),
             "-t",
             "1",
             "-boardsize",
@@ -373,10 +397,33 @@ fn katago_ms_per_eval(
         ])
         .args(["-override-config", "numEigenThreadsPerModel=1"])
         .stdin(Stdio::null())
-        .output()
-        .ok();
-    let _ = std::fs::remove_dir_all(&dir);
-    let text = String::from_utf8_lossy(&out?.stdout).into_owned();
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
+        text
+    });
+    let deadline = Instant::now() + Duration::from_secs_f64(10.0 * seconds + 30.0);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            _ => {
+                eprintln!(
+                    "bench: katago benchmark stopped after {:.0} s, not measured",
+                    10.0 * seconds + 30.0
+                );
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let text = reader.join().ok()?;
     let rate: f64 = text
         .rsplit("nnEvals/s = ")
         .next()?

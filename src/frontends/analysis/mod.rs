@@ -17,6 +17,7 @@ mod response;
 
 pub use query::{Defaults, Perspective};
 
+use crate::core::concurrency::spawn_scoped;
 use crate::core::random::nth_seed;
 use crate::nn::{Evaluator, Request};
 use crate::search::{Puct, SearchConfig, Watch, puct};
@@ -168,9 +169,11 @@ pub fn serve(
         gone: AtomicBool::new(false),
     };
     std::thread::scope(|scope| {
-        for _ in 0..settings.workers.max(1) {
-            scope.spawn(|| work(&queue, &out, net, settings));
-        }
+        // A worker the system refuses means fewer workers; with none, each
+        // query is answered with the error.
+        let workers = (0..settings.workers.max(1))
+            .map_while(|_| spawn_scoped(scope, || work(&queue, &out, net, settings)))
+            .count();
         let mut line = Vec::new();
         loop {
             line.clear();
@@ -196,6 +199,13 @@ pub fn serve(
             let text = String::from_utf8_lossy(&line);
             let text = text.trim();
             if text.is_empty() {
+                continue;
+            }
+            if workers == 0 {
+                send(
+                    &out,
+                    &json!({ "error": "no search thread could be started (the system refused one)" }),
+                );
                 continue;
             }
             take(text, &queue, &out, net, settings);

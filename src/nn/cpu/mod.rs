@@ -4,9 +4,11 @@
 //! convolutions), [`layers`] (norms, dense layers, pooling) and
 //! [`transformer`] (RMSNorms, attention, feed-forward); all of them
 //! multiply on [`gemm`], whose kernels and the transforms' vector code
-//! (`simd`) are chosen at run time for the instructions the processor has.
+//! (`simd`) are chosen at run time for the instructions the processor has;
+//! every forward pass flushes subnormal numbers ([`denormals`]).
 
 pub mod conv;
+pub mod denormals;
 pub mod gemm;
 pub mod layers;
 pub mod network;

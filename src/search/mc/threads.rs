@@ -4,6 +4,7 @@
 use super::root::decide;
 use super::tree::McTree;
 use super::uct::{McSearch, McSettings};
+use crate::core::concurrency::{search_threads, spawn_scoped};
 use crate::go::game::Game;
 use crate::search::budget::{Decision, Planning};
 use crate::search::watch::Watch;
@@ -37,7 +38,7 @@ pub fn run_watched(
     mut watch: Option<Watch>,
 ) -> (Decision, f64, u64) {
     let start = Instant::now();
-    let threads = threads.max(1);
+    let threads = search_threads(threads);
     let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
     let fresh = restrict.is_some();
     let search = McSearch::new(game, settings.seed, settings.max_nodes)
@@ -49,7 +50,9 @@ pub fn run_watched(
         None => std::thread::scope(|scope| {
             for i in 1..threads {
                 let search = &search;
-                scope.spawn(move || search.search(settings, stop, i));
+                if spawn_scoped(scope, move || search.search(settings, stop, i)).is_none() {
+                    break;
+                }
             }
             search.search(settings, stop, 0);
         }),
@@ -58,10 +61,19 @@ pub fn run_watched(
             std::thread::scope(|scope| {
                 for i in 0..threads {
                     let (search, running) = (&search, &running);
-                    scope.spawn(move || {
+                    let started = spawn_scoped(scope, move || {
                         search.search(settings, stop, i);
                         running.fetch_sub(1, Ordering::SeqCst);
                     });
+                    if started.is_none() {
+                        // The threads not started never run: this thread
+                        // searches in their place when none could start.
+                        running.fetch_sub(threads - i, Ordering::SeqCst);
+                        if i == 0 {
+                            search.search(settings, stop, 0);
+                        }
+                        break;
+                    }
                 }
                 let mut next = w.every.map(|e| Instant::now() + e);
                 while running.load(Ordering::SeqCst) > 0 {

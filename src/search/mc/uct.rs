@@ -566,8 +566,13 @@ impl<'a> McSearch<'a> {
     /// them) and returns the decision with its win rate.
     pub fn run(&self, settings: &McSettings, threads: usize, stop: &AtomicBool) -> (Decision, f64) {
         std::thread::scope(|scope| {
-            for i in 1..threads.max(1) {
-                scope.spawn(move || self.search(settings, stop, i));
+            for i in 1..crate::core::concurrency::search_threads(threads) {
+                let started = crate::core::concurrency::spawn_scoped(scope, move || {
+                    self.search(settings, stop, i)
+                });
+                if started.is_none() {
+                    break;
+                }
             }
             self.search(settings, stop, 0);
         });

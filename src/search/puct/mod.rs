@@ -41,6 +41,7 @@ use super::budget::{Budget, Decision};
 use super::config::{Puct, SearchConfig};
 use super::report::Report;
 use super::watch::Watch;
+use crate::core::concurrency::{search_threads, spawn_scoped};
 use crate::core::random::nth_seed;
 use crate::go::game::Game;
 use crate::nn::{Evaluation, Evaluator};
@@ -175,7 +176,7 @@ pub fn search_watched(
         puct,
         score,
         start,
-        threads: threads.max(1),
+        threads: search_threads(threads),
         max_nodes,
         stop,
         restrict,
@@ -191,10 +192,12 @@ pub fn search_watched(
     let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
     std::thread::scope(|scope| {
         // The helpers only visit; this thread visits and reports.
-        for n in 1..threads.max(1) {
+        for n in 1..job.threads {
             let (job, shared) = (&job, &shared);
             let mut w = walker(n as u64);
-            scope.spawn(move || while job.visit(shared, &mut w) {});
+            if spawn_scoped(scope, move || while job.visit(shared, &mut w) {}).is_none() {
+                break;
+            }
         }
         let mut w = walker(0);
         let mut last_report = Instant::now();
