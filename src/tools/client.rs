@@ -7,6 +7,7 @@
 //! is dropped (a shell wrapper's children too). The phantom match runner
 //! drives its seats with it, and the tests drive kosumi.
 
+use super::process::{self, ChildTree};
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -64,6 +65,7 @@ pub struct Reply {
 /// An engine program and the lines it writes.
 pub struct Client {
     child: Child,
+    tree: ChildTree,
     stdin: Option<ChildStdin>,
     lines: Receiver<Result<String, ClientError>>,
 }
@@ -71,14 +73,14 @@ pub struct Client {
 impl Client {
     /// Starts `command` with piped stdin and stdout (its stderr is dropped).
     pub fn spawn(mut command: Command) -> Result<Client, ClientError> {
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        process::prepare(&mut command);
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| ClientError::Start(e.to_string()))?;
+        let tree = ChildTree::adopt(&child);
         let stdin = child.stdin.take();
         let mut out = BufReader::new(child.stdout.take().expect("stdout is piped"));
         let (tx, lines) = mpsc::channel();
@@ -105,6 +107,7 @@ impl Client {
         });
         Ok(Client {
             child,
+            tree,
             stdin,
             lines,
         })
@@ -112,11 +115,7 @@ impl Client {
 
     /// Starts a command line through the shell.
     pub fn shell(command_line: &str) -> Result<Client, ClientError> {
-        let mut command = Command::new("sh");
-        // `exec`: the shell becomes the engine, so that no shell holds the
-        // pipes open after the engine is gone.
-        command.args(["-c", &format!("exec {command_line}")]);
-        Client::spawn(command)
+        Client::spawn(process::shell(command_line))
     }
 
     /// Sends raw bytes (one or more lines).
@@ -208,15 +207,9 @@ impl Drop for Client {
 }
 
 impl Client {
-    /// Ends the engine's whole process group (its wrapper's children too).
+    /// Ends the engine and everything it started (its wrapper's children
+    /// too).
     pub fn kill(&mut self) {
-        #[cfg(unix)]
-        // SAFETY: kill(2) with a negative pid signals the process group the
-        // child leads (spawned with process_group(0)); no memory is touched.
-        unsafe {
-            libc::kill(-(self.child.id() as i32), libc::SIGKILL);
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.tree.kill(&mut self.child);
     }
 }

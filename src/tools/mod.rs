@@ -1,6 +1,7 @@
 //! Programs beside the engine, each a `kosumi` subcommand or a test aid:
 //! [`bench`](mod@bench) (speed figures), [`phantom_match`] (a phantom match between GTP
-//! engines run as child processes through [`client`]), [`train_patterns`]
+//! engines run as child processes through [`client`], each ended as a tree
+//! by [`process`]), [`train_patterns`]
 //! (fitting the move-prediction table to game records), and [`fuzzing`]
 //! (the properties the fuzzers and the property tests check). The engine
 //! never names them.
@@ -9,4 +10,5 @@ pub mod bench;
 pub mod client;
 pub mod fuzzing;
 pub mod phantom_match;
+pub mod process;
 pub mod train_patterns;

@@ -171,6 +171,9 @@ fn end_seats_on_signals() {
             std::thread::sleep(Duration::from_millis(50));
             let signal = SIGNALLED.load(Ordering::SeqCst);
             if signal != 0 {
+                // On Windows each seat's job object ends it as this
+                // process exits.
+                #[cfg(unix)]
                 for &group in live_groups().iter() {
                     // SAFETY: kill(2) on a process group a seat leads.
                     unsafe {

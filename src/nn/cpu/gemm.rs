@@ -7,6 +7,7 @@
 //! rounded to bfloat16 and multiplied in pairs by `vdpbf16ps`, summing in
 //! single precision: twice the multiplications a cycle.
 
+#[cfg(target_arch = "x86_64")]
 use super::simd::Lanes;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -362,6 +363,7 @@ impl Out<'_> {
 
 /// Puts a kernel's rows of products, each in `W` registers of `L` (16
 /// values), where they go.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn put_registers<L: Lanes, const W: usize>(rows: &[[L; W]], out: Out) {
     match out {
@@ -402,6 +404,7 @@ fn store_row(dst: &mut [f32], row: &[f32], accumulate: bool) {
 }
 
 /// Calls `$kernel::<R>` for the block's `$rows` rows, R from 1 to the arms given.
+#[cfg(target_arch = "x86_64")]
 macro_rules! by_rows {
     ($rows:expr, $kernel:ident, $args:tt, [$($r:literal)*]) => {
         match $rows {

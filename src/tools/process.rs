@@ -1,0 +1,154 @@
+//! An engine started as a child process, and everything it starts, ended
+//! as one tree with the runner however the runner ends. On Unix the child
+//! leads its own process group (a wrapper script's engine is in it too),
+//! which a kill ends whole, and on Linux the child is sent SIGKILL by the
+//! kernel when the thread that started it dies (`PR_SET_PDEATHSIG`: a
+//! runner killed hard, out of memory or with its terminal leaves no seat
+//! behind). On Windows each child is put in a job object that ends its
+//! processes when it is closed: by [`ChildTree::kill`], or by Windows when
+//! the runner exits for any reason.
+
+use std::process::{Child, Command};
+
+/// Sets up `command` so that its process and children form one tree.
+pub fn prepare(command: &mut Command) {
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(command, 0);
+    #[cfg(target_os = "linux")]
+    // SAFETY: the closure runs in the child between fork and exec and only
+    // calls prctl(2), which is async-signal-safe and touches no memory.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(command, || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    #[cfg(not(unix))]
+    let _ = command;
+}
+
+/// A started child's tree: what ends it whole.
+pub struct ChildTree {
+    #[cfg(windows)]
+    job: Option<windows::Job>,
+}
+
+impl ChildTree {
+    /// Takes charge of `child`'s tree (on Windows, puts it in a job of its
+    /// own; if Windows refuses, the child alone is ended by [`kill`]).
+    ///
+    /// [`kill`]: ChildTree::kill
+    pub fn adopt(child: &Child) -> ChildTree {
+        #[cfg(windows)]
+        return ChildTree {
+            job: windows::Job::holding(child),
+        };
+        #[cfg(not(windows))]
+        {
+            let _ = child;
+            ChildTree {}
+        }
+    }
+
+    /// Ends the child and everything it started, and reaps the child.
+    pub fn kill(&mut self, child: &mut Child) {
+        #[cfg(unix)]
+        // SAFETY: kill(2) with a negative pid signals the process group the
+        // child leads (started with process_group(0)); no memory is touched.
+        unsafe {
+            libc::kill(-(child.id() as i32), libc::SIGKILL);
+        }
+        #[cfg(windows)]
+        if let Some(job) = self.job.take() {
+            job.terminate();
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+/// A shell command line as a command: `sh -c 'exec LINE'` (the shell
+/// becomes the engine, so that no shell holds the pipes open after it is
+/// gone), `cmd /C LINE` on Windows.
+pub fn shell(command_line: &str) -> Command {
+    #[cfg(windows)]
+    {
+        let mut command = Command::new("cmd");
+        command.args(["/C", command_line]);
+        command
+    }
+    #[cfg(not(windows))]
+    {
+        let mut command = Command::new("sh");
+        command.args(["-c", &format!("exec {command_line}")]);
+        command
+    }
+}
+
+#[cfg(windows)]
+mod windows {
+    use std::os::windows::io::AsRawHandle;
+    use std::process::Child;
+    use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
+    use windows_sys::Win32::System::JobObjects::{
+        AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+        JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JobObjectExtendedLimitInformation,
+        SetInformationJobObject, TerminateJobObject,
+    };
+
+    /// A job object that ends its processes when closed.
+    pub struct Job(HANDLE);
+
+    // SAFETY: a job handle may be used and closed from any thread.
+    unsafe impl Send for Job {}
+
+    impl Job {
+        /// A new kill-on-close job holding `child`, or `None` if Windows
+        /// refuses one.
+        pub fn holding(child: &Child) -> Option<Job> {
+            // SAFETY: plain Win32 calls on handles this function owns or
+            // borrows for the call; the limit information is a local of
+            // the size given.
+            unsafe {
+                let handle = CreateJobObjectW(std::ptr::null(), std::ptr::null());
+                if handle.is_null() {
+                    return None;
+                }
+                let job = Job(handle);
+                let mut info: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = std::mem::zeroed();
+                info.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+                let set = SetInformationJobObject(
+                    job.0,
+                    JobObjectExtendedLimitInformation,
+                    &info as *const _ as *const std::ffi::c_void,
+                    std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
+                );
+                if set == 0 || AssignProcessToJobObject(job.0, child.as_raw_handle() as HANDLE) == 0
+                {
+                    return None;
+                }
+                Some(job)
+            }
+        }
+
+        /// Ends every process in the job now.
+        pub fn terminate(self) {
+            // SAFETY: the handle is this job's own, open until drop.
+            unsafe {
+                TerminateJobObject(self.0, 1);
+            }
+        }
+    }
+
+    impl Drop for Job {
+        fn drop(&mut self) {
+            // SAFETY: closing the job's own handle once; kill-on-close ends
+            // whatever it still holds.
+            unsafe {
+                CloseHandle(self.0);
+            }
+        }
+    }
+}
