@@ -57,11 +57,12 @@ fn days_since_epoch(year: i64, month: i64, day: i64) -> i64 {
 
 /// KataGo's inverse rank of `text` (`9d` is 1, `1d` 9, `1k` 10, `20k` 29).
 fn inverse_rank(text: &str) -> Option<i32> {
-    let (number, kind) = text.split_at(text.len().checked_sub(1)?);
-    let n: i32 = number.parse().ok()?;
+    let mut chars = text.chars();
+    let kind = chars.next_back()?;
+    let n: i32 = chars.as_str().parse().ok()?;
     match kind {
-        "d" if (1..=9).contains(&n) => Some(10 - n),
-        "k" if (1..=20).contains(&n) => Some(9 + n),
+        'd' if (1..=9).contains(&n) => Some(10 - n),
+        'k' if (1..=20).contains(&n) => Some(9 + n),
         _ => None,
     }
 }
@@ -283,6 +284,17 @@ mod tests {
         ] {
             let e = HumanProfile::parse(bad).unwrap_err();
             assert!(e.contains("is not a human profile"), "{bad}: {e}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any text is read or refused with a reason, never a panic.
+        #[test]
+        fn any_profile_name_is_read_or_refused(name in "\\PC{0,12}", tail in "(rank_|preaz_|proyear_)?[0-9]{0,3}[kdä€x]?") {
+            let _ = HumanProfile::parse(&name);
+            if let Err(why) = HumanProfile::parse(&tail) {
+                proptest::prop_assert!(!why.is_empty());
+            }
         }
     }
 }

@@ -38,11 +38,13 @@ impl Rank {
         }
         let t = t.strip_prefix("rank_").unwrap_or(&t);
         let bad = || format!("'{text}' is not a rank (30k to 1k, 1d to 9d, or max)");
-        let (number, kind) = t.split_at(t.len().saturating_sub(1));
-        let n: u32 = number.parse().map_err(|_| bad())?;
+        // The last character is the kind (any letter, ASCII or not).
+        let mut chars = t.chars();
+        let kind = chars.next_back().ok_or_else(bad)?;
+        let n: u32 = chars.as_str().parse().map_err(|_| bad())?;
         match kind {
-            "k" if (1..=WEAKEST_KYU).contains(&n) => Ok(Some(Rank { kyu: f64::from(n) })),
-            "d" if (1..=STRONGEST_DAN).contains(&n) => Ok(Some(Rank {
+            'k' if (1..=WEAKEST_KYU).contains(&n) => Ok(Some(Rank { kyu: f64::from(n) })),
+            'd' if (1..=STRONGEST_DAN).contains(&n) => Ok(Some(Rank {
                 kyu: 1.0 - f64::from(n),
             })),
             _ => Err(bad()),
@@ -366,5 +368,21 @@ mod tests {
         // No legal move: pass.
         assert_eq!(choose(&[(None, 1.0)], 81, rank("5k"), &mut rng), None);
         assert_eq!(choose(&[], 81, rank("5k"), &mut rng), None);
+    }
+
+    proptest::proptest! {
+        /// Any text is a rank or refused naming itself, never a panic
+        /// (a letter of several bytes at the end included).
+        #[test]
+        fn any_text_is_a_rank_or_refused(text in "\\PC{0,8}", number in 0u32..40, letter in "[kdKDä€ß]") {
+            if let Err(why) = Rank::parse(&text) {
+                proptest::prop_assert!(why.contains("is not a rank"));
+            }
+            let composed = format!("{number}{letter}");
+            match Rank::parse(&composed) {
+                Ok(rank) => proptest::prop_assert!(rank.is_some() && "kdKD".contains(letter.as_str())),
+                Err(why) => proptest::prop_assert!(why.contains(&composed)),
+            }
+        }
     }
 }

@@ -472,10 +472,13 @@ impl Fields<'_> {
                 .as_f64()
                 .ok_or_else(|| "must be a number".to_string())
                 .and_then(|k| {
-                    if (-400.0..=400.0).contains(&k) {
-                        check_komi(k)
-                    } else {
+                    if !(-400.0..=400.0).contains(&k) {
                         Err("must be from -400 to 400".into())
+                    } else if (k * 2.0).fract() != 0.0 {
+                        // KataGo's analysis engine refuses these too.
+                        Err(format!("{k} is not a multiple of 0.5"))
+                    } else {
+                        check_komi(k)
                     }
                 })
                 .map_err(|m| self.error("komi", m))?,
@@ -896,6 +899,10 @@ mod tests {
         );
         assert_eq!(
             field(&format!(r#"{{{base},"moves":[],"komi":1000}}"#)),
+            Some("komi")
+        );
+        assert_eq!(
+            field(&format!(r#"{{{base},"moves":[],"komi":7.3}}"#)),
             Some("komi")
         );
         assert_eq!(field("[1,2]"), None);
