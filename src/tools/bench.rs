@@ -237,17 +237,24 @@ pub fn network(
     Ok(())
 }
 
-/// The processor's clock in MHz as Linux reports it (the first core's
-/// `cpu MHz` in `/proc/cpuinfo`), if it does.
+/// The processor's clock in MHz as Linux reports it: the first core's
+/// `cpu MHz` in `/proc/cpuinfo` (x86), or its highest cpufreq clock (ARM).
 fn cpu_mhz() -> Option<f64> {
     let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    info.lines()
-        .find(|l| l.starts_with("cpu MHz"))?
-        .split(':')
-        .nth(1)?
-        .trim()
-        .parse()
-        .ok()
+    let from_cpuinfo = info
+        .lines()
+        .find(|l| l.starts_with("cpu MHz"))
+        .and_then(|l| l.split(':').nth(1))
+        .and_then(|v| v.trim().parse().ok());
+    // ARM's /proc/cpuinfo gives no clock: the kernel's cpufreq does (kHz).
+    from_cpuinfo.or_else(|| {
+        std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
+            .ok()?
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .map(|khz| khz / 1000.0)
+    })
 }
 
 /// Rounds of the search's runs in `network`, each thread count once a round.

@@ -215,6 +215,8 @@ impl Conv {
             Kernel::Avx512 => unsafe { self.winograd_avx512(io) },
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { self.winograd_avx2(io) },
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => self.winograd_body::<std::arch::aarch64::float32x4_t>(io),
             Kernel::Portable => self.winograd_body::<[f32; 8]>(io),
         }
     }

@@ -1,13 +1,13 @@
 //! The matrix products every layer runs on: a register-blocked kernel over a
 //! right-hand matrix packed once (the weights at load time, attention's
 //! keys and values as they come), in AVX-512, or AVX2 and FMA, where the
-//! processor has them ([`Kernel`], chosen at run time), plain Rust
-//! elsewhere. In reduced precision ([`Precision::Bf16`], asked for by
+//! processor has them ([`Kernel`], chosen at run time), in NEON on ARM64,
+//! plain Rust elsewhere. In reduced precision ([`Precision::Bf16`], asked for by
 //! `--precision bf16` on a processor with AVX-512 BF16) both factors are
 //! rounded to bfloat16 and multiplied in pairs by `vdpbf16ps`, summing in
 //! single precision: twice the multiplications a cycle.
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use super::simd::Lanes;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -86,6 +86,10 @@ pub enum Kernel {
     /// AVX-512: 14×16 blocks, a 16-float register a row, 14 of its 32.
     #[cfg(target_arch = "x86_64")]
     Avx512,
+    /// NEON (every ARM64 processor): 6×16 blocks, four 4-float registers a
+    /// row, 24 of its 32.
+    #[cfg(target_arch = "aarch64")]
+    Neon,
 }
 
 impl Kernel {
@@ -96,6 +100,8 @@ impl Kernel {
         Kernel::Avx2,
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx512,
+        #[cfg(target_arch = "aarch64")]
+        Kernel::Neon,
     ];
 
     /// Whether this processor has the instructions the kernel is compiled
@@ -110,6 +116,8 @@ impl Kernel {
             }
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => std::arch::is_aarch64_feature_detected!("neon"),
         }
     }
 
@@ -133,14 +141,17 @@ impl Kernel {
             Kernel::Avx2 => "avx2",
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => "avx512",
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => "neon",
         }
     }
 
     /// Single-precision operations a core issues a cycle at most with this
     /// kernel's instructions: two fused multiply-adds a cycle over 16
     /// lanes (AVX-512) or 8 (AVX2), the two counted as two operations;
-    /// the portable kernel's code as the compiler vectorizes it, taken as
-    /// SSE's 4 lanes.
+    /// NEON's two 4-lane FMA pipes (Cortex-A76 and Neoverse N1 and later;
+    /// Apple's cores have four, twice this); the portable kernel's code as
+    /// the compiler vectorizes it, taken as 4 lanes.
     pub fn peak_flops_per_cycle(self) -> f64 {
         match self {
             Kernel::Portable => 16.0,
@@ -148,6 +159,8 @@ impl Kernel {
             Kernel::Avx2 => 32.0,
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => 64.0,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => 16.0,
         }
     }
 
@@ -363,7 +376,7 @@ impl Out<'_> {
 
 /// Puts a kernel's rows of products, each in `W` registers of `L` (16
 /// values), where they go.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
 fn put_registers<L: Lanes, const W: usize>(rows: &[[L; W]], out: Out) {
     match out {
@@ -404,7 +417,7 @@ fn store_row(dst: &mut [f32], row: &[f32], accumulate: bool) {
 }
 
 /// Calls `$kernel::<R>` for the block's `$rows` rows, R from 1 to the arms given.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! by_rows {
     ($rows:expr, $kernel:ident, $args:tt, [$($r:literal)*]) => {
         match $rows {
@@ -429,6 +442,8 @@ fn block(kernel: Kernel, a: &[f32], k: usize, rows: usize, panel: &[f32], out: O
         Kernel::Avx512 => unsafe {
             by_rows!(rows, block_avx512, (a, k, panel, out), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
         },
+        #[cfg(target_arch = "aarch64")]
+        Kernel::Neon => by_rows!(rows, block_neon, (a, k, panel, out), [1 2 3 4 5 6]),
         Kernel::Portable => block_portable(a, k, rows, panel, out),
     }
 }
@@ -485,6 +500,37 @@ unsafe fn block_avx512<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: 
             let b = _mm512_loadu_ps(bp.add(kk * NR));
             for (r, [cr]) in c.iter_mut().enumerate() {
                 *cr = _mm512_fmadd_ps(_mm512_set1_ps(*ap.add(r * k + kk)), b, *cr);
+            }
+        }
+    }
+    put_registers(&c, out);
+}
+
+/// One block in NEON: R rows of 16 columns in 4R registers, each step of
+/// `k` one broadcast of `a` and four fused multiply-adds a row.
+#[cfg(target_arch = "aarch64")]
+fn block_neon<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: Out) {
+    use std::arch::aarch64::*;
+    assert!(a.len() >= R * k && panel.len() >= NR * k);
+    // SAFETY (each block): NEON is part of every ARM64 processor; every
+    // offset is below the lengths asserted above (kk < k).
+    let zero = unsafe { vdupq_n_f32(0.0) };
+    let mut c = [[zero; 4]; R];
+    let ap = a.as_ptr();
+    let bp = panel.as_ptr();
+    for kk in 0..k {
+        unsafe {
+            let b = [
+                vld1q_f32(bp.add(kk * NR)),
+                vld1q_f32(bp.add(kk * NR + 4)),
+                vld1q_f32(bp.add(kk * NR + 8)),
+                vld1q_f32(bp.add(kk * NR + 12)),
+            ];
+            for (r, cr) in c.iter_mut().enumerate() {
+                let av = *ap.add(r * k + kk);
+                for (x, &bv) in cr.iter_mut().zip(&b) {
+                    *x = vfmaq_n_f32(*x, bv, av);
+                }
             }
         }
     }

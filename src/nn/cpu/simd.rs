@@ -1,7 +1,8 @@
 //! The vector registers the convolutions' tile transforms and the product
 //! kernels' stores work on: channel values taken a lane at a time, eight at
-//! once in an array (any processor), or 8 and 16 at once in AVX and AVX-512
-//! registers where the processor has them.
+//! once in an array (any processor), 8 and 16 at once in AVX and AVX-512
+//! registers where the processor has them, or 4 in a NEON register (every
+//! ARM64 processor).
 
 /// Channel values the Winograd transforms work on at once: one value, eight
 /// in an array (any processor), or eight in an AVX register.
@@ -127,3 +128,37 @@ register_lanes!(
     _mm512_fmadd_ps,
     _mm512_set1_ps
 );
+
+// SAFETY (every block below): NEON is part of every ARM64 processor (the
+// target enables it); the loads and stores go through slices checked to
+// hold four values.
+#[cfg(target_arch = "aarch64")]
+impl Lanes for std::arch::aarch64::float32x4_t {
+    const WIDTH: usize = 4;
+    #[inline(always)]
+    fn zero() -> Self {
+        unsafe { std::arch::aarch64::vdupq_n_f32(0.0) }
+    }
+    #[inline(always)]
+    fn load(from: &[f32]) -> Self {
+        let from = &from[..4];
+        unsafe { std::arch::aarch64::vld1q_f32(from.as_ptr()) }
+    }
+    #[inline(always)]
+    fn store(self, to: &mut [f32]) {
+        let to = &mut to[..4];
+        unsafe { std::arch::aarch64::vst1q_f32(to.as_mut_ptr(), self) }
+    }
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        unsafe { std::arch::aarch64::vaddq_f32(self, other) }
+    }
+    #[inline(always)]
+    fn sub(self, other: Self) -> Self {
+        unsafe { std::arch::aarch64::vsubq_f32(self, other) }
+    }
+    #[inline(always)]
+    fn mul_add(self, k: f32, other: Self) -> Self {
+        unsafe { std::arch::aarch64::vfmaq_n_f32(other, self, k) }
+    }
+}

@@ -398,8 +398,9 @@ impl Attention {
 }
 
 /// `row = softmax(row · scale)`, in place: 16 values at once where the
-/// processor has AVX-512 (the exponential a polynomial of degree 6 scaled
-/// by a power of two, within 2·10⁻⁷ of `exp`), one at a time elsewhere.
+/// processor has AVX-512, 4 at once in NEON on ARM64 (the exponential a
+/// polynomial of degree 6 scaled by a power of two, within 2·10⁻⁷ of
+/// `exp`), one at a time elsewhere.
 fn softmax(row: &mut [f32], scale: f32) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
@@ -407,6 +408,17 @@ fn softmax(row: &mut [f32], scale: f32) {
         unsafe { softmax_avx512(row, scale) };
         return;
     }
+    #[cfg(target_arch = "aarch64")]
+    {
+        softmax_neon(row, scale);
+        return;
+    }
+    #[allow(unreachable_code)]
+    softmax_scalar(row, scale);
+}
+
+/// [`softmax`] a value at a time.
+fn softmax_scalar(row: &mut [f32], scale: f32) {
     let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * scale));
     let mut sum = 0.0;
     for r in row.iter_mut() {
@@ -496,6 +508,69 @@ unsafe fn exp_avx512(x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m512 
         _mm512_add_ps(r, _mm512_set1_ps(1.0)),
     );
     _mm512_scalef_ps(y, n)
+}
+
+/// [`softmax`] in NEON: four values at once, the row's last few one at a
+/// time with the same polynomial.
+#[cfg(target_arch = "aarch64")]
+fn softmax_neon(row: &mut [f32], scale: f32) {
+    use std::arch::aarch64::*;
+    let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * scale));
+    let (chunks, rest) = row.as_chunks_mut::<4>();
+    let mut sum = 0.0;
+    // SAFETY (each block): NEON is part of every ARM64 processor; the
+    // loads and stores are of four-value arrays.
+    unsafe {
+        let (s, top) = (vdupq_n_f32(scale), vdupq_n_f32(max));
+        let mut total = vdupq_n_f32(0.0);
+        for chunk in chunks.iter_mut() {
+            let x = vld1q_f32(chunk.as_ptr());
+            let e = exp_neon(vsubq_f32(vmulq_f32(x, s), top));
+            total = vaddq_f32(total, e);
+            vst1q_f32(chunk.as_mut_ptr(), e);
+        }
+        sum += vaddvq_f32(total);
+        for r in rest.iter_mut() {
+            let e = vgetq_lane_f32::<0>(exp_neon(vdupq_n_f32(*r * scale - max)));
+            *r = e;
+            sum += e;
+        }
+    }
+    let inv = 1.0 / sum;
+    for r in row.iter_mut() {
+        *r *= inv;
+    }
+}
+
+/// `exp` of 4 values at or below 0 (softmax's), as [`exp_avx512`]: `2^n ·
+/// p(r)`, the power of two made in the exponent's bits.
+#[cfg(target_arch = "aarch64")]
+#[inline(always)]
+unsafe fn exp_neon(x: std::arch::aarch64::float32x4_t) -> std::arch::aarch64::float32x4_t {
+    use std::arch::aarch64::*;
+    // SAFETY: NEON is part of every ARM64 processor.
+    unsafe {
+        let x = vmaxq_f32(x, vdupq_n_f32(-87.0));
+        let n = vrndnq_f32(vmulq_n_f32(x, std::f32::consts::LOG2_E));
+        let r = vfmsq_n_f32(x, n, 0.693_359_4);
+        let r = vfmsq_n_f32(r, n, -2.121_944_4e-4);
+        let mut y = vdupq_n_f32(1.987_569_2e-4);
+        for c in [
+            1.398_199_9e-3,
+            8.333_452e-3,
+            4.166_579_6e-2,
+            1.666_666_5e-1,
+            0.5,
+        ] {
+            y = vfmaq_f32(vdupq_n_f32(c), y, r);
+        }
+        let y = vfmaq_f32(vaddq_f32(r, vdupq_n_f32(1.0)), y, vmulq_f32(r, r));
+        let power = vreinterpretq_f32_s32(vshlq_n_s32::<23>(vaddq_s32(
+            vcvtq_s32_f32(n),
+            vdupq_n_s32(127),
+        )));
+        vmulq_f32(y, power)
+    }
 }
 
 #[cfg(test)]
