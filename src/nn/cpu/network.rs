@@ -509,7 +509,21 @@ impl Network {
         grow(&mut ws.head_a, widest * rows);
         grow(&mut ws.head_b, widest * rows);
         grow(&mut ws.head_pooled, 3 * widest * shape.batch);
-        grow(&mut ws.head_bias, widest * shape.batch);
+        // The heads' small outputs all pass through `head_bias`: the policy
+        // bias, the pass, the value's three and the scores' six, however
+        // narrow the net's layers.
+        let head_values = [
+            widest,
+            self.p_gpool_to_bias.out_channels,
+            self.p_gpool_to_pass.out_channels,
+            self.pass_hidden.as_ref().map_or(0, |h| h.mul2.out_channels),
+            self.v3_mul.out_channels,
+            self.sv3_mul.out_channels,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(widest);
+        grow(&mut ws.head_bias, head_values * shape.batch);
         grow(&mut ws.v2, self.v2_mul.out_channels * shape.batch);
         grow(
             &mut ws.pass_hidden,
