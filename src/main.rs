@@ -729,6 +729,7 @@ fn analysis_engine(cli: &Cli, args: &AnalysisArgs) {
         workers: 1,
         search: search_config(cli),
         human_network,
+        reader_gone: Some(kosumi::frontends::analysis::stdout_reader_gone),
     };
     // What runs at once, whatever a config made for a GPU asks: said once.
     let (plan, note) = kosumi::core::concurrency::plan(

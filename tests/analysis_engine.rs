@@ -381,3 +381,56 @@ fn a_rectangular_board_is_analysed_point_by_point() {
         "the bottom-left corner of 9x13, A1, is on the board"
     );
 }
+
+#[test]
+fn nobody_reading_the_answers_stops_the_searches() {
+    if cfg!(windows) {
+        eprintln!("skipped on Windows: a closed pipe is found at the next write there");
+        return;
+    }
+    // Hours of search queued (50 turns at ten million visits each, the tree
+    // allowed to hold them), then
+    // both pipes closed, as a GUI that dies leaves them: the engine ends
+    // long before the searches could have. Fifty stones on points apart
+    // from each other: every move legal, so nothing is answered before the
+    // first search ends.
+    let columns: Vec<char> = "ABCDEFGHJKLMNOPQRST".chars().collect();
+    let moves: Vec<String> = (0..50)
+        .map(|i| {
+            let colour = if i % 2 == 0 { "B" } else { "W" };
+            format!(
+                r#"["{colour}","{}{}"]"#,
+                columns[i % 10 * 2],
+                1 + i / 10 * 2
+            )
+        })
+        .collect();
+    let turns: Vec<String> = (0..50).map(|t| t.to_string()).collect();
+    let query = format!(
+        r#"{{"id":"long","moves":[{}],"rules":"chinese","komi":7.5,"boardXSize":19,"boardYSize":19,"maxVisits":10000000,"analyzeTurns":[{}]}}"#,
+        moves.join(","),
+        turns.join(",")
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .args(["--threads", "1", "--max-nodes", "50000000", "analysis"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("kosumi starts");
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{query}").unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    drop(child.stdout.take());
+    drop(stdin);
+    // A hang guard, not a measure: ten million visits a turn take hours.
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("still searching a minute after its reader went");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

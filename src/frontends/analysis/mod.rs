@@ -40,6 +40,34 @@ pub struct Settings {
     /// policy under the query's `humanSLProfile` (or its own) is reported
     /// as `humanPolicy` where the query includes the policy.
     pub human_network: Option<Arc<Evaluator>>,
+    /// Whether the reader of the answers has gone (its end of the pipe
+    /// closed), asked every few milliseconds while positions wait or run:
+    /// then nothing more is searched. `None` where it cannot be told (the
+    /// answers are then found unread at the next write).
+    pub reader_gone: Option<fn() -> bool>,
+}
+
+/// How often `reader_gone` is asked.
+const READER_CHECK: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Whether standard output's reader has gone: on Unix, a pipe or socket
+/// whose other end is closed reports an error or hang-up to `poll`.
+pub fn stdout_reader_gone() -> bool {
+    #[cfg(unix)]
+    {
+        let mut fd = libc::pollfd {
+            fd: 1,
+            events: 0,
+            revents: 0,
+        };
+        // SAFETY: poll(2) on one descriptor record of ours, no waiting.
+        let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+        ready > 0 && fd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
 }
 
 /// The most positions waiting at once (each holds its query's moves, not
@@ -169,6 +197,30 @@ pub fn serve(
         gone: AtomicBool::new(false),
     };
     std::thread::scope(|scope| {
+        // Nobody reading the answers stops the searches at once, not at
+        // the next answer written.
+        if let Some(gone) = settings.reader_gone {
+            let (queue, out) = (&queue, &out);
+            spawn_scoped(scope, move || {
+                loop {
+                    std::thread::sleep(READER_CHECK);
+                    let mut state = queue.lock();
+                    if gone() {
+                        out.gone.store(true, Ordering::Relaxed);
+                        state.waiting.clear();
+                        for (_, _, stop) in &state.running {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                        drop(state);
+                        queue.changed.notify_all();
+                        return;
+                    }
+                    if state.closed && state.waiting.is_empty() && state.running.is_empty() {
+                        return;
+                    }
+                }
+            });
+        }
         // A worker the system refuses means fewer workers; with none, each
         // query is answered with the error.
         let workers = (0..settings.workers.max(1))
