@@ -788,13 +788,9 @@ fn review_record(cli: &Cli, args: &ReviewArgs) {
             out.display()
         ));
     }
-    if let Ok(meta) = std::fs::metadata(&out)
-        && !meta.is_file()
-    {
-        refuse(format!(
-            "review: --out {}: not a regular file",
-            out.display()
-        ));
+    // Every check the write makes, before hours of search.
+    if let Err(e) = files::check_writable(&out) {
+        refuse(format!("review: --out {e}"));
     }
     let net = needed_network(cli, "review");
     let fail = |what: String| -> ! {

@@ -73,6 +73,11 @@ fn what_would_lose_the_users_files_is_refused_and_changes_nothing() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{args:?} was accepted");
         assert!(err.contains(why), "{args:?}: {err}");
+        // Refused before the first position is searched.
+        assert!(
+            !err.contains(" positions, "),
+            "{args:?} searched first: {err}"
+        );
         assert_eq!(std::fs::read_to_string(&game).unwrap(), record);
         assert_eq!(
             std::fs::read_to_string(&earlier).unwrap(),
@@ -103,6 +108,17 @@ fn what_would_lose_the_users_files_is_refused_and_changes_nothing() {
             "not a regular file",
         );
     }
+    // A link as the output (the write would not follow it).
+    #[cfg(unix)]
+    {
+        let link = dir.join("link.sgf");
+        std::os::unix::fs::symlink(&earlier, &link).unwrap();
+        refused(
+            &[g, "--out".as_ref(), link.as_os_str()],
+            "not a regular file",
+        );
+        std::fs::remove_file(&link).unwrap();
+    }
     // Budgets that judge nothing, rules that do not exist.
     refused(&[g, "--visits".as_ref(), "0".as_ref()], "at least 2 visits");
     refused(&[g, "--visits".as_ref(), "1".as_ref()], "at least 2 visits");
@@ -123,7 +139,11 @@ fn what_would_lose_the_users_files_is_refused_and_changes_nothing() {
         nowhere.as_os_str(),
     ]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot write") && !err.contains(" positions, "),
+        "{err}"
+    );
     // Over an earlier review, the new one whole.
     let out = review(&[
         g,

@@ -27,6 +27,32 @@ impl std::fmt::Display for WriteError {
 
 impl std::error::Error for WriteError {}
 
+/// The temporary file beside `path` a write goes through.
+fn temporary(path: &Path) -> PathBuf {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Whether [`write_atomically`] could write `path` now, checked without
+/// touching it: `path` is a regular file or nothing (a link, a folder, a
+/// FIFO or a device is refused), and a file can be made beside it (made
+/// and removed again). For a caller with long work before its write.
+pub fn check_writable(path: &Path) -> Result<(), WriteError> {
+    if let Ok(meta) = std::fs::symlink_metadata(path)
+        && !meta.is_file()
+    {
+        return Err(WriteError::NotRegular(path.to_path_buf()));
+    }
+    let temp = temporary(path);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .map_err(|e| WriteError::Io(path.to_path_buf(), e))?;
+    let _ = std::fs::remove_file(&temp);
+    Ok(())
+}
+
 /// Writes `bytes` to `path` whole or not at all.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     if let Ok(meta) = std::fs::symlink_metadata(path)
@@ -34,8 +60,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     {
         return Err(WriteError::NotRegular(path.to_path_buf()));
     }
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let temp = temporary(path);
     let io = |e| WriteError::Io(path.to_path_buf(), e);
     let written = std::fs::OpenOptions::new()
         .write(true)
@@ -73,8 +98,25 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         // No temporary file is left behind.
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-        // A folder is not a file to write.
+        // A folder is not a file to write, nor a link, checked before
+        // any work as at the write.
         let err = write_atomically(&dir, b"x").unwrap_err();
+        assert!(matches!(
+            check_writable(&dir),
+            Err(WriteError::NotRegular(_))
+        ));
+        check_writable(&target).unwrap();
+        assert!(check_writable(&dir.join("no-such-folder").join("c.sgf")).is_err());
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.sgf");
+            std::os::unix::fs::symlink(&target, &link).unwrap();
+            assert!(matches!(
+                check_writable(&link),
+                Err(WriteError::NotRegular(_))
+            ));
+            std::fs::remove_file(&link).unwrap();
+        }
         assert!(matches!(err, WriteError::NotRegular(_)), "{err}");
         // A write that cannot happen leaves the old file.
         let missing = dir.join("no-such-folder").join("b.sgf");
