@@ -258,6 +258,14 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
                         Move::Pass => None,
                         Move::Move(p) => to_point(&game, p)?,
                     };
+                    // SGF allows one move a node; keeping one of two
+                    // would lose a move without a word.
+                    if node_move.is_some() {
+                        return Err(format!(
+                            "node {} holds two moves (B and W); SGF allows one a node",
+                            game.move_count() + 1
+                        ));
+                    }
                     node_move = Some((c, mv));
                 }
                 Prop::Invalid(id, v)
@@ -685,6 +693,17 @@ mod tests {
         let early = load(&text, &back, Some(2)).unwrap();
         assert_eq!(early.board().stone_count(), 3);
         assert_eq!(early.to_move(), Color::Black);
+    }
+
+    #[test]
+    fn a_node_with_two_moves_is_refused_naming_it() {
+        let g = Game::new(9, Rules::default(), 7.5);
+        let Err(err) = load_record("(;SZ[9];B[ee];B[gg]W[cc])", &g) else {
+            panic!("two moves in a node read");
+        };
+        assert!(err.contains("node 2 holds two moves"), "{err}");
+        assert!(load("(;SZ[9];W[cc]B[ee])", &g, None).is_err());
+        assert!(load_record("(;SZ[9];B[ee];W[cc])", &g).is_ok());
     }
 
     #[test]
