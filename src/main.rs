@@ -933,6 +933,9 @@ fn main() {
         Some(program) => {
             let t = katago_args::translate(&args, program, katago_args::read_config_file)
                 .unwrap_or_else(|e| refuse(e));
+            for warning in &t.warnings {
+                eprintln!("kosumi: {warning}");
+            }
             if !t.ignored.is_empty() {
                 eprintln!("kosumi: KataGo settings ignored: {}", t.ignored.join(", "));
             }

@@ -41,8 +41,26 @@ struct Key {
     value: fn(&str) -> Result<Option<String>, String>,
 }
 
-fn same(v: &str) -> Result<Option<String>, String> {
-    Ok(Some(v.to_string()))
+/// A whole number from 1 up (visits, threads).
+fn count(v: &str) -> Result<Option<String>, String> {
+    match v.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(Some(n.to_string())),
+        _ => Err("a whole number, at least 1".into()),
+    }
+}
+
+/// Seconds: a number above 0.
+fn seconds(v: &str) -> Result<Option<String>, String> {
+    match v.parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 => Ok(Some(v.to_string())),
+        _ => Err("a number of seconds above 0".into()),
+    }
+}
+
+/// A human-like net's profile by KataGo's name (`rank_5k`, `preaz_1d`,
+/// `proyear_1990`, ...).
+fn profile(v: &str) -> Result<Option<String>, String> {
+    crate::nn::HumanProfile::parse(v).map(|_| Some(v.to_string()))
 }
 
 /// The keys kosumi honours.
@@ -50,47 +68,50 @@ const KEYS: &[Key] = &[
     Key {
         name: "humanSLProfile",
         target: Target::Engine("--human-profile"),
-        value: same,
+        value: profile,
     },
     Key {
         name: "maxVisits",
         target: Target::Gtp("--playouts"),
-        value: same,
+        value: count,
     },
     Key {
         name: "maxPlayouts",
         target: Target::Gtp("--playouts"),
-        value: same,
+        value: count,
     },
     Key {
         name: "maxTime",
         target: Target::Gtp("--time"),
-        value: same,
+        value: seconds,
     },
     Key {
         name: "maxVisits",
         target: Target::Analysis("--max-visits"),
-        value: same,
+        value: count,
     },
     Key {
         name: "maxTime",
         target: Target::Analysis("--max-time"),
-        value: same,
+        value: seconds,
     },
     Key {
         name: "numSearchThreads",
         target: Target::Engine("--threads"),
-        value: same,
+        value: count,
     },
     Key {
         name: "numAnalysisThreads",
         target: Target::Analysis("--positions"),
-        value: same,
+        value: count,
     },
     Key {
         name: "reportAnalysisWinratesAs",
         target: Target::Analysis("--report-as"),
-        value: |v| Ok(Some(v.to_ascii_lowercase())),
+        value: |v| match v.to_ascii_lowercase().as_str() {
+            w @ ("black" | "white" | "sidetomove") => Ok(Some(w.to_string())),
+            _ => Err("BLACK, WHITE or SIDETOMOVE".into()),
+        },
     },
     Key {
         name: "rules",
@@ -125,8 +146,17 @@ const KEYS: &[Key] = &[
 /// hundred lines, under 30 KiB).
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
-/// `key = value` lines of a KataGo config, `#` starting a comment.
-pub fn parse_config(text: &str) -> Result<Vec<(String, String)>, String> {
+/// One setting as given, and where: `FILE line N` or `-override-config`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setting {
+    pub key: String,
+    pub value: String,
+    pub origin: String,
+}
+
+/// `key = value` lines of a KataGo config (`file`, for the origins), `#`
+/// starting a comment.
+pub fn parse_config(text: &str, file: &str) -> Result<Vec<Setting>, String> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -142,22 +172,57 @@ pub fn parse_config(text: &str) -> Result<Vec<(String, String)>, String> {
         let (key, value) = line
             .split_once('=')
             .ok_or_else(|| format!("line {}: '{line}' is not key = value", n + 1))?;
-        out.push((key.trim().to_string(), value.trim().to_string()));
+        out.push(Setting {
+            key: key.trim().to_string(),
+            value: value.trim().to_string(),
+            origin: format!("{file} line {}", n + 1),
+        });
     }
     Ok(out)
 }
 
 /// KataGo's `-override-config` text: `key=value` pairs separated by commas.
-pub fn parse_overrides(text: &str) -> Result<Vec<(String, String)>, String> {
+pub fn parse_overrides(text: &str) -> Result<Vec<Setting>, String> {
     text.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(|pair| {
             pair.split_once('=')
-                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .map(|(k, v)| Setting {
+                    key: k.trim().to_string(),
+                    value: v.trim().to_string(),
+                    origin: "-override-config".into(),
+                })
                 .ok_or_else(|| format!("-override-config: '{pair}' is not key=value"))
         })
         .collect()
+}
+
+/// Keys given twice in one config file, as KataGo warns of them: one line
+/// each, naming the key and its lines (the last wins).
+fn duplicates(settings: &[Setting]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, a) in settings.iter().enumerate() {
+        let file = |s: &Setting| s.origin.rsplit_once(" line ").map(|(f, _)| f.to_string());
+        let Some(in_file) = file(a) else { continue };
+        let earlier = settings[..i]
+            .iter()
+            .any(|b| b.key == a.key && file(b).as_deref() == Some(in_file.as_str()));
+        let later: Vec<&str> = settings[i + 1..]
+            .iter()
+            .filter(|b| b.key == a.key && file(b).as_deref() == Some(in_file.as_str()))
+            .map(|b| b.origin.as_str())
+            .collect();
+        if !earlier && !later.is_empty() {
+            out.push(format!(
+                "{}: key '{}' given again at {}; the last one counts",
+                a.origin,
+                a.key,
+                later.join(", ")
+            ));
+        }
+    }
+    out
 }
 
 /// Whether `args` (the program's, its name first) are KataGo's form: a
@@ -185,6 +250,8 @@ pub fn is_katago_form(args: &[OsString]) -> Option<Program> {
 pub struct Translated {
     pub args: Vec<OsString>,
     pub ignored: Vec<String>,
+    /// What to say on stderr (keys given twice in a file).
+    pub warnings: Vec<String>,
 }
 
 /// kosumi's arguments for KataGo's `args` (as [`is_katago_form`] found
@@ -196,7 +263,7 @@ pub fn translate(
 ) -> Result<Translated, String> {
     let mut model = None;
     let mut human_model = None;
-    let mut settings: Vec<(String, String)> = Vec::new();
+    let mut settings: Vec<Setting> = Vec::new();
     let mut ignored = Vec::new();
     let mut rest = args[2..].iter();
     while let Some(flag) = rest.next() {
@@ -212,9 +279,8 @@ pub fn translate(
             "-config" => {
                 let path = value()?;
                 let text = read(std::path::Path::new(&path))?;
-                settings.extend(
-                    parse_config(&text).map_err(|e| format!("{}: {e}", path.to_string_lossy()))?,
-                );
+                let file = path.to_string_lossy();
+                settings.extend(parse_config(&text, &file).map_err(|e| format!("{file}: {e}"))?);
             }
             "-override-config" => {
                 settings.extend(parse_overrides(&value()?.to_string_lossy())?);
@@ -222,11 +288,12 @@ pub fn translate(
             other => return Err(format!("unknown KataGo option '{other}'")),
         }
     }
+    let warnings = duplicates(&settings);
     // The last value of each key wins, as in KataGo.
-    let mut last: Vec<(String, String)> = Vec::new();
-    for (k, v) in settings {
-        last.retain(|(key, _)| *key != k);
-        last.push((k, v));
+    let mut last: Vec<Setting> = Vec::new();
+    for setting in settings {
+        last.retain(|s| s.key != setting.key);
+        last.push(setting);
     }
     let mut engine: Vec<OsString> = Vec::new();
     let mut sub: Vec<OsString> = Vec::new();
@@ -238,9 +305,12 @@ pub fn translate(
         engine.push("--human-model".into());
         engine.push(m);
     }
-    for (key, value) in &last {
-        // The search's refinements keep KataGo's names on kosumi's side.
-        if PUCT_SETTINGS.iter().any(|s| s.name == key) {
+    for Setting { key, value, origin } in &last {
+        let refused = |wants: String| format!("{origin}: {key} = {value}: {wants}");
+        // The search's refinements keep KataGo's names on kosumi's side,
+        // each checked here to name where it came from.
+        if let Some(setting) = PUCT_SETTINGS.iter().find(|s| s.name == key) {
+            (setting.set)(&mut crate::search::Puct::default(), value).map_err(refused)?;
             engine.push("--search-param".into());
             engine.push(format!("{key}={value}").into());
             continue;
@@ -261,7 +331,7 @@ pub fn translate(
             ignored.push(key.clone());
         }
         for k in targets {
-            let Some(v) = (k.value)(value).map_err(|e| format!("{key}: {e}"))? else {
+            let Some(v) = (k.value)(value).map_err(refused)? else {
                 continue;
             };
             let (list, option) = match k.target {
@@ -280,7 +350,11 @@ pub fn translate(
         out.push("analysis".into());
         out.extend(sub);
     }
-    Ok(Translated { args: out, ignored })
+    Ok(Translated {
+        args: out,
+        ignored,
+        warnings,
+    })
 }
 
 /// Reads a config file of at most a mebibyte (`MAX_CONFIG_BYTES`).
@@ -418,14 +492,68 @@ mod tests {
     }
 
     #[test]
+    fn values_are_read_as_values_naming_the_file_the_line_and_the_key() {
+        let args = os(&["kosumi", "gtp", "-config", "gtp.cfg"]);
+        for (text, wants) in [
+            (
+                "maxVisits = -5",
+                "gtp.cfg line 1: maxVisits = -5: a whole number",
+            ),
+            (
+                "# c\nmaxVisits = --help",
+                "gtp.cfg line 2: maxVisits = --help: a whole number",
+            ),
+            ("maxTime = 0", "maxTime = 0: a number of seconds above 0"),
+            (
+                "numSearchThreads = 1.5",
+                "numSearchThreads = 1.5: a whole number",
+            ),
+            ("humanSLProfile = --help", "humanSLProfile = --help:"),
+            (
+                "useLcbForSelection = maybe",
+                "gtp.cfg line 1: useLcbForSelection = maybe:",
+            ),
+        ] {
+            let err = translate(&args, Program::Gtp, |_| Ok(text.to_string())).unwrap_err();
+            assert!(err.contains(wants), "{text}: {err}");
+        }
+        let over = os(&["kosumi", "analysis", "-override-config", "maxVisits=-5"]);
+        let err = translate(&over, Program::Analysis, |_| Ok(String::new())).unwrap_err();
+        assert!(
+            err.starts_with("-override-config: maxVisits = -5:"),
+            "{err}"
+        );
+        let over = os(&[
+            "kosumi",
+            "analysis",
+            "-override-config",
+            "reportAnalysisWinratesAs=RED",
+        ]);
+        assert!(translate(&over, Program::Analysis, |_| Ok(String::new())).is_err());
+        // A key given twice in a file is warned of, naming both lines; the
+        // last one counts.
+        let t = translate(&args, Program::Gtp, |_| {
+            Ok("maxVisits = 10\nrules = japanese\nmaxVisits = 20\n".into())
+        })
+        .unwrap();
+        assert_eq!(
+            t.warnings,
+            vec![
+                "gtp.cfg line 1: key 'maxVisits' given again at gtp.cfg line 3; the last one counts"
+            ]
+        );
+        assert!(t.args.windows(2).any(|w| w == os(&["--playouts", "20"])));
+    }
+
+    #[test]
     fn bad_forms_are_refused_with_the_reason() {
         let args = os(&["kosumi", "gtp", "-model"]);
         let err = translate(&args, Program::Gtp, |_| Ok(String::new())).unwrap_err();
         assert!(err.contains("-model needs a value"), "{err}");
         let args = os(&["kosumi", "gtp", "-config", "c"]);
         let err = translate(&args, Program::Gtp, |_| Ok("rules = stone".into())).unwrap_err();
-        assert!(err.starts_with("rules:"), "{err}");
-        assert!(parse_config("just words").is_err());
+        assert!(err.starts_with("c line 1: rules = stone:"), "{err}");
+        assert!(parse_config("just words", "f").is_err());
         assert!(parse_overrides("a=1,b").is_err());
         // Not KataGo's form: kosumi's own subcommand.
         assert_eq!(
