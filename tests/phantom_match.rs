@@ -289,6 +289,66 @@ fn a_seat_that_closes_its_output_loses_at_once() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A match killed hard (SIGKILL: no handler runs) still leaves no seat
+/// behind: each seat is sent SIGKILL by the kernel when its runner dies.
+#[test]
+fn a_match_killed_hard_leaves_no_seat_running() {
+    if !cfg!(target_os = "linux") {
+        eprintln!(
+            "skipped off Linux: the kernel's parent-death signal is Linux's; the Linux run checks it"
+        );
+        return;
+    }
+    // A seat that hangs in genmove and never ends by itself, even when its
+    // input closes; the marker finds it in ps.
+    let hang = "sh -c 'marker=kosumi-hard-kill-seat; while read l; do case \"$l\" in genmove*) while :; do sleep 1; done;; *) printf \"= \\n\\n\";; esac; done'";
+    let dir = scratch("hard-kill");
+    let mut child = Command::new(kosumi())
+        .arg("phantom-match")
+        .args([
+            "--seat1",
+            hang,
+            "--seat2",
+            hang,
+            "--size",
+            "5",
+            "--games",
+            "1",
+            "--timeout",
+            "500",
+            "--sgf",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let seats = || {
+        let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+        String::from_utf8_lossy(&ps.stdout)
+            .lines()
+            .filter(|l| l.contains("marker=kosumi-hard-kill-seat") && !l.contains("phantom-match"))
+            .count()
+    };
+    let started = std::time::Instant::now();
+    while seats() < 2 {
+        assert!(started.elapsed().as_secs() < 60, "the seats never started");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // A hang guard: the kernel ends them at once.
+    let killed = std::time::Instant::now();
+    while seats() > 0 {
+        assert!(
+            killed.elapsed().as_secs() < 60,
+            "a seat outlived its runner's SIGKILL"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// SIGTERM to a match whose seat hangs ends the seat's processes with the
 /// match, at once.
 #[test]
