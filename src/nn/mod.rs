@@ -27,6 +27,8 @@ pub mod ladder;
 pub mod model;
 pub mod output;
 pub mod profile;
+#[cfg(test)]
+pub(crate) mod test_models;
 
 use crate::go::board::{BoardSize, Color};
 use crate::go::game::Game;
@@ -574,118 +576,13 @@ mod tests {
         });
     }
 
-    /// A version 16 model in KataGo's text form with every layer `width`
-    /// channels wide (a nested bottleneck, a global-pooling block, four
-    /// policy channels, six scores), weights from a fixed sequence.
-    fn narrow_model(width: usize) -> String {
-        let mut out = Vec::new();
-        let mut next = 0u32;
-        let mut floats = |n: usize| {
-            (0..n)
-                .map(|_| {
-                    next = next.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-                    format!("{:.4}", ((next >> 16) % 200) as f32 / 1000.0 - 0.1)
-                })
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let w = width;
-        let mut conv = |out: &mut Vec<String>, name: &str, size: usize, cin: usize, cout: usize| {
-            out.push(format!("{name} {size} {size} {cin} {cout} 1 1"));
-            out.push(floats(size * size * cin * cout));
-        };
-        let bn = |out: &mut Vec<String>, name: &str, c: usize| {
-            out.push(format!("{name} {c} 1e-5 1 1"));
-            out.push(vec!["0"; c].join(" "));
-            out.push(vec!["1"; c].join(" "));
-            out.push(vec!["1"; c].join(" "));
-            out.push(vec!["0.1"; c].join(" "));
-        };
-        let act = |out: &mut Vec<String>, name: &str| out.push(format!("{name} ACTIVATION_MISH"));
-        let dense = |out: &mut Vec<String>, name: &str, cin: usize, cout: usize| {
-            out.push(format!("{name} {cin} {cout}"));
-            out.push(vec!["0.05"; cin * cout].join(" "));
-        };
-        let bias = |out: &mut Vec<String>, name: &str, c: usize| {
-            out.push(format!("{name} {c}"));
-            out.push(vec!["0.01"; c].join(" "));
-        };
-        out.push("narrow 16 22 19".to_string());
-        out.push("20 20 20 20 40 0.25 150".into());
-        out.push("0 0 0 0 0 0 0 0".into());
-        out.push(format!("trunk 2 {w} {w} {w} 0 {w}"));
-        out.push("0 0 0 0 0 0".into());
-        conv(&mut out, "conv_spatial", 3, 22, w);
-        dense(&mut out, "linear_global", 19, w);
-        out.push("nested_bottleneck_block nbt 2".into());
-        bn(&mut out, "nbt.pre.norm", w);
-        act(&mut out, "nbt.pre.act");
-        conv(&mut out, "nbt.pre.conv", 1, w, w);
-        out.push("ordinary_block nbt.0".into());
-        bn(&mut out, "nbt.0.norm1", w);
-        act(&mut out, "nbt.0.act1");
-        conv(&mut out, "nbt.0.conv1", 3, w, w);
-        bn(&mut out, "nbt.0.norm2", w);
-        act(&mut out, "nbt.0.act2");
-        conv(&mut out, "nbt.0.conv2", 3, w, w);
-        out.push("gpool_block nbt.1".into());
-        bn(&mut out, "nbt.1.norm1", w);
-        act(&mut out, "nbt.1.act1");
-        conv(&mut out, "nbt.1.conv1r", 3, w, w);
-        conv(&mut out, "nbt.1.conv1g", 3, w, w);
-        bn(&mut out, "nbt.1.normg", w);
-        act(&mut out, "nbt.1.actg");
-        dense(&mut out, "nbt.1.linear_g", 3 * w, w);
-        bn(&mut out, "nbt.1.norm2", w);
-        act(&mut out, "nbt.1.act2");
-        conv(&mut out, "nbt.1.conv2", 3, w, w);
-        bn(&mut out, "nbt.post.norm", w);
-        act(&mut out, "nbt.post.act");
-        conv(&mut out, "nbt.post.conv", 1, w, w);
-        out.push("ordinary_block b1".into());
-        bn(&mut out, "b1.norm1", w);
-        act(&mut out, "b1.act1");
-        conv(&mut out, "b1.conv1", 3, w, w);
-        bn(&mut out, "b1.norm2", w);
-        act(&mut out, "b1.act2");
-        conv(&mut out, "b1.conv2", 3, w, w);
-        bn(&mut out, "norm_trunkfinal", w);
-        act(&mut out, "act_trunkfinal");
-        out.push("policy_head".into());
-        conv(&mut out, "p1", 1, w, w);
-        conv(&mut out, "g1", 1, w, w);
-        bn(&mut out, "g1.norm", w);
-        act(&mut out, "g1.act");
-        dense(&mut out, "gpool_to_bias", 3 * w, w);
-        bn(&mut out, "p1.norm", w);
-        act(&mut out, "p1.act");
-        conv(&mut out, "p2", 1, w, 4);
-        dense(&mut out, "gpool_to_pass", 3 * w, w);
-        bias(&mut out, "pass_bias", w);
-        act(&mut out, "pass_act");
-        dense(&mut out, "gpool_to_pass2", w, 4);
-        out.push("value_head".into());
-        conv(&mut out, "v1", 1, w, w);
-        bn(&mut out, "v1.norm", w);
-        act(&mut out, "v1.act");
-        dense(&mut out, "v2", 3 * w, w);
-        bias(&mut out, "v2.bias", w);
-        act(&mut out, "v2.act");
-        dense(&mut out, "v3", w, 3);
-        bias(&mut out, "v3.bias", 3);
-        dense(&mut out, "sv3", w, 6);
-        bias(&mut out, "sv3.bias", 6);
-        conv(&mut out, "ownership", 1, w, 1);
-        out.join("\n") + "\n"
-    }
-
     #[test]
     fn nets_narrower_than_their_heads_evaluate_without_a_fault() {
         // A trunk and heads of one or two channels, narrower than the
         // value head's three outputs and the scores' six: every buffer
         // holds what is written to it.
         for width in [1, 2, 5] {
-            let desc = ModelDesc::parse(narrow_model(width).as_bytes())
+            let desc = ModelDesc::parse(test_models::narrow(width, 0.0).as_bytes())
                 .unwrap_or_else(|e| panic!("width {width}: {e}"));
             let net = Evaluator::new(&desc);
             let mut game = Game::new(9, Rules::default(), 7.5);

@@ -38,6 +38,30 @@ pub struct Evaluation {
     pub white_ownership: Vec<f32>,
 }
 
+impl Evaluation {
+    /// Whether every number of it is finite: a net that overflows (a
+    /// corrupt or hostile file, or a layer out of its range) gives NaN or
+    /// infinity, an evaluation no search or answer may use.
+    pub fn is_finite(&self) -> bool {
+        [
+            self.pass,
+            self.white_win,
+            self.white_loss,
+            self.no_result,
+            self.white_score_mean,
+            self.white_score_mean_sq,
+            self.white_lead,
+            self.var_time_left,
+            self.shortterm_winloss_error,
+            self.shortterm_score_error,
+        ]
+        .iter()
+        .chain(&self.policy)
+        .chain(&self.white_ownership)
+        .all(|x| x.is_finite())
+    }
+}
+
 /// How a model's score outputs become points: its multipliers and its
 /// short-term error transform.
 #[derive(Clone, Copy, Debug)]

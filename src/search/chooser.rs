@@ -216,6 +216,24 @@ impl Chooser {
                 )
             };
             let out = puct::search_watched(game, net, params, stop, &mut self.net_tree, watch);
+            // A net that gave no finite evaluation of this position leaves
+            // the move to the Monte Carlo search (said where it dropped).
+            if out.visits == 0 && out.dropped > 0 {
+                log::warn!("no finite evaluation from the network: the Monte Carlo search moves");
+                let settings = self.next_settings(how, how.playout_budget(), false);
+                let planning = how.config.mc.planning;
+                let threads = how.config.threads;
+                return run_watched(
+                    game,
+                    &settings,
+                    threads,
+                    planning,
+                    stop,
+                    &mut self.tree,
+                    None,
+                )
+                .0;
+            }
             // The mover's side to White's: the same sign as the other way.
             let for_white = |v: f64| color.from_white() * v;
             self.advantage.record(for_white(2.0 * out.win_rate - 1.0));

@@ -431,6 +431,22 @@ fn search(job: &Job, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
             _ => None,
         }
     });
+    // A net that overflows answers an error for this position, never a
+    // NaN (which JSON cannot hold) nor a null where a number belongs.
+    let not_finite = || {
+        send(
+            out,
+            &json!({
+                "error": format!("the network {} gave no finite evaluation of this position (NaN or infinity)", net.name()),
+                "id": asked.id,
+                "turnNumber": turn,
+            }),
+        );
+    };
+    if !eval.is_finite() || human.as_ref().is_some_and(|h| !h.is_finite()) {
+        not_finite();
+        return;
+    }
     let raw = response::Raw {
         eval: &eval,
         human: human.as_ref(),
@@ -473,6 +489,10 @@ fn search(job: &Job, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
         &mut tree,
         Some(watch),
     );
+    if outcome.visits == 0 && outcome.dropped > 0 {
+        not_finite();
+        return;
+    }
     let report = outcome.report.expect("a watched search reports at its end");
     send(out, &response::analysis(asked, turn, &report, &raw, false));
 }

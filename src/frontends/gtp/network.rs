@@ -74,25 +74,31 @@ fn raw(e: &Engine, net: &nn::Evaluator, args: &[&str], with_optimism: bool) -> R
         return Err(GtpError::syntax(format!("unexpected argument '{extra}'")));
     }
     let fresh = to_move != e.shown().to_move();
-    let text: Vec<String> = symmetries
-        .into_iter()
-        .map(|symmetry| {
-            let eval = net.evaluate_with_optimism(
-                Request {
-                    game: e.shown(),
-                    to_move,
-                    fresh,
-                    symmetry,
-                    white_advantage: 0.0,
-                },
-                optimism,
-            );
-            if with_optimism {
-                eval.raw_nn_text(symmetry)
-            } else {
-                eval.raw_human_nn_text(symmetry)
-            }
-        })
-        .collect();
-    Ok(text.concat().trim_end().to_string())
+    let mut text = String::new();
+    for symmetry in symmetries {
+        let eval = net.evaluate_with_optimism(
+            Request {
+                game: e.shown(),
+                to_move,
+                fresh,
+                symmetry,
+                white_advantage: 0.0,
+            },
+            optimism,
+        );
+        // A net that overflows gives NaN or infinity: an error, never
+        // numbers that are none.
+        if !eval.is_finite() {
+            return Err(GtpError(format!(
+                "the network {} gave no finite evaluation of this position (symmetry {symmetry}: NaN or infinity)",
+                net.name()
+            )));
+        }
+        text += &if with_optimism {
+            eval.raw_nn_text(symmetry)
+        } else {
+            eval.raw_human_nn_text(symmetry)
+        };
+    }
+    Ok(text.trim_end().to_string())
 }

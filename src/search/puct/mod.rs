@@ -114,6 +114,8 @@ pub struct Outcome {
     /// The root player's score lead by the search.
     pub lead: f64,
     pub visits: u64,
+    /// Visits dropped for an evaluation that was not finite.
+    pub dropped: u64,
     /// With a watch: what the search found at its end.
     pub report: Option<Report>,
 }
@@ -168,6 +170,7 @@ pub fn search_watched(
         weighed: Vec::new(),
         started: 0,
         visits: 0,
+        dropped: 0,
     });
     let job = Job {
         net,
@@ -271,6 +274,7 @@ pub fn search_watched(
         win_rate,
         lead,
         visits: s.visits,
+        dropped: s.dropped,
         report: final_report,
     };
     tree.keep(nodes, bias, game, white_advantage);

@@ -32,9 +32,23 @@ pub(super) struct Shared {
     pub(super) owned_by_move: Vec<Ownership>,
     /// The back-up's scratch space.
     pub(super) weighed: Vec<Weighed>,
-    /// Visits begun, and visits backed up.
+    /// Visits begun, visits backed up, and visits dropped for an
+    /// evaluation that was not finite.
     pub(super) started: u64,
     pub(super) visits: u64,
+    pub(super) dropped: u64,
+}
+
+/// Says once a process that `net` gave an evaluation that was not finite.
+fn dropped_once(net: &crate::nn::Evaluator) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !SAID.swap(true, Ordering::Relaxed) {
+        eprintln!(
+            "kosumi: the network {} gave an evaluation that is not finite (NaN or infinity); \
+             the search drops such evaluations",
+            net.name()
+        );
+    }
 }
 
 /// What one thread of a search keeps: its walk down the tree (a copy of
@@ -143,6 +157,21 @@ impl Job<'_> {
         self.net.evaluate_cached(request, &mut w.evals[0]);
         let eval = &w.evals[0];
         let mut s = lock();
+        if !eval.is_finite() {
+            // Dropped: nothing of it reaches the tree; the visit counts
+            // against the budget, so a net that never gives a finite
+            // evaluation still ends the search.
+            for &n in &w.path {
+                s.nodes[n].virtual_loss -= 1;
+            }
+            s.dropped += 1;
+            drop(s);
+            dropped_once(self.net);
+            for _ in 0..played {
+                w.walk.undo();
+            }
+            return true;
+        }
         let (utility, winloss, lead, score) = if w.walk.is_over() {
             let (value, margin) = finished_value(&w.walk, eval, to_move);
             let white_margin = to_move.from_white() * margin;
