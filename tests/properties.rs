@@ -180,6 +180,40 @@ proptest! {
     }
 }
 
+/// The embedded net, loaded once for the property tests that need one.
+fn shared_net() -> std::sync::Arc<kosumi::nn::Evaluator> {
+    static NET: std::sync::OnceLock<std::sync::Arc<kosumi::nn::Evaluator>> =
+        std::sync::OnceLock::new();
+    NET.get_or_init(|| std::sync::Arc::new(kosumi::nn::Evaluator::embedded()))
+        .clone()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Every command's arguments read as any UTF-8 (letters of several
+    /// bytes, a digit before one, marks alone): refused with a reason or
+    /// taken, never a panic (the dispatcher's "internal error"), with the
+    /// network loaded so that the readers behind it (levels, profiles,
+    /// symmetries) are reached.
+    #[test]
+    fn every_reader_takes_any_utf8(cmds in prop::collection::vec((0usize..kosumi::frontends::gtp::COMMANDS.len(), prop::collection::vec(prop_oneof!["\\PC{0,6}", "[0-9]{1,2}[kdä€ß日]", "[a-z_]{1,8}[ä€]?", "[0-9.]{1,4}"], 0..4)), 0..24)) {
+        let config = kosumi::engine::Config {
+            network: Some(shared_net()),
+            search: kosumi::search::SearchConfig { playouts: Some(8), chooser: kosumi::search::ChooserPolicy { ownership_playouts: 8, ..Default::default() }, ..Default::default() },
+            ..Default::default()
+        };
+        let mut e = kosumi::engine::Engine::new(config, Rules::default(), 5, None);
+        for (i, args) in cmds {
+            let name = kosumi::frontends::gtp::COMMANDS[i].name;
+            if ["quit", "printsgf", "loadsgf"].contains(&name) { continue; }
+            let line = format!("{name} {}", args.join(" "));
+            let Some(r) = kosumi::frontends::gtp::execute(&mut e, line.as_bytes()) else { continue };
+            prop_assert!(!r.contains("internal error"), "{}: {}", line, r);
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
