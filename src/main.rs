@@ -733,7 +733,7 @@ fn analysis_engine(cli: &Cli, args: &AnalysisArgs) {
     };
     // What runs at once, whatever a config made for a GPU asks: said once.
     let (plan, note) = kosumi::core::concurrency::plan(
-        settings.search.threads,
+        cli.threads,
         args.positions,
         kosumi::core::concurrency::cores(),
     );

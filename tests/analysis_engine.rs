@@ -434,3 +434,54 @@ fn nobody_reading_the_answers_stops_the_searches() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+#[test]
+fn threads_asked_beyond_the_cores_are_cut_to_them_and_every_query_is_answered() {
+    // A KataGo config made for a GPU (KaTrain's asks 12 × 8), and far
+    // more: cut to the cores, said once on stderr; every query answered.
+    let dir = std::env::temp_dir().join(format!("kosumi-threads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("gpu.cfg");
+    std::fs::write(
+        &config,
+        "numAnalysisThreads = 100000\nnumSearchThreads = 100000\nmaxVisits = 8\n",
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .arg("analysis")
+        .arg("-config")
+        .arg(&config)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kosumi starts");
+    let mut stdin = child.stdin.take().unwrap();
+    for i in 0..40 {
+        writeln!(
+            stdin,
+            r#"{{"id":"q{i}","moves":[],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9}}"#
+        )
+        .unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let answers: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 40);
+    assert!(
+        answers.iter().all(|a| a["rootInfo"]["visits"].is_number()),
+        "{answers:?}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.matches("100000 search threads × 100000 positions")
+            .count(),
+        1,
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

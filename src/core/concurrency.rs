@@ -6,7 +6,8 @@
 //! ([`search_threads`]), the JSON engine searches at most as many
 //! positions at once as leave each its threads ([`plan`]), and a thread
 //! the system refuses to start means fewer threads, never an abort
-//! ([`spawn_scoped`]).
+//! ([`spawn_scoped`]; [`spawn_or_run`] for work that must be done, run on
+//! the caller's thread then).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{Scope, ScopedJoinHandle};
@@ -70,6 +71,35 @@ pub fn spawn_scoped<'scope, 'env, T: Send + 'scope>(
             }
             None
         }
+    }
+}
+
+/// Work started by [`spawn_or_run`]: on its own thread, or done already
+/// on the caller's.
+pub enum Running<'scope, T> {
+    Thread(ScopedJoinHandle<'scope, T>),
+    Done(T),
+}
+
+impl<T> Running<'_, T> {
+    /// The work's result (`Err` where its thread panicked).
+    pub fn join(self) -> std::thread::Result<T> {
+        match self {
+            Running::Thread(handle) => handle.join(),
+            Running::Done(value) => Ok(value),
+        }
+    }
+}
+
+/// Starts `f` on a new scoped thread, or runs it here where the system
+/// refuses one (said once): the work is done either way.
+pub fn spawn_or_run<'scope, 'env, T: Send + 'scope>(
+    scope: &'scope Scope<'scope, 'env>,
+    f: impl FnOnce() -> T + Send + Clone + 'scope,
+) -> Running<'scope, T> {
+    match spawn_scoped(scope, f.clone()) {
+        Some(handle) => Running::Thread(handle),
+        None => Running::Done(f()),
     }
 }
 

@@ -80,11 +80,11 @@ impl Client {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| ClientError::Start(e.to_string()))?;
-        let tree = ChildTree::adopt(&child);
+        let mut tree = ChildTree::adopt(&child);
         let stdin = child.stdin.take();
         let mut out = BufReader::new(child.stdout.take().expect("stdout is piped"));
         let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
+        let reader = std::thread::Builder::new().spawn(move || {
             loop {
                 let mut bytes = Vec::new();
                 match (&mut out)
@@ -105,6 +105,10 @@ impl Client {
                 }
             }
         });
+        if let Err(err) = reader {
+            tree.kill(&mut child);
+            return Err(ClientError::Start(format!("no thread to read it: {err}")));
+        }
         Ok(Client {
             child,
             tree,

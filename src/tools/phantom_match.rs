@@ -166,7 +166,7 @@ fn end_seats_on_signals() {
         libc::signal(libc::SIGTERM, handler);
         libc::signal(libc::SIGINT, handler);
     }
-    std::thread::spawn(|| {
+    let watcher = std::thread::Builder::new().spawn(|| {
         loop {
             std::thread::sleep(Duration::from_millis(50));
             let signal = SIGNALLED.load(Ordering::SeqCst);
@@ -185,6 +185,16 @@ fn end_seats_on_signals() {
             }
         }
     });
+    if let Err(err) = watcher {
+        // The signals then end the match by their default action; the
+        // seats still end with it (their parent-death signal, or job).
+        eprintln!("kosumi phantom-match: no thread to watch for signals ({err})");
+        // SAFETY: restoring the default actions touches no memory.
+        unsafe {
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+        }
+    }
 }
 
 /// One seat during a game: a GTP program.
@@ -551,7 +561,8 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
     let out = Arc::new(Mutex::new(std::io::stdout()));
     std::thread::scope(|scope| {
         for _ in 0..config.threads.max(1) {
-            scope.spawn(|| {
+            // A thread refused: its games are played here, one at a time.
+            crate::core::concurrency::spawn_or_run(scope, || {
                 while let Some(&g) = todo.get(next.fetch_add(1, Ordering::SeqCst)) {
                     let swapped = g % 2 == 1;
                     // `{game}` in a command becomes the game's number (to

@@ -11,6 +11,7 @@
 //! `SZ` 19 when absent) and the lines of the Tom collection
 //! (`id<TAB>;B[pd];W[dp]...`, 19×19). Games with setup stones are skipped.
 
+use crate::core::concurrency::spawn_or_run;
 use crate::go::board::{Board, Color, Point};
 use crate::go::rules::Suicide;
 use crate::knowledge::prediction::Model;
@@ -254,7 +255,7 @@ fn parallel<T: Send>(
             .chunks(per)
             .map(|slice| {
                 let work = &work;
-                scope.spawn(move || work(slice))
+                spawn_or_run(scope, move || work(slice))
             })
             .collect();
         handles
@@ -310,7 +311,7 @@ fn fit(model: &mut Model, data: &Data, iterations: usize, threads: usize) {
                     .chunks(chunk)
                     .map(|positions| {
                         let group = &group;
-                        scope.spawn(move || {
+                        spawn_or_run(scope, move || {
                             let mut den = vec![0f64; n];
                             let mut log_likelihood = 0.0;
                             let mut strengths = Vec::new();

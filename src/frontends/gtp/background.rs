@@ -18,8 +18,9 @@ use std::thread::JoinHandle;
 pub struct Background {
     stop: Arc<AtomicBool>,
     /// The thread, which gives back the tree and whether stdout took every
-    /// line written.
-    handle: JoinHandle<(Lent, bool)>,
+    /// line written (`None`: the system refused a thread, and the search
+    /// did not run; its tree starts afresh at the next search).
+    handle: Option<JoinHandle<(Lent, bool)>>,
     /// Whether an open reply waits for its blank line.
     ends_reply: bool,
 }
@@ -44,7 +45,7 @@ impl Background {
         let stop = Arc::new(AtomicBool::new(false));
         let ends_reply = request.is_some();
         let thread_stop = stop.clone();
-        let handle = std::thread::spawn(move || {
+        let handle = std::thread::Builder::new().spawn(move || {
             let mut written = true;
             let mut write = |r: &Report| {
                 if let Some(request) = &request {
@@ -59,6 +60,9 @@ impl Background {
             lent.run(&game, &thread_stop, watch);
             (lent, written)
         });
+        let handle = handle
+            .map_err(|err| log::warn!("no thread for the search beside the protocol: {err}"))
+            .ok();
         log::debug!(
             "{} beside the protocol",
             if ends_reply { "analysing" } else { "pondering" }
@@ -74,15 +78,16 @@ impl Background {
     /// took every line, and whether an open reply waits for its blank line.
     pub fn finish(self, e: &mut Engine) -> (bool, bool) {
         self.stop.store(true, Ordering::SeqCst);
-        let written = match self.handle.join() {
-            Ok((lent, written)) => {
+        let written = match self.handle.map(JoinHandle::join) {
+            Some(Ok((lent, written))) => {
                 e.give_back(lent);
                 written
             }
-            Err(_) => {
+            Some(Err(_)) => {
                 log::warn!("the search beside the protocol panicked");
                 true
             }
+            None => true,
         };
         (written, self.ends_reply)
     }

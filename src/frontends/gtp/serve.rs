@@ -34,10 +34,14 @@ pub fn serve(mut engine: Engine) {
     let (tx, rx) = mpsc::channel();
     let interrupts = Arc::new(input::Interrupts::new(engine.stop_flag()));
     let reader_interrupts = interrupts.clone();
-    std::thread::spawn(move || {
+    let reader = std::thread::Builder::new().spawn(move || {
         let stdin = std::io::stdin();
         input::read_lines(stdin.lock(), &reader_interrupts, tx)
     });
+    if let Err(err) = reader {
+        eprintln!("kosumi: no thread could be started to read the input ({err})");
+        return;
+    }
     let mut beside: Option<Background> = None;
     let mut alive = true;
     for item in rx {
