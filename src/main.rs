@@ -115,6 +115,15 @@ struct Cli {
     /// net, or --model): on or off.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     nn: Switch,
+    /// What evaluates the network: auto (the best this build and machine
+    /// have), cpu, or cuda (an NVIDIA GPU). This build evaluates on the
+    /// CPU only: cuda is refused with the reason.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
+    /// The GPU a GPU backend runs on (CUDA's device number; KataGo's
+    /// cudaDeviceToUse).
+    #[arg(long, value_name = "N")]
+    gpu: Option<usize>,
     /// One of KataGo's refinements of the network's search, by KataGo's
     /// name, as NAME=VALUE (repeatable; each on by default as in KataGo):
     /// useLcbForSelection (true/false), cpuctUtilityStdevScale (0 to 1),
@@ -295,6 +304,14 @@ struct BenchArgs {
 enum PrecisionArg {
     F32,
     Bf16,
+}
+
+/// What evaluates the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum BackendArg {
+    Auto,
+    Cpu,
+    Cuda,
 }
 
 /// `on` or `off`.
@@ -550,6 +567,7 @@ fn puct_settings(cli: &Cli) -> Puct {
 /// The network `--nn` and `--model` ask for; exits on a file that does
 /// not load.
 fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
+    check_backend(cli);
     set_precision(cli);
     match (cli.nn, &cli.model) {
         (Switch::Off, Some(_)) => refuse("--model names a network and --nn off asks for none"),
@@ -561,6 +579,22 @@ fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
             Some(net)
         }
         (Switch::On, None) => Some(kosumi::nn::Evaluator::embedded()),
+    }
+}
+
+/// The backend asked for, checked before any network is loaded: this
+/// build has the CPU's alone, so a GPU asked for is refused with the
+/// reason (exit 2) rather than quietly run on the CPU.
+fn check_backend(cli: &Cli) {
+    if cli.backend == BackendArg::Cuda {
+        refuse(
+            "--backend cuda: this kosumi has no GPU backend; it evaluates on the CPU (--backend cpu or auto)",
+        );
+    }
+    if let Some(n) = cli.gpu {
+        refuse(format!(
+            "--gpu {n}: this kosumi has no GPU backend; it evaluates on the CPU"
+        ));
     }
 }
 

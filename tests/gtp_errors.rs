@@ -287,6 +287,9 @@ fn command_line_values_out_of_range_are_refused_with_status_2() {
         &["--nn", "maybe"],
         &["--search", "net", "--nn", "off"],
         &["--search", "deep"],
+        &["--backend", "cuda"],
+        &["--backend", "tpu"],
+        &["--gpu", "0"],
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_kosumi"))
             .args(args)

@@ -69,10 +69,25 @@ pub trait Workspace: Send {
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
+/// The arithmetic a backend's products run in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arithmetic {
+    /// Single precision throughout.
+    F32,
+    /// bfloat16 factors, single-precision sums.
+    Bf16,
+    /// Half-precision factors (a GPU's tensor cores).
+    F16,
+}
+
 /// What a backend is: a model's layers, ready to run on some hardware.
 pub trait Backend: Send + Sync {
     /// Where it runs, as `bench` and the logs name it (`cpu avx512`).
     fn name(&self) -> String;
+    /// The most boards of `size` it runs through the layers at once.
+    fn max_batch(&self, size: BoardSize) -> usize;
+    /// The arithmetic of its products.
+    fn arithmetic(&self) -> Arithmetic;
     /// A new set of buffers for one thread's evaluations.
     fn workspace(&self) -> Box<dyn Workspace>;
     /// The input buffers of `shape`, to be filled before [`Backend::forward`].

@@ -18,15 +18,17 @@
 //! (`g170-b6c96-s175395328-d26788732`, MIT; see `LICENSE-KataGo.txt` beside
 //! this file), so that it plays with a network with nothing else installed.
 
-pub mod area;
-pub mod backend;
-pub mod cache;
-pub mod cpu;
-pub mod inputs;
-pub mod ladder;
-pub mod model;
-pub mod output;
-pub mod profile;
+pub(crate) mod area;
+pub(crate) mod backend;
+pub(crate) mod cache;
+pub(crate) mod cpu;
+pub(crate) mod inputs;
+pub(crate) mod ladder;
+pub(crate) mod model;
+pub(crate) mod output;
+pub(crate) mod profile;
+#[cfg(test)]
+pub(crate) mod test_backend;
 #[cfg(test)]
 pub(crate) mod test_models;
 
@@ -51,9 +53,6 @@ pub fn set_precision(precision: Precision) -> Result<(), String> {
 
 /// The embedded network's file.
 pub static EMBEDDED_MODEL: &[u8] = include_bytes!("g170-b6c96-s175395328-d26788732.bin.gz");
-
-/// Most points a batch runs through the layers together.
-const BATCH_POINTS: usize = 400;
 
 /// The number of symmetries of a square board.
 pub const SYMMETRIES: usize = 8;
@@ -154,9 +153,16 @@ impl std::fmt::Debug for Evaluator {
 }
 
 impl Evaluator {
+    /// `desc` on the CPU backend.
     pub fn new(desc: &ModelDesc) -> Evaluator {
+        Evaluator::with_backend(desc, Box::new(cpu::network::Network::new(desc)))
+    }
+
+    /// `desc` on `backend` (made from the same description): the front
+    /// door is the same whatever runs the layers.
+    pub(crate) fn with_backend(desc: &ModelDesc, backend: Box<dyn Backend>) -> Evaluator {
         Evaluator {
-            backend: Box::new(cpu::network::Network::new(desc)),
+            backend,
             name: desc.name.clone(),
             version: desc.version,
             scaling: output::Scaling {
@@ -206,6 +212,17 @@ impl Evaluator {
     /// Where it runs (`cpu avx512`).
     pub fn backend_name(&self) -> String {
         self.backend.name()
+    }
+
+    /// The most positions of 19×19 its backend evaluates at once, as
+    /// KataGo's `query_models` reports `maxBatchSize`.
+    pub fn max_batch(&self) -> usize {
+        self.backend.max_batch(BoardSize::square(19))
+    }
+
+    /// Whether its products run in half precision (KataGo's `usingFP16`).
+    pub fn uses_fp16(&self) -> bool {
+        self.backend.arithmetic() == backend::Arithmetic::F16
     }
 
     /// The backend's peak single-precision operations a cycle.
@@ -398,13 +415,11 @@ impl Evaluator {
     /// Evaluates positions of one board size together (one matrix product
     /// per layer for the whole batch).
     pub fn evaluate_batch(&self, requests: &[Request], out: &mut [Evaluation]) {
-        // Boards go through the layers together only while their
-        // activations stay in cache (measured: 8 boards of 19x19 at once
-        // cost 20% more per board than one at a time).
+        // As many boards at once as the backend takes.
         let Some(first) = requests.first() else {
             return;
         };
-        let chunk = (BATCH_POINTS / first.game.size().points()).max(1);
+        let chunk = self.backend.max_batch(first.game.size()).max(1);
         self.with_scratch(|scratch| {
             for (requests, out) in requests.chunks(chunk).zip(out.chunks_mut(chunk)) {
                 self.evaluate_together(requests, SEARCH_POLICY_OPTIMISM, None, scratch, out);

@@ -293,7 +293,7 @@ fn take(text: &str, queue: &Queue, out: &Output<'_>, net: &Evaluator, settings: 
                 }
                 Action::ClearCache => net.cache().clear(),
                 Action::QueryModels => {
-                    let model = |n: &Evaluator| json!({ "name": n.name(), "internalName": n.name(), "maxBatchSize": 1, "usesHumanSLProfile": n.is_human(), "version": n.version(), "usingFP16": "false" });
+                    let model = |n: &Evaluator| json!({ "name": n.name(), "internalName": n.name(), "maxBatchSize": n.max_batch(), "usesHumanSLProfile": n.is_human(), "version": n.version(), "usingFP16": if n.uses_fp16() { "true" } else { "false" } });
                     let models: Vec<Value> = std::iter::once(net)
                         .chain(settings.human_network.as_deref())
                         .map(model)

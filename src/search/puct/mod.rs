@@ -386,6 +386,37 @@ mod tests {
     }
 
     #[test]
+    fn a_search_on_the_test_backend_is_exact_and_repeatable() {
+        // The deterministic backend: each visit one evaluation, the same
+        // seed the same tree, every visit backed up.
+        let (net, counts) = crate::nn::test_backend::evaluator();
+        let game = white_in_atari();
+        let budget = Budget {
+            playouts: Some(120),
+            time: None,
+        };
+        let run = || {
+            let mut tree = NetTree::default();
+            let out = search_watched(
+                &game,
+                &net,
+                PuctParams::new(budget, 11),
+                &AtomicBool::new(false),
+                &mut tree,
+                None,
+            );
+            let visits: Vec<u32> = tree.nodes.iter().map(|n| n.visits).collect();
+            (out.decision, out.visits, out.dropped, visits)
+        };
+        let first = run();
+        assert_eq!((first.1, first.2), (120, 0));
+        assert!(matches!(first.0, Decision::Play(p) if game.check(game.to_move(), p).is_ok()));
+        assert!(counts.boards.load(std::sync::atomic::Ordering::Relaxed) > 0);
+        net.cache().clear();
+        assert_eq!(run(), first);
+    }
+
+    #[test]
     fn two_threads_share_one_tree_and_keep_to_the_budget() {
         let game = white_in_atari();
         let net = Evaluator::embedded();

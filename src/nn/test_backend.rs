@@ -1,0 +1,203 @@
+//! A second backend, for the tests: small, deterministic arithmetic on the
+//! input planes in place of a model's layers, so that the seam between the
+//! evaluator and a backend is held by two implementations and a search can
+//! be tested on numbers it can predict. Each point's policy logit is the
+//! number of the mover's stones around it minus the opponent's (spatial
+//! planes 1 and 2), the pass a fixed −3; the value leans to the side with
+//! more stones; ownership is each point's stone.
+
+use super::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
+use super::inputs::{GLOBAL, SPATIAL};
+use crate::go::board::BoardSize;
+
+/// The test backend; it counts its forward passes and the boards in them.
+#[derive(Default)]
+pub struct Counting {
+    pub passes: std::sync::atomic::AtomicUsize,
+    pub boards: std::sync::atomic::AtomicUsize,
+}
+
+#[derive(Default)]
+struct Buffers {
+    spatial: Vec<f32>,
+    global: Vec<f32>,
+    metadata: Vec<f32>,
+}
+
+impl Workspace for Buffers {
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+fn own(ws: &mut dyn Workspace) -> &mut Buffers {
+    ws.as_any_mut()
+        .downcast_mut()
+        .expect("the test backend's buffers")
+}
+
+impl Backend for Counting {
+    fn name(&self) -> String {
+        "test".into()
+    }
+
+    fn max_batch(&self, _size: BoardSize) -> usize {
+        4
+    }
+
+    fn arithmetic(&self) -> Arithmetic {
+        Arithmetic::F32
+    }
+
+    fn workspace(&self) -> Box<dyn Workspace> {
+        Box::<Buffers>::default()
+    }
+
+    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a> {
+        let b = own(ws);
+        b.spatial.clear();
+        b.spatial.resize(SPATIAL * shape.rows(), 0.0);
+        b.global.clear();
+        b.global.resize(GLOBAL * shape.batch, 0.0);
+        Inputs {
+            spatial: &mut b.spatial,
+            global: &mut b.global,
+            metadata: &mut b.metadata,
+        }
+    }
+
+    fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.passes.fetch_add(1, Relaxed);
+        self.boards.fetch_add(shape.batch, Relaxed);
+        let b = own(ws);
+        let points = shape.points();
+        let (w, h) = (shape.width as isize, shape.height as isize);
+        for (board, raw) in out.iter_mut().enumerate().take(shape.batch) {
+            let plane = |p: usize, k: usize| b.spatial[(board * points + p) * SPATIAL + k];
+            let stone = |x: isize, y: isize, k: usize| {
+                if (0..w).contains(&x) && (0..h).contains(&y) {
+                    plane((y * w + x) as usize, k)
+                } else {
+                    0.0
+                }
+            };
+            raw.policy.clear();
+            raw.ownership.clear();
+            let (mut mine, mut theirs) = (0.0, 0.0);
+            for p in 0..points {
+                let (x, y) = ((p % shape.width) as isize, (p / shape.width) as isize);
+                let around: f32 = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+                    .iter()
+                    .map(|(dx, dy)| stone(x + dx, y + dy, 1) - stone(x + dx, y + dy, 2))
+                    .sum();
+                raw.policy.push(around);
+                raw.ownership.push(plane(p, 1) - plane(p, 2));
+                mine += plane(p, 1);
+                theirs += plane(p, 2);
+            }
+            raw.pass = -3.0;
+            raw.policy_optimistic = raw.policy.clone();
+            raw.pass_optimistic = raw.pass;
+            let lean = (mine - theirs) * 0.3;
+            raw.value = [lean, -lean, -5.0];
+            raw.score = [mine - theirs, 0.0, mine - theirs, 0.0, 0.0, 0.0];
+        }
+    }
+
+    fn macs(&self, size: BoardSize) -> f64 {
+        size.points() as f64
+    }
+
+    fn peak_flops_per_cycle(&self) -> f64 {
+        1.0
+    }
+}
+
+/// The same backend shared, so that a test reads its counts after the
+/// evaluator took it.
+impl Backend for std::sync::Arc<Counting> {
+    fn name(&self) -> String {
+        Counting::name(self)
+    }
+    fn max_batch(&self, size: BoardSize) -> usize {
+        Counting::max_batch(self, size)
+    }
+    fn arithmetic(&self) -> Arithmetic {
+        Counting::arithmetic(self)
+    }
+    fn workspace(&self) -> Box<dyn Workspace> {
+        Counting::workspace(self)
+    }
+    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a> {
+        Counting::inputs(self, ws, shape)
+    }
+    fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]) {
+        Counting::forward(self, shape, ws, out)
+    }
+    fn macs(&self, size: BoardSize) -> f64 {
+        Counting::macs(self, size)
+    }
+    fn peak_flops_per_cycle(&self) -> f64 {
+        Counting::peak_flops_per_cycle(self)
+    }
+}
+
+/// An evaluator on the test backend (the embedded net's description for
+/// its name and scalings), and the backend's counts.
+pub(crate) fn evaluator() -> (super::Evaluator, std::sync::Arc<Counting>) {
+    let desc = super::model::ModelDesc::parse(super::EMBEDDED_MODEL).expect("the embedded net");
+    let backend = std::sync::Arc::new(Counting::default());
+    (
+        super::Evaluator::with_backend(&desc, Box::new(backend.clone())),
+        backend,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::go::board::Color;
+    use crate::go::game::Game;
+    use crate::go::rules::Rules;
+    use crate::nn::{Evaluation, Request};
+    use std::sync::atomic::Ordering::Relaxed;
+
+    #[test]
+    fn the_evaluator_runs_on_any_backend_in_its_batches() {
+        let (net, counts) = super::evaluator();
+        assert_eq!(net.backend_name(), "test");
+        assert_eq!(net.max_batch(), 4);
+        assert!(!net.uses_fp16());
+        let mut game = Game::new(9, Rules::default(), 7.5);
+        game.play(Color::Black, Some(game.board().point(4, 4)))
+            .unwrap();
+        let requests: Vec<Request> = (0..10)
+            .map(|symmetry| Request {
+                game: &game,
+                to_move: Color::White,
+                fresh: true,
+                symmetry: symmetry % 8,
+                white_advantage: 0.0,
+            })
+            .collect();
+        let mut out = vec![Evaluation::default(); 10];
+        net.evaluate_batch(&requests, &mut out);
+        // Ten boards in batches of at most four.
+        assert_eq!(
+            (counts.passes.load(Relaxed), counts.boards.load(Relaxed)),
+            (3, 10)
+        );
+        for e in &out {
+            assert!(e.is_finite());
+            // White to move beside Black's one stone: the policy's top is
+            // a point beside it (the mover's opponent's stones count
+            // against, so White's best are those with none of its own).
+            let best = (0..e.policy.len())
+                .max_by(|&a, &b| e.policy[a].total_cmp(&e.policy[b]))
+                .unwrap();
+            assert!(e.policy[best] > 0.0);
+            // Black is ahead by its stone.
+            assert!(e.white_win < 0.5, "{}", e.white_win);
+        }
+    }
+}
