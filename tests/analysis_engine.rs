@@ -6,17 +6,26 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-/// Runs `kosumi analysis` on `queries` (input then closed) and returns the
-/// answers in the order written.
-fn run(args: &[&str], queries: &[&str]) -> Vec<Value> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
-        .arg("analysis")
+/// Starts kosumi with `args` (the `analysis` subcommand among them), its
+/// input and output piped, its stderr as given.
+fn spawn_analysis(args: &[&str], stderr: Stdio) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_kosumi"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
-        .expect("kosumi starts");
+        .expect("kosumi starts")
+}
+
+/// Runs `kosumi analysis` on `queries` (input then closed) and returns the
+/// answers in the order written.
+fn run(args: &[&str], queries: &[&str]) -> Vec<Value> {
+    let all: Vec<&str> = ["analysis"]
+        .into_iter()
+        .chain(args.iter().copied())
+        .collect();
+    let mut child = spawn_analysis(&all, Stdio::null());
     let mut stdin = child.stdin.take().expect("stdin");
     for q in queries {
         writeln!(stdin, "{q}").expect("query written");
@@ -252,13 +261,7 @@ fn a_query_of_many_turns_takes_memory_for_the_work_not_for_the_asking() {
         moves.join(","),
         turns.join(",")
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
-        .args(["analysis", "--positions", "1"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("kosumi starts");
+    let mut child = spawn_analysis(&["analysis", "--positions", "1"], Stdio::null());
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "{query}").unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
@@ -411,13 +414,10 @@ fn nobody_reading_the_answers_stops_the_searches() {
         moves.join(","),
         turns.join(",")
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
-        .args(["--threads", "1", "--max-nodes", "50000000", "analysis"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("kosumi starts");
+    let mut child = spawn_analysis(
+        &["--threads", "1", "--max-nodes", "50000000", "analysis"],
+        Stdio::null(),
+    );
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "{query}").unwrap();
     stdin.flush().unwrap();
@@ -447,15 +447,8 @@ fn threads_asked_beyond_the_cores_are_cut_to_them_and_every_query_is_answered() 
         "numAnalysisThreads = 100000\nnumSearchThreads = 100000\nmaxVisits = 8\n",
     )
     .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kosumi"))
-        .arg("analysis")
-        .arg("-config")
-        .arg(&config)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("kosumi starts");
+    let config = config.to_string_lossy().into_owned();
+    let mut child = spawn_analysis(&["analysis", "-config", &config], Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
     for i in 0..40 {
         writeln!(

@@ -16,6 +16,21 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Starts a match of `games` games on 5×5 between two `hang` seats, its
+/// records in `dir`, its output dropped.
+fn hanging_match(hang: &str, dir: &std::path::Path, games: &str) -> std::process::Child {
+    Command::new(kosumi())
+        .arg("phantom-match")
+        .args([
+            "--seat1", hang, "--seat2", hang, "--size", "5", "--games", games,
+        ])
+        .args(["--timeout", "500", "--sgf", dir.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 /// Runs a match; returns its standard output.
 fn run(args: &[&str]) -> String {
     let out = Command::new(kosumi())
@@ -303,26 +318,7 @@ fn a_match_killed_hard_leaves_no_seat_running() {
     // input closes; the marker finds it in ps.
     let hang = "sh -c 'marker=kosumi-hard-kill-seat; while read l; do case \"$l\" in genmove*) while :; do sleep 1; done;; *) printf \"= \\n\\n\";; esac; done'";
     let dir = scratch("hard-kill");
-    let mut child = Command::new(kosumi())
-        .arg("phantom-match")
-        .args([
-            "--seat1",
-            hang,
-            "--seat2",
-            hang,
-            "--size",
-            "5",
-            "--games",
-            "1",
-            "--timeout",
-            "500",
-            "--sgf",
-            dir.to_str().unwrap(),
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = hanging_match(hang, &dir, "1");
     let seats = || {
         let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
         String::from_utf8_lossy(&ps.stdout)
@@ -361,26 +357,7 @@ fn a_signal_ends_the_match_and_every_seat() {
     }
     let hang = "sh -c 'while read l; do case \"$l\" in genmove*) sleep 777;; *) printf \"= \\n\\n\";; esac; done'";
     let dir = scratch("signal");
-    let mut child = Command::new(kosumi())
-        .arg("phantom-match")
-        .args([
-            "--seat1",
-            hang,
-            "--seat2",
-            hang,
-            "--size",
-            "5",
-            "--games",
-            "2",
-            "--timeout",
-            "500",
-            "--sgf",
-            dir.to_str().unwrap(),
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = hanging_match(hang, &dir, "2");
     let sleeping = || {
         let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
         String::from_utf8_lossy(&ps.stdout)

@@ -362,83 +362,79 @@ fn katago_ms_per_eval(
 ) -> Option<f64> {
     let dir = std::env::temp_dir().join(format!("kosumi-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).ok()?;
-    let result = katago_benchmark(katago, model, size, seconds, ours_ms, &dir);
-    let _ = std::fs::remove_dir_all(&dir);
-    result
-}
-
-fn katago_benchmark(
-    katago: &std::path::Path,
-    model: Option<&std::path::Path>,
-    size: usize,
-    seconds: f64,
-    ours_ms: f64,
-    dir: &std::path::Path,
-) -> Option<f64> {
-    let config = dir.join("bench.cfg");
-    let model = match model {
-        Some(path) => path.to_path_buf(),
-        None => {
-            let embedded = dir.join("model.bin.gz");
-            std::fs::write(&embedded, crate::nn::EMBEDDED_MODEL).ok()?;
-            embedded
-        }
-    };
-    std::fs::write(&config, "logToStderr = false\nnumSearchThreads = 1\n").ok()?;
-    let affordable = seconds * 1000.0 / (3.0 * ours_ms.max(0.01)) / KATAGO_POSITIONS as f64;
-    let visits = (affordable as usize).clamp(4, ((seconds * 40.0) as usize).max(20));
-    let mut child = Command::new(katago)
-        .args(["benchmark", "-model"])
-        .arg(&model)
-        .arg("-config")
-        .arg(&config)
-        .args([
-            "-v",
-            &visits.to_string(),
-            "-n",
-            &KATAGO_POSITIONS.to_string(),
-            "-t",
-            "1",
-            "-boardsize",
-            &size.to_string(),
-        ])
-        .args(["-override-config", "numEigenThreadsPerModel=1"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
-        text
-    });
-    let deadline = Instant::now() + Duration::from_secs_f64(10.0 * seconds + 30.0);
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
-            _ => {
-                eprintln!(
-                    "bench: katago benchmark stopped after {:.0} s, not measured",
-                    10.0 * seconds + 30.0
-                );
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
+    // The work in a closure, so that the folder goes whatever it returns.
+    let result = (|| {
+        let config = dir.join("bench.cfg");
+        let model = match model {
+            Some(path) => path.to_path_buf(),
+            None => {
+                let embedded = dir.join("model.bin.gz");
+                std::fs::write(&embedded, crate::nn::EMBEDDED_MODEL).ok()?;
+                embedded
+            }
+        };
+        std::fs::write(&config, "logToStderr = false\nnumSearchThreads = 1\n").ok()?;
+        let affordable = seconds * 1000.0 / (3.0 * ours_ms.max(0.01)) / KATAGO_POSITIONS as f64;
+        let visits = (affordable as usize).clamp(4, ((seconds * 40.0) as usize).max(20));
+        let mut command = Command::new(katago);
+        super::process::prepare(&mut command);
+        let mut child = command
+            .args(["benchmark", "-model"])
+            .arg(&model)
+            .arg("-config")
+            .arg(&config)
+            .args([
+                "-v",
+                &visits.to_string(),
+                "-n",
+                &KATAGO_POSITIONS.to_string(),
+                "-t",
+                "1",
+                "-boardsize",
+                &size.to_string(),
+            ])
+            .args(["-override-config", "numEigenThreadsPerModel=1"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut tree = super::process::ChildTree::adopt(&child);
+        let mut stdout = child.stdout.take()?;
+        let reader = std::thread::Builder::new().spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
+            text
+        });
+        let deadline = Instant::now() + Duration::from_secs_f64(10.0 * seconds + 30.0);
+        loop {
+            match child.try_wait() {
+                Ok(Some(_)) => break,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(50))
+                }
+                _ => {
+                    eprintln!(
+                        "bench: katago benchmark stopped after {:.0} s, not measured",
+                        10.0 * seconds + 30.0
+                    );
+                    tree.kill(&mut child);
+                    return None;
+                }
             }
         }
-    }
-    let text = reader.join().ok()?;
-    let rate: f64 = text
-        .rsplit("nnEvals/s = ")
-        .next()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()?;
-    (rate > 0.0).then(|| 1000.0 / rate)
+        let text = reader.ok()?.join().ok()?;
+        let rate: f64 = text
+            .rsplit("nnEvals/s = ")
+            .next()?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()?;
+        (rate > 0.0).then(|| 1000.0 / rate)
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }
 
 /// A reproducible middle-game position: a quarter of the board filled by

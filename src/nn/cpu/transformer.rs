@@ -479,6 +479,23 @@ unsafe fn softmax_avx512(row: &mut [f32], scale: f32) {
     }
 }
 
+/// ln 2 in two parts, for `r = x − n · ln 2` exact to single precision.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+const EXP_LN2_HIGH: f32 = 0.693_359_4;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+const EXP_LN2_LOW: f32 = -2.121_944_4e-4;
+/// Cephes' polynomial of `expf` on `r`, highest power first: `exp(r) ≈
+/// 1 + r + r² · p(r)`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+const EXP_POLYNOMIAL: [f32; 6] = [
+    1.987_569_2e-4,
+    1.398_199_9e-3,
+    8.333_452e-3,
+    4.166_579_6e-2,
+    1.666_666_5e-1,
+    0.5,
+];
+
 /// `exp` of 16 values at or below 0 (softmax's): `2^n · p(r)`, `n` the
 /// nearest integer to `x / ln 2`, `r = x − n · ln 2` in two parts, `p`
 /// Cephes' polynomial of `expf`.
@@ -490,17 +507,11 @@ unsafe fn exp_avx512(x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m512 
     let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(
         _mm512_mul_ps(x, _mm512_set1_ps(std::f32::consts::LOG2_E)),
     );
-    let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693_359_4), x);
-    let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.121_944_4e-4), r);
-    let mut y = _mm512_set1_ps(1.987_569_2e-4);
-    for c in [
-        1.398_199_9e-3,
-        8.333_452e-3,
-        4.166_579_6e-2,
-        1.666_666_5e-1,
-        0.5,
-    ] {
-        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(c));
+    let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_LN2_HIGH), x);
+    let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_LN2_LOW), r);
+    let mut y = _mm512_set1_ps(EXP_POLYNOMIAL[0]);
+    for c in &EXP_POLYNOMIAL[1..] {
+        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(*c));
     }
     let y = _mm512_fmadd_ps(
         y,
@@ -552,17 +563,11 @@ unsafe fn exp_neon(x: std::arch::aarch64::float32x4_t) -> std::arch::aarch64::fl
     unsafe {
         let x = vmaxq_f32(x, vdupq_n_f32(-87.0));
         let n = vrndnq_f32(vmulq_n_f32(x, std::f32::consts::LOG2_E));
-        let r = vfmsq_n_f32(x, n, 0.693_359_4);
-        let r = vfmsq_n_f32(r, n, -2.121_944_4e-4);
-        let mut y = vdupq_n_f32(1.987_569_2e-4);
-        for c in [
-            1.398_199_9e-3,
-            8.333_452e-3,
-            4.166_579_6e-2,
-            1.666_666_5e-1,
-            0.5,
-        ] {
-            y = vfmaq_f32(vdupq_n_f32(c), y, r);
+        let r = vfmsq_n_f32(x, n, EXP_LN2_HIGH);
+        let r = vfmsq_n_f32(r, n, EXP_LN2_LOW);
+        let mut y = vdupq_n_f32(EXP_POLYNOMIAL[0]);
+        for c in &EXP_POLYNOMIAL[1..] {
+            y = vfmaq_f32(vdupq_n_f32(*c), y, r);
         }
         let y = vfmaq_f32(vaddq_f32(r, vdupq_n_f32(1.0)), y, vmulq_f32(r, r));
         let power = vreinterpretq_f32_s32(vshlq_n_s32::<23>(vaddq_s32(
