@@ -147,6 +147,11 @@ fn live_groups() -> std::sync::MutexGuard<'static, Vec<i32>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Ctrl+Break in Windows' C runtime (`signal.h`'s `SIGBREAK`), which the
+/// libc crate does not name.
+#[cfg(windows)]
+const SIGBREAK: libc::c_int = 21;
+
 /// The signal that asked the match to end (0: none yet).
 static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
@@ -154,7 +159,8 @@ extern "C" fn note_signal(signal: libc::c_int) {
     SIGNALLED.store(signal, Ordering::SeqCst);
 }
 
-/// On SIGTERM or SIGINT, ends every seat's process group and exits (the
+/// On SIGTERM or SIGINT (Ctrl+C; Ctrl+Break too on Windows), ends every
+/// seat's process group and exits (the
 /// table of the games played is already written, after each game): a
 /// match stopped leaves no engine running. The handler only notes the
 /// signal; a watcher thread does the rest.
@@ -165,6 +171,9 @@ fn end_seats_on_signals() {
     unsafe {
         libc::signal(libc::SIGTERM, handler);
         libc::signal(libc::SIGINT, handler);
+        // Ctrl+Break, which Windows' C runtime reports as its own signal.
+        #[cfg(windows)]
+        libc::signal(SIGBREAK, handler);
     }
     let watcher = std::thread::Builder::new().spawn(|| {
         loop {
