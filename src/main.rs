@@ -567,7 +567,6 @@ fn puct_settings(cli: &Cli) -> Puct {
 /// The network `--nn` and `--model` ask for; exits on a file that does
 /// not load.
 fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
-    check_backend(cli);
     set_precision(cli);
     match (cli.nn, &cli.model) {
         (Switch::Off, Some(_)) => refuse("--model names a network and --nn off asks for none"),
@@ -976,6 +975,7 @@ fn main() {
             Cli::parse_from(t.args)
         }
     };
+    check_backend(&cli);
     match &cli.command {
         Some(Command::PhantomMatch(args)) => phantom_match(args),
         Some(Command::TrainPatterns(args)) => train_patterns(args),
