@@ -783,12 +783,7 @@ fn analysis_engine(cli: &Cli, args: &AnalysisArgs) {
     };
     // KaTrain runs a custom engine command through a shell and ends it by
     // ending that shell: kosumi goes with its parent.
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and
-    // touches no memory.
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-    }
+    kosumi::tools::process::end_with_parent();
     eprintln!("kosumi analysis: network {}; ready for queries", net.name());
     let stdin = std::io::stdin();
     let mut input = stdin.lock();

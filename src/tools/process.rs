@@ -69,6 +69,23 @@ impl ChildTree {
     }
 }
 
+/// Ends this process when the one that started it ends: a GUI that
+/// starts kosumi through a shell and ends that shell (KaTrain) leaves no
+/// kosumi running. Linux: the kernel's parent-death signal (SIGTERM).
+/// Windows: a thread waits on the parent process (found in the system's
+/// process list) and exits when it ends. Elsewhere nothing is done; the
+/// process then ends when its input closes and its answers are written.
+pub fn end_with_parent() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and
+    // touches no memory.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+    }
+    #[cfg(windows)]
+    windows::end_with_parent();
+}
+
 /// A shell command line as a command: `sh -c 'exec LINE'` (the shell
 /// becomes the engine, so that no shell holds the pipes open after it is
 /// gone), `cmd /C LINE` on Windows.
@@ -91,12 +108,69 @@ pub fn shell(command_line: &str) -> Command {
 mod windows {
     use std::os::windows::io::AsRawHandle;
     use std::process::Child;
-    use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
+    use windows_sys::Win32::Foundation::{CloseHandle, HANDLE, INVALID_HANDLE_VALUE};
+    use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+        CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW,
+        TH32CS_SNAPPROCESS,
+    };
     use windows_sys::Win32::System::JobObjects::{
         AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
         JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JobObjectExtendedLimitInformation,
         SetInformationJobObject, TerminateJobObject,
     };
+    use windows_sys::Win32::System::Threading::{
+        INFINITE, OpenProcess, PROCESS_SYNCHRONIZE, WaitForSingleObject,
+    };
+
+    /// The id of the process that started this one, from the system's
+    /// process list.
+    fn parent_id() -> Option<u32> {
+        let me = std::process::id();
+        // SAFETY: a snapshot handle of our own, read with entries of the
+        // size they declare, closed once.
+        unsafe {
+            let snapshot = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
+            if snapshot == INVALID_HANDLE_VALUE || snapshot.is_null() {
+                return None;
+            }
+            let mut entry = PROCESSENTRY32W {
+                dwSize: std::mem::size_of::<PROCESSENTRY32W>() as u32,
+                ..Default::default()
+            };
+            let mut found = None;
+            let mut more = Process32FirstW(snapshot, &mut entry) != 0;
+            while more {
+                if entry.th32ProcessID == me {
+                    found = Some(entry.th32ParentProcessID);
+                    break;
+                }
+                more = Process32NextW(snapshot, &mut entry) != 0;
+            }
+            CloseHandle(snapshot);
+            found
+        }
+    }
+
+    /// Exits when the parent process ends (a thread waits on it).
+    pub fn end_with_parent() {
+        let Some(parent) = parent_id() else {
+            return;
+        };
+        // SAFETY: a handle of our own to wait on; an id no process has
+        // any more gives a null handle, and nothing is waited on.
+        let handle = unsafe { OpenProcess(PROCESS_SYNCHRONIZE, 0, parent) };
+        if handle.is_null() {
+            return;
+        }
+        let handle = handle as usize;
+        let _ = std::thread::Builder::new().spawn(move || {
+            // SAFETY: waiting on the handle opened above, never closed.
+            unsafe {
+                WaitForSingleObject(handle as HANDLE, INFINITE);
+            }
+            std::process::exit(0);
+        });
+    }
 
     /// A job object that ends its processes when closed.
     pub struct Job(HANDLE);
