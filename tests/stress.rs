@@ -128,11 +128,17 @@ fn a_record_of_a_hundred_thousand_passes_loads_and_plays_in_bounded_memory() {
     }
     assert!(reply("genmove w").starts_with("= "));
     assert!(reply("genmove b").starts_with("= "));
-    let peak = status_kib(pid, "VmHWM:").unwrap();
-    assert!(
-        peak < LONG_RECORD_PEAK_KIB,
-        "peak {peak} KiB for a record of 99,990 passes"
-    );
+    // The peak is Linux's to read (/proc); elsewhere the record is still
+    // loaded and played.
+    if let Some(peak) = status_kib(pid, "VmHWM:") {
+        assert!(
+            peak < LONG_RECORD_PEAK_KIB,
+            "peak {peak} KiB for a record of 99,990 passes"
+        );
+    } else {
+        assert!(!cfg!(target_os = "linux"), "no peak memory in /proc");
+        eprintln!("no /proc here: the peak memory is checked on Linux");
+    }
     reply("quit");
     let _ = child.wait();
     std::fs::remove_dir_all(&dir).unwrap();
