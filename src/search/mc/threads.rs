@@ -47,15 +47,7 @@ pub fn run_watched(
         .with_ownership(watch.as_ref().is_some_and(|w| w.ownership))
         .with_restrictions(restrict);
     match watch.as_mut() {
-        None => std::thread::scope(|scope| {
-            for i in 1..threads {
-                let search = &search;
-                if spawn_scoped(scope, move || search.search(settings, stop, i)).is_none() {
-                    break;
-                }
-            }
-            search.search(settings, stop, 0);
-        }),
+        None => search.search_on(settings, threads, stop),
         Some(w) => {
             let running = AtomicUsize::new(threads);
             std::thread::scope(|scope| {

@@ -562,9 +562,9 @@ impl<'a> McSearch<'a> {
             .collect()
     }
 
-    /// Runs the search on `threads` threads (the calling thread one of
-    /// them) and returns the decision with its win rate.
-    pub fn run(&self, settings: &McSettings, threads: usize, stop: &AtomicBool) -> (Decision, f64) {
+    /// Runs the search on `threads` threads, the calling thread one of
+    /// them (fewer where the system refuses one).
+    pub fn search_on(&self, settings: &McSettings, threads: usize, stop: &AtomicBool) {
         std::thread::scope(|scope| {
             for i in 1..crate::core::concurrency::search_threads(threads) {
                 let started = crate::core::concurrency::spawn_scoped(scope, move || {
@@ -576,6 +576,11 @@ impl<'a> McSearch<'a> {
             }
             self.search(settings, stop, 0);
         });
+    }
+
+    /// [`McSearch::search_on`], then the decision with its win rate.
+    pub fn run(&self, settings: &McSettings, threads: usize, stop: &AtomicBool) -> (Decision, f64) {
+        self.search_on(settings, threads, stop);
         decide(&self.root_stats(), settings.cleanup)
     }
 }
