@@ -141,7 +141,8 @@ struct Cli {
     #[arg(long, value_name = "FILE", global = true)]
     model: Option<std::path::PathBuf>,
     /// The precision of the network's products: f32, or bf16 (factors
-    /// rounded to bfloat16, sums in f32; processors with AVX-512 BF16).
+    /// rounded to bfloat16, sums in f32; processors with AVX-512 BF16 or
+    /// ARM's BF16).
     #[arg(long, value_enum, default_value_t = PrecisionArg::F32, global = true)]
     precision: PrecisionArg,
     /// Answer `version` with this instead of kosumi's own version

@@ -46,7 +46,8 @@ use std::sync::{Mutex, RwLock};
 pub use cpu::gemm::Precision;
 
 /// Sets the precision of the networks loaded from now on (bfloat16 only
-/// where the processor has AVX-512 BF16; the error names what is missing).
+/// where the processor has bfloat16 dot products: AVX-512 BF16, or ARM's
+/// BF16; the error names what is missing).
 pub fn set_precision(precision: Precision) -> Result<(), String> {
     cpu::gemm::set_precision(precision)
 }

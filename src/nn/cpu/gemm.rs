@@ -3,9 +3,10 @@
 //! keys and values as they come), in AVX-512, or AVX2 and FMA, where the
 //! processor has them ([`Kernel`], chosen at run time), in NEON on ARM64,
 //! plain Rust elsewhere. In reduced precision ([`Precision::Bf16`], asked for by
-//! `--precision bf16` on a processor with AVX-512 BF16) both factors are
-//! rounded to bfloat16 and multiplied in pairs by `vdpbf16ps`, summing in
-//! single precision: twice the multiplications a cycle.
+//! `--precision bf16` on a processor with bfloat16 dot products: AVX-512
+//! BF16, or ARM's BF16) both factors are rounded to bfloat16 and multiplied
+//! in pairs by `vdpbf16ps` or `bfdot`, summing in single precision: twice
+//! the multiplications a cycle.
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use super::simd::Lanes;
@@ -25,24 +26,43 @@ pub enum Precision {
 /// loaded (its weights are packed for the precision in force then).
 static BF16: AtomicBool = AtomicBool::new(false);
 
-/// Whether this processor multiplies bfloat16 pairs (AVX-512 BF16).
+/// Whether this processor multiplies bfloat16 pairs (AVX-512 BF16 on x86,
+/// BF16 on ARM64: Neoverse V1 and N2 on, Apple M2 on).
 pub fn bf16_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx512bf16")
             && std::arch::is_x86_feature_detected!("avx512f")
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    {
+        std::arch::is_aarch64_feature_detected!("bf16")
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         false
     }
 }
 
+/// The bfloat16 dot products' name, as the backend's name gives it.
+pub fn bf16_name() -> &'static str {
+    if cfg!(target_arch = "aarch64") {
+        "neon-bf16"
+    } else {
+        "avx512-bf16"
+    }
+}
+
 /// Sets the precision of every product packed from now on; `Bf16` where
-/// the processor has no AVX-512 BF16 is refused.
+/// the processor has no bfloat16 dot products is refused.
 pub fn set_precision(precision: Precision) -> Result<(), String> {
     if precision == Precision::Bf16 && !bf16_available() {
-        return Err("this processor has no AVX-512 BF16 instructions".into());
+        let missing = if cfg!(target_arch = "aarch64") {
+            "BF16 dot products (ARM's FEAT_BF16)"
+        } else {
+            "AVX-512 BF16 instructions"
+        };
+        return Err(format!("this processor has no {missing}"));
     }
     BF16.store(precision == Precision::Bf16, Ordering::Relaxed);
     Ok(())
@@ -274,12 +294,9 @@ impl Packed {
 /// of `c` (up to 14×16) kept in registers while `k` runs, with the fastest
 /// kernel the processor has.
 pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     if !b.pairs.is_empty() {
-        // SAFETY: `b` holds pairs only where bfloat16 products were asked
-        // for, which `set_precision` allows only where the processor has
-        // AVX-512 BF16.
-        unsafe { gemm_bf16(m, a, b, c, accumulate) };
+        gemm_bf16(m, a, b, c, accumulate);
         return;
     }
     gemm_with(Kernel::detected(), m, a, b, c, accumulate);
@@ -537,18 +554,22 @@ fn block_neon<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: Out) {
     put_registers(&c, out);
 }
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 thread_local! {
     /// This thread's left-hand rows in bfloat16 pairs.
     static A_PAIRS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// [`gemm`] in bfloat16: `a`'s rows rounded and paired once, then blocks
-/// of 14 rows by 16 columns summed in registers by `vdpbf16ps`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bf16")]
-unsafe fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
+/// of up to [`BF16_ROWS`] rows by 16 columns summed in registers by the
+/// processor's bfloat16 dot products.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
     let (k, n, q) = (b.k, b.n, b.row_pairs());
     assert!(a.len() >= m * k && c.len() >= m * n);
+    // `b` holds pairs only where bfloat16 products were asked for, which
+    // `set_precision` allows only where the processor has them.
+    assert!(bf16_available(), "bfloat16 products on {}", bf16_name());
     A_PAIRS.with_borrow_mut(|pairs| {
         pairs.clear();
         for row in a[..m * k].chunks_exact(k.max(1)).take(m) {
@@ -557,17 +578,30 @@ unsafe fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: 
                 pairs.push(bf16_pair(row[2 * pair], hi));
             }
         }
-        by_blocks(m, n, MR_MAX, c, accumulate, |p, i0, rows, out| {
+        by_blocks(m, n, BF16_ROWS, c, accumulate, |p, i0, rows, out| {
             let panel = &b.pairs[p * q * NR..(p + 1) * q * NR];
             let a_rows = &pairs[i0 * q..(i0 + rows) * q];
-            // SAFETY: the processor has AVX-512 BF16 (this function's own
-            // target features); lengths checked inside.
+            // SAFETY (each arm): the processor has the dot products
+            // (asserted above); the lengths are checked inside.
+            #[cfg(target_arch = "x86_64")]
             unsafe {
                 by_rows!(rows, block_avx512_bf16, (a_rows, q, panel, out), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
+            };
+            #[cfg(target_arch = "aarch64")]
+            unsafe {
+                by_rows!(rows, block_neon_bf16, (a_rows, q, panel, out), [1 2 3 4 5 6])
             };
         });
     });
 }
+
+/// Rows of a bfloat16 block: AVX-512's 14 registers of 16 sums, or NEON's
+/// six rows of four 4-sum registers (24 of its 32, with four for the
+/// panel's step).
+#[cfg(target_arch = "x86_64")]
+const BF16_ROWS: usize = MR_MAX;
+#[cfg(target_arch = "aarch64")]
+const BF16_ROWS: usize = 6;
 
 /// One block in bfloat16: row r of the products, `Σ_q a[r][q] · panel[q]`
 /// over the pairs of rows `q`, `vdpbf16ps` adding both products of a pair.
@@ -595,6 +629,48 @@ unsafe fn block_avx512_bf16<const R: usize>(a: &[u32], q: usize, panel: &[u32], 
     put_registers(&c, out);
 }
 
+/// One block in bfloat16 on ARM: as [`block_avx512_bf16`], with `bfdot`
+/// (four lanes, each adding both products of a pair). A step of a pair of
+/// rows is 4 loads of the panel, R load-and-broadcasts of `a` (`ld1r`) and
+/// 4R `bfdot`: at six rows 24 dot products to 10 loads, so the dot
+/// products' pipes, not the loads, set the pace. Rust's bfloat16
+/// intrinsics are not stable, so the instruction is written out.
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon,bf16")]
+unsafe fn block_neon_bf16<const R: usize>(a: &[u32], q: usize, panel: &[u32], out: Out) {
+    use std::arch::aarch64::*;
+    assert!(a.len() >= R * q && panel.len() >= NR * q);
+    let mut c = [[vdupq_n_f32(0.0); 4]; R];
+    let ap = a.as_ptr();
+    let bp = panel.as_ptr();
+    for pair in 0..q {
+        // SAFETY: pair < q, so every offset is within the lengths asserted
+        // above; `bfdot` reads and writes registers only, and the
+        // processor has it (this function's target feature).
+        unsafe {
+            let b = [
+                vld1q_u32(bp.add(pair * NR)),
+                vld1q_u32(bp.add(pair * NR + 4)),
+                vld1q_u32(bp.add(pair * NR + 8)),
+                vld1q_u32(bp.add(pair * NR + 12)),
+            ];
+            for (r, cr) in c.iter_mut().enumerate() {
+                let av = vld1q_dup_u32(ap.add(r * q + pair));
+                for (sum, &bv) in cr.iter_mut().zip(&b) {
+                    std::arch::asm!(
+                        "bfdot {sum:v}.4s, {b:v}.8h, {a:v}.8h",
+                        sum = inout(vreg) *sum,
+                        a = in(vreg) av,
+                        b = in(vreg) bv,
+                        options(pure, nomem, nostack, preserves_flags),
+                    );
+                }
+            }
+        }
+    }
+    put_registers(&c, out);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -602,7 +678,7 @@ mod tests {
     #[test]
     fn bfloat16_products_are_single_precision_ones_to_bfloat16_rounding() {
         if !bf16_available() {
-            eprintln!("no AVX-512 BF16 here: skipped");
+            eprintln!("no bfloat16 dot products ({}) here: skipped", bf16_name());
             return;
         }
         assert_eq!(bf16_bits(1.0), 0x3f80);

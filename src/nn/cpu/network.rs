@@ -722,7 +722,7 @@ impl backend::Backend for Network {
             super::gemm::Precision::F32 => {
                 format!("cpu {}", super::gemm::Kernel::detected().name())
             }
-            super::gemm::Precision::Bf16 => "cpu avx512-bf16".into(),
+            super::gemm::Precision::Bf16 => format!("cpu {}", super::gemm::bf16_name()),
         }
     }
 
@@ -743,7 +743,8 @@ impl backend::Backend for Network {
     }
 
     fn peak_flops_per_cycle(&self) -> f64 {
-        // `vdpbf16ps` does two multiply-adds a lane where an FMA does one.
+        // `vdpbf16ps` and `bfdot` do two multiply-adds a lane where an FMA
+        // does one.
         let per_fma = match super::gemm::precision() {
             super::gemm::Precision::F32 => 1.0,
             super::gemm::Precision::Bf16 => 2.0,
