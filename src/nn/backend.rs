@@ -86,6 +86,9 @@ pub trait Backend: Send + Sync {
     fn name(&self) -> String;
     /// The most boards of `size` it runs through the layers at once.
     fn max_batch(&self, size: BoardSize) -> usize;
+    /// The boards of `size` it wants at once to reach its rate: what a
+    /// search keeps in flight (1 where a batch gains nothing).
+    fn preferred_batch(&self, size: BoardSize) -> usize;
     /// The arithmetic of its products.
     fn arithmetic(&self) -> Arithmetic;
     /// A new set of buffers for one thread's evaluations.

@@ -221,6 +221,12 @@ impl Evaluator {
         self.backend.max_batch(BoardSize::square(19))
     }
 
+    /// The positions of `size` its backend wants at once: what a search
+    /// keeps in flight.
+    pub fn preferred_batch(&self, size: BoardSize) -> usize {
+        self.backend.preferred_batch(size).max(1)
+    }
+
     /// Whether its products run in half precision (KataGo's `usingFP16`).
     pub fn uses_fp16(&self) -> bool {
         self.backend.arithmetic() == backend::Arithmetic::F16
@@ -371,6 +377,35 @@ impl Evaluator {
         }
         self.evaluate_batch(&[request], std::slice::from_mut(out));
         self.cache.put(key, std::sync::Arc::new(out.clone()));
+    }
+
+    /// [`Evaluator::evaluate_cached`] for positions of one board size: those
+    /// the cache knows from it, the rest through the network as one batch
+    /// (as many at once as the backend takes), and kept.
+    pub fn evaluate_cached_batch(&self, requests: &[Request], out: &mut [Evaluation]) {
+        assert_eq!(requests.len(), out.len(), "an evaluation for each request");
+        let keys: Vec<u64> = requests
+            .iter()
+            .map(|r| cache::key(r.game, r.to_move, r.fresh, r.white_advantage))
+            .collect();
+        let mut missing = Vec::new();
+        for (i, &key) in keys.iter().enumerate() {
+            match self.cache.get(key) {
+                Some(known) => out[i].clone_from(&known),
+                None => missing.push(i),
+            }
+        }
+        if missing.is_empty() {
+            return;
+        }
+        let asked: Vec<Request> = missing.iter().map(|&i| requests[i]).collect();
+        let mut fresh = vec![Evaluation::default(); asked.len()];
+        self.evaluate_batch(&asked, &mut fresh);
+        for (&i, eval) in missing.iter().zip(fresh) {
+            let eval = std::sync::Arc::new(eval);
+            out[i].clone_from(&eval);
+            self.cache.put(keys[i], eval);
+        }
     }
 
     /// The cache of evaluations the searches share.

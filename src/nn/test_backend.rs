@@ -45,6 +45,10 @@ impl Backend for Counting {
         4
     }
 
+    fn preferred_batch(&self, _size: BoardSize) -> usize {
+        4
+    }
+
     fn arithmetic(&self) -> Arithmetic {
         Arithmetic::F32
     }
@@ -123,6 +127,9 @@ impl Backend for std::sync::Arc<Counting> {
     fn max_batch(&self, size: BoardSize) -> usize {
         Counting::max_batch(self, size)
     }
+    fn preferred_batch(&self, size: BoardSize) -> usize {
+        Counting::preferred_batch(self, size)
+    }
     fn arithmetic(&self) -> Arithmetic {
         Counting::arithmetic(self)
     }
@@ -161,6 +168,48 @@ mod tests {
     use crate::go::rules::Rules;
     use crate::nn::{Evaluation, Request};
     use std::sync::atomic::Ordering::Relaxed;
+
+    #[test]
+    fn a_cached_batch_runs_only_what_the_cache_does_not_know() {
+        let (net, counts) = super::evaluator();
+        let mut games = Vec::new();
+        for x in 0..6 {
+            let mut game = Game::new(9, Rules::default(), 7.5);
+            game.play(Color::Black, Some(game.board().point(x, 2)))
+                .unwrap();
+            games.push(game);
+        }
+        let request = |game| Request {
+            game,
+            to_move: Color::White,
+            fresh: false,
+            symmetry: 0,
+            white_advantage: 0.0,
+        };
+        // Two of the six known first, one at a time.
+        let mut one = Evaluation::default();
+        for game in &games[..2] {
+            net.evaluate_cached(request(game), &mut one);
+        }
+        assert_eq!(counts.boards.load(Relaxed), 2);
+        let requests: Vec<Request> = games.iter().map(request).collect();
+        let mut out = vec![Evaluation::default(); 6];
+        net.evaluate_cached_batch(&requests, &mut out);
+        // The four unknown in one pass of the backend's batch of four.
+        assert_eq!(
+            (counts.passes.load(Relaxed), counts.boards.load(Relaxed)),
+            (3, 6)
+        );
+        for (game, batched) in games.iter().zip(&out) {
+            let alone = net.evaluate(request(game));
+            assert_eq!(alone.policy, batched.policy);
+            assert_eq!(alone.white_win, batched.white_win);
+        }
+        // Now all six are known.
+        let before = counts.passes.load(Relaxed);
+        net.evaluate_cached_batch(&requests, &mut out);
+        assert_eq!(counts.passes.load(Relaxed), before);
+    }
 
     #[test]
     fn the_evaluator_runs_on_any_backend_in_its_batches() {

@@ -44,7 +44,7 @@ use super::watch::Watch;
 use crate::core::concurrency::{search_threads, spawn_scoped};
 use crate::core::random::nth_seed;
 use crate::go::game::Game;
-use crate::nn::{Evaluation, Evaluator};
+use crate::nn::Evaluator;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use report::{Ownership, report};
@@ -57,6 +57,10 @@ use visit::{Job, Shared, Walker};
 /// The most nodes a tree holds where nothing else says (96 bytes each:
 /// about 320 MB).
 const DEFAULT_MAX_NODES: usize = 4_000_000;
+
+/// The most leaves a thread gathers a round (each holds a copy of the
+/// game).
+const MAX_LEAVES: usize = 1024;
 
 /// How one search runs.
 #[derive(Clone, Copy, Debug)]
@@ -73,6 +77,10 @@ pub struct PuctParams {
     /// The most nodes the tree holds (96 bytes each); the search stops
     /// there.
     pub max_nodes: usize,
+    /// The most leaves a thread gathers a round and evaluates as one batch;
+    /// `None`: the backend's preferred batch shared out over the threads
+    /// (one on the CPU, whose kernels gain nothing from batches).
+    pub leaves: Option<usize>,
 }
 
 impl PuctParams {
@@ -85,6 +93,7 @@ impl PuctParams {
             white_advantage: 0.0,
             puct: Puct::default(),
             max_nodes: DEFAULT_MAX_NODES,
+            leaves: None,
         }
     }
 
@@ -156,6 +165,7 @@ pub fn search_watched(
         white_advantage,
         puct,
         max_nodes,
+        leaves,
     } = params;
     let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
     let mut fresh = NetTree::default();
@@ -172,6 +182,10 @@ pub fn search_watched(
         visits: 0,
         dropped: 0,
     });
+    let threads = search_threads(threads);
+    let leaves = leaves
+        .unwrap_or_else(|| net.preferred_batch(game.size()).div_ceil(threads))
+        .clamp(1, MAX_LEAVES);
     let job = Job {
         net,
         budget,
@@ -179,19 +193,15 @@ pub fn search_watched(
         puct,
         score,
         start,
-        threads: search_threads(threads),
+        threads,
+        leaves,
         max_nodes,
         stop,
         restrict,
         ownership: watch.as_ref().is_some_and(|w| w.ownership),
         moves_ownership: watch.as_ref().is_some_and(|w| w.moves_ownership),
     };
-    let walker = |n: u64| Walker {
-        walk: game.clone(),
-        evals: [Evaluation::default()],
-        rng: SmallRng::seed_from_u64(nth_seed(seed, n)),
-        path: Vec::with_capacity(64),
-    };
+    let walker = |n: u64| Walker::new(game, leaves, SmallRng::seed_from_u64(nth_seed(seed, n)));
     let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
     std::thread::scope(|scope| {
         // The helpers only visit; this thread visits and reports.
@@ -414,6 +424,90 @@ mod tests {
         assert!(counts.boards.load(std::sync::atomic::Ordering::Relaxed) > 0);
         net.cache().clear();
         assert_eq!(run(), first);
+    }
+
+    #[test]
+    fn a_thread_gathers_its_leaves_in_batches_where_the_backend_wants_them() {
+        // The test backend prefers batches of four: one thread's rounds
+        // send several boards a forward pass; asked for one leaf a round,
+        // every pass is one board. Either way the budget is kept exactly
+        // and every virtual loss is taken back.
+        use std::sync::atomic::Ordering::Relaxed;
+        let game = white_in_atari();
+        let budget = Budget {
+            playouts: Some(200),
+            time: None,
+        };
+        let mut batch = Vec::new();
+        for leaves in [None, Some(1)] {
+            let (net, counts) = crate::nn::test_backend::evaluator();
+            let mut tree = NetTree::default();
+            let params = PuctParams {
+                leaves,
+                ..PuctParams::new(budget, 5)
+            };
+            let out = search_watched(
+                &game,
+                &net,
+                params,
+                &AtomicBool::new(false),
+                &mut tree,
+                None,
+            );
+            assert_eq!((out.visits, out.dropped), (200, 0));
+            assert_eq!(tree.nodes[0].visits, 200);
+            assert!(tree.nodes.iter().all(|n| n.virtual_loss == 0));
+            assert!(
+                matches!(out.decision, Decision::Play(p) if game.check(game.to_move(), p).is_ok())
+            );
+            let (passes, boards) = (counts.passes.load(Relaxed), counts.boards.load(Relaxed));
+            batch.push(boards as f64 / passes as f64);
+        }
+        assert!(batch[0] > 2.0, "{batch:?}");
+        assert_eq!(batch[1], 1.0);
+    }
+
+    #[test]
+    fn threads_gathering_minibatches_share_one_tree_and_keep_to_the_budget() {
+        // The real net, two threads of eight leaves a round: the capture
+        // is still found, the budget kept, the tree consistent.
+        let game = white_in_atari();
+        let net = Evaluator::embedded();
+        let budget = Budget {
+            playouts: Some(300),
+            time: None,
+        };
+        let mut tree = NetTree::default();
+        let params = PuctParams {
+            leaves: Some(8),
+            ..PuctParams::new(budget, 4).threads(2)
+        };
+        let out = search_watched(
+            &game,
+            &net,
+            params,
+            &AtomicBool::new(false),
+            &mut tree,
+            None,
+        );
+        assert_eq!(out.visits, 300);
+        let nodes = &tree.nodes;
+        assert_eq!(nodes[0].visits, 300);
+        assert!(nodes.iter().all(|n| n.virtual_loss == 0));
+        let children = nodes[0].first as usize..(nodes[0].first + nodes[0].count) as usize;
+        let most = children.clone().max_by_key(|&c| nodes[c].visits).unwrap();
+        assert_eq!(nodes[most].mv, parse_vertex("E4", 9).unwrap());
+        // Each node's visits are its own evaluation's and its children's.
+        for n in nodes.iter().filter(|n| n.expanded) {
+            let below: u32 = (n.first..n.first + n.count)
+                .map(|c| nodes[c as usize].visits)
+                .sum();
+            assert!(
+                below < n.visits && below + 3 >= n.visits,
+                "{below} {}",
+                n.visits
+            );
+        }
     }
 
     #[test]

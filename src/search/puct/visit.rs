@@ -1,8 +1,10 @@
-//! One visit of the search, and what the threads of one search share: the
-//! descent from the root by PUCT (`explore`), a virtual loss along the path
-//! while the leaf is evaluated outside the lock, the leaf's expansion and
-//! the back-up of its values: each evaluated node on the way recomputed
-//! from its children and its own corrected evaluation (`backup`).
+//! One round of visits of a search thread, and what the threads of one
+//! search share: descents from the root by PUCT (`explore`), each with a
+//! virtual loss along its path, to a round's leaves (one, or a minibatch
+//! where the backend wants batches, as lc0 gathers them), evaluated as one
+//! batch outside the lock; then each leaf's expansion and the back-up of
+//! its values: each evaluated node on the way recomputed from its children
+//! and its own corrected evaluation (`backup`).
 
 use super::backup::{Weighed, recompute};
 use super::bias::{self, BiasTable};
@@ -51,13 +53,57 @@ fn dropped_once(net: &crate::nn::Evaluator) {
     }
 }
 
-/// What one thread of a search keeps: its walk down the tree (a copy of
-/// the game), its network buffers and its generator.
-pub(super) struct Walker {
+/// One walk down the tree to a leaf: the game as played down (a copy of
+/// the root's, undone after the round), the nodes from the root, and the
+/// symmetry the leaf is evaluated under.
+pub(super) struct Leaf {
     pub(super) walk: Game,
-    pub(super) evals: [Evaluation; 1],
-    pub(super) rng: SmallRng,
     pub(super) path: Vec<usize>,
+    played: usize,
+    symmetry: usize,
+}
+
+impl Leaf {
+    pub(super) fn new(root: &Game) -> Leaf {
+        Leaf {
+            walk: root.clone(),
+            path: Vec::with_capacity(64),
+            played: 0,
+            symmetry: 0,
+        }
+    }
+
+    /// Takes the walk back to the root.
+    fn undo(&mut self) {
+        for _ in 0..self.played {
+            self.walk.undo();
+        }
+        self.played = 0;
+    }
+
+    fn node(&self) -> usize {
+        *self.path.last().expect("the root")
+    }
+}
+
+/// What one thread of a search keeps: its walks down the tree (one a leaf
+/// of a round), their evaluations and its generator.
+pub(super) struct Walker {
+    pub(super) leaves: Vec<Leaf>,
+    pub(super) evals: Vec<Evaluation>,
+    pub(super) rng: SmallRng,
+}
+
+impl Walker {
+    /// A thread's walker gathering up to `leaves` leaves a round.
+    pub(super) fn new(root: &Game, leaves: usize, rng: SmallRng) -> Walker {
+        let leaves = leaves.max(1);
+        Walker {
+            leaves: (0..leaves).map(|_| Leaf::new(root)).collect(),
+            evals: vec![Evaluation::default(); leaves],
+            rng,
+        }
+    }
 }
 
 /// What every thread of one search reads.
@@ -70,6 +116,8 @@ pub(super) struct Job<'a> {
     pub(super) start: Instant,
     /// Threads visiting at once.
     pub(super) threads: usize,
+    /// The most leaves one thread gathers a round, evaluated as one batch.
+    pub(super) leaves: usize,
     /// The most nodes the tree may hold.
     pub(super) max_nodes: usize,
     pub(super) stop: &'a AtomicBool,
@@ -80,8 +128,8 @@ pub(super) struct Job<'a> {
 
 impl Job<'_> {
     /// Whether the search is done (after its first visit).
-    /// A time budget ends a visit early: a visit begun now would end about
-    /// one visit's time later (the mean so far for one thread), so none
+    /// A time budget ends a round early: a round begun now would end about
+    /// one round's time later (the mean so far for one thread), so none
     /// begins that would end past the budget. With a big net a visit is a
     /// tenth of a second or more.
     pub(super) fn done(&self, shared: &Shared) -> bool {
@@ -89,8 +137,9 @@ impl Job<'_> {
             && (self.budget.playouts.is_some_and(|n| shared.started >= n)
                 || self.budget.time.is_some_and(|t| {
                     let elapsed = self.start.elapsed();
-                    let per_visit = elapsed.mul_f64(self.threads as f64 / shared.started as f64);
-                    elapsed + per_visit >= t
+                    let rounds = (shared.started as f64 / self.leaves as f64).max(1.0);
+                    let per_round = elapsed.mul_f64(self.threads as f64 / rounds);
+                    elapsed + per_round >= t
                 })
                 || self.stop.load(Ordering::Relaxed)
                 || shared.nodes.len() >= self.max_nodes)
@@ -104,85 +153,137 @@ impl Job<'_> {
             .is_none_or(|r| r.permits(mover, mv, depth))
     }
 
-    /// One visit: descends under the lock with a virtual loss along the
-    /// path (so that other threads look elsewhere), evaluates the leaf with
-    /// the lock released, then expands it and backs its value up. `false`
-    /// when the search is done.
+    /// One round of visits: under the lock, descends to up to
+    /// [`Job::leaves`] leaves with a virtual loss along each path (so that
+    /// the next descent, this thread's or another's, looks elsewhere),
+    /// stopping early at a leaf already gathered; evaluates the leaves as
+    /// one batch with the lock released; then expands each and backs its
+    /// value up. `false` when the search is done.
     pub(super) fn visit(&self, shared: &Mutex<Shared>, w: &mut Walker) -> bool {
         let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
         let mut s = lock();
-        if self.done(&s) {
+        let mut gathered = 0;
+        while gathered < w.leaves.len() && !self.done(&s) {
+            s.started += 1;
+            let leaf = &mut w.leaves[gathered];
+            self.descend(&mut s, leaf, &mut w.rng);
+            let node = leaf.node();
+            if w.leaves[..gathered].iter().any(|l| l.node() == node) {
+                // A collision: the leaf waits on this round's evaluation.
+                let leaf = &mut w.leaves[gathered];
+                for &n in &leaf.path {
+                    s.nodes[n].virtual_loss -= 1;
+                }
+                s.started -= 1;
+                leaf.undo();
+                break;
+            }
+            gathered += 1;
+        }
+        drop(s);
+        if gathered == 0 {
             return false;
         }
-        s.started += 1;
-        w.path.clear();
-        w.path.push(0);
-        let mut played = 0;
-        while s.nodes[*w.path.last().expect("the root")].expanded && !w.walk.is_over() {
-            let at = *w.path.last().expect("the root");
-            let mover = w.walk.to_move();
-            let depth = w.path.len();
+        self.evaluate(&w.leaves[..gathered], &mut w.evals[..gathered]);
+        let mut s = lock();
+        let mut dropped = false;
+        for (leaf, eval) in w.leaves[..gathered].iter().zip(&w.evals) {
+            if eval.is_finite() {
+                self.back_up(&mut s, leaf, eval);
+            } else {
+                // Dropped: nothing of it reaches the tree; the visit
+                // counts against the budget, so a net that never gives a
+                // finite evaluation still ends the search.
+                for &n in &leaf.path {
+                    s.nodes[n].virtual_loss -= 1;
+                }
+                s.dropped += 1;
+                dropped = true;
+            }
+        }
+        drop(s);
+        if dropped {
+            dropped_once(self.net);
+        }
+        for leaf in &mut w.leaves[..gathered] {
+            leaf.undo();
+        }
+        true
+    }
+
+    /// Descends from the root by PUCT to a leaf (an unexpanded node, or
+    /// the end of the game), playing the moves on `leaf`'s walk, and puts
+    /// a virtual loss on every node of the path.
+    fn descend(&self, s: &mut Shared, leaf: &mut Leaf, rng: &mut SmallRng) {
+        leaf.path.clear();
+        leaf.path.push(0);
+        leaf.played = 0;
+        while s.nodes[leaf.node()].expanded && !leaf.walk.is_over() {
+            let at = leaf.node();
+            let mover = leaf.walk.to_move();
+            let depth = leaf.path.len();
             let permits = |mv| self.permits(mover, mv, depth);
-            let noise = (at == 0 && self.puct.wide_root_noise > 0.0).then_some(&mut w.rng);
+            let noise = (at == 0 && self.puct.wide_root_noise > 0.0).then_some(&mut *rng);
             let Some(child) = select(&s.nodes, at, at == 0, &self.puct, permits, noise) else {
                 break;
             };
             let mv = s.nodes[child].mv;
             if self.puct.subtree_bias > 0.0 && s.nodes[child].bias_key == 0 {
-                let before = w.walk.last_move().map(|(_, m)| m);
-                s.nodes[child].bias_key = bias::key(w.walk.board(), before, mover, mv).unwrap_or(0);
+                let before = leaf.walk.last_move().map(|(_, m)| m);
+                s.nodes[child].bias_key =
+                    bias::key(leaf.walk.board(), before, mover, mv).unwrap_or(0);
             }
-            if w.walk.play(mover, mv).is_err() {
+            if leaf.walk.play(mover, mv).is_err() {
                 s.nodes[child].refused = true;
                 continue;
             }
-            played += 1;
-            w.path.push(child);
+            leaf.played += 1;
+            leaf.path.push(child);
         }
-        for &n in &w.path {
+        for &n in &leaf.path {
             s.nodes[n].virtual_loss += 1;
         }
-        drop(s);
-        // Evaluate the leaf for its player to move.
-        let leaf = *w.path.last().expect("the root");
-        let to_move = w.walk.to_move();
-        let symmetry = w.rng.random_range(0..SYMMETRIES);
-        let request = Request {
-            game: &w.walk,
-            to_move,
-            fresh: false,
-            symmetry,
-            white_advantage: self.white_advantage,
-        };
-        self.net.evaluate_cached(request, &mut w.evals[0]);
-        let eval = &w.evals[0];
-        let mut s = lock();
-        if !eval.is_finite() {
-            // Dropped: nothing of it reaches the tree; the visit counts
-            // against the budget, so a net that never gives a finite
-            // evaluation still ends the search.
-            for &n in &w.path {
-                s.nodes[n].virtual_loss -= 1;
-            }
-            s.dropped += 1;
-            drop(s);
-            dropped_once(self.net);
-            for _ in 0..played {
-                w.walk.undo();
-            }
-            return true;
+        leaf.symmetry = rng.random_range(0..SYMMETRIES);
+    }
+
+    /// Evaluates the leaves for their players to move: from the cache
+    /// where it knows them, the rest as one batch.
+    fn evaluate(&self, leaves: &[Leaf], evals: &mut [Evaluation]) {
+        if let [leaf] = leaves {
+            self.net.evaluate_cached(self.request(leaf), &mut evals[0]);
+        } else {
+            let requests: Vec<Request> = leaves.iter().map(|l| self.request(l)).collect();
+            self.net.evaluate_cached_batch(&requests, evals);
         }
-        let (utility, winloss, lead, score) = if w.walk.is_over() {
-            let (value, margin) = finished_value(&w.walk, eval, to_move);
+    }
+
+    /// The evaluation of `leaf` for its player to move.
+    fn request<'l>(&self, leaf: &'l Leaf) -> Request<'l> {
+        Request {
+            game: &leaf.walk,
+            to_move: leaf.walk.to_move(),
+            fresh: false,
+            symmetry: leaf.symmetry,
+            white_advantage: self.white_advantage,
+        }
+    }
+
+    /// Expands `leaf`'s node with `eval` (unless another visit did) and
+    /// backs its value up the path, taking off the virtual loss.
+    fn back_up(&self, s: &mut Shared, leaf: &Leaf, eval: &Evaluation) {
+        let to_move = leaf.walk.to_move();
+        let node = leaf.node();
+        let (utility, winloss, lead, score) = if leaf.walk.is_over() {
+            let (value, margin) = finished_value(&leaf.walk, eval, to_move);
             let white_margin = to_move.from_white() * margin;
             let utility = value + to_move.from_white() * self.score.of(white_margin, 0.0);
             (utility, value, margin, margin)
         } else {
             let values = values(eval, to_move, &self.score);
-            if !s.nodes[leaf].expanded {
-                expand(&mut s.nodes, leaf, &w.walk, eval);
+            if !s.nodes[node].expanded {
+                expand(&mut s.nodes, node, &leaf.walk, eval);
                 // From the side of the player who moved into the leaf.
-                let node = &mut s.nodes[leaf];
+                let node = &mut s.nodes[node];
                 let (utility, winloss, lead, score) = values;
                 node.nn_utility = -utility as f32;
                 node.nn_winloss = -winloss as f32;
@@ -197,7 +298,7 @@ impl Job<'_> {
             s.owned.add(eval);
         }
         if self.moves_ownership
-            && let Some(&child) = w.path.get(1)
+            && let Some(&child) = leaf.path.get(1)
         {
             let at = child - s.nodes[0].first as usize;
             if s.owned_by_move.len() <= at {
@@ -211,8 +312,7 @@ impl Job<'_> {
         // node is recomputed from its children and its own evaluation; a
         // finished game's node adds this visit's value.
         let mut sign = -1.0;
-        for &n in w.path.iter().rev() {
-            let s = &mut *s;
+        for &n in leaf.path.iter().rev() {
             let node = &mut s.nodes[n];
             node.visits += 1;
             node.virtual_loss -= 1;
@@ -230,10 +330,5 @@ impl Job<'_> {
             sign = -sign;
         }
         s.visits += 1;
-        drop(s);
-        for _ in 0..played {
-            w.walk.undo();
-        }
-        true
     }
 }
