@@ -22,6 +22,8 @@ pub(crate) mod area;
 pub(crate) mod backend;
 pub(crate) mod cache;
 pub(crate) mod cpu;
+#[cfg(any(test, feature = "cuda"))]
+pub(crate) mod gpu;
 pub(crate) mod inputs;
 pub(crate) mod ladder;
 pub(crate) mod model;

@@ -1,0 +1,358 @@
+//! The host's executor of a [`Program`]: each operation in plain loops, as
+//! a device's kernels compute it, so that the tests hold a program (its
+//! order, buffers, layouts and heads) to the CPU backend without a GPU, and
+//! a device's results to the host's. It is a [`Backend`] like any other,
+//! made for the tests alone: the CPU backend is the one that runs fast.
+
+use super::program::{Buf, Op, Pool, Program};
+use crate::go::board::BoardSize;
+use crate::nn::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
+use crate::nn::cpu::layers::activate;
+use crate::nn::model::ModelDesc;
+
+/// A program run on the host.
+pub(crate) struct HostProgram {
+    program: Program,
+}
+
+impl HostProgram {
+    pub(crate) fn new(desc: &ModelDesc) -> Result<HostProgram, super::program::Unsupported> {
+        Ok(HostProgram {
+            program: Program::compile(desc)?,
+        })
+    }
+}
+
+/// A thread's buffers: one a program buffer, and the im2col matrix.
+#[derive(Default)]
+struct Buffers {
+    values: Vec<Vec<f32>>,
+    col: Vec<f32>,
+}
+
+impl Workspace for Buffers {
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+fn own(ws: &mut dyn Workspace) -> &mut Buffers {
+    ws.as_any_mut()
+        .downcast_mut()
+        .expect("the host program's buffers")
+}
+
+/// Runs `program` on `values` (each buffer sized for `shape`).
+pub(crate) fn run(program: &Program, shape: Shape, values: &mut [Vec<f32>], col: &mut Vec<f32>) {
+    let points = shape.points();
+    let rows = shape.rows();
+    let w = |i: super::program::Weights| &program.weights[i.0][..];
+    for op in &program.ops {
+        match *op {
+            Op::Conv {
+                src,
+                dst,
+                weights,
+                size,
+                cin,
+                cout,
+                accumulate,
+            } => {
+                let input = &values[src.0];
+                let k = size * size * cin;
+                col.clear();
+                col.resize(rows * k, 0.0);
+                im2col(shape, size, cin, input, col);
+                let out = &mut values[dst.0];
+                let m = w(weights);
+                for r in 0..rows {
+                    let a = &col[r * k..(r + 1) * k];
+                    let c = &mut out[r * cout..(r + 1) * cout];
+                    if !accumulate {
+                        c.fill(0.0);
+                    }
+                    for (kk, &av) in a.iter().enumerate() {
+                        for (o, &wv) in c.iter_mut().zip(&m[kk * cout..(kk + 1) * cout]) {
+                            *o += av * wv;
+                        }
+                    }
+                }
+            }
+            Op::NormAct {
+                src,
+                dst,
+                channels,
+                scale,
+                bias,
+                extra,
+                act,
+            } => {
+                let input = values[src.0][..rows * channels].to_vec();
+                let extra = extra.map(|e| values[e.0][..shape.batch * channels].to_vec());
+                let out = &mut values[dst.0];
+                for r in 0..rows {
+                    let board = r / points;
+                    for ch in 0..channels {
+                        let e = extra.as_ref().map_or(0.0, |e| e[board * channels + ch]);
+                        let x = input[r * channels + ch] + e;
+                        out[r * channels + ch] = activate(act, x * w(scale)[ch] + w(bias)[ch]);
+                    }
+                }
+            }
+            Op::MatMul {
+                src,
+                dst,
+                weights,
+                cin,
+                cout,
+            } => {
+                let input = values[src.0][..shape.batch * cin].to_vec();
+                let out = &mut values[dst.0];
+                let m = w(weights);
+                for b in 0..shape.batch {
+                    for o in 0..cout {
+                        out[b * cout + o] = (0..cin).map(|i| input[b * cin + i] * m[i * cout + o]).sum();
+                    }
+                }
+            }
+            Op::BiasAct {
+                dst,
+                bias,
+                channels,
+                act,
+            } => {
+                let out = &mut values[dst.0];
+                for b in 0..shape.batch {
+                    for ch in 0..channels {
+                        let v = &mut out[b * channels + ch];
+                        *v = activate(act, *v + w(bias)[ch]);
+                    }
+                }
+            }
+            Op::AddSpatialBias { src, dst, channels } => {
+                let bias = values[src.0][..shape.batch * channels].to_vec();
+                let out = &mut values[dst.0];
+                for r in 0..rows {
+                    let board = r / points;
+                    for ch in 0..channels {
+                        out[r * channels + ch] += bias[board * channels + ch];
+                    }
+                }
+            }
+            Op::Pool {
+                src,
+                dst,
+                channels,
+                third,
+            } => {
+                let input = values[src.0][..rows * channels].to_vec();
+                let out = &mut values[dst.0];
+                pool(shape, channels, &input, out, third);
+            }
+        }
+    }
+}
+
+/// The im2col matrix of `input` for a `size × size` convolution: a row a
+/// point, in the order y, x, in channel, zero off the board.
+fn im2col(shape: Shape, size: usize, cin: usize, input: &[f32], col: &mut [f32]) {
+    let (width, height) = (shape.width as isize, shape.height as isize);
+    let r = (size / 2) as isize;
+    let k = size * size * cin;
+    for b in 0..shape.batch {
+        for y in 0..height {
+            for x in 0..width {
+                let row = b * shape.points() + (y * width + x) as usize;
+                for ky in 0..size as isize {
+                    for kx in 0..size as isize {
+                        let (sy, sx) = (y + ky - r, x + kx - r);
+                        let at = row * k + (ky as usize * size + kx as usize) * cin;
+                        if sy >= 0 && sx >= 0 && sy < height && sx < width {
+                            let p = b * shape.points() + (sy * width + sx) as usize;
+                            col[at..at + cin].copy_from_slice(&input[p * cin..(p + 1) * cin]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// KataGo's pooling: per board and channel the mean, the mean ·
+/// (√points − 14) / 10, then the max (at least −1) or the quadratic term.
+fn pool(shape: Shape, channels: usize, input: &[f32], out: &mut [f32], third: Pool) {
+    let points = shape.points();
+    let width = (points as f32).sqrt();
+    for b in 0..shape.batch {
+        for ch in 0..channels {
+            let (mut sum, mut max) = (0.0f32, -1.0f32);
+            for p in 0..points {
+                let x = input[(b * points + p) * channels + ch];
+                sum += x;
+                max = max.max(x);
+            }
+            let mean = sum / points as f32;
+            let row = &mut out[b * 3 * channels..(b + 1) * 3 * channels];
+            row[ch] = mean;
+            row[channels + ch] = mean * (width - 14.0) * 0.1;
+            row[2 * channels + ch] = match third {
+                Pool::Max => max,
+                Pool::Quadratic => mean * ((width - 14.0) * (width - 14.0) * 0.01 - 0.1),
+            };
+        }
+    }
+}
+
+impl Backend for HostProgram {
+    fn name(&self) -> String {
+        "host program".into()
+    }
+
+    fn max_batch(&self, _size: BoardSize) -> usize {
+        8
+    }
+
+    fn preferred_batch(&self, _size: BoardSize) -> usize {
+        1
+    }
+
+    fn arithmetic(&self) -> Arithmetic {
+        Arithmetic::F32
+    }
+
+    fn workspace(&self) -> Box<dyn Workspace> {
+        Box::<Buffers>::default()
+    }
+
+    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a> {
+        let b = own(ws);
+        b.values = self
+            .program
+            .buffers
+            .iter()
+            .map(|e| vec![0.0; e.len(shape)])
+            .collect();
+        let p = &self.program;
+        let [spatial, global] = [p.spatial_input, p.global_input].map(|Buf(i)| i);
+        let metadata = p.metadata_input.map(|Buf(i)| i);
+        let mut spatial_values = None;
+        let mut global_values = None;
+        let mut metadata_values = None;
+        for (i, v) in b.values.iter_mut().enumerate() {
+            if i == spatial {
+                spatial_values = Some(&mut v[..]);
+            } else if i == global {
+                global_values = Some(&mut v[..]);
+            } else if Some(i) == metadata {
+                metadata_values = Some(&mut v[..]);
+            }
+        }
+        Inputs {
+            spatial: spatial_values.expect("the spatial inputs"),
+            global: global_values.expect("the global inputs"),
+            metadata: metadata_values.unwrap_or_default(),
+        }
+    }
+
+    fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]) {
+        let b = own(ws);
+        run(&self.program, shape, &mut b.values, &mut b.col);
+        let values = &b.values;
+        self.program.read_heads(shape, |Buf(i)| &values[i][..], out);
+    }
+
+    fn macs(&self, size: BoardSize) -> f64 {
+        self.program.macs(size.points())
+    }
+
+    fn peak_flops_per_cycle(&self) -> f64 {
+        1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::board::Color;
+    use crate::go::game::Game;
+    use crate::go::rules::Rules;
+    use crate::nn::{Evaluator, Request, model::ModelDesc};
+
+    /// The same positions through the CPU backend and the host's program
+    /// of `desc`: every raw number within `tolerance`.
+    fn agrees_with_the_cpu(desc: &ModelDesc, sizes: &[(usize, usize)], tolerance: f32) {
+        let cpu = Evaluator::new(desc);
+        let host = Evaluator::with_backend(desc, Box::new(HostProgram::new(desc).unwrap()));
+        if cpu.is_human() {
+            let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
+            assert!(profile.is_some());
+            cpu.set_profile(profile.clone());
+            host.set_profile(profile);
+        }
+        for &(w, h) in sizes {
+            let size = crate::go::board::BoardSize { width: w, height: h };
+            let mut game = Game::new(size, Rules::default(), 7.5);
+            let mut color = Color::Black;
+            for i in 0..6 {
+                let p = game.board().point((i * 5 + 1) % w, (i * 3 + 2) % h);
+                if game.play(color, Some(p)).is_ok() {
+                    color = color.opponent();
+                }
+            }
+            let requests: Vec<Request> = (0..3)
+                .map(|symmetry| Request {
+                    game: &game,
+                    to_move: color,
+                    fresh: true,
+                    symmetry,
+                    white_advantage: 0.0,
+                })
+                .collect();
+            let mut a = vec![crate::nn::Evaluation::default(); 3];
+            let mut b = a.clone();
+            cpu.evaluate_batch(&requests, &mut a);
+            host.evaluate_batch(&requests, &mut b);
+            for (x, y) in a.iter().zip(&b) {
+                let close = |p: f32, q: f32| (p - q).abs() <= tolerance * (1.0 + p.abs());
+                assert!(close(x.white_win, y.white_win), "{w}×{h} win {} {}", x.white_win, y.white_win);
+                assert!(close(x.white_lead, y.white_lead), "{w}×{h} lead {} {}", x.white_lead, y.white_lead);
+                assert!(close(x.pass, y.pass), "{w}×{h} pass");
+                for (p, q) in x.policy.iter().zip(&y.policy) {
+                    assert!(close(*p, *q), "{w}×{h} policy {p} {q}");
+                }
+                for (p, q) in x.white_ownership.iter().zip(&y.white_ownership) {
+                    assert!(close(*p, *q), "{w}×{h} ownership {p} {q}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_embedded_nets_program_computes_what_the_cpu_backend_does() {
+        let desc = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
+        agrees_with_the_cpu(&desc, &[(9, 9), (19, 19), (7, 11)], 2e-4);
+    }
+
+    #[test]
+    fn the_synthetic_nets_programs_compute_what_the_cpu_backend_does() {
+        // Version 16's layout: nested bottlenecks, global pooling blocks,
+        // the pass's hidden layer, four policy channels, six scores; and a
+        // human-like net's metadata encoder.
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/models/");
+        for file in ["synthetic-v16.txt.gz", "synthetic-v16-human.txt.gz"] {
+            let desc = ModelDesc::load(std::path::Path::new(&format!("{data}{file}"))).unwrap();
+            agrees_with_the_cpu(&desc, &[(9, 9), (13, 6)], 2e-4);
+        }
+        let narrow = crate::nn::test_models::narrow(3, 0.0);
+        let desc = ModelDesc::parse(narrow.as_bytes()).unwrap();
+        agrees_with_the_cpu(&desc, &[(5, 5), (19, 19)], 2e-4);
+    }
+
+    #[test]
+    fn a_transformer_net_is_refused_by_name() {
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/models/");
+        let desc = ModelDesc::load(std::path::Path::new(&format!("{data}b7c96h3tfrs-test5-cnorm.bin.gz"))).unwrap();
+        let err = Program::compile(&desc).err().expect("refused");
+        assert!(err.0.contains("transformer blocks"), "{err}");
+    }
+}

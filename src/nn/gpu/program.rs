@@ -1,0 +1,591 @@
+//! A network as a device runs it: a [`Program`] of operations on numbered
+//! buffers, compiled once from a [`ModelDesc`], with the weights laid out
+//! as the operations read them. A device executes the operations in order
+//! (each a kernel or a library call on a GPU); what the program says of
+//! the network (the order of the layers, which buffer feeds which, the
+//! layouts, the heads of each model version) is written once here and held
+//! to the CPU backend by the tests, through the host's executor.
+//!
+//! Activations are laid out as the CPU's: point by point with the channels
+//! innermost (`[board][point][channel]`); a buffer of per-board values
+//! holds `[board][value]`. A convolution's weights are one `(k·k·in) ×
+//! out` matrix, rows in the order y, x, in channel, so that a convolution
+//! is an im2col and a matrix product (a 1×1 one the product alone).
+
+use crate::nn::backend::{RawOutput, Shape};
+use crate::nn::model::{
+    Activation, BatchNormDesc, BlockDesc, ConvDesc, MatMulDesc, ModelDesc, TrunkNorm,
+};
+use crate::nn::profile::METADATA_INPUTS;
+
+/// A buffer of the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Buf(pub usize);
+
+/// A tensor of weights of the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Weights(pub usize);
+
+/// How many values a buffer holds for one board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Extent {
+    /// `channels` at each point.
+    Spatial(usize),
+    /// `values` for the board.
+    Global(usize),
+}
+
+impl Extent {
+    /// Values for `shape`'s boards.
+    pub(crate) fn len(self, shape: Shape) -> usize {
+        match self {
+            Extent::Spatial(c) => c * shape.rows(),
+            Extent::Global(n) => n * shape.batch,
+        }
+    }
+}
+
+/// What the third of a pooled row holds beside the mean and the scaled
+/// mean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pool {
+    /// Each channel's maximum (never below −1: KataGo's masked max).
+    Max,
+    /// mean · ((√points − 14)² / 100 − 0.1): the value head's.
+    Quadratic,
+}
+
+/// One operation.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Op {
+    /// `dst = conv(src)` (or `+=` with `accumulate`): a `size × size`
+    /// convolution, zero-padded to keep the board's size.
+    Conv {
+        src: Buf,
+        dst: Buf,
+        weights: Weights,
+        size: usize,
+        cin: usize,
+        cout: usize,
+        accumulate: bool,
+    },
+    /// `dst = act((src + extra[board]) · scale + bias)` channel by channel
+    /// at each point (`extra` a per-board bias, where given); `src` may be
+    /// `dst`.
+    NormAct {
+        src: Buf,
+        dst: Buf,
+        channels: usize,
+        scale: Weights,
+        bias: Weights,
+        extra: Option<Buf>,
+        act: Activation,
+    },
+    /// `dst[board] = src[board] · W`, per-board rows of `cin` and `cout`.
+    MatMul {
+        src: Buf,
+        dst: Buf,
+        weights: Weights,
+        cin: usize,
+        cout: usize,
+    },
+    /// `dst[board] = act(dst[board] + bias)`, per-board rows of `channels`.
+    BiasAct {
+        dst: Buf,
+        bias: Weights,
+        channels: usize,
+        act: Activation,
+    },
+    /// `dst[board][point] += src[board]`, rows of `channels`.
+    AddSpatialBias { src: Buf, dst: Buf, channels: usize },
+    /// KataGo's global pooling: `dst[board]` is each channel's mean, the
+    /// mean · (√points − 14) / 10, then the third term.
+    Pool {
+        src: Buf,
+        dst: Buf,
+        channels: usize,
+        third: Pool,
+    },
+}
+
+/// Where the heads' numbers are when the program has run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Heads {
+    /// The policy's logits: spatial, `policy_channels` a point (the
+    /// optimistic policy second, version 12 on).
+    pub policy: Buf,
+    pub policy_channels: usize,
+    /// The pass logits, `policy_channels` a board.
+    pub pass: Buf,
+    /// Win, loss, no result.
+    pub value: Buf,
+    /// The score outputs, `scores` a board.
+    pub score: Buf,
+    pub scores: usize,
+    /// One value a point.
+    pub ownership: Buf,
+}
+
+/// A network compiled for a device.
+pub(crate) struct Program {
+    pub ops: Vec<Op>,
+    pub buffers: Vec<Extent>,
+    pub weights: Vec<Vec<f32>>,
+    pub spatial_input: Buf,
+    pub spatial_inputs: usize,
+    pub global_input: Buf,
+    pub global_inputs: usize,
+    /// A human-like net's metadata inputs.
+    pub metadata_input: Option<Buf>,
+    pub heads: Heads,
+}
+
+/// Why a network does not compile for a device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Unsupported(pub String);
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The buffers of one level of nested bottlenecks: three for a block's own
+/// work and the narrower trunk of the blocks inside.
+#[derive(Clone, Copy)]
+struct Level {
+    a: Buf,
+    b: Buf,
+    c: Buf,
+    inner: Buf,
+}
+
+/// The compiler's state: the program so far and the buffers by level.
+struct Compiler {
+    program: Program,
+    levels: Vec<Level>,
+    widest: usize,
+    pooled: Buf,
+    pool_bias: Buf,
+}
+
+impl Compiler {
+    fn buffer(&mut self, extent: Extent) -> Buf {
+        self.program.buffers.push(extent);
+        Buf(self.program.buffers.len() - 1)
+    }
+
+    fn weights(&mut self, values: Vec<f32>) -> Weights {
+        self.program.weights.push(values);
+        Weights(self.program.weights.len() - 1)
+    }
+
+    fn level(&mut self, depth: usize) -> Level {
+        while self.levels.len() <= depth {
+            let w = Extent::Spatial(self.widest);
+            let level = Level {
+                a: self.buffer(w),
+                b: self.buffer(w),
+                c: self.buffer(w),
+                inner: self.buffer(w),
+            };
+            self.levels.push(level);
+        }
+        self.levels[depth]
+    }
+
+    fn conv(&mut self, desc: &ConvDesc, src: Buf, dst: Buf, accumulate: bool) {
+        let weights = self.weights(conv_matrix(desc));
+        self.program.ops.push(Op::Conv {
+            src,
+            dst,
+            weights,
+            size: desc.size_x,
+            cin: desc.in_channels,
+            cout: desc.out_channels,
+            accumulate,
+        });
+    }
+
+    fn norm_act(&mut self, bn: &BatchNormDesc, act: Activation, src: Buf, dst: Buf, extra: Option<Buf>) {
+        let scale = self.weights(bn.scale.clone());
+        let bias = self.weights(bn.bias.clone());
+        self.program.ops.push(Op::NormAct {
+            src,
+            dst,
+            channels: bn.scale.len(),
+            scale,
+            bias,
+            extra,
+            act,
+        });
+    }
+
+    fn matmul(&mut self, desc: &MatMulDesc, src: Buf, dst: Buf) {
+        let weights = self.weights(desc.weights.clone());
+        self.program.ops.push(Op::MatMul {
+            src,
+            dst,
+            weights,
+            cin: desc.in_channels,
+            cout: desc.out_channels,
+        });
+    }
+
+    fn bias_act(&mut self, bias: &[f32], act: Activation, dst: Buf) {
+        let w = self.weights(bias.to_vec());
+        self.program.ops.push(Op::BiasAct {
+            dst,
+            bias: w,
+            channels: bias.len(),
+            act,
+        });
+    }
+
+    fn pool(&mut self, src: Buf, dst: Buf, channels: usize, third: Pool) {
+        self.program.ops.push(Op::Pool {
+            src,
+            dst,
+            channels,
+            third,
+        });
+    }
+
+    /// `trunk += block(trunk)` at nesting `depth`.
+    fn block(&mut self, desc: &BlockDesc, trunk: Buf, depth: usize) -> Result<(), Unsupported> {
+        let Level { a, b, c, inner } = self.level(depth);
+        match desc {
+            BlockDesc::Ordinary {
+                pre_bn,
+                pre_act,
+                conv1,
+                mid_bn,
+                mid_act,
+                conv2,
+            } => {
+                self.norm_act(pre_bn, *pre_act, trunk, a, None);
+                self.conv(conv1, a, b, false);
+                self.norm_act(mid_bn, *mid_act, b, a, None);
+                self.conv(conv2, a, trunk, true);
+            }
+            BlockDesc::GlobalPooling {
+                pre_bn,
+                pre_act,
+                regular_conv,
+                gpool_conv,
+                gpool_bn,
+                gpool_act,
+                gpool_to_bias,
+                mid_bn,
+                mid_act,
+                final_conv,
+            } => {
+                let (pooled, pool_bias) = (self.pooled, self.pool_bias);
+                self.norm_act(pre_bn, *pre_act, trunk, a, None);
+                self.conv(regular_conv, a, b, false);
+                self.conv(gpool_conv, a, c, false);
+                self.norm_act(gpool_bn, *gpool_act, c, c, None);
+                self.pool(c, pooled, gpool_conv.out_channels, Pool::Max);
+                self.matmul(gpool_to_bias, pooled, pool_bias);
+                self.norm_act(mid_bn, *mid_act, b, a, Some(pool_bias));
+                self.conv(final_conv, a, trunk, true);
+            }
+            BlockDesc::NestedBottleneck {
+                pre_bn,
+                pre_act,
+                pre_conv,
+                blocks,
+                post_bn,
+                post_act,
+                post_conv,
+            } => {
+                self.norm_act(pre_bn, *pre_act, trunk, a, None);
+                self.conv(pre_conv, a, inner, false);
+                for block in blocks {
+                    self.block(block, inner, depth + 1)?;
+                }
+                self.norm_act(post_bn, *post_act, inner, a, None);
+                self.conv(post_conv, a, trunk, true);
+            }
+            BlockDesc::Attention(att) => {
+                return Err(Unsupported(format!(
+                    "transformer blocks ({}) are not compiled for a GPU",
+                    att.name
+                )));
+            }
+            BlockDesc::FeedForward(ff) => {
+                return Err(Unsupported(format!(
+                    "transformer blocks ({}) are not compiled for a GPU",
+                    ff.name
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A convolution's weights (out, in, y, x) as the `(y, x, in) × out`
+/// matrix an im2col multiplies.
+fn conv_matrix(desc: &ConvDesc) -> Vec<f32> {
+    let (size, cin, cout) = (desc.size_x, desc.in_channels, desc.out_channels);
+    let mut m = vec![0.0; size * size * cin * cout];
+    for y in 0..size {
+        for x in 0..size {
+            for i in 0..cin {
+                for o in 0..cout {
+                    m[((y * size + x) * cin + i) * cout + o] =
+                        desc.weights[((o * cin + i) * size + y) * size + x];
+                }
+            }
+        }
+    }
+    m
+}
+
+/// The widest spatial activation of the blocks.
+fn widest(blocks: &[BlockDesc]) -> usize {
+    blocks
+        .iter()
+        .map(|b| match b {
+            BlockDesc::Ordinary { conv1, .. } => conv1.in_channels.max(conv1.out_channels),
+            BlockDesc::GlobalPooling {
+                regular_conv,
+                gpool_conv,
+                ..
+            } => regular_conv
+                .in_channels
+                .max(regular_conv.out_channels)
+                .max(gpool_conv.out_channels),
+            BlockDesc::NestedBottleneck {
+                pre_conv, blocks, ..
+            } => widest(blocks)
+                .max(pre_conv.in_channels)
+                .max(pre_conv.out_channels),
+            BlockDesc::Attention(_) | BlockDesc::FeedForward(_) => 0,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+impl Program {
+    /// Compiles `desc`, or says what in it a device does not run.
+    pub(crate) fn compile(desc: &ModelDesc) -> Result<Program, Unsupported> {
+        let p = &desc.policy;
+        let v = &desc.value;
+        let c = desc.trunk.channels;
+        let widest = [
+            c,
+            widest(&desc.trunk.blocks),
+            p.p1_conv.out_channels,
+            p.g1_conv.out_channels,
+            p.p2_conv.out_channels,
+            v.v1_conv.out_channels,
+            v.ownership_conv.out_channels,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(c);
+        let empty = Program {
+            ops: Vec::new(),
+            buffers: Vec::new(),
+            weights: Vec::new(),
+            spatial_input: Buf(0),
+            spatial_inputs: desc.spatial_inputs,
+            global_input: Buf(0),
+            global_inputs: desc.global_inputs,
+            metadata_input: None,
+            heads: Heads {
+                policy: Buf(0),
+                policy_channels: p.p2_conv.out_channels,
+                pass: Buf(0),
+                value: Buf(0),
+                score: Buf(0),
+                scores: v.sv3_bias.len(),
+                ownership: Buf(0),
+            },
+        };
+        let mut k = Compiler {
+            program: empty,
+            levels: Vec::new(),
+            widest,
+            pooled: Buf(0),
+            pool_bias: Buf(0),
+        };
+        k.pooled = k.buffer(Extent::Global(3 * widest));
+        k.pool_bias = k.buffer(Extent::Global(widest));
+        let spatial = k.buffer(Extent::Spatial(desc.spatial_inputs));
+        let global = k.buffer(Extent::Global(desc.global_inputs));
+        k.program.spatial_input = spatial;
+        k.program.global_input = global;
+        let trunk = k.buffer(Extent::Spatial(c));
+        let trunk_out = k.buffer(Extent::Spatial(c));
+        let head_a = k.buffer(Extent::Spatial(widest));
+        let head_b = k.buffer(Extent::Spatial(widest));
+        let head_pooled = k.buffer(Extent::Global(3 * widest));
+        let trunk_bias = k.buffer(Extent::Global(c));
+
+        // The trunk: the inputs' convolution, the global inputs' bias, the
+        // metadata's bias, the blocks, the tip.
+        k.conv(&desc.trunk.initial_conv, spatial, trunk, false);
+        k.matmul(&desc.trunk.initial_matmul, global, trunk_bias);
+        k.program.ops.push(Op::AddSpatialBias {
+            src: trunk_bias,
+            dst: trunk,
+            channels: c,
+        });
+        if let Some(m) = &desc.trunk.metadata_encoder {
+            let input = k.buffer(Extent::Global(METADATA_INPUTS));
+            let h1 = k.buffer(Extent::Global(m.mul1.out_channels));
+            let h2 = k.buffer(Extent::Global(m.mul2.out_channels));
+            k.program.metadata_input = Some(input);
+            k.matmul(&m.mul1, input, h1);
+            k.bias_act(&m.bias1, m.act1, h1);
+            k.matmul(&m.mul2, h1, h2);
+            k.bias_act(&m.bias2, m.act2, h2);
+            k.matmul(&m.mul3, h2, trunk_bias);
+            k.program.ops.push(Op::AddSpatialBias {
+                src: trunk_bias,
+                dst: trunk,
+                channels: c,
+            });
+        }
+        for block in &desc.trunk.blocks {
+            k.block(block, trunk, 0)?;
+        }
+        match &desc.trunk.tip_norm {
+            TrunkNorm::Batch(bn) => k.norm_act(bn, desc.trunk.tip_act, trunk, trunk_out, None),
+            TrunkNorm::Rms(rms) => {
+                return Err(Unsupported(format!(
+                    "the trunk's RMS norm ({}) is not compiled for a GPU",
+                    rms.name
+                )));
+            }
+        }
+
+        // The policy head: the pooled values of g1 bias p1; the pass from
+        // the same pooled values, through a hidden layer from version 15.
+        let g = p.g1_conv.out_channels;
+        let policy_bias = k.buffer(Extent::Global(p.gpool_to_bias.out_channels));
+        let policy = k.buffer(Extent::Spatial(p.p2_conv.out_channels));
+        let pass_outputs = match &p.pass_hidden {
+            None => p.gpool_to_pass.out_channels,
+            Some(h) => h.mul2.out_channels,
+        };
+        let pass = k.buffer(Extent::Global(pass_outputs.max(p.p2_conv.out_channels)));
+        k.conv(&p.p1_conv, trunk_out, head_a, false);
+        k.conv(&p.g1_conv, trunk_out, head_b, false);
+        k.norm_act(&p.g1_bn, p.g1_act, head_b, head_b, None);
+        k.pool(head_b, head_pooled, g, Pool::Max);
+        k.matmul(&p.gpool_to_bias, head_pooled, policy_bias);
+        k.norm_act(&p.p1_bn, p.p1_act, head_a, head_a, Some(policy_bias));
+        k.conv(&p.p2_conv, head_a, policy, false);
+        match &p.pass_hidden {
+            None => k.matmul(&p.gpool_to_pass, head_pooled, pass),
+            Some(h) => {
+                let hidden = k.buffer(Extent::Global(p.gpool_to_pass.out_channels));
+                k.matmul(&p.gpool_to_pass, head_pooled, hidden);
+                k.bias_act(&h.bias, h.act, hidden);
+                k.matmul(&h.mul2, hidden, pass);
+            }
+        }
+
+        // The value head: v1 pooled, two dense layers to the value and the
+        // scores; the ownership from v1.
+        let v1 = v.v1_conv.out_channels;
+        let v2 = k.buffer(Extent::Global(v.v2_mul.out_channels));
+        let value = k.buffer(Extent::Global(v.v3_mul.out_channels));
+        let score = k.buffer(Extent::Global(v.sv3_mul.out_channels));
+        let ownership = k.buffer(Extent::Spatial(v.ownership_conv.out_channels));
+        k.conv(&v.v1_conv, trunk_out, head_b, false);
+        k.norm_act(&v.v1_bn, v.v1_act, head_b, head_a, None);
+        k.pool(head_a, head_pooled, v1, Pool::Quadratic);
+        k.matmul(&v.v2_mul, head_pooled, v2);
+        k.bias_act(&v.v2_bias, v.v2_act, v2);
+        k.matmul(&v.v3_mul, v2, value);
+        k.bias_act(&v.v3_bias, Activation::Identity, value);
+        k.matmul(&v.sv3_mul, v2, score);
+        k.bias_act(&v.sv3_bias, Activation::Identity, score);
+        k.conv(&v.ownership_conv, head_a, ownership, false);
+
+        k.program.heads = Heads {
+            policy,
+            policy_channels: p.p2_conv.out_channels,
+            pass,
+            value,
+            score,
+            scores: v.sv3_bias.len(),
+            ownership,
+        };
+        Ok(k.program)
+    }
+
+    /// Multiply-adds of one evaluation on a board of `points` points: the
+    /// convolutions (the dense layers of the heads left out, as the CPU
+    /// backend counts).
+    pub(crate) fn macs(&self, points: usize) -> f64 {
+        self.ops
+            .iter()
+            .map(|op| match op {
+                Op::Conv {
+                    size, cin, cout, ..
+                } => (size * size * cin * cout * points) as f64,
+                _ => 0.0,
+            })
+            .sum()
+    }
+
+    /// The largest im2col matrix a convolution of the program needs for
+    /// `shape` (none for 1×1).
+    pub(crate) fn im2col_len(&self, shape: Shape) -> usize {
+        self.ops
+            .iter()
+            .map(|op| match op {
+                Op::Conv { size, cin, .. } if *size > 1 => size * size * cin * shape.rows(),
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Each board's raw heads from the head buffers' values (`read` gives
+    /// a buffer's values for `shape`), as the CPU backend writes them.
+    pub(crate) fn read_heads<'a>(
+        &self,
+        shape: Shape,
+        read: impl Fn(Buf) -> &'a [f32],
+        outputs: &mut [RawOutput],
+    ) {
+        let h = &self.heads;
+        let points = shape.points();
+        let channels = h.policy_channels;
+        let (policy, pass, value, score, ownership) = (
+            read(h.policy),
+            read(h.pass),
+            read(h.value),
+            read(h.score),
+            read(h.ownership),
+        );
+        for (b, out) in outputs.iter_mut().enumerate().take(shape.batch) {
+            let logits = &policy[b * points * channels..(b + 1) * points * channels];
+            out.policy.clear();
+            out.policy.extend(logits.iter().step_by(channels));
+            out.policy_optimistic.clear();
+            if channels >= 2 {
+                out.policy_optimistic
+                    .extend(logits.iter().skip(1).step_by(channels));
+            }
+            out.pass = pass[b * channels];
+            out.pass_optimistic = if channels >= 2 {
+                pass[b * channels + 1]
+            } else {
+                out.pass
+            };
+            out.value.copy_from_slice(&value[b * 3..b * 3 + 3]);
+            out.score = [0.0; 6];
+            out.score[..h.scores].copy_from_slice(&score[b * h.scores..(b + 1) * h.scores]);
+            out.ownership.clear();
+            out.ownership
+                .extend_from_slice(&ownership[b * points..(b + 1) * points]);
+        }
+    }
+}
