@@ -115,9 +115,10 @@ struct Cli {
     /// net, or --model): on or off.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     nn: Switch,
-    /// What evaluates the network: auto (the best this build and machine
-    /// have), cpu, or cuda (an NVIDIA GPU). This build evaluates on the
-    /// CPU only: cuda is refused with the reason.
+    /// What evaluates the network: auto (a GPU where this build has a GPU
+    /// backend and the machine a GPU, else the CPU), cpu, or cuda (an
+    /// NVIDIA GPU; builds with --features cuda), refused with the reason
+    /// where there is none.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
     /// The GPU a GPU backend runs on (CUDA's device number; KataGo's
@@ -582,19 +583,22 @@ fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
     }
 }
 
-/// The backend asked for, checked before any network is loaded: this
-/// build has the CPU's alone, so a GPU asked for is refused with the
-/// reason (exit 2) rather than quietly run on the CPU.
+/// The backend asked for, checked before any network is loaded: a GPU
+/// asked for where there is none (or the build has no GPU backend) is
+/// refused with the reason (exit 2) rather than quietly run on the CPU.
 fn check_backend(cli: &Cli) {
-    if cli.backend == BackendArg::Cuda {
-        refuse(
-            "--backend cuda: this kosumi has no GPU backend; it evaluates on the CPU (--backend cpu or auto)",
-        );
-    }
-    if let Some(n) = cli.gpu {
-        refuse(format!(
-            "--gpu {n}: this kosumi has no GPU backend; it evaluates on the CPU"
-        ));
+    use kosumi::nn::choice::BackendKind;
+    let kind = match cli.backend {
+        BackendArg::Auto => BackendKind::Auto,
+        BackendArg::Cpu => BackendKind::Cpu,
+        BackendArg::Cuda => BackendKind::Cuda,
+    };
+    let name = format!("{kind:?}").to_lowercase();
+    if let Err(why) = kosumi::nn::choice::choose_backend(kind, cli.gpu) {
+        match cli.gpu {
+            Some(n) => refuse(format!("--backend {name} --gpu {n}: {why}")),
+            None => refuse(format!("--backend {name}: {why}")),
+        }
     }
 }
 

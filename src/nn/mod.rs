@@ -21,6 +21,7 @@
 pub(crate) mod area;
 pub(crate) mod backend;
 pub(crate) mod cache;
+pub mod choice;
 pub(crate) mod cpu;
 #[cfg(any(test, feature = "cuda"))]
 pub(crate) mod gpu;
@@ -156,6 +157,13 @@ impl std::fmt::Debug for Evaluator {
 }
 
 impl Evaluator {
+    /// `desc` on the backend chosen ([`choice::choose_backend`]): the CPU's
+    /// unless a GPU was chosen and runs it.
+    pub fn on_chosen_backend(desc: &ModelDesc) -> Result<Evaluator, ModelError> {
+        let backend = choice::backend_for(desc).map_err(ModelError::Backend)?;
+        Ok(Evaluator::with_backend(desc, backend))
+    }
+
     /// `desc` on the CPU backend.
     pub fn new(desc: &ModelDesc) -> Evaluator {
         Evaluator::with_backend(desc, Box::new(cpu::network::Network::new(desc)))
@@ -257,16 +265,20 @@ impl Evaluator {
         out
     }
 
-    /// The embedded six-block net.
+    /// The embedded six-block net, on the backend chosen (the CPU where
+    /// the GPU chosen does not run it, said on stderr).
     pub fn embedded() -> Evaluator {
         let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded network reads");
-        Evaluator::new(&desc)
+        Evaluator::on_chosen_backend(&desc).unwrap_or_else(|e| {
+            eprintln!("kosumi: the embedded network runs on the CPU: {e}");
+            Evaluator::new(&desc)
+        })
     }
 
     /// A network from a KataGo model file, refused if its outputs on an
     /// empty 9×9 board are not finite numbers.
     pub fn load(path: &std::path::Path) -> Result<Evaluator, ModelError> {
-        let net = Evaluator::new(&ModelDesc::load(path)?);
+        let net = Evaluator::on_chosen_backend(&ModelDesc::load(path)?)?;
         net.probe()?;
         Ok(net)
     }

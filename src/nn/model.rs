@@ -45,6 +45,8 @@ pub enum ModelError {
     Shape { layer: String, what: String },
     /// Something the file may hold that kosumi does not evaluate.
     Unsupported { layer: String, what: String },
+    /// The backend asked for does not run the net.
+    Backend(String),
 }
 
 impl fmt::Display for ModelError {
@@ -63,6 +65,7 @@ impl fmt::Display for ModelError {
             ModelError::Unsupported { layer, what } => {
                 write!(f, "layer {layer}: {what} is not supported by kosumi")
             }
+            ModelError::Backend(why) => write!(f, "the GPU backend does not run it: {why}"),
         }
     }
 }

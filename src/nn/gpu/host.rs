@@ -47,6 +47,16 @@ pub(crate) fn run(program: &Program, shape: Shape, values: &mut [Vec<f32>], col:
     let points = shape.points();
     let rows = shape.rows();
     let w = |i: super::program::Weights| &program.weights[i.0][..];
+    let widest_input = program.ops.iter().map(|op| match op {
+        Op::Conv { cin, .. } => cin * rows,
+        _ => 0,
+    });
+    col.resize(
+        program
+            .im2col_len(shape)
+            .max(widest_input.max().unwrap_or(0)),
+        0.0,
+    );
     for op in &program.ops {
         match *op {
             Op::Conv {
@@ -60,9 +70,13 @@ pub(crate) fn run(program: &Program, shape: Shape, values: &mut [Vec<f32>], col:
             } => {
                 let input = &values[src.0];
                 let k = size * size * cin;
-                col.clear();
-                col.resize(rows * k, 0.0);
-                im2col(shape, size, cin, input, col);
+                let col = &mut col[..rows * k];
+                col.fill(0.0);
+                if size == 1 {
+                    col.copy_from_slice(&input[..rows * k]);
+                } else {
+                    im2col(shape, size, cin, input, col);
+                }
                 let out = &mut values[dst.0];
                 let m = w(weights);
                 for r in 0..rows {
@@ -111,7 +125,8 @@ pub(crate) fn run(program: &Program, shape: Shape, values: &mut [Vec<f32>], col:
                 let m = w(weights);
                 for b in 0..shape.batch {
                     for o in 0..cout {
-                        out[b * cout + o] = (0..cin).map(|i| input[b * cin + i] * m[i * cout + o]).sum();
+                        out[b * cout + o] =
+                            (0..cin).map(|i| input[b * cin + i] * m[i * cout + o]).sum();
                     }
                 }
             }
@@ -290,7 +305,10 @@ mod tests {
             host.set_profile(profile);
         }
         for &(w, h) in sizes {
-            let size = crate::go::board::BoardSize { width: w, height: h };
+            let size = crate::go::board::BoardSize {
+                width: w,
+                height: h,
+            };
             let mut game = Game::new(size, Rules::default(), 7.5);
             let mut color = Color::Black;
             for i in 0..6 {
@@ -314,8 +332,18 @@ mod tests {
             host.evaluate_batch(&requests, &mut b);
             for (x, y) in a.iter().zip(&b) {
                 let close = |p: f32, q: f32| (p - q).abs() <= tolerance * (1.0 + p.abs());
-                assert!(close(x.white_win, y.white_win), "{w}×{h} win {} {}", x.white_win, y.white_win);
-                assert!(close(x.white_lead, y.white_lead), "{w}×{h} lead {} {}", x.white_lead, y.white_lead);
+                assert!(
+                    close(x.white_win, y.white_win),
+                    "{w}×{h} win {} {}",
+                    x.white_win,
+                    y.white_win
+                );
+                assert!(
+                    close(x.white_lead, y.white_lead),
+                    "{w}×{h} lead {} {}",
+                    x.white_lead,
+                    y.white_lead
+                );
                 assert!(close(x.pass, y.pass), "{w}×{h} pass");
                 for (p, q) in x.policy.iter().zip(&y.policy) {
                     assert!(close(*p, *q), "{w}×{h} policy {p} {q}");
@@ -351,7 +379,10 @@ mod tests {
     #[test]
     fn a_transformer_net_is_refused_by_name() {
         let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/models/");
-        let desc = ModelDesc::load(std::path::Path::new(&format!("{data}b7c96h3tfrs-test5-cnorm.bin.gz"))).unwrap();
+        let desc = ModelDesc::load(std::path::Path::new(&format!(
+            "{data}b7c96h3tfrs-test5-cnorm.bin.gz"
+        )))
+        .unwrap();
         let err = Program::compile(&desc).err().expect("refused");
         assert!(err.0.contains("transformer blocks"), "{err}");
     }

@@ -4,6 +4,60 @@
 //! tests. CUDA's executor (`cuda`, behind the `cuda` feature) runs the same
 //! program with kernels and cuBLAS.
 
+#[cfg(feature = "cuda")]
+pub(crate) mod cuda;
 #[cfg(test)]
 pub(crate) mod host;
 pub(crate) mod program;
+
+/// The kernels' source (`kernels.cu`), compiled at run time by NVRTC.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) const KERNELS: &str = include_str!("kernels.cu");
+
+#[cfg(test)]
+mod tests {
+    /// What NVRTC gives every program without a header: the qualifiers,
+    /// the thread indices and the math functions the kernels call.
+    const NVRTC_PRELUDE: &str = r#"
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#include <__clang_cuda_builtin_vars.h>
+extern "C" __device__ float expf(float);
+extern "C" __device__ float log1pf(float);
+extern "C" __device__ float tanhf(float);
+extern "C" __device__ float sqrtf(float);
+extern "C" __device__ float rsqrtf(float);
+extern "C" __device__ float fmaxf(float, float);
+extern "C" __device__ float sinf(float);
+extern "C" __device__ float cosf(float);
+"#;
+
+    #[test]
+    fn the_kernels_compile_for_a_gpu() {
+        // clang's CUDA front end, with NVRTC's built-ins declared, checks
+        // the kernels' source to PTX where no CUDA is installed (CI
+        // installs clang; a machine without it says so and skips).
+        let dir = std::env::temp_dir().join(format!("kosumi-kernels-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let source = dir.join("kernels.cu");
+        std::fs::write(&source, format!("{NVRTC_PRELUDE}\n{}", super::KERNELS)).unwrap();
+        let out = std::process::Command::new("clang")
+            .args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib"])
+            .args(["--cuda-gpu-arch=sm_70", "-Wall", "-Werror", "-S", "-o"])
+            .arg(dir.join("kernels.ptx"))
+            .arg(&source)
+            .output();
+        let Ok(out) = out else {
+            eprintln!("no clang here: skipped");
+            return;
+        };
+        let ptx = std::fs::read_to_string(dir.join("kernels.ptx")).unwrap_or_default();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        for kernel in ["im2col", "norm_act", "bias_act", "add_spatial_bias", "pool"] {
+            assert!(ptx.contains(&format!(".entry {kernel}(")), "{kernel} in the PTX");
+        }
+    }
+}

@@ -132,9 +132,7 @@ pub(crate) struct Program {
     pub buffers: Vec<Extent>,
     pub weights: Vec<Vec<f32>>,
     pub spatial_input: Buf,
-    pub spatial_inputs: usize,
     pub global_input: Buf,
-    pub global_inputs: usize,
     /// A human-like net's metadata inputs.
     pub metadata_input: Option<Buf>,
     pub heads: Heads,
@@ -207,7 +205,14 @@ impl Compiler {
         });
     }
 
-    fn norm_act(&mut self, bn: &BatchNormDesc, act: Activation, src: Buf, dst: Buf, extra: Option<Buf>) {
+    fn norm_act(
+        &mut self,
+        bn: &BatchNormDesc,
+        act: Activation,
+        src: Buf,
+        dst: Buf,
+        extra: Option<Buf>,
+    ) {
         let scale = self.weights(bn.scale.clone());
         let bias = self.weights(bn.bias.clone());
         self.program.ops.push(Op::NormAct {
@@ -390,9 +395,7 @@ impl Program {
             buffers: Vec::new(),
             weights: Vec::new(),
             spatial_input: Buf(0),
-            spatial_inputs: desc.spatial_inputs,
             global_input: Buf(0),
-            global_inputs: desc.global_inputs,
             metadata_input: None,
             heads: Heads {
                 policy: Buf(0),
