@@ -8,7 +8,7 @@
 //! no GPU rather than failing inside the loader.
 
 use super::KERNELS;
-use super::program::{Buf, Extent, Op, Pool, Program, Unsupported};
+use super::program::{Buf, Extent, Op, Pool, Program};
 use crate::go::board::BoardSize;
 use crate::nn::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
 use crate::nn::model::{Activation, ModelDesc};
@@ -108,7 +108,7 @@ fn threads(n: usize) -> LaunchConfig {
 impl CudaNetwork {
     /// `desc` compiled and uploaded to GPU `gpu`, or why not.
     pub(crate) fn open(desc: &ModelDesc, gpu: usize) -> Result<CudaNetwork, String> {
-        let program = Program::compile(desc).map_err(|Unsupported(why)| why)?;
+        let program = Program::compile(desc);
         let ctx = probe(gpu)?;
         let device = ctx.name().map_err(said("the device's name"))?;
         let (major, minor) = ctx

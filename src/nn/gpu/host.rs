@@ -4,7 +4,7 @@
 //! a device's results to the host's. It is a [`Backend`] like any other,
 //! made for the tests alone: the CPU backend is the one that runs fast.
 
-use super::program::{Buf, Op, Pool, Program};
+use super::program::{Angles, Buf, Op, Pool, Program};
 use crate::go::board::BoardSize;
 use crate::nn::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
 use crate::nn::cpu::layers::activate;
@@ -16,10 +16,10 @@ pub(crate) struct HostProgram {
 }
 
 impl HostProgram {
-    pub(crate) fn new(desc: &ModelDesc) -> Result<HostProgram, super::program::Unsupported> {
-        Ok(HostProgram {
-            program: Program::compile(desc)?,
-        })
+    pub(crate) fn new(desc: &ModelDesc) -> HostProgram {
+        HostProgram {
+            program: Program::compile(desc),
+        }
     }
 }
 
@@ -164,6 +164,131 @@ pub(crate) fn run(program: &Program, shape: Shape, values: &mut [Vec<f32>], col:
                 let out = &mut values[dst.0];
                 pool(shape, channels, &input, out, third);
             }
+            Op::RmsNorm {
+                src,
+                dst,
+                channels,
+                gamma,
+                beta,
+                epsilon,
+                board,
+                act,
+            } => {
+                let input = values[src.0][..rows * channels].to_vec();
+                let out = &mut values[dst.0];
+                let mean_square = |x: &[f32]| x.iter().map(|v| v * v).sum::<f32>() / x.len() as f32;
+                for b in 0..shape.batch {
+                    let on_board = &input[b * points * channels..(b + 1) * points * channels];
+                    let board_scale = 1.0 / (mean_square(on_board) + epsilon).sqrt();
+                    for p in 0..points {
+                        let r = b * points + p;
+                        let x = &input[r * channels..(r + 1) * channels];
+                        let scale = match board {
+                            true => board_scale,
+                            false => 1.0 / (mean_square(x) + epsilon).sqrt(),
+                        };
+                        for ch in 0..channels {
+                            let shift = beta.map_or(0.0, |b| w(b)[ch]);
+                            out[r * channels + ch] = activate(act, x[ch] * scale * w(gamma)[ch] + shift);
+                        }
+                    }
+                }
+            }
+            Op::Rope {
+                values: buf,
+                heads,
+                dim,
+                angles,
+            } => {
+                let v = &mut values[buf.0];
+                let pairs = dim / 2;
+                for r in 0..rows {
+                    let xy = r % points;
+                    let (x, y) = ((xy % shape.width) as f32, (xy / shape.width) as f32);
+                    for h in 0..heads {
+                        for p in 0..pairs {
+                            let angle = rope_angle(angles, &program.weights, heads, dim, h, p, x, y);
+                            let (sin, cos) = angle.sin_cos();
+                            let i = r * heads * dim + h * dim + 2 * p;
+                            let (x0, x1) = (v[i], v[i + 1]);
+                            v[i] = x0 * cos - x1 * sin;
+                            v[i + 1] = x0 * sin + x1 * cos;
+                        }
+                    }
+                }
+            }
+            Op::Attention {
+                q,
+                k,
+                v,
+                out,
+                heads,
+                kv_heads,
+                dim,
+                v_dim,
+            } => {
+                let (q, k, v) = (values[q.0].clone(), values[k.0].clone(), values[v.0].clone());
+                let out = &mut values[out.0];
+                let group = heads / kv_heads;
+                let scale = 1.0 / (dim as f32).sqrt();
+                let mut scores = vec![0.0f32; points];
+                for b in 0..shape.batch {
+                    for h in 0..heads {
+                        let kvh = h / group;
+                        for i in 0..points {
+                            let qi = &q[((b * points + i) * heads + h) * dim..][..dim];
+                            for (j, s) in scores.iter_mut().enumerate() {
+                                let kj = &k[((b * points + j) * kv_heads + kvh) * dim..][..dim];
+                                *s = qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f32>() * scale;
+                            }
+                            let max = scores.iter().fold(f32::MIN, |m, &s| m.max(s));
+                            let mut sum = 0.0;
+                            for s in scores.iter_mut() {
+                                *s = (*s - max).exp();
+                                sum += *s;
+                            }
+                            let o = &mut out[((b * points + i) * heads + h) * v_dim..][..v_dim];
+                            o.fill(0.0);
+                            for (j, &s) in scores.iter().enumerate() {
+                                let vj = &v[((b * points + j) * kv_heads + kvh) * v_dim..][..v_dim];
+                                for (oe, &ve) in o.iter_mut().zip(vj) {
+                                    *oe += s / sum * ve;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Op::SwiGlu {
+                hidden,
+                gate,
+                channels,
+            } => {
+                let gate = values[gate.0][..rows * channels].to_vec();
+                let hidden = &mut values[hidden.0];
+                for (h, g) in hidden[..rows * channels].iter_mut().zip(gate) {
+                    *h = activate(crate::nn::model::Activation::Silu, *h) * g;
+                }
+            }
+        }
+    }
+}
+
+/// The angle rotary position embedding turns pair `p` of head `h` by at
+/// the point `(x, y)`.
+#[allow(clippy::too_many_arguments)]
+fn rope_angle(angles: Angles, weights: &[Vec<f32>], heads: usize, dim: usize, h: usize, p: usize, x: f32, y: f32) -> f32 {
+    let pairs = dim / 2;
+    match angles {
+        Angles::Learned { freqs, tables } => {
+            let table = h * tables / heads;
+            let f = &weights[freqs.0][(table * pairs + p) * 2..];
+            x * f[0] + y * f[1]
+        }
+        Angles::Fixed { theta } => {
+            let per_axis = pairs / 2;
+            let (index, coordinate) = if p < per_axis { (p, y) } else { (p - per_axis, x) };
+            coordinate / theta.powf((2 * index) as f32 / pairs as f32)
         }
     }
 }
@@ -297,7 +422,7 @@ mod tests {
     /// of `desc`: every raw number within `tolerance`.
     fn agrees_with_the_cpu(desc: &ModelDesc, sizes: &[(usize, usize)], tolerance: f32) {
         let cpu = Evaluator::new(desc);
-        let host = Evaluator::with_backend(desc, Box::new(HostProgram::new(desc).unwrap()));
+        let host = Evaluator::with_backend(desc, Box::new(HostProgram::new(desc)));
         if cpu.is_human() {
             let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
             assert!(profile.is_some());
@@ -377,13 +502,34 @@ mod tests {
     }
 
     #[test]
-    fn a_transformer_net_is_refused_by_name() {
+    fn the_transformer_nets_programs_compute_what_the_cpu_backend_does() {
+        // KataGo's two version 17 test nets: attention with learned and
+        // fixed rotary embeddings, grouped heads, SwiGLU, the trunk's
+        // RMSNorm over points and over the board.
         let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/models/");
-        let desc = ModelDesc::load(std::path::Path::new(&format!(
-            "{data}b7c96h3tfrs-test5-cnorm.bin.gz"
-        )))
-        .unwrap();
-        let err = Program::compile(&desc).err().expect("refused");
-        assert!(err.0.contains("transformer blocks"), "{err}");
+        let (mut kinds, mut tips) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+        for file in [
+            "b7c96h3tfrs-test5-cnorm.bin.gz",
+            "b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz",
+        ] {
+            let desc = ModelDesc::load(std::path::Path::new(&format!("{data}{file}"))).unwrap();
+            agrees_with_the_cpu(&desc, &[(9, 9), (19, 19), (7, 11)], 5e-4);
+            for op in &Program::compile(&desc).ops {
+                if let Op::Rope { angles, .. } = op {
+                    kinds.insert(matches!(angles, Angles::Learned { .. }));
+                }
+                if let Op::RmsNorm { board, beta: Some(_), .. } = op {
+                    tips.insert(*board);
+                }
+            }
+        }
+        assert_eq!(kinds.len(), 2, "learned and fixed rotary embeddings");
+        assert!(tips.contains(&false));
+        // KaTrain's default net (version 15: nested bottlenecks of
+        // transformer blocks), where CI names it.
+        if let Some(path) = std::env::var_os("KOSUMI_KATRAIN_NET") {
+            let desc = ModelDesc::load(std::path::Path::new(&path)).unwrap();
+            agrees_with_the_cpu(&desc, &[(9, 9)], 5e-4);
+        }
     }
 }

@@ -14,7 +14,8 @@
 
 use crate::nn::backend::{RawOutput, Shape};
 use crate::nn::model::{
-    Activation, BatchNormDesc, BlockDesc, ConvDesc, MatMulDesc, ModelDesc, TrunkNorm,
+    Activation, AttentionDesc, BatchNormDesc, BlockDesc, ConvDesc, FeedForwardDesc, MatMulDesc,
+    ModelDesc, Rope, TrunkNorm,
 };
 use crate::nn::profile::METADATA_INPUTS;
 
@@ -106,6 +107,59 @@ pub(crate) enum Op {
         channels: usize,
         third: Pool,
     },
+    /// An RMSNorm: `dst = act(src / rms · gamma + beta)`, the root mean
+    /// square over each point's channels, or (`board`) over every value
+    /// of the board; no `beta` is a transformer block's norm.
+    RmsNorm {
+        src: Buf,
+        dst: Buf,
+        channels: usize,
+        gamma: Weights,
+        beta: Option<Weights>,
+        epsilon: f32,
+        board: bool,
+        act: Activation,
+    },
+    /// Rotates each head's pairs of channels `(2p, 2p + 1)` of `values`
+    /// (rows of `heads · dim`) by the angle of the point: rotary position
+    /// embedding, its angles as [`Angles`] says.
+    Rope {
+        values: Buf,
+        heads: usize,
+        dim: usize,
+        angles: Angles,
+    },
+    /// Attention at every point of each board: for each query head `h`
+    /// (key and value head `h / (heads / kv_heads)`), `out = softmax(q ·
+    /// kᵀ / √dim) · v` over the board's points; rows of `heads · dim`,
+    /// `kv_heads · dim`, `kv_heads · v_dim` and `heads · v_dim`.
+    Attention {
+        q: Buf,
+        k: Buf,
+        v: Buf,
+        out: Buf,
+        heads: usize,
+        kv_heads: usize,
+        dim: usize,
+        v_dim: usize,
+    },
+    /// `hidden = silu(hidden) · gate`, value by value, rows of `channels`.
+    SwiGlu {
+        hidden: Buf,
+        gate: Buf,
+        channels: usize,
+    },
+}
+
+/// How rotary position embedding turns a head's pair at a point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Angles {
+    /// Learned: `x · fx + y · fy`, the frequencies `[table][pair][x, y]`
+    /// in the weights, table `h · tables / heads` for head `h`.
+    Learned { freqs: Weights, tables: usize },
+    /// Fixed from θ: pair `p` of the first half turns with the row at
+    /// `θ^(−2p / (dim / 2))`, of the second half with the column.
+    Fixed { theta: f32 },
 }
 
 /// Where the heads' numbers are when the program has run.
@@ -138,16 +192,6 @@ pub(crate) struct Program {
     pub heads: Heads,
 }
 
-/// Why a network does not compile for a device.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Unsupported(pub String);
-
-impl std::fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// The buffers of one level of nested bottlenecks: three for a block's own
 /// work and the narrower trunk of the blocks inside.
 #[derive(Clone, Copy)]
@@ -158,6 +202,19 @@ struct Level {
     inner: Buf,
 }
 
+/// The buffers every transformer block shares, as wide as the widest
+/// block's.
+#[derive(Clone, Copy)]
+struct TransformerBuffers {
+    norm: Buf,
+    q: Buf,
+    k: Buf,
+    v: Buf,
+    heads_out: Buf,
+    hidden: Buf,
+    gate: Buf,
+}
+
 /// The compiler's state: the program so far and the buffers by level.
 struct Compiler {
     program: Program,
@@ -165,6 +222,7 @@ struct Compiler {
     widest: usize,
     pooled: Buf,
     pool_bias: Buf,
+    transformer: Option<TransformerBuffers>,
 }
 
 impl Compiler {
@@ -257,7 +315,7 @@ impl Compiler {
     }
 
     /// `trunk += block(trunk)` at nesting `depth`.
-    fn block(&mut self, desc: &BlockDesc, trunk: Buf, depth: usize) -> Result<(), Unsupported> {
+    fn block(&mut self, desc: &BlockDesc, trunk: Buf, depth: usize) {
         let Level { a, b, c, inner } = self.level(depth);
         match desc {
             BlockDesc::Ordinary {
@@ -307,26 +365,134 @@ impl Compiler {
                 self.norm_act(pre_bn, *pre_act, trunk, a, None);
                 self.conv(pre_conv, a, inner, false);
                 for block in blocks {
-                    self.block(block, inner, depth + 1)?;
+                    self.block(block, inner, depth + 1);
                 }
                 self.norm_act(post_bn, *post_act, inner, a, None);
                 self.conv(post_conv, a, trunk, true);
             }
-            BlockDesc::Attention(att) => {
-                return Err(Unsupported(format!(
-                    "transformer blocks ({}) are not compiled for a GPU",
-                    att.name
-                )));
-            }
-            BlockDesc::FeedForward(ff) => {
-                return Err(Unsupported(format!(
-                    "transformer blocks ({}) are not compiled for a GPU",
-                    ff.name
-                )));
+            BlockDesc::Attention(att) => self.attention(att, trunk),
+            BlockDesc::FeedForward(ff) => self.feed_forward(ff, trunk),
+        }
+    }
+
+    /// A dense layer at every point: a 1×1 convolution, whose matrix is
+    /// the layer's own (`in × out`).
+    fn dense(&mut self, desc: &MatMulDesc, src: Buf, dst: Buf, accumulate: bool) {
+        let weights = self.weights(desc.weights.clone());
+        self.program.ops.push(Op::Conv {
+            src,
+            dst,
+            weights,
+            size: 1,
+            cin: desc.in_channels,
+            cout: desc.out_channels,
+            accumulate,
+        });
+    }
+
+    /// A transformer block's RMSNorm of `trunk` into the shared norm
+    /// buffer.
+    fn block_norm(&mut self, desc: &crate::nn::model::TransformerNormDesc, trunk: Buf) -> Buf {
+        let t = self.transformer.expect("the transformer buffers");
+        let gamma = self.weights(desc.weight.clone());
+        self.program.ops.push(Op::RmsNorm {
+            src: trunk,
+            dst: t.norm,
+            channels: desc.weight.len(),
+            gamma,
+            beta: None,
+            epsilon: desc.epsilon,
+            board: false,
+            act: Activation::Identity,
+        });
+        t.norm
+    }
+
+    /// `trunk += out(attention(norm(trunk)))`.
+    fn attention(&mut self, att: &AttentionDesc, trunk: Buf) {
+        let t = self.transformer.expect("the transformer buffers");
+        let norm = self.block_norm(&att.norm, trunk);
+        self.dense(&att.q, norm, t.q, false);
+        self.dense(&att.k, norm, t.k, false);
+        self.dense(&att.v, norm, t.v, false);
+        let angles = match &att.rope {
+            Rope::None => None,
+            Rope::Learned(freqs) => Some(Angles::Learned {
+                freqs: self.weights(freqs.clone()),
+                tables: att.kv_heads,
+            }),
+            &Rope::Fixed(theta) => Some(Angles::Fixed { theta }),
+        };
+        if let Some(angles) = angles {
+            for (values, heads) in [(t.q, att.heads), (t.k, att.kv_heads)] {
+                self.program.ops.push(Op::Rope {
+                    values,
+                    heads,
+                    dim: att.q_dim,
+                    angles,
+                });
             }
         }
-        Ok(())
+        self.program.ops.push(Op::Attention {
+            q: t.q,
+            k: t.k,
+            v: t.v,
+            out: t.heads_out,
+            heads: att.heads,
+            kv_heads: att.kv_heads,
+            dim: att.q_dim,
+            v_dim: att.v_dim,
+        });
+        self.dense(&att.out, t.heads_out, trunk, true);
     }
+
+    /// `trunk += linear2(silu(linear1(n)) · gate(n))`, `n = norm(trunk)`.
+    fn feed_forward(&mut self, ff: &FeedForwardDesc, trunk: Buf) {
+        let t = self.transformer.expect("the transformer buffers");
+        let norm = self.block_norm(&ff.norm, trunk);
+        self.dense(&ff.linear1, norm, t.hidden, false);
+        self.dense(&ff.gate, norm, t.gate, false);
+        self.program.ops.push(Op::SwiGlu {
+            hidden: t.hidden,
+            gate: t.gate,
+            channels: ff.linear1.out_channels,
+        });
+        self.dense(&ff.linear2, t.hidden, trunk, true);
+    }
+}
+
+/// The widest buffers of the transformer blocks (at any depth): norm, q,
+/// k, v, heads' outputs, hidden; `None` without such blocks.
+fn transformer_widths(blocks: &[BlockDesc]) -> Option<[usize; 6]> {
+    let mut widths: Option<[usize; 6]> = None;
+    let mut take = |w: [usize; 6]| {
+        let max = widths.get_or_insert([0; 6]);
+        for (m, x) in max.iter_mut().zip(w) {
+            *m = (*m).max(x);
+        }
+    };
+    for block in blocks {
+        match block {
+            BlockDesc::Attention(a) => take([
+                a.q.in_channels,
+                a.heads * a.q_dim,
+                a.kv_heads * a.q_dim,
+                a.kv_heads * a.v_dim,
+                a.heads * a.v_dim,
+                0,
+            ]),
+            BlockDesc::FeedForward(f) => {
+                take([f.linear1.in_channels, 0, 0, 0, 0, f.linear1.out_channels])
+            }
+            BlockDesc::NestedBottleneck { blocks, .. } => {
+                if let Some(w) = transformer_widths(blocks) {
+                    take(w);
+                }
+            }
+            _ => {}
+        }
+    }
+    widths
 }
 
 /// A convolution's weights (out, in, y, x) as the `(y, x, in) × out`
@@ -373,8 +539,9 @@ fn widest(blocks: &[BlockDesc]) -> usize {
 }
 
 impl Program {
-    /// Compiles `desc`, or says what in it a device does not run.
-    pub(crate) fn compile(desc: &ModelDesc) -> Result<Program, Unsupported> {
+    /// Compiles `desc`: every model version, block kind and head kosumi
+    /// reads.
+    pub(crate) fn compile(desc: &ModelDesc) -> Program {
         let p = &desc.policy;
         let v = &desc.value;
         let c = desc.trunk.channels;
@@ -413,9 +580,23 @@ impl Program {
             widest,
             pooled: Buf(0),
             pool_bias: Buf(0),
+            transformer: None,
         };
         k.pooled = k.buffer(Extent::Global(3 * widest));
         k.pool_bias = k.buffer(Extent::Global(widest));
+        if let Some([norm, q, kk, v, heads_out, hidden]) = transformer_widths(&desc.trunk.blocks) {
+            let mut spatial = |c: usize| k.buffer(Extent::Spatial(c));
+            let t = TransformerBuffers {
+                norm: spatial(norm),
+                q: spatial(q),
+                k: spatial(kk),
+                v: spatial(v),
+                heads_out: spatial(heads_out),
+                hidden: spatial(hidden),
+                gate: spatial(hidden),
+            };
+            k.transformer = Some(t);
+        }
         let spatial = k.buffer(Extent::Spatial(desc.spatial_inputs));
         let global = k.buffer(Extent::Global(desc.global_inputs));
         k.program.spatial_input = spatial;
@@ -453,15 +634,23 @@ impl Program {
             });
         }
         for block in &desc.trunk.blocks {
-            k.block(block, trunk, 0)?;
+            k.block(block, trunk, 0);
         }
         match &desc.trunk.tip_norm {
             TrunkNorm::Batch(bn) => k.norm_act(bn, desc.trunk.tip_act, trunk, trunk_out, None),
             TrunkNorm::Rms(rms) => {
-                return Err(Unsupported(format!(
-                    "the trunk's RMS norm ({}) is not compiled for a GPU",
-                    rms.name
-                )));
+                let gamma = k.weights(rms.gamma.clone());
+                let beta = k.weights(rms.beta.clone());
+                k.program.ops.push(Op::RmsNorm {
+                    src: trunk,
+                    dst: trunk_out,
+                    channels: rms.gamma.len(),
+                    gamma,
+                    beta: Some(beta),
+                    epsilon: rms.epsilon,
+                    board: rms.spatial,
+                    act: desc.trunk.tip_act,
+                });
             }
         }
 
@@ -519,7 +708,7 @@ impl Program {
             scores: v.sv3_bias.len(),
             ownership,
         };
-        Ok(k.program)
+        k.program
     }
 
     /// Multiply-adds of one evaluation on a board of `points` points: the
@@ -532,6 +721,9 @@ impl Program {
                 Op::Conv {
                     size, cin, cout, ..
                 } => (size * size * cin * cout * points) as f64,
+                Op::Attention {
+                    heads, dim, v_dim, ..
+                } => (heads * points * points * (dim + v_dim)) as f64,
                 _ => 0.0,
             })
             .sum()
