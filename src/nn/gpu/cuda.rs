@@ -7,8 +7,8 @@
 //! feature runs on a machine without CUDA, where [`open`] says why there is
 //! no GPU rather than failing inside the loader.
 
-use super::KERNELS;
-use super::program::{Buf, Extent, Op, Pool, Program};
+use super::program::{Angles, Buf, Extent, Op, Pool, Program};
+use super::{KERNELS, Kernel};
 use crate::go::board::BoardSize;
 use crate::nn::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
 use crate::nn::model::{Activation, ModelDesc};
@@ -21,8 +21,12 @@ use std::sync::{Arc, Mutex};
 /// The most boards a batch holds on a GPU.
 pub(crate) const MAX_BATCH: usize = 256;
 
-/// Threads a block of the element-wise kernels.
+/// Threads a block of the element-wise kernels, and of the RMSNorm's (a
+/// power of two: its sums are halved in turn).
 const BLOCK: u32 = 256;
+
+/// Threads a block of the attention kernel (a power of two, at most 256).
+const ATTENTION_THREADS: u32 = 128;
 
 /// Why there is no GPU to run on: a library missing, no device, or a
 /// device that failed to start.
@@ -57,15 +61,6 @@ pub(crate) fn probe(gpu: usize) -> Result<Arc<CudaContext>, String> {
     CudaContext::new(gpu).map_err(|e| format!("GPU {gpu} does not start: {e}"))
 }
 
-/// The kernels, loaded for one GPU.
-struct Kernels {
-    im2col: CudaFunction,
-    norm_act: CudaFunction,
-    bias_act: CudaFunction,
-    add_spatial_bias: CudaFunction,
-    pool: CudaFunction,
-}
-
 /// A program ready on a GPU.
 pub(crate) struct CudaNetwork {
     program: Program,
@@ -74,7 +69,8 @@ pub(crate) struct CudaNetwork {
     /// The weights on the device, and their addresses.
     _weights: Vec<CudaSlice<f32>>,
     weight_ptrs: Vec<u64>,
-    kernels: Kernels,
+    /// The kernels, loaded for this GPU, in [`Kernel::ALL`]'s order.
+    kernels: Vec<CudaFunction>,
     /// One workspace made at load for the largest batch on 19×19, so that
     /// a GPU without the memory for it refuses the net at once; the first
     /// thread to evaluate takes it.
@@ -123,14 +119,10 @@ impl CudaNetwork {
         let ptx = cudarc::nvrtc::compile_ptx_with_opts(KERNELS, options)
             .map_err(|e| format!("NVRTC: the kernels do not compile for {arch}: {e:?}"))?;
         let module = ctx.load_module(ptx).map_err(said("the kernels' module"))?;
-        let load = |name: &str| module.load_function(name).map_err(said("a kernel"));
-        let kernels = Kernels {
-            im2col: load("im2col")?,
-            norm_act: load("norm_act")?,
-            bias_act: load("bias_act")?,
-            add_spatial_bias: load("add_spatial_bias")?,
-            pool: load("pool")?,
-        };
+        let kernels = Kernel::ALL
+            .iter()
+            .map(|k| module.load_function(k.name()).map_err(said(k.name())))
+            .collect::<Result<Vec<_>, String>>()?;
         let stream = ctx.default_stream();
         let mut weights = Vec::new();
         let mut weight_ptrs = Vec::new();
@@ -156,6 +148,10 @@ impl CudaNetwork {
             .map_err(|why| format!("CUDA: a batch of {MAX_BATCH} boards of 19×19: {why}"))?;
         net.first = Mutex::new(Some(first));
         Ok(net)
+    }
+
+    fn kernel(&self, kernel: Kernel) -> &CudaFunction {
+        &self.kernels[kernel as usize]
     }
 
     /// A stream, a cuBLAS handle and buffers for batches up to `shape`.
@@ -228,7 +224,7 @@ impl CudaNetwork {
                         let n = shape.rows() * k;
                         let (width, height) = (shape.width as i32, shape.height as i32);
                         let (cin, size) = (cin as i32, size as i32);
-                        let mut l = s.launch_builder(&self.kernels.im2col);
+                        let mut l = s.launch_builder(self.kernel(Kernel::Im2col));
                         l.arg(buf(src)).arg(&ws.col_ptr).arg(&batch).arg(&width);
                         l.arg(&height).arg(&cin).arg(&size);
                         unsafe { l.launch(threads(n)) }.map_err(said("im2col"))?;
@@ -259,7 +255,7 @@ impl CudaNetwork {
                 } => {
                     let extra = extra.map_or(0u64, |e| *buf(e));
                     let (c, act) = (channels as i32, act_code(act));
-                    let mut l = s.launch_builder(&self.kernels.norm_act);
+                    let mut l = s.launch_builder(self.kernel(Kernel::NormAct));
                     l.arg(buf(src)).arg(buf(dst)).arg(w(scale)).arg(w(bias));
                     l.arg(&extra).arg(&rows).arg(&points).arg(&c).arg(&act);
                     unsafe { l.launch(threads(shape.rows() * channels)) }
@@ -290,14 +286,14 @@ impl CudaNetwork {
                     act,
                 } => {
                     let (c, act) = (channels as i32, act_code(act));
-                    let mut l = s.launch_builder(&self.kernels.bias_act);
+                    let mut l = s.launch_builder(self.kernel(Kernel::BiasAct));
                     l.arg(buf(dst)).arg(w(bias)).arg(&batch).arg(&c).arg(&act);
                     unsafe { l.launch(threads(shape.batch * channels)) }
                         .map_err(said("bias_act"))?;
                 }
                 Op::AddSpatialBias { src, dst, channels } => {
                     let c = channels as i32;
-                    let mut l = s.launch_builder(&self.kernels.add_spatial_bias);
+                    let mut l = s.launch_builder(self.kernel(Kernel::AddSpatialBias));
                     l.arg(buf(src))
                         .arg(buf(dst))
                         .arg(&rows)
@@ -313,10 +309,90 @@ impl CudaNetwork {
                     third,
                 } => {
                     let (c, quadratic) = (channels as i32, i32::from(third == Pool::Quadratic));
-                    let mut l = s.launch_builder(&self.kernels.pool);
+                    let mut l = s.launch_builder(self.kernel(Kernel::Pool));
                     l.arg(buf(src)).arg(buf(dst)).arg(&batch).arg(&points);
                     l.arg(&c).arg(&quadratic);
                     unsafe { l.launch(threads(shape.batch * channels)) }.map_err(said("pool"))?;
+                }
+                Op::RmsNorm {
+                    src,
+                    dst,
+                    channels,
+                    gamma,
+                    beta,
+                    epsilon,
+                    board,
+                    act,
+                } => {
+                    let beta = beta.map_or(0u64, |b| *w(b));
+                    let (c, board_wide, act) = (channels as i32, i32::from(board), act_code(act));
+                    let blocks = if board { shape.batch } else { shape.rows() };
+                    let mut l = s.launch_builder(self.kernel(Kernel::RmsNorm));
+                    l.arg(buf(src)).arg(buf(dst)).arg(w(gamma)).arg(&beta);
+                    l.arg(&points)
+                        .arg(&c)
+                        .arg(&epsilon)
+                        .arg(&board_wide)
+                        .arg(&act);
+                    let config = LaunchConfig {
+                        grid_dim: (blocks as u32, 1, 1),
+                        block_dim: (BLOCK, 1, 1),
+                        shared_mem_bytes: 0,
+                    };
+                    unsafe { l.launch(config) }.map_err(said("rms_norm"))?;
+                }
+                Op::Rope {
+                    values,
+                    heads,
+                    dim,
+                    angles,
+                } => {
+                    let (freqs, tables, theta) = match angles {
+                        Angles::Learned { freqs, tables } => (*w(freqs), tables as i32, 0.0f32),
+                        Angles::Fixed { theta } => (0u64, 0, theta),
+                    };
+                    let (width, h, d) = (shape.width as i32, heads as i32, dim as i32);
+                    let mut l = s.launch_builder(self.kernel(Kernel::Rope));
+                    l.arg(buf(values))
+                        .arg(&rows)
+                        .arg(&points)
+                        .arg(&width)
+                        .arg(&h)
+                        .arg(&d);
+                    l.arg(&freqs).arg(&tables).arg(&theta);
+                    unsafe { l.launch(threads(shape.rows() * heads * (dim / 2))) }
+                        .map_err(said("rope"))?;
+                }
+                Op::Attention {
+                    q,
+                    k,
+                    v,
+                    out,
+                    heads,
+                    kv_heads,
+                    dim,
+                    v_dim,
+                } => {
+                    let (h, kvh, d, vd) = (heads as i32, kv_heads as i32, dim as i32, v_dim as i32);
+                    let mut l = s.launch_builder(self.kernel(Kernel::Attention));
+                    l.arg(buf(q)).arg(buf(k)).arg(buf(v)).arg(buf(out));
+                    l.arg(&points).arg(&h).arg(&kvh).arg(&d).arg(&vd);
+                    let config = LaunchConfig {
+                        grid_dim: (shape.points() as u32, heads as u32, shape.batch as u32),
+                        block_dim: (ATTENTION_THREADS, 1, 1),
+                        shared_mem_bytes: (shape.points() * 4) as u32,
+                    };
+                    unsafe { l.launch(config) }.map_err(said("attention"))?;
+                }
+                Op::SwiGlu {
+                    hidden,
+                    gate,
+                    channels,
+                } => {
+                    let n = (shape.rows() * channels) as i64;
+                    let mut l = s.launch_builder(self.kernel(Kernel::SwiGlu));
+                    l.arg(buf(hidden)).arg(buf(gate)).arg(&n);
+                    unsafe { l.launch(threads(n as usize)) }.map_err(said("swiglu"))?;
                 }
             }
         }

@@ -189,7 +189,8 @@ pub(crate) fn run(program: &Program, shape: Shape, values: &mut [Vec<f32>], col:
                         };
                         for ch in 0..channels {
                             let shift = beta.map_or(0.0, |b| w(b)[ch]);
-                            out[r * channels + ch] = activate(act, x[ch] * scale * w(gamma)[ch] + shift);
+                            out[r * channels + ch] =
+                                activate(act, x[ch] * scale * w(gamma)[ch] + shift);
                         }
                     }
                 }
@@ -207,7 +208,8 @@ pub(crate) fn run(program: &Program, shape: Shape, values: &mut [Vec<f32>], col:
                     let (x, y) = ((xy % shape.width) as f32, (xy / shape.width) as f32);
                     for h in 0..heads {
                         for p in 0..pairs {
-                            let angle = rope_angle(angles, &program.weights, heads, dim, h, p, x, y);
+                            let angle =
+                                rope_angle(angles, &program.weights, heads, dim, h, p, x, y);
                             let (sin, cos) = angle.sin_cos();
                             let i = r * heads * dim + h * dim + 2 * p;
                             let (x0, x1) = (v[i], v[i + 1]);
@@ -227,7 +229,11 @@ pub(crate) fn run(program: &Program, shape: Shape, values: &mut [Vec<f32>], col:
                 dim,
                 v_dim,
             } => {
-                let (q, k, v) = (values[q.0].clone(), values[k.0].clone(), values[v.0].clone());
+                let (q, k, v) = (
+                    values[q.0].clone(),
+                    values[k.0].clone(),
+                    values[v.0].clone(),
+                );
                 let out = &mut values[out.0];
                 let group = heads / kv_heads;
                 let scale = 1.0 / (dim as f32).sqrt();
@@ -277,7 +283,16 @@ pub(crate) fn run(program: &Program, shape: Shape, values: &mut [Vec<f32>], col:
 /// The angle rotary position embedding turns pair `p` of head `h` by at
 /// the point `(x, y)`.
 #[allow(clippy::too_many_arguments)]
-fn rope_angle(angles: Angles, weights: &[Vec<f32>], heads: usize, dim: usize, h: usize, p: usize, x: f32, y: f32) -> f32 {
+fn rope_angle(
+    angles: Angles,
+    weights: &[Vec<f32>],
+    heads: usize,
+    dim: usize,
+    h: usize,
+    p: usize,
+    x: f32,
+    y: f32,
+) -> f32 {
     let pairs = dim / 2;
     match angles {
         Angles::Learned { freqs, tables } => {
@@ -287,7 +302,11 @@ fn rope_angle(angles: Angles, weights: &[Vec<f32>], heads: usize, dim: usize, h:
         }
         Angles::Fixed { theta } => {
             let per_axis = pairs / 2;
-            let (index, coordinate) = if p < per_axis { (p, y) } else { (p - per_axis, x) };
+            let (index, coordinate) = if p < per_axis {
+                (p, y)
+            } else {
+                (p - per_axis, x)
+            };
             coordinate / theta.powf((2 * index) as f32 / pairs as f32)
         }
     }
@@ -507,7 +526,10 @@ mod tests {
         // fixed rotary embeddings, grouped heads, SwiGLU, the trunk's
         // RMSNorm over points and over the board.
         let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/models/");
-        let (mut kinds, mut tips) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+        let (mut kinds, mut tips) = (
+            std::collections::BTreeSet::new(),
+            std::collections::BTreeSet::new(),
+        );
         for file in [
             "b7c96h3tfrs-test5-cnorm.bin.gz",
             "b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz",
@@ -518,7 +540,12 @@ mod tests {
                 if let Op::Rope { angles, .. } = op {
                     kinds.insert(matches!(angles, Angles::Learned { .. }));
                 }
-                if let Op::RmsNorm { board, beta: Some(_), .. } = op {
+                if let Op::RmsNorm {
+                    board,
+                    beta: Some(_),
+                    ..
+                } = op
+                {
                     tips.insert(*board);
                 }
             }

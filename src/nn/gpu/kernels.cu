@@ -117,3 +117,142 @@ extern "C" __global__ void pool(const float* in, float* out, int batch, int poin
     row[2 * channels + c] =
         quadratic ? mean * ((width - 14.0f) * (width - 14.0f) * 0.01f - 0.1f) : max;
 }
+
+// A block's sum of its threads' values (blockDim.x a power of two, at most
+// 256), every thread reading it.
+__device__ float block_sum(float value, float* scratch) {
+    scratch[threadIdx.x] = value;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            scratch[threadIdx.x] += scratch[threadIdx.x + s];
+        }
+        __syncthreads();
+    }
+    float sum = scratch[0];
+    __syncthreads();
+    return sum;
+}
+
+// A block's maximum of its threads' values, as block_sum.
+__device__ float block_max(float value, float* scratch) {
+    scratch[threadIdx.x] = value;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            scratch[threadIdx.x] = fmaxf(scratch[threadIdx.x], scratch[threadIdx.x + s]);
+        }
+        __syncthreads();
+    }
+    float max = scratch[0];
+    __syncthreads();
+    return max;
+}
+
+// An RMSNorm, a block a point (or, with board, a block a board): out =
+// act(in / rms * gamma + beta), beta null for none; in may be out.
+extern "C" __global__ void rms_norm(const float* in, float* out, const float* gamma,
+                                    const float* beta, int points, int channels, float epsilon,
+                                    int board, int act) {
+    __shared__ float scratch[256];
+    long long span = board ? (long long)points * channels : channels;
+    const float* x = in + blockIdx.x * span;
+    float* y = out + blockIdx.x * span;
+    float squares = 0.0f;
+    for (long long i = threadIdx.x; i < span; i += blockDim.x) {
+        squares += x[i] * x[i];
+    }
+    float scale = 1.0f / sqrtf(block_sum(squares, scratch) / (float)span + epsilon);
+    for (long long i = threadIdx.x; i < span; i += blockDim.x) {
+        int c = (int)(i % channels);
+        float shift = beta ? beta[c] : 0.0f;
+        y[i] = activate(act, x[i] * scale * gamma[c] + shift);
+    }
+}
+
+// Rotary position embedding, a thread a row, head and pair: the pair
+// (2p, 2p + 1) of the head turned by the point's angle: learned (freqs
+// [table][pair][x, y], table h * tables / heads) or, freqs null, fixed from
+// theta (the first half of the pairs with the row, the second with the
+// column).
+extern "C" __global__ void rope(float* v, int rows, int points, int width, int heads, int dim,
+                                const float* freqs, int tables, float theta) {
+    int pairs = dim / 2;
+    long long i = thread_index();
+    if (i >= (long long)rows * heads * pairs) {
+        return;
+    }
+    int p = (int)(i % pairs);
+    int h = (int)(i / pairs % heads);
+    long long r = i / pairs / heads;
+    int xy = (int)(r % points);
+    float x = (float)(xy % width);
+    float y = (float)(xy / width);
+    float angle;
+    if (freqs) {
+        const float* f = freqs + ((h * tables / heads) * pairs + p) * 2;
+        angle = x * f[0] + y * f[1];
+    } else {
+        int per_axis = pairs / 2;
+        int index = p < per_axis ? p : p - per_axis;
+        float coordinate = p < per_axis ? y : x;
+        angle = coordinate / powf(theta, (float)(2 * index) / (float)pairs);
+    }
+    float c = cosf(angle);
+    float s = sinf(angle);
+    long long at = (r * heads + h) * dim + 2 * p;
+    float x0 = v[at];
+    float x1 = v[at + 1];
+    v[at] = x0 * c - x1 * s;
+    v[at + 1] = x0 * s + x1 * c;
+}
+
+// Attention, a block a query point (x), head (y) and board (z), the scores
+// of the board's points in shared memory: out = softmax(q k^T / sqrt(dim))
+// v, key and value head h / (heads / kv_heads).
+extern "C" __global__ void attention(const float* q, const float* k, const float* v, float* out,
+                                     int points, int heads, int kv_heads, int dim, int v_dim) {
+    extern __shared__ float scores[];
+    __shared__ float scratch[256];
+    int i = blockIdx.x;
+    int h = blockIdx.y;
+    long long b = blockIdx.z;
+    int kvh = h / (heads / kv_heads);
+    const float* qi = q + ((b * points + i) * heads + h) * dim;
+    float scale = 1.0f / sqrtf((float)dim);
+    float local_max = -3.0e38f;
+    for (int j = threadIdx.x; j < points; j += blockDim.x) {
+        const float* kj = k + ((b * points + j) * kv_heads + kvh) * dim;
+        float s = 0.0f;
+        for (int d = 0; d < dim; d++) {
+            s += qi[d] * kj[d];
+        }
+        s *= scale;
+        scores[j] = s;
+        local_max = fmaxf(local_max, s);
+    }
+    float max = block_max(local_max, scratch);
+    float local_sum = 0.0f;
+    for (int j = threadIdx.x; j < points; j += blockDim.x) {
+        float e = expf(scores[j] - max);
+        scores[j] = e;
+        local_sum += e;
+    }
+    float sum = block_sum(local_sum, scratch);
+    for (int e = threadIdx.x; e < v_dim; e += blockDim.x) {
+        float acc = 0.0f;
+        for (int j = 0; j < points; j++) {
+            acc += scores[j] * v[((b * points + j) * kv_heads + kvh) * v_dim + e];
+        }
+        out[((b * points + i) * heads + h) * v_dim + e] = acc / sum;
+    }
+}
+
+// hidden = silu(hidden) * gate, value by value.
+extern "C" __global__ void swiglu(float* hidden, const float* gate, long long n) {
+    long long i = thread_index();
+    if (i >= n) {
+        return;
+    }
+    hidden[i] = activate(3, hidden[i]) * gate[i];
+}

@@ -10,6 +10,51 @@ pub(crate) mod cuda;
 pub(crate) mod host;
 pub(crate) mod program;
 
+/// The kernels of `kernels.cu`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    Im2col,
+    NormAct,
+    BiasAct,
+    AddSpatialBias,
+    Pool,
+    RmsNorm,
+    Rope,
+    Attention,
+    SwiGlu,
+}
+
+impl Kernel {
+    /// Every kernel, in the order of their numbers.
+    #[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
+    pub(crate) const ALL: [Kernel; 9] = [
+        Kernel::Im2col,
+        Kernel::NormAct,
+        Kernel::BiasAct,
+        Kernel::AddSpatialBias,
+        Kernel::Pool,
+        Kernel::RmsNorm,
+        Kernel::Rope,
+        Kernel::Attention,
+        Kernel::SwiGlu,
+    ];
+
+    /// Its name in `kernels.cu`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kernel::Im2col => "im2col",
+            Kernel::NormAct => "norm_act",
+            Kernel::BiasAct => "bias_act",
+            Kernel::AddSpatialBias => "add_spatial_bias",
+            Kernel::Pool => "pool",
+            Kernel::RmsNorm => "rms_norm",
+            Kernel::Rope => "rope",
+            Kernel::Attention => "attention",
+            Kernel::SwiGlu => "swiglu",
+        }
+    }
+}
+
 /// The kernels' source (`kernels.cu`), compiled at run time by NVRTC.
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub(crate) const KERNELS: &str = include_str!("kernels.cu");
@@ -32,6 +77,7 @@ extern "C" __device__ float rsqrtf(float);
 extern "C" __device__ float fmaxf(float, float);
 extern "C" __device__ float sinf(float);
 extern "C" __device__ float cosf(float);
+extern "C" __device__ float powf(float, float);
 "#;
 
     #[test]
@@ -44,7 +90,13 @@ extern "C" __device__ float cosf(float);
         let source = dir.join("kernels.cu");
         std::fs::write(&source, format!("{NVRTC_PRELUDE}\n{}", super::KERNELS)).unwrap();
         let out = std::process::Command::new("clang")
-            .args(["-x", "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib"])
+            .args([
+                "-x",
+                "cuda",
+                "--cuda-device-only",
+                "-nocudainc",
+                "-nocudalib",
+            ])
             .args(["--cuda-gpu-arch=sm_70", "-Wall", "-Werror", "-S", "-o"])
             .arg(dir.join("kernels.ptx"))
             .arg(&source)
@@ -55,9 +107,16 @@ extern "C" __device__ float cosf(float);
         };
         let ptx = std::fs::read_to_string(dir.join("kernels.ptx")).unwrap_or_default();
         let _ = std::fs::remove_dir_all(&dir);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        for kernel in ["im2col", "norm_act", "bias_act", "add_spatial_bias", "pool"] {
-            assert!(ptx.contains(&format!(".entry {kernel}(")), "{kernel} in the PTX");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for kernel in super::Kernel::ALL.map(super::Kernel::name) {
+            assert!(
+                ptx.contains(&format!(".entry {kernel}(")),
+                "{kernel} in the PTX"
+            );
         }
     }
 }
