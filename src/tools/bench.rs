@@ -176,7 +176,10 @@ pub fn network(
         net.set_profile(crate::nn::HumanProfile::parse("rank_5k").ok());
     }
     let katago = katago_path();
-    let peak = cpu_mhz().map(|mhz| mhz * 1e-3 * net.peak_flops_per_cycle());
+    // A core's peak (a GPU's is not counted in a core's cycles).
+    let peak = cpu_mhz()
+        .map(|mhz| mhz * 1e-3 * net.peak_flops_per_cycle())
+        .filter(|&p| p > 0.0);
     for &size in sizes {
         let game = middle_game(size);
         let time = Duration::from_secs_f64(seconds);
@@ -198,11 +201,26 @@ pub fn network(
             line += &format!(" katago_ms_per_eval={k:.2} ratio_to_katago={:.2}", one / k);
         }
         println!("{line}");
-        let batched = nn_ms_per_eval(&net, &game, 1, 8, time);
-        println!(
-            "bench board={size} nn={} threads=1 batch=8 ms_per_eval={batched:.2}",
-            net.name()
-        );
+        if net.preferred_batch(size.into()) > 1 {
+            // A GPU: its rate by the batch, from one board to its largest
+            // batch, and with two threads feeding it at once.
+            let batches = [8, 32, 128, 256].into_iter().filter(|&b| b <= net.max_batch());
+            for (threads, batch) in batches.map(|b| (1, b)).chain([(2, 128)]) {
+                let ms = nn_ms_per_eval(&net, &game, threads, batch, time);
+                println!(
+                    "bench board={size} nn={} threads={threads} batch={batch} evals_per_s={:.0} ms_per_batch={:.2}",
+                    net.name(),
+                    1e3 / ms,
+                    ms * batch as f64 * threads as f64
+                );
+            }
+        } else {
+            let batched = nn_ms_per_eval(&net, &game, 1, 8, time);
+            println!(
+                "bench board={size} nn={} threads=1 batch=8 ms_per_eval={batched:.2}",
+                net.name()
+            );
+        }
         let two = nn_ms_per_eval(&net, &game, 2, 1, time);
         println!(
             "bench board={size} nn={} threads=2 batch=1 ms_per_eval={two:.2} ratio_to_one_thread={:.2}",
