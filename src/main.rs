@@ -178,6 +178,22 @@ enum Command {
     Review(ReviewArgs),
     /// Print playouts per second (playout policies, tree search, dice), one line per figure.
     Bench(BenchArgs),
+    /// Hold the GPU backend to the CPU's (KataGo's testgpuerror): random
+    /// positions on square and rectangular boards evaluated by both, one at
+    /// a time and in batches; a line a net and batch with the win rate's,
+    /// lead's, policy's and ownership's differences at the 99th percentile
+    /// and the worst, against KataGo's gates. Exit 1 where a gate fails.
+    GpuError(GpuErrorArgs),
+}
+
+/// The options of `kosumi gpu-error`.
+#[derive(Args, Debug)]
+struct GpuErrorArgs {
+    /// KataGo model files (the embedded net where none is given).
+    nets: Vec<std::path::PathBuf>,
+    /// Positions compared a net and batch.
+    #[arg(long, default_value_t = 300)]
+    positions: usize,
 }
 
 /// The options of `kosumi phantom-match`.
@@ -982,6 +998,13 @@ fn main() {
         Some(Command::Analysis(args)) => analysis_engine(&cli, args),
         Some(Command::Review(args)) => review_record(&cli, args),
         Some(Command::Bench(args)) => bench(&cli, args),
+        Some(Command::GpuError(args)) => {
+            match kosumi::tools::gpu_error::run(&args.nets, args.positions, cli.gpu.unwrap_or(0)) {
+                Ok(true) => {}
+                Ok(false) => std::process::exit(1),
+                Err(why) => refuse(format!("gpu-error: {why}")),
+            }
+        }
         None => gtp_engine(&cli),
     }
 }

@@ -204,7 +204,9 @@ pub fn network(
         if net.preferred_batch(size.into()) > 1 {
             // A GPU: its rate by the batch, from one board to its largest
             // batch, and with two threads feeding it at once.
-            let batches = [8, 32, 128, 256].into_iter().filter(|&b| b <= net.max_batch());
+            let batches = [8, 32, 128, 256]
+                .into_iter()
+                .filter(|&b| b <= net.max_batch());
             for (threads, batch) in batches.map(|b| (1, b)).chain([(2, 128)]) {
                 let ms = nn_ms_per_eval(&net, &game, threads, batch, time);
                 println!(

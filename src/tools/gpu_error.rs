@@ -1,0 +1,313 @@
+//! `kosumi gpu-error`: KataGo's `testgpuerror` for kosumi's GPU backend.
+//! The same positions (games of random legal moves on square and
+//! rectangular boards, a seed's) are evaluated by the CPU backend and by
+//! the GPU's, one at a time and in full batches, and the differences of
+//! the win rate, the lead, the CPU's top move's policy and the ownership
+//! are held to KataGo's gates (`cpp/tests/testnnevalcanary.cpp`): at the
+//! 99th percentile and at the worst. The comparison itself takes any two
+//! evaluators: the tests hold the host's executor of the GPU program to
+//! the CPU backend with it.
+
+use crate::go::board::BoardSize;
+use crate::go::game::Game;
+use crate::go::rules::Rules;
+use crate::nn::{Evaluation, Evaluator, Request};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+/// The largest differences allowed: win rate (0 to 1), lead (points),
+/// the top move's policy (percentage points) and ownership (−1 to 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    pub winrate: f64,
+    pub lead: f64,
+    pub policy: f64,
+    pub ownership: f64,
+}
+
+/// A gate: bounds at the 99th percentile and at the worst.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gate {
+    pub p99: Bounds,
+    pub worst: Bounds,
+}
+
+/// The GPU in single precision against the CPU: KataGo's 0.45% win rate,
+/// 0.34 points, 0.45 policy points at the 99th percentile, three times
+/// that at the worst; ownership 1.75 and 4 times the win rate's.
+pub const F32_GATE: Gate = Gate {
+    p99: Bounds {
+        winrate: 0.0045,
+        lead: 0.34,
+        policy: 0.45,
+        ownership: 1.75 * 0.0045,
+    },
+    worst: Bounds {
+        winrate: 0.0135,
+        lead: 0.9,
+        policy: 1.35,
+        ownership: 4.0 * 0.0135,
+    },
+};
+
+/// Half precision against single: 2%, 1.0, 2.5 at the 99th percentile;
+/// 5%, 3.0, 6 at the worst.
+pub const F16_GATE: Gate = Gate {
+    p99: Bounds {
+        winrate: 0.02,
+        lead: 1.0,
+        policy: 2.5,
+        ownership: 1.75 * 0.02,
+    },
+    worst: Bounds {
+        winrate: 0.05,
+        lead: 3.0,
+        policy: 6.0,
+        ownership: 4.0 * 0.05,
+    },
+};
+
+/// The board sizes the positions cycle through: the common squares and two
+/// rectangles (each way round).
+const SIZES: [(usize, usize); 6] = [(19, 19), (9, 9), (13, 13), (19, 19), (7, 11), (19, 13)];
+
+/// `count` positions: on each size of [`SIZES`] in turn, a game of up to
+/// 120 random legal moves (no pass) from the empty board.
+pub fn positions(count: usize, seed: u64) -> Vec<Game> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    (0..count)
+        .map(|i| {
+            let (width, height) = SIZES[i % SIZES.len()];
+            let size = BoardSize { width, height };
+            let mut game = Game::new(size, Rules::default(), 7.5);
+            let moves = rng.random_range(0..=120.min(width * height / 2));
+            for _ in 0..moves {
+                let mover = game.to_move();
+                let points: Vec<_> = game.board().points().collect();
+                let start = rng.random_range(0..points.len());
+                let legal = (0..points.len())
+                    .map(|k| points[(start + k) % points.len()])
+                    .find(|&p| game.check(mover, p).is_ok());
+                let Some(p) = legal else { break };
+                game.play(mover, Some(p)).expect("a checked move");
+            }
+            game
+        })
+        .collect()
+}
+
+/// The differences between two evaluations of each position.
+#[derive(Clone, Debug, Default)]
+pub struct Errors {
+    pub winrate: Vec<f64>,
+    pub lead: Vec<f64>,
+    pub policy: Vec<f64>,
+    pub ownership: Vec<f64>,
+}
+
+/// `other`'s evaluations of `games` against `reference`'s, `batch` at a
+/// time (each position under symmetry 0, for the player to move).
+pub fn compare(reference: &Evaluator, other: &Evaluator, games: &[Game], batch: usize) -> Errors {
+    let mut errors = Errors::default();
+    // A batch holds one board size: runs of the same size, cut at `batch`.
+    let mut start = 0;
+    while start < games.len() {
+        let size = games[start].size();
+        let mut end = start + 1;
+        while end < games.len() && end - start < batch && games[end].size() == size {
+            end += 1;
+        }
+        let requests: Vec<Request> = games[start..end]
+            .iter()
+            .map(|game| Request {
+                game,
+                to_move: game.to_move(),
+                fresh: true,
+                symmetry: 0,
+                white_advantage: 0.0,
+            })
+            .collect();
+        let mut a = vec![Evaluation::default(); requests.len()];
+        let mut b = a.clone();
+        reference.evaluate_batch(&requests, &mut a);
+        other.evaluate_batch(&requests, &mut b);
+        for (x, y) in a.iter().zip(&b) {
+            errors.add(x, y);
+        }
+        start = end;
+    }
+    errors
+}
+
+impl Errors {
+    fn add(&mut self, x: &Evaluation, y: &Evaluation) {
+        let diff = |p: f32, q: f32| f64::from((p - q).abs());
+        self.winrate.push(diff(x.white_win, y.white_win));
+        self.lead.push(diff(x.white_lead, y.white_lead));
+        // The reference's top move (or the pass), its probability in both.
+        let top = (0..x.policy.len()).max_by(|&i, &j| x.policy[i].total_cmp(&x.policy[j]));
+        let policy = match top {
+            Some(i) if x.policy[i] >= x.pass => diff(x.policy[i], y.policy[i]),
+            _ => diff(x.pass, y.pass),
+        };
+        self.policy.push(100.0 * policy);
+        let ownership = x
+            .white_ownership
+            .iter()
+            .zip(&y.white_ownership)
+            .map(|(&p, &q)| diff(p, q))
+            .fold(0.0, f64::max);
+        self.ownership.push(ownership);
+    }
+
+    /// The differences at quantile `q` (0.99, or 1 for the worst).
+    pub fn at(&self, q: f64) -> Bounds {
+        let quantile = |v: &[f64]| {
+            let mut v = v.to_vec();
+            v.sort_by(f64::total_cmp);
+            let i = ((v.len() as f64 - 1.0) * q).ceil() as usize;
+            v.get(i).copied().unwrap_or(0.0)
+        };
+        Bounds {
+            winrate: quantile(&self.winrate),
+            lead: quantile(&self.lead),
+            policy: quantile(&self.policy),
+            ownership: quantile(&self.ownership),
+        }
+    }
+
+    /// Whether the differences keep within `gate`, and a line that says
+    /// them.
+    pub fn judge(&self, gate: &Gate) -> (bool, String) {
+        let (p99, worst) = (self.at(0.99), self.at(1.0));
+        let within = |e: Bounds, b: Bounds| {
+            e.winrate <= b.winrate
+                && e.lead <= b.lead
+                && e.policy <= b.policy
+                && e.ownership <= b.ownership
+        };
+        let pass = within(p99, gate.p99) && within(worst, gate.worst);
+        let line = format!(
+            "positions={} winrate_p99={:.4}% winrate_max={:.4}% lead_p99={:.4} lead_max={:.4} \
+             policy_p99={:.4} policy_max={:.4} ownership_p99={:.5} ownership_max={:.5} {}",
+            self.winrate.len(),
+            100.0 * p99.winrate,
+            100.0 * worst.winrate,
+            p99.lead,
+            worst.lead,
+            p99.policy,
+            worst.policy,
+            p99.ownership,
+            worst.ownership,
+            if pass { "pass" } else { "FAIL" }
+        );
+        (pass, line)
+    }
+}
+
+/// Runs the check for each net (the embedded one where none is named) on
+/// GPU `gpu`: `positions` positions at batch 1 and in full batches, a line
+/// each; `Ok(false)` where a gate fails.
+pub fn run(
+    nets: &[std::path::PathBuf],
+    positions_count: usize,
+    gpu: usize,
+) -> Result<bool, String> {
+    use crate::nn::model::ModelDesc;
+    let descs: Vec<ModelDesc> = if nets.is_empty() {
+        vec![ModelDesc::parse(crate::nn::EMBEDDED_MODEL).map_err(|e| e.to_string())?]
+    } else {
+        nets.iter()
+            .map(|p| ModelDesc::load(p).map_err(|e| format!("{}: {e}", p.display())))
+            .collect::<Result<_, _>>()?
+    };
+    let games = positions(positions_count, 1);
+    let mut all = true;
+    for desc in &descs {
+        let cpu = Evaluator::new(desc);
+        let gpu_net = gpu_evaluator(desc, gpu)?;
+        if cpu.is_human() {
+            // A human-like net under a rank's profile.
+            let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
+            cpu.set_profile(profile.clone());
+            gpu_net.set_profile(profile);
+        }
+        for batch in [1, gpu_net.max_batch().min(64)] {
+            let errors = compare(&cpu, &gpu_net, &games, batch);
+            let (pass, line) = errors.judge(&F32_GATE);
+            all &= pass;
+            println!(
+                "gpu-error net={} backend=\"{}\" against=\"{}\" batch={batch} {line}",
+                desc.name,
+                gpu_net.backend_name(),
+                cpu.backend_name()
+            );
+        }
+    }
+    Ok(all)
+}
+
+/// `desc` on GPU `gpu`, or why not.
+fn gpu_evaluator(desc: &crate::nn::model::ModelDesc, gpu: usize) -> Result<Evaluator, String> {
+    #[cfg(feature = "cuda")]
+    {
+        let backend = crate::nn::gpu::cuda::CudaNetwork::open(desc, gpu)?;
+        Ok(Evaluator::with_backend(desc, Box::new(backend)))
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let _ = (desc, gpu);
+        Err(
+            "this kosumi was built without a GPU backend (cargo build --release --features cuda)"
+                .into(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nn::model::ModelDesc;
+
+    #[test]
+    fn the_positions_cover_squares_and_rectangles_in_play() {
+        let games = positions(12, 3);
+        assert_eq!(games.len(), 12);
+        assert!(games.iter().any(|g| !g.size().is_square()));
+        assert!(games.iter().filter(|g| g.moves().count() > 10).count() >= 6);
+        let again = positions(12, 3);
+        assert!(
+            again
+                .iter()
+                .zip(&games)
+                .all(|(a, b)| a.moves().eq(b.moves()))
+        );
+    }
+
+    #[test]
+    fn the_gpus_program_on_the_host_keeps_within_the_f32_gate() {
+        // The comparison as `gpu-error` runs it, on the host's executor of
+        // the GPU program: it passes the single-precision gate at batch 1
+        // and in batches, and a net whose weights were changed fails it.
+        let desc = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
+        let cpu = Evaluator::new(&desc);
+        let host = Evaluator::with_backend(
+            &desc,
+            Box::new(crate::nn::gpu::host::HostProgram::new(&desc)),
+        );
+        let games = positions(18, 1);
+        for batch in [1, 8] {
+            let (pass, line) = compare(&cpu, &host, &games, batch).judge(&F32_GATE);
+            assert!(pass, "{line}");
+        }
+        let mut changed = desc.clone();
+        let bias = &mut changed.value.v3_bias;
+        bias[0] += 0.2;
+        let off = Evaluator::with_backend(
+            &changed,
+            Box::new(crate::nn::gpu::host::HostProgram::new(&changed)),
+        );
+        let (pass, line) = compare(&cpu, &off, &games, 4).judge(&F32_GATE);
+        assert!(!pass, "{line}");
+    }
+}
