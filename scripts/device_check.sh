@@ -1,23 +1,56 @@
 #!/usr/bin/env bash
 # The check to run on a lent machine (the `device` tool's: a 16-core Intel
-# Xeon with AVX-512, BF16 and AMX beside its GPU): the processor as Linux
-# names it, then kosumi's network speed there, so that a figure names the
-# processor it came from. Build here (`cargo build --release`), carry the
-# binary and, optionally, a net, and run:
+# Xeon with AVX-512, BF16 and AMX beside an NVIDIA GPU): the processor as
+# Linux names it and kosumi's network speed there, so that a figure names
+# the processor it came from; then, where `nvidia-smi` finds a GPU, the GPU
+# backend's gates and figures. Build here, with the GPU backend:
 #
+#   cargo build --release --features cuda
+#   strip -o target/device/kosumi target/release/kosumi   # 9 MB, carried
 #   scripts/device_check.sh [KOSUMI] [NET ...]
 #
-# KOSUMI defaults to target/release/kosumi; each NET (KaTrain's
-# b10c384h6nbttflrs.bin.gz, for the subnormal flush's effect on Intel) is
-# timed beside the embedded six-block net. Prints one `bench` line per
-# figure; about two minutes on 16 cores.
+# KOSUMI defaults to target/device/kosumi, then target/release/kosumi; each
+# NET (KaTrain's b10c384h6nbttflrs.bin.gz, for the subnormal flush's effect
+# on Intel) is timed beside the embedded six-block net. The GPU part:
+#   1. `kosumi gpu-error`: the GPU in f32 against the CPU backend by
+#      KataGo's gates (99th percentile and worst of the win rate, lead,
+#      top policy and ownership), at batch 1 and in batches, on square and
+#      rectangular boards, for every net in tests/data/models and the
+#      embedded one;
+#   2. `kosumi bench --nn --backend cuda` with a net of the kata1 standard
+#      net's shape (b18c384nbt, written here by scripts/synthetic_model.py):
+#      evaluations a second at batches 1 to 256 and the search's visits a
+#      second, and the same for the embedded net;
+#   3. the PyTorch anchor of ../shared/tools/gpu_anchor.py in the same run,
+#      where ANCHOR names it (copy it into the work tree to carry it).
+# Prints one line per figure and gate; about six minutes in all.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-kosumi=${1:-$here/target/release/kosumi}
+kosumi=${1:-}
+if [[ -z $kosumi ]]; then
+  kosumi=$here/target/device/kosumi
+  [[ -x $kosumi ]] || kosumi=$here/target/release/kosumi
+fi
 shift || true
+out=${OUT:-$(mktemp -d)}
 echo "cpu: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), $(nproc) cores"
 echo "flags: $(grep -m1 -o -w -E 'avx2|avx512f|avx512_bf16|amx_tile|asimd|bf16' /proc/cpuinfo | sort -u | tr '\n' ' ')"
-"$kosumi" bench --nn --size 9 --size 19 --seconds 2
+"$kosumi" --backend cpu bench --nn --size 9 --size 19 --seconds 1
 for net in "$@"; do
-  "$kosumi" --model "$net" bench --nn --size 9 --size 19 --seconds 2
+  "$kosumi" --backend cpu --model "$net" bench --nn --size 9 --size 19 --seconds 1
 done
+command -v nvidia-smi >/dev/null || { echo "gpu: none (no nvidia-smi)"; exit 0; }
+echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
+models=$here/tests/data/models
+status=0
+timeout 180 "$kosumi" --backend cuda gpu-error --positions 150 \
+  "$models"/*.bin.gz "$models"/*.txt.gz || status=1
+timeout 30 "$kosumi" --backend cuda gpu-error --positions 60 || status=1
+python3 "$here/scripts/synthetic_model.py" --shape b18c384nbt > "$out/b18c384nbt.txt"
+timeout 150 "$kosumi" --backend cuda --model "$out/b18c384nbt.txt" bench --nn --size 19 --seconds 2 || status=1
+timeout 60 "$kosumi" --backend cuda bench --nn --size 19 --seconds 1 || status=1
+rm -f "$out/b18c384nbt.txt"
+if [[ -n ${ANCHOR:-} ]]; then
+  timeout 120 python3 "$ANCHOR" || status=1
+fi
+exit $status

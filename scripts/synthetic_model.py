@@ -13,6 +13,13 @@ KataGo's numbers.
     scripts/synthetic_model.py --seed 1 | gzip > tests/data/models/synthetic-v16.txt.gz
     scripts/synthetic_model.py --seed 2 --human | gzip > tests/data/models/synthetic-v16-human.txt.gz
 
+With --shape b18c384nbt it writes instead a net of the kata1 standard
+net's shape (eighteen nested bottleneck blocks of 384 channels, each two
+ordinary blocks of 192 inside; the trunk of ../shared/tools/gpu_anchor.py),
+random weights, for timing a GPU (about 300 MB of text, 30 s):
+
+    scripts/synthetic_model.py --shape b18c384nbt > b18c384nbt.txt
+
 Text weights (`.txt.gz`: KataGo reads the weights as text by the name).
 """
 import argparse
@@ -147,9 +154,70 @@ def model(seed, human):
     return "\n".join(w.out) + "\n"
 
 
+def b18c384nbt(seed, out):
+    """The kata1 standard net's shape, written to `out` block by block."""
+    w = Writer(seed)
+    c, mid, blocks = 384, 192, 18
+    p1, g1, v1, v2 = 48, 32, 32, 64
+    w.line("synthetic-b18c384nbt", 16, 22, 19)
+    w.line(20.0, 20.0, 20.0, 20.0, 40.0, 0.25, 150.0)
+    w.line(0, 0, 0, 0, 0, 0, 0, 0)
+    w.line("trunk", blocks, c, mid, mid, 0, 32)
+    w.line(0, 0, 0, 0, 0, 0)
+    w.conv("conv_spatial", 5, 22, c)
+    w.matmul("linear_global", 19, c)
+    for b in range(blocks):
+        w.line("nested_bottleneck_block", f"nbt{b}", 2)
+        w.bn(f"nbt{b}.pre.norm", c)
+        w.act(f"nbt{b}.pre.act", "ACTIVATION_MISH")
+        w.conv(f"nbt{b}.pre.conv", 1, c, mid)
+        w.ordinary(f"nbt{b}.0", mid, "ACTIVATION_MISH")
+        w.ordinary(f"nbt{b}.1", mid, "ACTIVATION_MISH")
+        w.bn(f"nbt{b}.post.norm", mid)
+        w.act(f"nbt{b}.post.act", "ACTIVATION_MISH")
+        w.conv(f"nbt{b}.post.conv", 1, mid, c)
+        out.write("\n".join(w.out) + "\n")
+        w.out.clear()
+    w.bn("norm_trunkfinal", c)
+    w.act("act_trunkfinal", "ACTIVATION_MISH")
+    w.line("policy_head")
+    w.conv("p1", 1, c, p1)
+    w.conv("g1", 1, c, g1)
+    w.bn("g1.norm", g1)
+    w.act("g1.act", "ACTIVATION_MISH")
+    w.matmul("gpool_to_bias", 3 * g1, p1)
+    w.bn("p1.norm", p1)
+    w.act("p1.act", "ACTIVATION_MISH")
+    w.conv("p2", 1, p1, 4)
+    w.matmul("gpool_to_pass", 3 * g1, p1)
+    w.bias("pass_bias", p1)
+    w.act("pass_act", "ACTIVATION_MISH")
+    w.matmul("gpool_to_pass2", p1, 4)
+    w.line("value_head")
+    w.conv("v1", 1, c, v1)
+    w.bn("v1.norm", v1)
+    w.act("v1.act", "ACTIVATION_MISH")
+    w.matmul("v2", 3 * v1, v2)
+    w.bias("v2.bias", v2)
+    w.act("v2.act", "ACTIVATION_MISH")
+    w.matmul("v3", v2, 3)
+    w.bias("v3.bias", 3)
+    w.matmul("sv3", v2, 6)
+    w.bias("sv3.bias", 6)
+    w.conv("ownership", 1, v1, 1)
+    out.write("\n".join(w.out) + "\n")
+
+
 if __name__ == "__main__":
+    import sys
+
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--human", action="store_true", help="with the metadata encoder")
+    ap.add_argument("--shape", choices=["small", "b18c384nbt"], default="small",
+                    help="small (the test nets) or the kata1 standard net's shape")
     args = ap.parse_args()
-    print(model(args.seed, args.human), end="")
+    if args.shape == "b18c384nbt":
+        b18c384nbt(args.seed, sys.stdout)
+    else:
+        print(model(args.seed, args.human), end="")
