@@ -141,10 +141,11 @@ struct Cli {
     /// to use instead of the embedded network.
     #[arg(long, value_name = "FILE", global = true)]
     model: Option<std::path::PathBuf>,
-    /// The precision of the network's products: f32, or bf16 (factors
-    /// rounded to bfloat16, sums in f32; processors with AVX-512 BF16 or
-    /// ARM's BF16).
-    #[arg(long, value_enum, default_value_t = PrecisionArg::F32, global = true)]
+    /// The precision of the network's products: auto (f32 on the CPU, f16
+    /// on a GPU with tensor cores), f32, bf16 (the CPU's: factors rounded
+    /// to bfloat16, sums in f32; processors with AVX-512 BF16 or ARM's
+    /// BF16), or f16 (a GPU's: factors in half precision, sums in f32).
+    #[arg(long, value_enum, default_value_t = PrecisionArg::Auto, global = true)]
     precision: PrecisionArg,
     /// Answer `version` with this instead of kosumi's own version
     /// (KataGo's option of the same name). Lizzie takes an engine whose
@@ -320,8 +321,10 @@ struct BenchArgs {
 /// The network's precision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum PrecisionArg {
+    Auto,
     F32,
     Bf16,
+    F16,
 }
 
 /// What evaluates the network.
@@ -610,11 +613,28 @@ fn check_backend(cli: &Cli) {
         BackendArg::Cuda => BackendKind::Cuda,
     };
     let name = format!("{kind:?}").to_lowercase();
-    if let Err(why) = kosumi::nn::choice::choose_backend(kind, cli.gpu) {
+    // A GPU's products in half precision unless f32 is asked for (f16
+    // where the GPU has tensor cores, under auto).
+    let half = match cli.precision {
+        PrecisionArg::Auto => None,
+        PrecisionArg::F16 => Some(true),
+        PrecisionArg::F32 | PrecisionArg::Bf16 => Some(false),
+    };
+    if let Err(why) = kosumi::nn::choice::choose_backend(kind, cli.gpu, half) {
         match cli.gpu {
             Some(n) => refuse(format!("--backend {name} --gpu {n}: {why}")),
             None => refuse(format!("--backend {name}: {why}")),
         }
+    }
+    let on_gpu = kosumi::nn::choice::gpu_in_force();
+    match cli.precision {
+        PrecisionArg::F16 if !on_gpu => refuse(
+            "--precision f16: half-precision products are a GPU's; the networks run on the CPU here (f32 or bf16)",
+        ),
+        PrecisionArg::Bf16 if on_gpu => refuse(
+            "--precision bf16 is the CPU's; a GPU multiplies in f16 or f32 (or --backend cpu)",
+        ),
+        _ => {}
     }
 }
 
@@ -641,8 +661,9 @@ fn load_human_network(cli: &Cli, with_network: bool) -> Option<kosumi::nn::Evalu
 
 /// The precision `--precision` asks for, before any network is loaded.
 fn set_precision(cli: &Cli) {
+    // A GPU's precision was set with the backend (`check_backend`).
     let precision = match cli.precision {
-        PrecisionArg::F32 => kosumi::nn::Precision::F32,
+        PrecisionArg::Auto | PrecisionArg::F32 | PrecisionArg::F16 => kosumi::nn::Precision::F32,
         PrecisionArg::Bf16 => kosumi::nn::Precision::Bf16,
     };
     if let Err(e) = kosumi::nn::set_precision(precision) {

@@ -28,13 +28,22 @@ struct Choice {
     kind: BackendKind,
     gpu: usize,
     gpu_ready: bool,
+    /// A GPU's products in half precision: asked for, or (`None`) where
+    /// the GPU has tensor cores (compute capability 7 on).
+    half: Option<bool>,
 }
 
 static CHOICE: Mutex<Choice> = Mutex::new(Choice {
     kind: BackendKind::Auto,
     gpu: 0,
     gpu_ready: false,
+    half: None,
 });
+
+/// Whether the networks loaded from now on run on a GPU.
+pub fn gpu_in_force() -> bool {
+    CHOICE.lock().unwrap_or_else(|e| e.into_inner()).gpu_ready
+}
 
 /// Whether this build has a GPU backend.
 pub const GPU_BUILT: bool = cfg!(feature = "cuda");
@@ -42,8 +51,13 @@ pub const GPU_BUILT: bool = cfg!(feature = "cuda");
 /// Sets the backend of the networks loaded from now on, after checking
 /// that it runs here: `Cuda` where the build or the machine has no GPU is
 /// refused with the reason; `Auto` falls back to the CPU, the reason said
-/// once on stderr (a build without a GPU backend says nothing).
-pub fn choose_backend(kind: BackendKind, gpu: Option<usize>) -> Result<(), String> {
+/// once on stderr (a build without a GPU backend says nothing). `half`: a
+/// GPU's products in half precision (`None`: where it has tensor cores).
+pub fn choose_backend(
+    kind: BackendKind,
+    gpu: Option<usize>,
+    half: Option<bool>,
+) -> Result<(), String> {
     if kind == BackendKind::Cpu && gpu.is_some() {
         return Err("a GPU number goes with a GPU backend (--backend cuda or auto)".into());
     }
@@ -68,6 +82,7 @@ pub fn choose_backend(kind: BackendKind, gpu: Option<usize>) -> Result<(), Strin
         kind,
         gpu: gpu_number,
         gpu_ready,
+        half,
     };
     Ok(())
 }
@@ -97,7 +112,7 @@ pub(crate) fn backend_for(desc: &ModelDesc) -> Result<Box<dyn Backend>, String> 
     if !choice.gpu_ready {
         return Ok(cpu());
     }
-    match gpu_backend(desc, choice.gpu) {
+    match gpu_backend(desc, choice.gpu, choice.half) {
         Ok(backend) => Ok(backend),
         Err(why) if choice.kind == BackendKind::Cuda => Err(why),
         Err(why) => {
@@ -107,15 +122,25 @@ pub(crate) fn backend_for(desc: &ModelDesc) -> Result<Box<dyn Backend>, String> 
     }
 }
 
-/// `desc` on GPU `gpu`.
-fn gpu_backend(desc: &ModelDesc, gpu: usize) -> Result<Box<dyn Backend>, String> {
+/// `desc` on GPU `gpu`, its products in half precision as `half` says.
+fn gpu_backend(
+    desc: &ModelDesc,
+    gpu: usize,
+    half: Option<bool>,
+) -> Result<Box<dyn Backend>, String> {
     #[cfg(feature = "cuda")]
     {
-        Ok(Box::new(super::gpu::cuda::CudaNetwork::open(desc, gpu)?))
+        let half = match half {
+            Some(half) => half,
+            None => super::gpu::cuda::has_tensor_cores(gpu)?,
+        };
+        Ok(Box::new(super::gpu::cuda::CudaNetwork::open(
+            desc, gpu, half,
+        )?))
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let _ = (desc, gpu);
+        let _ = (desc, gpu, half);
         Err("this kosumi was built without a GPU backend".into())
     }
 }
@@ -133,7 +158,7 @@ mod tests {
             eprintln!("a GPU answers here: skipped");
             return;
         }
-        let why = choose_backend(BackendKind::Cuda, None).unwrap_err();
+        let why = choose_backend(BackendKind::Cuda, None, None).unwrap_err();
         if GPU_BUILT {
             assert!(
                 why.contains("not on this machine") || why.contains("GPU"),
@@ -145,12 +170,12 @@ mod tests {
         // The refusal leaves what was in force; a GPU's number needs a GPU
         // backend; the CPU runs the nets.
         assert!(!CHOICE.lock().unwrap().gpu_ready);
-        assert!(choose_backend(BackendKind::Cpu, Some(1)).is_err());
-        assert!(choose_backend(BackendKind::Cuda, Some(3)).is_err());
-        choose_backend(BackendKind::Cpu, None).unwrap();
+        assert!(choose_backend(BackendKind::Cpu, Some(1), None).is_err());
+        assert!(choose_backend(BackendKind::Cuda, Some(3), None).is_err());
+        choose_backend(BackendKind::Cpu, None, None).unwrap();
         let desc = ModelDesc::parse(super::super::EMBEDDED_MODEL).unwrap();
         assert!(backend_for(&desc).unwrap().name().starts_with("cpu"));
-        choose_backend(BackendKind::Auto, None).unwrap();
+        choose_backend(BackendKind::Auto, None, None).unwrap();
         assert!(!CHOICE.lock().unwrap().gpu_ready);
     }
 }

@@ -225,38 +225,47 @@ pub fn run(
     let mut all = true;
     for desc in &descs {
         let cpu = Evaluator::new(desc);
-        let gpu_net = gpu_evaluator(desc, gpu)?;
-        if cpu.is_human() {
-            // A human-like net under a rank's profile.
-            let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
-            cpu.set_profile(profile.clone());
-            gpu_net.set_profile(profile);
-        }
-        for batch in [1, gpu_net.max_batch().min(64)] {
-            let errors = compare(&cpu, &gpu_net, &games, batch);
-            let (pass, line) = errors.judge(&F32_GATE);
-            all &= pass;
-            println!(
-                "gpu-error net={} backend=\"{}\" against=\"{}\" batch={batch} {line}",
-                desc.name,
-                gpu_net.backend_name(),
-                cpu.backend_name()
-            );
+        // Single precision against the CPU by the f32 gate; half against
+        // the CPU's single by the f16 gate.
+        for (half, gate) in [(false, &F32_GATE), (true, &F16_GATE)] {
+            let gpu_net = gpu_evaluator(desc, gpu, half)?;
+            if cpu.is_human() {
+                // A human-like net under a rank's profile.
+                let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
+                cpu.set_profile(profile.clone());
+                gpu_net.set_profile(profile);
+            }
+            for batch in [1, gpu_net.max_batch().min(64)] {
+                let errors = compare(&cpu, &gpu_net, &games, batch);
+                let (pass, line) = errors.judge(gate);
+                all &= pass;
+                println!(
+                    "gpu-error net={} backend=\"{}\" against=\"{}\" batch={batch} {line}",
+                    desc.name,
+                    gpu_net.backend_name(),
+                    cpu.backend_name()
+                );
+            }
         }
     }
     Ok(all)
 }
 
-/// `desc` on GPU `gpu`, or why not.
-fn gpu_evaluator(desc: &crate::nn::model::ModelDesc, gpu: usize) -> Result<Evaluator, String> {
+/// `desc` on GPU `gpu` (products in half precision with `half`), or why
+/// not.
+fn gpu_evaluator(
+    desc: &crate::nn::model::ModelDesc,
+    gpu: usize,
+    half: bool,
+) -> Result<Evaluator, String> {
     #[cfg(feature = "cuda")]
     {
-        let backend = crate::nn::gpu::cuda::CudaNetwork::open(desc, gpu)?;
+        let backend = crate::nn::gpu::cuda::CudaNetwork::open(desc, gpu, half)?;
         Ok(Evaluator::with_backend(desc, Box::new(backend)))
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let _ = (desc, gpu);
+        let _ = (desc, gpu, half);
         Err(
             "this kosumi was built without a GPU backend (cargo build --release --features cuda)"
                 .into(),

@@ -61,6 +61,15 @@ pub(crate) fn probe(gpu: usize) -> Result<Arc<CudaContext>, String> {
     CudaContext::new(gpu).map_err(|e| format!("GPU {gpu} does not start: {e}"))
 }
 
+/// Whether GPU `gpu` has tensor cores (compute capability 7 on), where
+/// half-precision products pay.
+pub(crate) fn has_tensor_cores(gpu: usize) -> Result<bool, String> {
+    let (major, _) = probe(gpu)?
+        .compute_capability()
+        .map_err(said("the compute capability"))?;
+    Ok(major >= 7)
+}
+
 /// A program ready on a GPU.
 pub(crate) struct CudaNetwork {
     program: Program,
@@ -69,6 +78,11 @@ pub(crate) struct CudaNetwork {
     /// The weights on the device, and their addresses.
     _weights: Vec<CudaSlice<f32>>,
     weight_ptrs: Vec<u64>,
+    /// In half precision, the convolutions' weights again as halves (the
+    /// address of each, 0 for the weights of other operations).
+    half: bool,
+    _half_weights: Vec<CudaSlice<u16>>,
+    half_ptrs: Vec<u64>,
     /// The kernels, loaded for this GPU, in [`Kernel::ALL`]'s order.
     kernels: Vec<CudaFunction>,
     /// One workspace made at load for the largest batch on 19×19, so that
@@ -102,8 +116,9 @@ fn threads(n: usize) -> LaunchConfig {
 }
 
 impl CudaNetwork {
-    /// `desc` compiled and uploaded to GPU `gpu`, or why not.
-    pub(crate) fn open(desc: &ModelDesc, gpu: usize) -> Result<CudaNetwork, String> {
+    /// `desc` compiled and uploaded to GPU `gpu`, its products' factors
+    /// in half precision with `half` (sums in single), or why not.
+    pub(crate) fn open(desc: &ModelDesc, gpu: usize, half: bool) -> Result<CudaNetwork, String> {
         let program = Program::compile(desc);
         let ctx = probe(gpu)?;
         let device = ctx.name().map_err(said("the device's name"))?;
@@ -133,6 +148,23 @@ impl CudaNetwork {
             weight_ptrs.push(slice.device_ptr(&stream).0);
             weights.push(slice);
         }
+        let mut half_weights = Vec::new();
+        let mut half_ptrs = vec![0u64; program.weights.len()];
+        if half {
+            for op in &program.ops {
+                if let Op::Conv { weights: w, .. } = *op {
+                    let halves: Vec<u16> = program.weights[w.0]
+                        .iter()
+                        .map(|&x| ::half::f16::from_f32(x).to_bits())
+                        .collect();
+                    let slice = stream
+                        .clone_htod(&halves[..])
+                        .map_err(said("the weights in half precision (out of GPU memory?)"))?;
+                    half_ptrs[w.0] = slice.device_ptr(&stream).0;
+                    half_weights.push(slice);
+                }
+            }
+        }
         stream.synchronize().map_err(said("the weights' upload"))?;
         let mut net = CudaNetwork {
             program,
@@ -140,6 +172,9 @@ impl CudaNetwork {
             device,
             _weights: weights,
             weight_ptrs,
+            half,
+            _half_weights: half_weights,
+            half_ptrs,
             kernels,
             first: Mutex::new(None),
         };
@@ -167,10 +202,12 @@ impl CudaNetwork {
             ptrs: Vec::new(),
             col: None,
             col_ptr: 0,
+            col_half: None,
+            col_half_ptr: 0,
             host: Vec::new(),
             failed: None,
         };
-        ws.fit(&self.program, shape)?;
+        ws.fit(&self.program, shape, self.half)?;
         Ok(ws)
     }
 
@@ -208,6 +245,54 @@ impl CudaNetwork {
             // weight tensor the program sized for the operation; the
             // kernels' arguments match kernels.cu's signatures.
             match *op {
+                Op::Conv {
+                    src,
+                    dst,
+                    weights,
+                    size,
+                    cin,
+                    cout,
+                    accumulate,
+                } if self.half => {
+                    // The input in halves, scaled down by 8; the product
+                    // scales back up.
+                    let k = size * size * cin;
+                    let n = shape.rows() * k;
+                    let (width, height) = (shape.width as i32, shape.height as i32);
+                    let (cin, size_arg) = (cin as i32, size as i32);
+                    let count = n as i64;
+                    let mut l = if size == 1 {
+                        let mut l = s.launch_builder(self.kernel(Kernel::ToHalf));
+                        l.arg(buf(src)).arg(&ws.col_half_ptr).arg(&count);
+                        l
+                    } else {
+                        let mut l = s.launch_builder(self.kernel(Kernel::Im2colHalf));
+                        l.arg(buf(src))
+                            .arg(&ws.col_half_ptr)
+                            .arg(&batch)
+                            .arg(&width);
+                        l.arg(&height).arg(&cin).arg(&size_arg);
+                        l
+                    };
+                    l.arg(&INPUT_SCALE);
+                    unsafe { l.launch(threads(n)) }.map_err(said("the halves"))?;
+                    let beta = if accumulate { 1.0 } else { 0.0 };
+                    let (a, b) = (ws.col_half_ptr, self.half_ptrs[weights.0]);
+                    let scale = 1.0 / INPUT_SCALE;
+                    unsafe {
+                        gemm_half(
+                            &ws.blas,
+                            shape.rows(),
+                            k,
+                            cout,
+                            a,
+                            b,
+                            *buf(dst),
+                            scale,
+                            beta,
+                        )
+                    }?;
+                }
                 Op::Conv {
                     src,
                     dst,
@@ -451,6 +536,59 @@ unsafe fn gemm(
     .map_err(|e| format!("cuBLAS: a product of {m}×{k} by {k}×{n}: {e:?}"))
 }
 
+/// `c = alpha · a · b + beta · c` as [`gemm`], `a` and `b` in half
+/// precision, `c` and the sums in single (the tensor cores').
+///
+/// # Safety
+/// The addresses hold matrices of those sizes and types on the handle's
+/// device.
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_half(
+    blas: &CudaBlas,
+    m: usize,
+    k: usize,
+    n: usize,
+    a: u64,
+    b: u64,
+    c: u64,
+    alpha: f32,
+    beta: f32,
+) -> Result<(), String> {
+    use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cudaDataType};
+    let (m, k, n) = (m as i32, k as i32, n as i32);
+    // SAFETY: as the caller promises; alpha and beta are single precision,
+    // as CUBLAS_COMPUTE_32F reads them.
+    unsafe {
+        cudarc::cublas::result::gemm_ex(
+            *blas.handle(),
+            cublasOperation_t::CUBLAS_OP_N,
+            cublasOperation_t::CUBLAS_OP_N,
+            n,
+            m,
+            k,
+            (&alpha as *const f32).cast(),
+            b as *const std::ffi::c_void,
+            cudaDataType::CUDA_R_16F,
+            n,
+            a as *const std::ffi::c_void,
+            cudaDataType::CUDA_R_16F,
+            k,
+            (&beta as *const f32).cast(),
+            c as *mut std::ffi::c_void,
+            cudaDataType::CUDA_R_32F,
+            n,
+            cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+        )
+    }
+    .map_err(|e| format!("cuBLAS: a half-precision product of {m}×{k} by {k}×{n}: {e:?}"))
+}
+
+/// What a product's input is multiplied by on its way to half precision
+/// (and the product by its inverse): KataGo's "Scale8", which keeps a
+/// mish net's large activations inside half precision's range.
+const INPUT_SCALE: f32 = 0.125;
+
 /// One thread's stream, cuBLAS handle and buffers on the GPU, and the
 /// host's copies of the inputs and heads.
 pub(crate) struct CudaWorkspace {
@@ -463,6 +601,10 @@ pub(crate) struct CudaWorkspace {
     ptrs: Vec<u64>,
     col: Option<CudaSlice<f32>>,
     col_ptr: u64,
+    /// The products' input in half precision (the im2col matrix, or a 1×1
+    /// convolution's input).
+    col_half: Option<CudaSlice<u16>>,
+    col_half_ptr: u64,
     host: Vec<Vec<f32>>,
     /// The first failure of this workspace's device work, said once.
     failed: Option<String>,
@@ -475,7 +617,7 @@ unsafe impl Send for CudaWorkspace {}
 impl CudaWorkspace {
     /// Grows the buffers to hold `shape`: the host's copies always, the
     /// GPU's where its memory allows.
-    fn fit(&mut self, program: &Program, shape: Shape) -> Result<(), String> {
+    fn fit(&mut self, program: &Program, shape: Shape, half: bool) -> Result<(), String> {
         if shape.rows() <= self.rows && shape.batch <= self.batch {
             return Ok(());
         }
@@ -498,11 +640,32 @@ impl CudaWorkspace {
             .iter()
             .map(|e| alloc(len(e)))
             .collect::<Result<Vec<_>, String>>()?;
-        let col = alloc(program.im2col_len(Shape {
+        let rows_shape = Shape {
             width: rows,
             height: 1,
             batch: 1,
-        }))?;
+        };
+        // Single precision needs an im2col matrix for the larger kernels;
+        // half precision a copy of every product's input.
+        if half {
+            let widest = program.ops.iter().map(|op| match op {
+                Op::Conv { cin, .. } => cin * rows,
+                _ => 0,
+            });
+            let n = program
+                .im2col_len(rows_shape)
+                .max(widest.max().unwrap_or(0));
+            let col_half = stream
+                .alloc_zeros::<u16>(n.max(1))
+                .map_err(|e| format!("{} MiB on the GPU: {e}", (n * 2) >> 20))?;
+            self.col_half_ptr = col_half.device_ptr(&stream).0;
+            self.col_half = Some(col_half);
+        }
+        let col = alloc(if half {
+            0
+        } else {
+            program.im2col_len(rows_shape)
+        })?;
         self.ptrs = buffers.iter().map(|b| b.device_ptr(&stream).0).collect();
         self.col_ptr = col.device_ptr(&stream).0;
         self.buffers = buffers;
@@ -550,7 +713,8 @@ fn no_outputs(out: &mut [RawOutput]) {
 
 impl Backend for CudaNetwork {
     fn name(&self) -> String {
-        format!("cuda {} f32", self.device)
+        let precision = if self.half { "f16" } else { "f32" };
+        format!("cuda {} {precision}", self.device)
     }
 
     fn max_batch(&self, _size: BoardSize) -> usize {
@@ -564,7 +728,11 @@ impl Backend for CudaNetwork {
     }
 
     fn arithmetic(&self) -> Arithmetic {
-        Arithmetic::F32
+        if self.half {
+            Arithmetic::F16
+        } else {
+            Arithmetic::F32
+        }
     }
 
     fn workspace(&self) -> Box<dyn Workspace> {
@@ -602,7 +770,7 @@ impl Backend for CudaNetwork {
             };
         }
         let ws: &mut CudaWorkspace = any.downcast_mut().expect("a CUDA workspace");
-        if let Err(why) = ws.fit(p, shape) {
+        if let Err(why) = ws.fit(p, shape, self.half) {
             ws.failed = Some(format!("CUDA: {why}"));
         }
         let mut spatial_values: &mut [f32] = &mut [];

@@ -1,5 +1,6 @@
 // The CUDA kernels of kosumi's GPU programs (src/nn/gpu/program.rs), in
-// single precision, compiled at run time by NVRTC. Each is the host
+// single precision (with half-precision copies of a product's input for
+// the tensor cores), compiled at run time by NVRTC. Each is the host
 // executor's loop of the same operation (src/nn/gpu/host.rs), one thread a
 // value. Activations are [board][point][channel]; a per-board buffer is
 // [board][value]. The matrix products are cuBLAS's.
@@ -24,16 +25,12 @@ __device__ __forceinline__ long long thread_index() {
     return (long long)blockIdx.x * blockDim.x + threadIdx.x;
 }
 
+// The value at im2col's index i of a size x size convolution's matrix:
 // col[row][(ky, kx, ci)] = in[board][point moved by (ky, kx)][ci], zero off
-// the board: the im2col matrix of a size × size convolution.
-extern "C" __global__ void im2col(const float* in, float* col, int batch, int width, int height,
-                                  int cin, int size) {
+// the board.
+__device__ __forceinline__ float im2col_value(const float* in, long long i, int width, int height,
+                                              int cin, int size) {
     long long k = (long long)size * size * cin;
-    long long total = (long long)batch * width * height * k;
-    long long i = thread_index();
-    if (i >= total) {
-        return;
-    }
     int kk = (int)(i % k);
     long long row = i / k;
     int ci = kk % cin;
@@ -47,11 +44,46 @@ extern "C" __global__ void im2col(const float* in, float* col, int batch, int wi
     int x = p % width;
     int sy = y + ky - size / 2;
     int sx = x + kx - size / 2;
-    float v = 0.0f;
     if (sy >= 0 && sx >= 0 && sy < height && sx < width) {
-        v = in[(b * points + sy * width + sx) * cin + ci];
+        return in[(b * points + sy * width + sx) * cin + ci];
     }
-    col[i] = v;
+    return 0.0f;
+}
+
+// The im2col matrix of a size x size convolution.
+extern "C" __global__ void im2col(const float* in, float* col, int batch, int width, int height,
+                                  int cin, int size) {
+    long long i = thread_index();
+    if (i < (long long)batch * width * height * size * size * cin) {
+        col[i] = im2col_value(in, i, width, height, cin, size);
+    }
+}
+
+// x * scale rounded to half precision (to nearest, ties to even), as bits.
+__device__ __forceinline__ unsigned short half_bits(float x) {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
+    return h;
+}
+
+// The im2col matrix in half precision, each value times scale (1/8: the
+// trunk's values then stay well inside half precision's range, as KataGo's
+// "Scale8"; the product multiplies the 8 back).
+extern "C" __global__ void im2col_half(const float* in, unsigned short* col, int batch, int width,
+                                       int height, int cin, int size, float scale) {
+    long long i = thread_index();
+    if (i < (long long)batch * width * height * size * size * cin) {
+        col[i] = half_bits(im2col_value(in, i, width, height, cin, size) * scale);
+    }
+}
+
+// out = in * scale in half precision, value by value: a 1x1 convolution's
+// input.
+extern "C" __global__ void to_half(const float* in, unsigned short* out, long long n, float scale) {
+    long long i = thread_index();
+    if (i < n) {
+        out[i] = half_bits(in[i] * scale);
+    }
 }
 
 // out = act((in + extra[board]) * scale + bias), channel by channel; extra

@@ -14,6 +14,8 @@ pub(crate) mod program;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kernel {
     Im2col,
+    Im2colHalf,
+    ToHalf,
     NormAct,
     BiasAct,
     AddSpatialBias,
@@ -27,8 +29,10 @@ pub(crate) enum Kernel {
 impl Kernel {
     /// Every kernel, in the order of their numbers.
     #[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
-    pub(crate) const ALL: [Kernel; 9] = [
+    pub(crate) const ALL: [Kernel; 11] = [
         Kernel::Im2col,
+        Kernel::Im2colHalf,
+        Kernel::ToHalf,
         Kernel::NormAct,
         Kernel::BiasAct,
         Kernel::AddSpatialBias,
@@ -43,6 +47,8 @@ impl Kernel {
     pub(crate) fn name(self) -> &'static str {
         match self {
             Kernel::Im2col => "im2col",
+            Kernel::Im2colHalf => "im2col_half",
+            Kernel::ToHalf => "to_half",
             Kernel::NormAct => "norm_act",
             Kernel::BiasAct => "bias_act",
             Kernel::AddSpatialBias => "add_spatial_bias",
