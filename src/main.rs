@@ -125,6 +125,10 @@ struct Cli {
     /// cudaDeviceToUse).
     #[arg(long, value_name = "N")]
     gpu: Option<usize>,
+    /// The most positions a GPU evaluates in one batch (KataGo's
+    /// nnMaxBatchSize; 256 where not given).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
+    nn_max_batch: Option<u64>,
     /// One of KataGo's refinements of the network's search, by KataGo's
     /// name, as NAME=VALUE (repeatable; each on by default as in KataGo):
     /// useLcbForSelection (true/false), cpuctUtilityStdevScale (0 to 1),
@@ -625,6 +629,9 @@ fn check_backend(cli: &Cli) {
             Some(n) => refuse(format!("--backend {name} --gpu {n}: {why}")),
             None => refuse(format!("--backend {name}: {why}")),
         }
+    }
+    if let Some(n) = cli.nn_max_batch {
+        kosumi::nn::choice::set_gpu_max_batch(n as usize);
     }
     let on_gpu = kosumi::nn::choice::gpu_in_force();
     match cli.precision {

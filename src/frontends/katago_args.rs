@@ -63,8 +63,43 @@ fn profile(v: &str) -> Result<Option<String>, String> {
     crate::nn::HumanProfile::parse(v).map(|_| Some(v.to_string()))
 }
 
+/// A GPU's number, from 0.
+fn device(v: &str) -> Result<Option<String>, String> {
+    v.parse::<u32>()
+        .map(|n| Some(n.to_string()))
+        .map_err(|_| "a GPU's number (0, 1, ...)".into())
+}
+
 /// The keys kosumi honours.
 const KEYS: &[Key] = &[
+    Key {
+        name: "cudaDeviceToUse",
+        target: Target::Engine("--gpu"),
+        value: device,
+    },
+    Key {
+        name: "gpuToUse",
+        target: Target::Engine("--gpu"),
+        value: device,
+    },
+    Key {
+        name: "cudaUseFP16",
+        target: Target::Engine("--precision"),
+        value: |v| match v {
+            "auto" => Ok(Some("auto".into())),
+            "true" => Ok(Some("f16".into())),
+            "false" => Ok(Some("f32".into())),
+            _ => Err("auto, true or false".into()),
+        },
+    },
+    Key {
+        name: "nnMaxBatchSize",
+        target: Target::Engine("--nn-max-batch"),
+        value: |v| match v.parse::<u64>() {
+            Ok(n) if (1..=256).contains(&n) => Ok(Some(n.to_string())),
+            _ => Err("a whole number from 1 to 256".into()),
+        },
+    },
     Key {
         name: "humanSLProfile",
         target: Target::Engine("--human-profile"),
@@ -376,6 +411,27 @@ mod tests {
 
     fn os(v: &[&str]) -> Vec<OsString> {
         v.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_gpu_keys_become_kosumis_gpu_options() {
+        // KataGo's CUDA keys as a GPU user's config has them; the server
+        // threads mean nothing to kosumi, whose search threads each run
+        // their own batches.
+        let args = os(&["kosumi", "gtp", "-model", "n.bin.gz", "-config", "gtp.cfg"]);
+        let config = "cudaDeviceToUse = 1\ncudaUseFP16 = true\nnnMaxBatchSize = 64\n\
+                      numNNServerThreadsPerModel = 2\n";
+        let t = translate(&args, Program::Gtp, |_| Ok(config.to_string())).unwrap();
+        let joined: Vec<String> = t.args.iter().map(|a| a.to_string_lossy().into()).collect();
+        let joined = joined.join(" ");
+        for option in ["--gpu 1", "--precision f16", "--nn-max-batch 64"] {
+            assert!(joined.contains(option), "{option} in {joined}");
+        }
+        assert_eq!(t.ignored, vec!["numNNServerThreadsPerModel"]);
+        let bad = translate(&args, Program::Gtp, |_| Ok("cudaUseFP16 = maybe\n".into()));
+        assert!(bad.unwrap_err().contains("auto, true or false"));
+        let bad = translate(&args, Program::Gtp, |_| Ok("nnMaxBatchSize = 0\n".into()));
+        assert!(bad.unwrap_err().contains("1 to 256"));
     }
 
     #[test]

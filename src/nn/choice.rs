@@ -24,6 +24,8 @@ pub enum BackendKind {
 /// What is in force: the kind asked for, the GPU, and whether the GPU
 /// answered.
 #[derive(Clone, Copy, Debug)]
+// A build without a GPU backend reads the kind and whether a GPU answered.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 struct Choice {
     kind: BackendKind,
     gpu: usize,
@@ -31,6 +33,8 @@ struct Choice {
     /// A GPU's products in half precision: asked for, or (`None`) where
     /// the GPU has tensor cores (compute capability 7 on).
     half: Option<bool>,
+    /// The most boards a GPU's batch holds (KataGo's `nnMaxBatchSize`).
+    max_batch: Option<usize>,
 }
 
 static CHOICE: Mutex<Choice> = Mutex::new(Choice {
@@ -38,7 +42,14 @@ static CHOICE: Mutex<Choice> = Mutex::new(Choice {
     gpu: 0,
     gpu_ready: false,
     half: None,
+    max_batch: None,
 });
+
+/// Caps the boards a GPU's batch holds (KataGo's `nnMaxBatchSize`; 256
+/// where nothing says).
+pub fn set_gpu_max_batch(boards: usize) {
+    CHOICE.lock().unwrap_or_else(|e| e.into_inner()).max_batch = Some(boards.max(1));
+}
 
 /// Whether the networks loaded from now on run on a GPU.
 pub fn gpu_in_force() -> bool {
@@ -78,11 +89,13 @@ pub fn choose_backend(
             false
         }
     };
-    *CHOICE.lock().unwrap_or_else(|e| e.into_inner()) = Choice {
+    let mut choice = CHOICE.lock().unwrap_or_else(|e| e.into_inner());
+    *choice = Choice {
         kind,
         gpu: gpu_number,
         gpu_ready,
         half,
+        max_batch: choice.max_batch,
     };
     Ok(())
 }
@@ -112,7 +125,7 @@ pub(crate) fn backend_for(desc: &ModelDesc) -> Result<Box<dyn Backend>, String> 
     if !choice.gpu_ready {
         return Ok(cpu());
     }
-    match gpu_backend(desc, choice.gpu, choice.half) {
+    match gpu_backend(desc, &choice) {
         Ok(backend) => Ok(backend),
         Err(why) if choice.kind == BackendKind::Cuda => Err(why),
         Err(why) => {
@@ -122,25 +135,22 @@ pub(crate) fn backend_for(desc: &ModelDesc) -> Result<Box<dyn Backend>, String> 
     }
 }
 
-/// `desc` on GPU `gpu`, its products in half precision as `half` says.
-fn gpu_backend(
-    desc: &ModelDesc,
-    gpu: usize,
-    half: Option<bool>,
-) -> Result<Box<dyn Backend>, String> {
+/// `desc` on the GPU `choice` names, as it says.
+fn gpu_backend(desc: &ModelDesc, choice: &Choice) -> Result<Box<dyn Backend>, String> {
     #[cfg(feature = "cuda")]
     {
-        let half = match half {
+        use super::gpu::cuda;
+        let half = match choice.half {
             Some(half) => half,
-            None => super::gpu::cuda::has_tensor_cores(gpu)?,
+            None => cuda::has_tensor_cores(choice.gpu)?,
         };
-        Ok(Box::new(super::gpu::cuda::CudaNetwork::open(
-            desc, gpu, half,
-        )?))
+        let max_batch = choice.max_batch.unwrap_or(cuda::MAX_BATCH);
+        let network = cuda::CudaNetwork::open(desc, choice.gpu, half, max_batch)?;
+        Ok(Box::new(network))
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let _ = (desc, gpu, half);
+        let _ = (desc, choice);
         Err("this kosumi was built without a GPU backend".into())
     }
 }

@@ -260,7 +260,8 @@ fn gpu_evaluator(
 ) -> Result<Evaluator, String> {
     #[cfg(feature = "cuda")]
     {
-        let backend = crate::nn::gpu::cuda::CudaNetwork::open(desc, gpu, half)?;
+        let max_batch = crate::nn::gpu::cuda::MAX_BATCH;
+        let backend = crate::nn::gpu::cuda::CudaNetwork::open(desc, gpu, half, max_batch)?;
         Ok(Evaluator::with_backend(desc, Box::new(backend)))
     }
     #[cfg(not(feature = "cuda"))]

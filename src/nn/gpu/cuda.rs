@@ -18,7 +18,8 @@ use cudarc::driver::{
 };
 use std::sync::{Arc, Mutex};
 
-/// The most boards a batch holds on a GPU.
+/// The most boards a batch holds on a GPU unless told otherwise (KataGo's
+/// `nnMaxBatchSize`).
 pub(crate) const MAX_BATCH: usize = 256;
 
 /// Threads a block of the element-wise kernels, and of the RMSNorm's (a
@@ -83,6 +84,8 @@ pub(crate) struct CudaNetwork {
     half: bool,
     _half_weights: Vec<CudaSlice<u16>>,
     half_ptrs: Vec<u64>,
+    /// The most boards a batch holds.
+    max_batch: usize,
     /// The kernels, loaded for this GPU, in [`Kernel::ALL`]'s order.
     kernels: Vec<CudaFunction>,
     /// One workspace made at load for the largest batch on 19×19, so that
@@ -117,8 +120,15 @@ fn threads(n: usize) -> LaunchConfig {
 
 impl CudaNetwork {
     /// `desc` compiled and uploaded to GPU `gpu`, its products' factors
-    /// in half precision with `half` (sums in single), or why not.
-    pub(crate) fn open(desc: &ModelDesc, gpu: usize, half: bool) -> Result<CudaNetwork, String> {
+    /// in half precision with `half` (sums in single), batches of up to
+    /// `max_batch` boards, or why not.
+    pub(crate) fn open(
+        desc: &ModelDesc,
+        gpu: usize,
+        half: bool,
+        max_batch: usize,
+    ) -> Result<CudaNetwork, String> {
+        let max_batch = max_batch.clamp(1, MAX_BATCH);
         let program = Program::compile(desc);
         let ctx = probe(gpu)?;
         let device = ctx.name().map_err(said("the device's name"))?;
@@ -175,12 +185,13 @@ impl CudaNetwork {
             half,
             _half_weights: half_weights,
             half_ptrs,
+            max_batch,
             kernels,
             first: Mutex::new(None),
         };
         let first = net
-            .new_workspace(Shape::of(BoardSize::square(19), MAX_BATCH))
-            .map_err(|why| format!("CUDA: a batch of {MAX_BATCH} boards of 19×19: {why}"))?;
+            .new_workspace(Shape::of(BoardSize::square(19), max_batch))
+            .map_err(|why| format!("CUDA: a batch of {max_batch} boards of 19×19: {why}"))?;
         net.first = Mutex::new(Some(first));
         Ok(net)
     }
@@ -718,13 +729,15 @@ impl Backend for CudaNetwork {
     }
 
     fn max_batch(&self, _size: BoardSize) -> usize {
-        MAX_BATCH
+        self.max_batch
     }
 
     fn preferred_batch(&self, size: BoardSize) -> usize {
         // Enough boards to fill the GPU: about 128 of 19×19 (PyTorch's
         // anchor reaches its rate there), more of smaller boards.
-        (128 * 361 / size.points().max(1)).clamp(16, MAX_BATCH)
+        (128 * 361 / size.points().max(1))
+            .clamp(16, MAX_BATCH)
+            .min(self.max_batch)
     }
 
     fn arithmetic(&self) -> Arithmetic {
