@@ -624,8 +624,17 @@ fn check_backend(cli: &Cli) {
         PrecisionArg::F16 => Some(true),
         PrecisionArg::F32 | PrecisionArg::Bf16 => Some(false),
     };
+    // Half-precision products need a GPU: under auto, one must answer.
+    let needs_gpu = cli.precision == PrecisionArg::F16;
+    let kind = match kind {
+        BackendKind::Auto if needs_gpu => BackendKind::Cuda,
+        kind => kind,
+    };
     if let Err(why) = kosumi::nn::choice::choose_backend(kind, cli.gpu, half) {
         match cli.gpu {
+            _ if needs_gpu => refuse(format!(
+                "--precision f16: half-precision products are a GPU's: {why}"
+            )),
             Some(n) => refuse(format!("--backend {name} --gpu {n}: {why}")),
             None => refuse(format!("--backend {name}: {why}")),
         }

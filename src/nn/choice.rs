@@ -3,7 +3,8 @@
 //! starts. Chosen once at start (`--backend auto|cpu|cuda`, `--gpu N`, or
 //! KataGo's `cudaDeviceToUse`/`gpuToUse`): `cuda` without a GPU is refused
 //! with the reason; `auto` takes the GPU where there is one and otherwise
-//! the CPU, saying why once. A net a GPU does not run (a layer its program
+//! the CPU, saying why once (a build without a GPU backend says nothing
+//! unless a GPU was named). A net a GPU does not run (a layer its program
 //! lacks, its memory) is refused where `cuda` was asked for, and runs on
 //! the CPU, said once, under `auto`.
 
@@ -81,10 +82,9 @@ pub fn choose_backend(
         (_, Ok(ready)) => ready,
         (BackendKind::Cuda, Err(why)) => return Err(why),
         (_, Err(_)) if !GPU_BUILT && gpu.is_none() => false,
+        // Auto never refuses: a GPU named (KataGo's `cudaDeviceToUse` in
+        // a config made for a GPU machine) that does not answer is said.
         (_, Err(why)) => {
-            if gpu.is_some() {
-                return Err(why);
-            }
             eprintln!("kosumi: no GPU ({why}); the networks run on the CPU");
             false
         }

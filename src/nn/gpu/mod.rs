@@ -90,7 +90,8 @@ extern "C" __device__ float powf(float, float);
     fn the_kernels_compile_for_a_gpu() {
         // clang's CUDA front end, with NVRTC's built-ins declared, checks
         // the kernels' source to PTX where no CUDA is installed (CI
-        // installs clang; a machine without it says so and skips).
+        // installs clang and sets KOSUMI_REQUIRE_CLANG; a machine without
+        // it says so and skips).
         let dir = std::env::temp_dir().join(format!("kosumi-kernels-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let source = dir.join("kernels.cu");
@@ -108,6 +109,10 @@ extern "C" __device__ float powf(float, float);
             .arg(&source)
             .output();
         let Ok(out) = out else {
+            assert!(
+                std::env::var_os("KOSUMI_REQUIRE_CLANG").is_none(),
+                "KOSUMI_REQUIRE_CLANG is set but clang does not run"
+            );
             eprintln!("no clang here: skipped");
             return;
         };
