@@ -610,7 +610,7 @@ fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
 /// asked for where there is none (or the build has no GPU backend) is
 /// refused with the reason (exit 2) rather than quietly run on the CPU.
 fn check_backend(cli: &Cli) {
-    use kosumi::nn::choice::BackendKind;
+    use kosumi::nn::BackendKind;
     let kind = match cli.backend {
         BackendArg::Auto => BackendKind::Auto,
         BackendArg::Cpu => BackendKind::Cpu,
@@ -630,7 +630,7 @@ fn check_backend(cli: &Cli) {
         BackendKind::Auto if needs_gpu => BackendKind::Cuda,
         kind => kind,
     };
-    if let Err(why) = kosumi::nn::choice::choose_backend(kind, cli.gpu, half) {
+    if let Err(why) = kosumi::nn::choose_backend(kind, cli.gpu, half) {
         match cli.gpu {
             _ if needs_gpu => refuse(format!(
                 "--precision f16: half-precision products are a GPU's: {why}"
@@ -640,9 +640,9 @@ fn check_backend(cli: &Cli) {
         }
     }
     if let Some(n) = cli.nn_max_batch {
-        kosumi::nn::choice::set_gpu_max_batch(n as usize);
+        kosumi::nn::set_gpu_max_batch(n as usize);
     }
-    let on_gpu = kosumi::nn::choice::gpu_in_force();
+    let on_gpu = kosumi::nn::gpu_in_force();
     match cli.precision {
         PrecisionArg::F16 if !on_gpu => refuse(
             "--precision f16: half-precision products are a GPU's; the networks run on the CPU here (f32 or bf16)",

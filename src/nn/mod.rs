@@ -21,7 +21,7 @@
 pub(crate) mod area;
 pub(crate) mod backend;
 pub(crate) mod cache;
-pub mod choice;
+pub(crate) mod choice;
 pub(crate) mod cpu;
 #[cfg(any(test, feature = "cuda"))]
 pub(crate) mod gpu;
@@ -38,6 +38,7 @@ pub(crate) mod test_models;
 use crate::go::board::{BoardSize, Color};
 use crate::go::game::Game;
 use backend::{Backend, RawOutput, Shape};
+pub use choice::{BackendKind, choose_backend, gpu_in_force, set_gpu_max_batch};
 use inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
 use model::ModelDesc;
 pub use model::ModelError;
@@ -156,8 +157,51 @@ impl std::fmt::Debug for Evaluator {
     }
 }
 
+/// A net (`model`, or the embedded one) twice: on the CPU backend and on
+/// GPU `gpu` (its products in half precision with `half`), for holding
+/// one to the other; why not where there is no GPU backend or GPU.
+pub fn on_cpu_and_gpu(
+    model: Option<&std::path::Path>,
+    gpu: usize,
+    half: bool,
+) -> Result<(Evaluator, Evaluator), String> {
+    let desc = match model {
+        Some(path) => ModelDesc::load(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        None => ModelDesc::parse(EMBEDDED_MODEL).map_err(|e| e.to_string())?,
+    };
+    #[cfg(feature = "cuda")]
+    {
+        let max_batch = gpu::cuda::MAX_BATCH;
+        let backend = gpu::cuda::CudaNetwork::open(&desc, gpu, half, max_batch)?;
+        Ok((
+            Evaluator::new(&desc),
+            Evaluator::with_backend(&desc, Box::new(backend)),
+        ))
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let _ = (desc, gpu, half);
+        Err(
+            "this kosumi was built without a GPU backend (cargo build --release --features cuda)"
+                .into(),
+        )
+    }
+}
+
+/// The embedded net on the CPU backend and on the host's executor of its
+/// GPU program: the GPU's arithmetic without a GPU, for the tests.
+#[cfg(test)]
+pub(crate) fn on_cpu_and_host_program() -> (Evaluator, Evaluator) {
+    let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded network reads");
+    let host = gpu::host::HostProgram::new(&desc);
+    (
+        Evaluator::new(&desc),
+        Evaluator::with_backend(&desc, Box::new(host)),
+    )
+}
+
 impl Evaluator {
-    /// `desc` on the backend chosen ([`choice::choose_backend`]): the CPU's
+    /// `desc` on the backend chosen ([`choose_backend`]): the CPU's
     /// unless a GPU was chosen and runs it.
     pub fn on_chosen_backend(desc: &ModelDesc) -> Result<Evaluator, ModelError> {
         let backend = choice::backend_for(desc).map_err(ModelError::Backend)?;

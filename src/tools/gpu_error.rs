@@ -206,29 +206,26 @@ impl Errors {
 }
 
 /// Runs the check for each net (the embedded one where none is named) on
-/// GPU `gpu`: `positions` positions at batch 1 and in full batches, a line
-/// each; `Ok(false)` where a gate fails.
+/// GPU `gpu`: `positions` positions at batch 1 and in full batches, in
+/// single precision and in half, a line each; `Ok(false)` where a gate
+/// fails.
 pub fn run(
     nets: &[std::path::PathBuf],
     positions_count: usize,
     gpu: usize,
 ) -> Result<bool, String> {
-    use crate::nn::model::ModelDesc;
-    let descs: Vec<ModelDesc> = if nets.is_empty() {
-        vec![ModelDesc::parse(crate::nn::EMBEDDED_MODEL).map_err(|e| e.to_string())?]
+    let models: Vec<Option<&std::path::Path>> = if nets.is_empty() {
+        vec![None]
     } else {
-        nets.iter()
-            .map(|p| ModelDesc::load(p).map_err(|e| format!("{}: {e}", p.display())))
-            .collect::<Result<_, _>>()?
+        nets.iter().map(|p| Some(p.as_path())).collect()
     };
     let games = positions(positions_count, 1);
     let mut all = true;
-    for desc in &descs {
-        let cpu = Evaluator::new(desc);
+    for model in models {
         // Single precision against the CPU by the f32 gate; half against
         // the CPU's single by the f16 gate.
         for (half, gate) in [(false, &F32_GATE), (true, &F16_GATE)] {
-            let gpu_net = gpu_evaluator(desc, gpu, half)?;
+            let (cpu, gpu_net) = crate::nn::on_cpu_and_gpu(model, gpu, half)?;
             if cpu.is_human() {
                 // A human-like net under a rank's profile.
                 let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
@@ -241,7 +238,7 @@ pub fn run(
                 all &= pass;
                 println!(
                     "gpu-error net={} backend=\"{}\" against=\"{}\" batch={batch} {line}",
-                    desc.name,
+                    cpu.name(),
                     gpu_net.backend_name(),
                     cpu.backend_name()
                 );
@@ -251,33 +248,9 @@ pub fn run(
     Ok(all)
 }
 
-/// `desc` on GPU `gpu` (products in half precision with `half`), or why
-/// not.
-fn gpu_evaluator(
-    desc: &crate::nn::model::ModelDesc,
-    gpu: usize,
-    half: bool,
-) -> Result<Evaluator, String> {
-    #[cfg(feature = "cuda")]
-    {
-        let max_batch = crate::nn::gpu::cuda::MAX_BATCH;
-        let backend = crate::nn::gpu::cuda::CudaNetwork::open(desc, gpu, half, max_batch)?;
-        Ok(Evaluator::with_backend(desc, Box::new(backend)))
-    }
-    #[cfg(not(feature = "cuda"))]
-    {
-        let _ = (desc, gpu, half);
-        Err(
-            "this kosumi was built without a GPU backend (cargo build --release --features cuda)"
-                .into(),
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn::model::ModelDesc;
 
     #[test]
     fn the_positions_cover_squares_and_rectangles_in_play() {
@@ -298,26 +271,17 @@ mod tests {
     fn the_gpus_program_on_the_host_keeps_within_the_f32_gate() {
         // The comparison as `gpu-error` runs it, on the host's executor of
         // the GPU program: it passes the single-precision gate at batch 1
-        // and in batches, and a net whose weights were changed fails it.
-        let desc = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
-        let cpu = Evaluator::new(&desc);
-        let host = Evaluator::with_backend(
-            &desc,
-            Box::new(crate::nn::gpu::host::HostProgram::new(&desc)),
-        );
+        // and in batches; another net fails it.
+        let (cpu, host) = crate::nn::on_cpu_and_host_program();
         let games = positions(18, 1);
         for batch in [1, 8] {
             let (pass, line) = compare(&cpu, &host, &games, batch).judge(&F32_GATE);
             assert!(pass, "{line}");
         }
-        let mut changed = desc.clone();
-        let bias = &mut changed.value.v3_bias;
-        bias[0] += 0.2;
-        let off = Evaluator::with_backend(
-            &changed,
-            Box::new(crate::nn::gpu::host::HostProgram::new(&changed)),
-        );
-        let (pass, line) = compare(&cpu, &off, &games, 4).judge(&F32_GATE);
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/models/");
+        let other =
+            Evaluator::load(std::path::Path::new(&format!("{data}synthetic-v16.txt.gz"))).unwrap();
+        let (pass, line) = compare(&cpu, &other, &games, 4).judge(&F16_GATE);
         assert!(!pass, "{line}");
     }
 }
