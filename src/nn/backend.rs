@@ -2,8 +2,9 @@
 //! computes on. A backend runs a batch of boards of one size through a
 //! model's layers and gives the heads' raw numbers; the evaluator
 //! (`nn/mod.rs`) makes the inputs, owns the buffers, the symmetries and the
-//! cache, and turns the raw numbers into evaluations. kosumi's backend is
-//! the CPU's (`nn/cpu/`).
+//! cache, and turns the raw numbers into evaluations. kosumi's backends
+//! are the CPU's (`nn/cpu/`) and, with the `cuda` feature, CUDA's
+//! (`nn/gpu/`).
 
 use crate::go::board::BoardSize;
 

@@ -1,4 +1,5 @@
-//! The neural network: KataGo's model files read and evaluated on the CPU.
+//! The neural network: KataGo's model files read and evaluated on the CPU,
+//! or on an NVIDIA GPU where the build has the CUDA backend.
 //!
 //! The front door is [`Evaluator`], the one thing the searches and the front
 //! ends name: a game, the colour to move and one of the eight symmetries
@@ -7,8 +8,8 @@
 //! per evaluation and given back), the symmetries, the cache of evaluations
 //! ([`cache`]) and the answer to whether a network applies to a game. The
 //! back door is [`backend::Backend`]: a model's layers that run a batch of
-//! input planes and give the heads' raw numbers; kosumi's is the CPU's
-//! ([`cpu`]). Below the front door, [`model`] reads a file into layer
+//! input planes and give the heads' raw numbers: the CPU's ([`cpu`]) or a
+//! GPU's (`gpu`, with the `cuda` feature), as [`choice`] chose at start. Below the front door, [`model`] reads a file into layer
 //! descriptions, [`inputs`] makes KataGo's input planes for a kosumi
 //! [`Game`] (with [`ladder`] and [`area`], KataGo's ladder and pass-alive
 //! readers), and [`output`] turns the heads' numbers into probabilities and

@@ -135,11 +135,11 @@ extern "C" __global__ void pool(const float* in, float* out, int batch, int poin
     int c = (int)(i % channels);
     long long b = i / channels;
     float sum = 0.0f;
-    float max = -1.0f;
+    float top = -1.0f;
     for (int p = 0; p < points; p++) {
         float x = in[(b * points + p) * channels + c];
         sum += x;
-        max = fmaxf(max, x);
+        top = fmaxf(top, x);
     }
     float mean = sum / (float)points;
     float width = sqrtf((float)points);
@@ -147,7 +147,7 @@ extern "C" __global__ void pool(const float* in, float* out, int batch, int poin
     row[c] = mean;
     row[channels + c] = mean * (width - 14.0f) * 0.1f;
     row[2 * channels + c] =
-        quadratic ? mean * ((width - 14.0f) * (width - 14.0f) * 0.01f - 0.1f) : max;
+        quadratic ? mean * ((width - 14.0f) * (width - 14.0f) * 0.01f - 0.1f) : top;
 }
 
 // A block's sum of its threads' values (blockDim.x a power of two, at most
@@ -176,9 +176,9 @@ __device__ float block_max(float value, float* scratch) {
         }
         __syncthreads();
     }
-    float max = scratch[0];
+    float top = scratch[0];
     __syncthreads();
-    return max;
+    return top;
 }
 
 // An RMSNorm, a block a point (or, with board, a block a board): out =
@@ -263,10 +263,10 @@ extern "C" __global__ void attention(const float* q, const float* k, const float
         scores[j] = s;
         local_max = fmaxf(local_max, s);
     }
-    float max = block_max(local_max, scratch);
+    float top = block_max(local_max, scratch);
     float local_sum = 0.0f;
     for (int j = threadIdx.x; j < points; j += blockDim.x) {
-        float e = expf(scores[j] - max);
+        float e = expf(scores[j] - top);
         scores[j] = e;
         local_sum += e;
     }
