@@ -145,7 +145,7 @@ fn gpu_backend(desc: &ModelDesc, choice: &Choice) -> Result<Box<dyn Backend>, St
             None => cuda::has_tensor_cores(choice.gpu)?,
         };
         let max_batch = choice.max_batch.unwrap_or(cuda::MAX_BATCH);
-        let network = cuda::CudaNetwork::open(desc, choice.gpu, half, max_batch)?;
+        let network = cuda::network(desc, choice.gpu, half, max_batch)?;
         Ok(Box::new(network))
     }
     #[cfg(not(feature = "cuda"))]

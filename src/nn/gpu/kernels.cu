@@ -5,7 +5,13 @@
 // value. Activations are [board][point][channel]; a per-board buffer is
 // [board][value]. The matrix products are cuBLAS's.
 
-// The activations, numbered as cuda.rs passes them.
+// A kernel's shared memory sized at launch (the tests' emulator of a GPU
+// defines it otherwise).
+#ifndef DYNAMIC_SHARED
+#define DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+#endif
+
+// The activations, numbered as executor.rs passes them.
 __device__ __forceinline__ float activate(int act, float x) {
     switch (act) {
     case 1:
@@ -61,9 +67,13 @@ extern "C" __global__ void im2col(const float* in, float* col, int batch, int wi
 
 // x * scale rounded to half precision (to nearest, ties to even), as bits.
 __device__ __forceinline__ unsigned short half_bits(float x) {
+#ifdef __CUDA_ARCH__
     unsigned short h;
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
     return h;
+#else
+    return host_half_bits(x);
+#endif
 }
 
 // The im2col matrix in half precision, each value times scale (1/8: the
@@ -244,7 +254,7 @@ extern "C" __global__ void rope(float* v, int rows, int points, int width, int h
 // v, key and value head h / (heads / kv_heads).
 extern "C" __global__ void attention(const float* q, const float* k, const float* v, float* out,
                                      int points, int heads, int kv_heads, int dim, int v_dim) {
-    extern __shared__ float scores[];
+    DYNAMIC_SHARED(float, scores);
     __shared__ float scratch[256];
     int i = blockIdx.x;
     int h = blockIdx.y;

@@ -1,11 +1,19 @@
-//! What the GPU backends share: the network compiled to a [`program`] of
-//! device operations on numbered buffers, and the host's executor of a
-//! program ([`host`]), which holds a program to the CPU backend in the
-//! tests. CUDA's executor (`cuda`, behind the `cuda` feature) runs the same
-//! program with kernels and cuBLAS.
+//! The GPU backend: the network compiled to a [`program`] of device
+//! operations on numbered buffers, run by the [`executor`] on a
+//! [`device`]: CUDA's (`cuda`, behind the `cuda` feature: `kernels.cu`
+//! by NVRTC, cuBLAS), or in the tests an emulator that runs the same
+//! kernels compiled for the host (`emulator`). The host's executor of a
+//! program ([`host`], plain loops) holds a program to the CPU backend in
+//! the tests.
 
 #[cfg(feature = "cuda")]
 pub(crate) mod cuda;
+#[cfg(any(feature = "cuda", all(test, unix)))]
+pub(crate) mod device;
+#[cfg(all(test, unix))]
+mod emulator;
+#[cfg(any(feature = "cuda", all(test, unix)))]
+pub(crate) mod executor;
 #[cfg(test)]
 pub(crate) mod host;
 pub(crate) mod program;
@@ -90,7 +98,7 @@ extern "C" __device__ float powf(float, float);
     fn the_kernels_compile_for_a_gpu() {
         // clang's CUDA front end, with NVRTC's built-ins declared, checks
         // the kernels' source to PTX where no CUDA is installed (CI
-        // installs clang and sets KOSUMI_REQUIRE_CLANG; a machine without
+        // installs clang and sets KOSUMI_REQUIRE_KERNEL_CHECKS; a machine without
         // it says so and skips).
         let dir = std::env::temp_dir().join(format!("kosumi-kernels-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -110,8 +118,8 @@ extern "C" __device__ float powf(float, float);
             .output();
         let Ok(out) = out else {
             assert!(
-                std::env::var_os("KOSUMI_REQUIRE_CLANG").is_none(),
-                "KOSUMI_REQUIRE_CLANG is set but clang does not run"
+                std::env::var_os("KOSUMI_REQUIRE_KERNEL_CHECKS").is_none(),
+                "KOSUMI_REQUIRE_KERNEL_CHECKS is set but clang does not run"
             );
             eprintln!("no clang here: skipped");
             return;

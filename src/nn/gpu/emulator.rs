@@ -1,0 +1,462 @@
+//! An emulated GPU for the tests: `kernels.cu` compiled for the host by
+//! g++ (a shim gives CUDA's thread indices, shared memory and
+//! `__syncthreads`: a block's threads run as threads that wait at a
+//! barrier), loaded as a shared library, and a [`Device`] whose memory is
+//! the host's and whose products are plain loops (half precision read
+//! through the `half` crate). The executor runs on it exactly as on CUDA:
+//! the same launches, arguments and products, so that the kernels' indices
+//! and the executor's arguments are held to the CPU backend without a GPU.
+
+use super::Kernel;
+use super::device::{Arg, Device, Gemm, Launch, Queue};
+use std::ffi::{CString, c_char, c_void};
+use std::sync::OnceLock;
+
+/// CUDA's names for the host: indices, shared memory, the barrier.
+const SHIM: &str = r#"
+#include <math.h>
+#include <string.h>
+#include <barrier>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+struct Dim3 { unsigned x, y, z; };
+static thread_local Dim3 threadIdx, blockIdx;
+static Dim3 blockDim, gridDim;
+static std::barrier<>* emu_barrier;
+static float* emu_dynamic_shared;
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__ static
+#define DYNAMIC_SHARED(type, name) type* name = (type*)emu_dynamic_shared
+static inline void __syncthreads() { emu_barrier->arrive_and_wait(); }
+static inline unsigned short host_half_bits(float x) {
+    _Float16 h = (_Float16)x;
+    unsigned short bits;
+    memcpy(&bits, &h, 2);
+    return bits;
+}
+"#;
+
+/// The launcher: a kernel by name, its arguments as CUDA's
+/// `kernelParams` (an address per argument), each block's threads in turn
+/// or, for a kernel that waits at `__syncthreads`, as threads at a barrier.
+const LAUNCHER: &str = r#"
+template <typename... A, std::size_t... I>
+static void emu_call(void (*f)(A...), void** args, std::index_sequence<I...>) {
+    f(*static_cast<std::remove_cv_t<A>*>(args[I])...);
+}
+template <typename... A>
+static std::function<void(void**)> emu_entry(void (*f)(A...)) {
+    return [f](void** args) { emu_call(f, args, std::index_sequence_for<A...>{}); };
+}
+struct EmuKernel { const char* name; std::function<void(void**)> run; bool syncs; };
+static EmuKernel emu_kernels[] = {
+    {"im2col", emu_entry(im2col), false},
+    {"im2col_half", emu_entry(im2col_half), false},
+    {"to_half", emu_entry(to_half), false},
+    {"norm_act", emu_entry(norm_act), false},
+    {"bias_act", emu_entry(bias_act), false},
+    {"add_spatial_bias", emu_entry(add_spatial_bias), false},
+    {"pool", emu_entry(pool), false},
+    {"rms_norm", emu_entry(rms_norm), true},
+    {"rope", emu_entry(rope), false},
+    {"attention", emu_entry(attention), true},
+    {"swiglu", emu_entry(swiglu), false},
+};
+extern "C" int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                          unsigned by, unsigned bz, unsigned shared, void** args) {
+    // One launch at a time: the indices' sizes, the barrier and shared
+    // memory are the process's.
+    static std::mutex one_at_a_time;
+    std::lock_guard<std::mutex> lock(one_at_a_time);
+    EmuKernel* k = nullptr;
+    for (auto& e : emu_kernels) {
+        if (strcmp(e.name, name) == 0) k = &e;
+    }
+    if (!k) return 1;
+    gridDim = {gx, gy, gz};
+    blockDim = {bx, by, bz};
+    std::vector<float> dynamic(shared / 4 + 1);
+    emu_dynamic_shared = dynamic.data();
+    unsigned threads = bx * by * bz;
+    auto thread = [&](unsigned t) {
+        threadIdx = {t % bx, t / bx % by, t / (bx * by)};
+        for (unsigned z = 0; z < gz; z++)
+            for (unsigned y = 0; y < gy; y++)
+                for (unsigned x = 0; x < gx; x++) {
+                    blockIdx = {x, y, z};
+                    k->run(args);
+                    if (k->syncs) emu_barrier->arrive_and_wait();
+                }
+    };
+    if (!k->syncs) {
+        for (unsigned z = 0; z < gz; z++)
+            for (unsigned y = 0; y < gy; y++)
+                for (unsigned x = 0; x < gx; x++)
+                    for (unsigned t = 0; t < threads; t++) {
+                        blockIdx = {x, y, z};
+                        threadIdx = {t % bx, t / bx % by, t / (bx * by)};
+                        k->run(args);
+                    }
+        return 0;
+    }
+    std::barrier<> barrier(threads);
+    emu_barrier = &barrier;
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; t++) pool.emplace_back(thread, t);
+    for (auto& th : pool) th.join();
+    return 0;
+}
+"#;
+
+type LaunchFn =
+    unsafe extern "C" fn(*const c_char, u32, u32, u32, u32, u32, u32, u32, *mut *mut c_void) -> i32;
+
+/// The kernels built for the host and loaded, or why not (no g++).
+fn launcher() -> Result<LaunchFn, String> {
+    static LOADED: OnceLock<Result<usize, String>> = OnceLock::new();
+    let loaded = LOADED.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("kosumi-emulator-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let source = dir.join("kernels.cpp");
+        let library = dir.join("libkernels.so");
+        let text = format!("{SHIM}\n{}\n{LAUNCHER}", super::KERNELS);
+        std::fs::write(&source, text).map_err(|e| e.to_string())?;
+        let out = std::process::Command::new("g++")
+            .args([
+                "-std=c++20",
+                "-O2",
+                "-shared",
+                "-fPIC",
+                "-pthread",
+                "-w",
+                "-o",
+            ])
+            .arg(&library)
+            .arg(&source)
+            .output()
+            .map_err(|e| format!("g++ does not run: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "g++ refuses the kernels: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let path = CString::new(library.to_string_lossy().as_bytes()).expect("a path");
+        // SAFETY: a library just built from the kernels and the launcher;
+        // it stays loaded for the process.
+        let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW) };
+        if handle.is_null() {
+            return Err("the emulated kernels do not load".into());
+        }
+        let name = CString::new("emu_launch").expect("a name");
+        // SAFETY: the handle is loaded; the symbol is the launcher's.
+        let symbol = unsafe { libc::dlsym(handle, name.as_ptr()) };
+        if symbol.is_null() {
+            return Err("emu_launch is not in the emulated kernels".into());
+        }
+        Ok(symbol as usize)
+    });
+    // SAFETY: the address of `emu_launch`, whose signature is LaunchFn's.
+    loaded
+        .clone()
+        .map(|at| unsafe { std::mem::transmute::<usize, LaunchFn>(at) })
+}
+
+/// The emulated GPU: its kept weights live as long as it.
+pub(crate) struct Emulator {
+    launch: LaunchFn,
+    kept: std::sync::Mutex<Vec<Box<[u64]>>>,
+}
+
+impl Emulator {
+    pub(crate) fn new() -> Result<Emulator, String> {
+        Ok(Emulator {
+            launch: launcher()?,
+            kept: std::sync::Mutex::new(Vec::new()),
+        })
+    }
+}
+
+/// `bytes` of zeroed host memory, 8-byte aligned, and its address.
+fn zeroed(bytes: usize) -> (Box<[u64]>, u64) {
+    let memory = vec![0u64; bytes.div_ceil(8).max(1)].into_boxed_slice();
+    let at = memory.as_ptr() as u64;
+    (memory, at)
+}
+
+impl Device for Emulator {
+    fn name(&self) -> String {
+        "emulated gpu".into()
+    }
+
+    fn keep(&self, values: &[f32]) -> Result<u64, String> {
+        let (memory, at) = zeroed(values.len() * 4);
+        // SAFETY: `memory` holds `values.len()` floats.
+        unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), at as *mut f32, values.len()) };
+        self.kept.lock().unwrap().push(memory);
+        Ok(at)
+    }
+
+    fn keep_halves(&self, bits: &[u16]) -> Result<u64, String> {
+        let (memory, at) = zeroed(bits.len() * 2);
+        // SAFETY: `memory` holds `bits.len()` halves.
+        unsafe { std::ptr::copy_nonoverlapping(bits.as_ptr(), at as *mut u16, bits.len()) };
+        self.kept.lock().unwrap().push(memory);
+        Ok(at)
+    }
+
+    fn queue(&self) -> Result<Box<dyn Queue>, String> {
+        Ok(Box::new(EmulatedQueue {
+            launch: self.launch,
+            memory: Vec::new(),
+        }))
+    }
+}
+
+/// A queue of the emulated GPU: what it allocated.
+struct EmulatedQueue {
+    launch: LaunchFn,
+    memory: Vec<Box<[u64]>>,
+}
+
+impl Queue for EmulatedQueue {
+    fn free(&mut self) {
+        self.memory.clear();
+    }
+
+    fn alloc(&mut self, n: usize) -> Result<u64, String> {
+        let (memory, at) = zeroed(n * 4);
+        self.memory.push(memory);
+        Ok(at)
+    }
+
+    fn alloc_halves(&mut self, n: usize) -> Result<u64, String> {
+        let (memory, at) = zeroed(n * 2);
+        self.memory.push(memory);
+        Ok(at)
+    }
+
+    fn upload(&mut self, src: &[f32], dst: u64) -> Result<(), String> {
+        // SAFETY: `dst` is an allocation of this queue of at least
+        // `src.len()` floats (the executor sizes its buffers so).
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut f32, src.len()) };
+        Ok(())
+    }
+
+    fn download(&mut self, src: u64, dst: &mut [f32]) -> Result<(), String> {
+        // SAFETY: as `upload`.
+        unsafe { std::ptr::copy_nonoverlapping(src as *const f32, dst.as_mut_ptr(), dst.len()) };
+        Ok(())
+    }
+
+    fn launch(&mut self, kernel: Kernel, launch: Launch, args: &[Arg]) -> Result<(), String> {
+        // Each argument in an 8-byte slot, little-endian: the kernel reads
+        // its own width from the slot's start.
+        let mut slots: Vec<u64> = args
+            .iter()
+            .map(|a| match *a {
+                Arg::Ptr(p) => p,
+                Arg::I32(v) => u64::from(v as u32),
+                Arg::I64(v) => v as u64,
+                Arg::F32(v) => u64::from(v.to_bits()),
+            })
+            .collect();
+        let mut params: Vec<*mut c_void> = slots
+            .iter_mut()
+            .map(|s| s as *mut u64 as *mut c_void)
+            .collect();
+        let name = CString::new(kernel.name()).expect("a kernel's name");
+        let (g, b) = (launch.grid, launch.block);
+        // SAFETY: the launcher reads each argument as the kernel declares
+        // it from its slot; the addresses are this emulator's memory.
+        let status = unsafe {
+            (self.launch)(
+                name.as_ptr(),
+                g.0,
+                g.1,
+                g.2,
+                b.0,
+                b.1,
+                b.2,
+                launch.shared_bytes,
+                params.as_mut_ptr(),
+            )
+        };
+        match status {
+            0 => Ok(()),
+            _ => Err(format!("no emulated kernel {}", kernel.name())),
+        }
+    }
+
+    fn gemm(&mut self, g: Gemm) -> Result<(), String> {
+        let read = |at: u64, i: usize| -> f32 {
+            // SAFETY: the executor's matrices, of the sizes `g` gives.
+            unsafe {
+                if g.half {
+                    ::half::f16::from_bits(*(at as *const u16).add(i)).to_f32()
+                } else {
+                    *(at as *const f32).add(i)
+                }
+            }
+        };
+        for row in 0..g.m {
+            for col in 0..g.n {
+                let sum: f32 = (0..g.k)
+                    .map(|x| read(g.a, row * g.k + x) * read(g.b, x * g.n + col))
+                    .sum();
+                // SAFETY: `c` holds `m × n` floats.
+                unsafe {
+                    let c = (g.c as *mut f32).add(row * g.n + col);
+                    *c = g.alpha * sum + g.beta * *c;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn synchronize(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::board::{BoardSize, Color};
+    use crate::go::game::Game;
+    use crate::go::rules::Rules;
+    use crate::nn::gpu::executor::GpuNetwork;
+    use crate::nn::model::ModelDesc;
+    use crate::nn::{Evaluation, Evaluator, Request};
+
+    /// The emulator, or `None` (said) where g++ is missing and CI does
+    /// not require the kernels' checks.
+    fn emulator() -> Option<Emulator> {
+        match Emulator::new() {
+            Ok(e) => Some(e),
+            Err(why) => {
+                assert!(
+                    std::env::var_os("KOSUMI_REQUIRE_KERNEL_CHECKS").is_none(),
+                    "{why}"
+                );
+                eprintln!("{why}: skipped");
+                None
+            }
+        }
+    }
+
+    /// `desc` on the CPU and on the emulated GPU (half precision with
+    /// `half`): the win rate, lead, policy and ownership of a few positions
+    /// within `tolerance` (absolute; the lead's ten times it).
+    fn agrees(desc: &ModelDesc, half: bool, tolerance: f32, sizes: &[(usize, usize)]) {
+        let Some(device) = emulator() else { return };
+        let gpu = GpuNetwork::new(desc, Box::new(device), half, 4).unwrap();
+        let gpu = Evaluator::with_backend(desc, Box::new(gpu));
+        let cpu = Evaluator::new(desc);
+        if cpu.is_human() {
+            let profile = crate::nn::HumanProfile::parse("rank_1d").ok();
+            cpu.set_profile(profile.clone());
+            gpu.set_profile(profile);
+        }
+        for &(w, h) in sizes {
+            let mut game = Game::new(
+                BoardSize {
+                    width: w,
+                    height: h,
+                },
+                Rules::default(),
+                7.5,
+            );
+            let mut color = Color::Black;
+            for i in 0..7 {
+                let p = game.board().point((i * 4 + 2) % w, (i * 5 + 1) % h);
+                if game.play(color, Some(p)).is_ok() {
+                    color = color.opponent();
+                }
+            }
+            let requests: Vec<Request> = (0..3)
+                .map(|symmetry| Request {
+                    game: &game,
+                    to_move: color,
+                    fresh: true,
+                    symmetry,
+                    white_advantage: 0.0,
+                })
+                .collect();
+            let mut a = vec![Evaluation::default(); 3];
+            let mut b = a.clone();
+            cpu.evaluate_batch(&requests, &mut a);
+            gpu.evaluate_batch(&requests, &mut b);
+            for (x, y) in a.iter().zip(&b) {
+                let name = &desc.name;
+                assert!(y.is_finite(), "{name} {w}×{h}");
+                let near = |p: f32, q: f32, t: f32| (p - q).abs() <= t;
+                assert!(
+                    near(x.white_win, y.white_win, tolerance),
+                    "{name} {w}×{h} win {} {}",
+                    x.white_win,
+                    y.white_win
+                );
+                assert!(
+                    near(x.white_lead, y.white_lead, 10.0 * tolerance),
+                    "{name} {w}×{h} lead {} {}",
+                    x.white_lead,
+                    y.white_lead
+                );
+                for (p, q) in x.policy.iter().zip(&y.policy) {
+                    assert!(near(*p, *q, tolerance), "{name} {w}×{h} policy {p} {q}");
+                }
+                for (p, q) in x.white_ownership.iter().zip(&y.white_ownership) {
+                    assert!(
+                        near(*p, *q, 2.0 * tolerance),
+                        "{name} {w}×{h} ownership {p} {q}"
+                    );
+                }
+            }
+        }
+    }
+
+    fn model(file: &str) -> ModelDesc {
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/models/");
+        ModelDesc::load(std::path::Path::new(&format!("{data}{file}"))).unwrap()
+    }
+
+    #[test]
+    fn the_emulated_gpu_computes_what_the_cpu_backend_does_in_f32() {
+        // Every kernel but the halves' and every operation of the
+        // executor, through the same launches as on CUDA; the transformer
+        // nets on a small rectangle only (a block's threads at a barrier
+        // are slow to emulate).
+        let embedded = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
+        agrees(&embedded, false, 1e-4, &[(9, 9), (7, 11)]);
+        for file in ["synthetic-v16.txt.gz", "synthetic-v16-human.txt.gz"] {
+            agrees(&model(file), false, 1e-4, &[(9, 9), (7, 11)]);
+        }
+        for file in [
+            "b7c96h3tfrs-test5-cnorm.bin.gz",
+            "b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz",
+        ] {
+            agrees(&model(file), false, 1e-4, &[(5, 4)]);
+        }
+    }
+
+    #[test]
+    fn the_emulated_gpu_in_half_precision_keeps_near_the_cpu_backend() {
+        // The halves' kernels and the scaled products: within the f16
+        // gate's worst win rate (5%), lead and policy on these positions.
+        let embedded = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
+        agrees(&embedded, true, 0.03, &[(9, 9), (7, 11)]);
+        agrees(
+            &model("b7c96h3tfrs-test5-cnorm.bin.gz"),
+            true,
+            0.03,
+            &[(5, 4)],
+        );
+    }
+}
