@@ -74,6 +74,37 @@ class Writer:
         self.floats(self.normal(c, 0.1))
 
 
+def heads(w, c, p1, g1, v1, v2):
+    """The policy head (four channels: policy, optimistic, two Q-values;
+    the pass through a hidden layer) and the value head (six score
+    outputs) on a trunk of `c` channels."""
+    w.line("policy_head")
+    w.conv("p1", 1, c, p1)
+    w.conv("g1", 1, c, g1)
+    w.bn("g1.norm", g1)
+    w.act("g1.act", "ACTIVATION_MISH")
+    w.matmul("gpool_to_bias", 3 * g1, p1)
+    w.bn("p1.norm", p1)
+    w.act("p1.act", "ACTIVATION_MISH")
+    w.conv("p2", 1, p1, 4)
+    w.matmul("gpool_to_pass", 3 * g1, p1)
+    w.bias("pass_bias", p1)
+    w.act("pass_act", "ACTIVATION_MISH")
+    w.matmul("gpool_to_pass2", p1, 4)
+    w.line("value_head")
+    w.conv("v1", 1, c, v1)
+    w.bn("v1.norm", v1)
+    w.act("v1.act", "ACTIVATION_MISH")
+    w.matmul("v2", 3 * v1, v2)
+    w.bias("v2.bias", v2)
+    w.act("v2.act", "ACTIVATION_MISH")
+    w.matmul("v3", v2, 3)
+    w.bias("v3.bias", 3)
+    w.matmul("sv3", v2, 6)
+    w.bias("sv3.bias", 6)
+    w.conv("ownership", 1, v1, 1)
+
+
 def model(seed, human):
     w = Writer(seed)
     trunk, mid, regular, gpool = 32, 16, 16, 8
@@ -123,34 +154,7 @@ def model(seed, human):
     w.ordinary("b1", trunk, "ACTIVATION_MISH")
     w.bn("norm_trunkfinal", trunk)
     w.act("act_trunkfinal", "ACTIVATION_MISH")
-    # Policy head: four channels (policy, optimistic, two Q-values), the
-    # pass through a hidden layer.
-    w.line("policy_head")
-    w.conv("p1", 1, trunk, p1)
-    w.conv("g1", 1, trunk, g1)
-    w.bn("g1.norm", g1)
-    w.act("g1.act", "ACTIVATION_MISH")
-    w.matmul("gpool_to_bias", 3 * g1, p1)
-    w.bn("p1.norm", p1)
-    w.act("p1.act", "ACTIVATION_MISH")
-    w.conv("p2", 1, p1, 4)
-    w.matmul("gpool_to_pass", 3 * g1, p1)
-    w.bias("pass_bias", p1)
-    w.act("pass_act", "ACTIVATION_MISH")
-    w.matmul("gpool_to_pass2", p1, 4)
-    # Value head: six score outputs.
-    w.line("value_head")
-    w.conv("v1", 1, trunk, v1)
-    w.bn("v1.norm", v1)
-    w.act("v1.act", "ACTIVATION_MISH")
-    w.matmul("v2", 3 * v1, v2)
-    w.bias("v2.bias", v2)
-    w.act("v2.act", "ACTIVATION_MISH")
-    w.matmul("v3", v2, 3)
-    w.bias("v3.bias", 3)
-    w.matmul("sv3", v2, 6)
-    w.bias("sv3.bias", 6)
-    w.conv("ownership", 1, v1, 1)
+    heads(w, trunk, p1, g1, v1, v2)
     return "\n".join(w.out) + "\n"
 
 
@@ -180,31 +184,7 @@ def b18c384nbt(seed, out):
         w.out.clear()
     w.bn("norm_trunkfinal", c)
     w.act("act_trunkfinal", "ACTIVATION_MISH")
-    w.line("policy_head")
-    w.conv("p1", 1, c, p1)
-    w.conv("g1", 1, c, g1)
-    w.bn("g1.norm", g1)
-    w.act("g1.act", "ACTIVATION_MISH")
-    w.matmul("gpool_to_bias", 3 * g1, p1)
-    w.bn("p1.norm", p1)
-    w.act("p1.act", "ACTIVATION_MISH")
-    w.conv("p2", 1, p1, 4)
-    w.matmul("gpool_to_pass", 3 * g1, p1)
-    w.bias("pass_bias", p1)
-    w.act("pass_act", "ACTIVATION_MISH")
-    w.matmul("gpool_to_pass2", p1, 4)
-    w.line("value_head")
-    w.conv("v1", 1, c, v1)
-    w.bn("v1.norm", v1)
-    w.act("v1.act", "ACTIVATION_MISH")
-    w.matmul("v2", 3 * v1, v2)
-    w.bias("v2.bias", v2)
-    w.act("v2.act", "ACTIVATION_MISH")
-    w.matmul("v3", v2, 3)
-    w.bias("v3.bias", 3)
-    w.matmul("sv3", v2, 6)
-    w.bias("sv3.bias", 6)
-    w.conv("ownership", 1, v1, 1)
+    heads(w, c, p1, g1, v1, v2)
     out.write("\n".join(w.out) + "\n")
 
 

@@ -328,12 +328,8 @@ impl Queue for EmulatedQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::go::board::{BoardSize, Color};
-    use crate::go::game::Game;
-    use crate::go::rules::Rules;
     use crate::nn::gpu::executor::GpuNetwork;
     use crate::nn::model::ModelDesc;
-    use crate::nn::{Evaluation, Evaluator, Request};
 
     /// The emulator, or `None` (said) where g++ is missing and CI does
     /// not require the kernels' checks.
@@ -351,75 +347,12 @@ mod tests {
         }
     }
 
-    /// `desc` on the CPU and on the emulated GPU (half precision with
-    /// `half`): the win rate, lead, policy and ownership of a few positions
-    /// within `tolerance` (absolute; the lead's ten times it).
+    /// `desc` on the emulated GPU (half precision with `half`) held to the
+    /// CPU backend within `tolerance`.
     fn agrees(desc: &ModelDesc, half: bool, tolerance: f32, sizes: &[(usize, usize)]) {
         let Some(device) = emulator() else { return };
         let gpu = GpuNetwork::new(desc, Box::new(device), half, 4).unwrap();
-        let gpu = Evaluator::with_backend(desc, Box::new(gpu));
-        let cpu = Evaluator::new(desc);
-        if cpu.is_human() {
-            let profile = crate::nn::HumanProfile::parse("rank_1d").ok();
-            cpu.set_profile(profile.clone());
-            gpu.set_profile(profile);
-        }
-        for &(w, h) in sizes {
-            let mut game = Game::new(
-                BoardSize {
-                    width: w,
-                    height: h,
-                },
-                Rules::default(),
-                7.5,
-            );
-            let mut color = Color::Black;
-            for i in 0..7 {
-                let p = game.board().point((i * 4 + 2) % w, (i * 5 + 1) % h);
-                if game.play(color, Some(p)).is_ok() {
-                    color = color.opponent();
-                }
-            }
-            let requests: Vec<Request> = (0..3)
-                .map(|symmetry| Request {
-                    game: &game,
-                    to_move: color,
-                    fresh: true,
-                    symmetry,
-                    white_advantage: 0.0,
-                })
-                .collect();
-            let mut a = vec![Evaluation::default(); 3];
-            let mut b = a.clone();
-            cpu.evaluate_batch(&requests, &mut a);
-            gpu.evaluate_batch(&requests, &mut b);
-            for (x, y) in a.iter().zip(&b) {
-                let name = &desc.name;
-                assert!(y.is_finite(), "{name} {w}×{h}");
-                let near = |p: f32, q: f32, t: f32| (p - q).abs() <= t;
-                assert!(
-                    near(x.white_win, y.white_win, tolerance),
-                    "{name} {w}×{h} win {} {}",
-                    x.white_win,
-                    y.white_win
-                );
-                assert!(
-                    near(x.white_lead, y.white_lead, 10.0 * tolerance),
-                    "{name} {w}×{h} lead {} {}",
-                    x.white_lead,
-                    y.white_lead
-                );
-                for (p, q) in x.policy.iter().zip(&y.policy) {
-                    assert!(near(*p, *q, tolerance), "{name} {w}×{h} policy {p} {q}");
-                }
-                for (p, q) in x.white_ownership.iter().zip(&y.white_ownership) {
-                    assert!(
-                        near(*p, *q, 2.0 * tolerance),
-                        "{name} {w}×{h} ownership {p} {q}"
-                    );
-                }
-            }
-        }
+        crate::nn::gpu::holds_to_the_cpu(desc, Box::new(gpu), sizes, tolerance);
     }
 
     fn model(file: &str) -> ModelDesc {

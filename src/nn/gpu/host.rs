@@ -432,71 +432,13 @@ impl Backend for HostProgram {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::go::board::Color;
-    use crate::go::game::Game;
-    use crate::go::rules::Rules;
-    use crate::nn::{Evaluator, Request, model::ModelDesc};
+    use crate::nn::model::ModelDesc;
 
     /// The same positions through the CPU backend and the host's program
     /// of `desc`: every raw number within `tolerance`.
     fn agrees_with_the_cpu(desc: &ModelDesc, sizes: &[(usize, usize)], tolerance: f32) {
-        let cpu = Evaluator::new(desc);
-        let host = Evaluator::with_backend(desc, Box::new(HostProgram::new(desc)));
-        if cpu.is_human() {
-            let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
-            assert!(profile.is_some());
-            cpu.set_profile(profile.clone());
-            host.set_profile(profile);
-        }
-        for &(w, h) in sizes {
-            let size = crate::go::board::BoardSize {
-                width: w,
-                height: h,
-            };
-            let mut game = Game::new(size, Rules::default(), 7.5);
-            let mut color = Color::Black;
-            for i in 0..6 {
-                let p = game.board().point((i * 5 + 1) % w, (i * 3 + 2) % h);
-                if game.play(color, Some(p)).is_ok() {
-                    color = color.opponent();
-                }
-            }
-            let requests: Vec<Request> = (0..3)
-                .map(|symmetry| Request {
-                    game: &game,
-                    to_move: color,
-                    fresh: true,
-                    symmetry,
-                    white_advantage: 0.0,
-                })
-                .collect();
-            let mut a = vec![crate::nn::Evaluation::default(); 3];
-            let mut b = a.clone();
-            cpu.evaluate_batch(&requests, &mut a);
-            host.evaluate_batch(&requests, &mut b);
-            for (x, y) in a.iter().zip(&b) {
-                let close = |p: f32, q: f32| (p - q).abs() <= tolerance * (1.0 + p.abs());
-                assert!(
-                    close(x.white_win, y.white_win),
-                    "{w}×{h} win {} {}",
-                    x.white_win,
-                    y.white_win
-                );
-                assert!(
-                    close(x.white_lead, y.white_lead),
-                    "{w}×{h} lead {} {}",
-                    x.white_lead,
-                    y.white_lead
-                );
-                assert!(close(x.pass, y.pass), "{w}×{h} pass");
-                for (p, q) in x.policy.iter().zip(&y.policy) {
-                    assert!(close(*p, *q), "{w}×{h} policy {p} {q}");
-                }
-                for (p, q) in x.white_ownership.iter().zip(&y.white_ownership) {
-                    assert!(close(*p, *q), "{w}×{h} ownership {p} {q}");
-                }
-            }
-        }
+        let host = Box::new(HostProgram::new(desc));
+        crate::nn::gpu::holds_to_the_cpu(desc, host, sizes, tolerance);
     }
 
     #[test]
