@@ -289,7 +289,9 @@ fn command_line_values_out_of_range_are_refused_with_status_2() {
         &["--search", "deep"],
         &["--backend", "cuda"],
         &["--backend", "tpu"],
-        &["--gpu", "0"],
+        &["--backend", "cpu", "--gpu", "0"],
+        &["--nn-max-batch", "0"],
+        &["--nn-max-batch", "257"],
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_kosumi"))
             .args(args)
