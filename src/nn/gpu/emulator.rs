@@ -352,7 +352,7 @@ mod tests {
     fn agrees(desc: &ModelDesc, half: bool, tolerance: f32, sizes: &[(usize, usize)]) {
         let Some(device) = emulator() else { return };
         let gpu = GpuNetwork::new(desc, Box::new(device), half, 4).unwrap();
-        crate::nn::gpu::holds_to_the_cpu(desc, Box::new(gpu), sizes, tolerance);
+        crate::nn::gpu::tests::holds_to_the_cpu(desc, Box::new(gpu), sizes, tolerance);
     }
 
     fn model(file: &str) -> ModelDesc {

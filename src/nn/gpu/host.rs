@@ -438,7 +438,7 @@ mod tests {
     /// of `desc`: every raw number within `tolerance`.
     fn agrees_with_the_cpu(desc: &ModelDesc, sizes: &[(usize, usize)], tolerance: f32) {
         let host = Box::new(HostProgram::new(desc));
-        crate::nn::gpu::holds_to_the_cpu(desc, host, sizes, tolerance);
+        crate::nn::gpu::tests::holds_to_the_cpu(desc, host, sizes, tolerance);
     }
 
     #[test]

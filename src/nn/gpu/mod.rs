@@ -73,76 +73,75 @@ impl Kernel {
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub(crate) const KERNELS: &str = include_str!("kernels.cu");
 
-/// Holds `backend` (of `desc`) to the CPU backend: a few positions on each
-/// board size of `sizes`, three symmetries in one batch, every output
-/// within `tolerance` (relative: `tolerance · (1 + |x|)`).
 #[cfg(test)]
-pub(crate) fn holds_to_the_cpu(
-    desc: &crate::nn::model::ModelDesc,
-    backend: Box<dyn crate::nn::backend::Backend>,
-    sizes: &[(usize, usize)],
-    tolerance: f32,
-) {
-    use crate::go::board::{BoardSize, Color};
-    use crate::go::game::Game;
-    use crate::go::rules::Rules;
-    use crate::nn::{Evaluation, Evaluator, Request};
-    let cpu = Evaluator::new(desc);
-    let other = Evaluator::with_backend(desc, backend);
-    if cpu.is_human() {
-        let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
-        assert!(profile.is_some());
-        cpu.set_profile(profile.clone());
-        other.set_profile(profile);
-    }
-    let name = &desc.name;
-    for &(width, height) in sizes {
-        let mut game = Game::new(BoardSize { width, height }, Rules::default(), 7.5);
-        let mut color = Color::Black;
-        for i in 0..6 {
-            let p = game
-                .board()
-                .point((i * 5 + 1) % width, (i * 3 + 2) % height);
-            if game.play(color, Some(p)).is_ok() {
-                color = color.opponent();
+pub(crate) mod tests {
+    /// Holds `backend` (of `desc`) to the CPU backend: a few positions on each
+    /// board size of `sizes`, three symmetries in one batch, every output
+    /// within `tolerance` (relative: `tolerance · (1 + |x|)`).
+    pub(crate) fn holds_to_the_cpu(
+        desc: &crate::nn::model::ModelDesc,
+        backend: Box<dyn crate::nn::backend::Backend>,
+        sizes: &[(usize, usize)],
+        tolerance: f32,
+    ) {
+        use crate::go::board::{BoardSize, Color};
+        use crate::go::game::Game;
+        use crate::go::rules::Rules;
+        use crate::nn::{Evaluation, Evaluator, Request};
+        let cpu = Evaluator::new(desc);
+        let other = Evaluator::with_backend(desc, backend);
+        if cpu.is_human() {
+            let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
+            assert!(profile.is_some());
+            cpu.set_profile(profile.clone());
+            other.set_profile(profile);
+        }
+        let name = &desc.name;
+        for &(width, height) in sizes {
+            let mut game = Game::new(BoardSize { width, height }, Rules::default(), 7.5);
+            let mut color = Color::Black;
+            for i in 0..6 {
+                let p = game
+                    .board()
+                    .point((i * 5 + 1) % width, (i * 3 + 2) % height);
+                if game.play(color, Some(p)).is_ok() {
+                    color = color.opponent();
+                }
+            }
+            let requests: Vec<Request> = (0..3)
+                .map(|symmetry| Request {
+                    game: &game,
+                    to_move: color,
+                    fresh: true,
+                    symmetry,
+                    white_advantage: 0.0,
+                })
+                .collect();
+            let mut a = vec![Evaluation::default(); 3];
+            let mut b = a.clone();
+            cpu.evaluate_batch(&requests, &mut a);
+            other.evaluate_batch(&requests, &mut b);
+            let at = format!("{name} {width}×{height} on {}", other.backend_name());
+            for (x, y) in a.iter().zip(&b) {
+                let close = |p: f32, q: f32| (p - q).abs() <= tolerance * (1.0 + p.abs());
+                let pairs = [
+                    (x.white_win, y.white_win),
+                    (x.white_lead, y.white_lead),
+                    (x.pass, y.pass),
+                ];
+                for (what, (p, q)) in ["win", "lead", "pass"].iter().zip(pairs) {
+                    assert!(close(p, q), "{at}: {what} {p} {q}");
+                }
+                for (p, q) in x.policy.iter().zip(&y.policy) {
+                    assert!(close(*p, *q), "{at}: policy {p} {q}");
+                }
+                for (p, q) in x.white_ownership.iter().zip(&y.white_ownership) {
+                    assert!(close(*p, *q), "{at}: ownership {p} {q}");
+                }
             }
         }
-        let requests: Vec<Request> = (0..3)
-            .map(|symmetry| Request {
-                game: &game,
-                to_move: color,
-                fresh: true,
-                symmetry,
-                white_advantage: 0.0,
-            })
-            .collect();
-        let mut a = vec![Evaluation::default(); 3];
-        let mut b = a.clone();
-        cpu.evaluate_batch(&requests, &mut a);
-        other.evaluate_batch(&requests, &mut b);
-        let at = format!("{name} {width}×{height} on {}", other.backend_name());
-        for (x, y) in a.iter().zip(&b) {
-            let close = |p: f32, q: f32| (p - q).abs() <= tolerance * (1.0 + p.abs());
-            let pairs = [
-                (x.white_win, y.white_win),
-                (x.white_lead, y.white_lead),
-                (x.pass, y.pass),
-            ];
-            for (what, (p, q)) in ["win", "lead", "pass"].iter().zip(pairs) {
-                assert!(close(p, q), "{at}: {what} {p} {q}");
-            }
-            for (p, q) in x.policy.iter().zip(&y.policy) {
-                assert!(close(*p, *q), "{at}: policy {p} {q}");
-            }
-            for (p, q) in x.white_ownership.iter().zip(&y.white_ownership) {
-                assert!(close(*p, *q), "{at}: ownership {p} {q}");
-            }
-        }
     }
-}
 
-#[cfg(test)]
-mod tests {
     /// What NVRTC gives every program without a header: the qualifiers,
     /// the thread indices and the math functions the kernels call.
     const NVRTC_PRELUDE: &str = r#"
