@@ -6,12 +6,18 @@
 # backend's gates and figures. Build here, with the GPU backend:
 #
 #   cargo build --release --features cuda
-#   strip -o target/device/kosumi target/release/kosumi   # 9 MB, carried
+#   mkdir -p target/device
+#   strip -o target/device/kosumi target/release/kosumi
+#   xz -9 -k target/device/kosumi                    # 9 MB, 4 MB packed
+#   cp KATRAIN_NET target/device/katrain.bin.gz      # 38 MB
 #   scripts/device_check.sh [KOSUMI] [NET ...]
 #
-# KOSUMI defaults to target/device/kosumi, then target/release/kosumi; each
-# NET (KaTrain's b10c384h6nbttflrs.bin.gz, for the subnormal flush's effect
-# on Intel) is timed beside the embedded six-block net. The GPU part:
+# carrying target/device/kosumi.xz and target/device/katrain.bin.gz (with
+# the work tree's 21 MB, inside the device's 64 MiB). KOSUMI defaults to
+# target/device/kosumi(.xz), then target/release/kosumi; each NET
+# (KaTrain's b10c384h6nbttflrs.bin.gz: the subnormal flush's effect on
+# Intel, and a 19×19 search on the GPU with a net of its shape) is timed
+# beside the embedded six-block net. The GPU part:
 #   1. `kosumi gpu-error`: the GPU in f32 against the CPU backend by
 #      KataGo's gates (99th percentile and worst of the win rate, lead,
 #      top policy and ownership), at batch 1 and in batches, on square and
@@ -20,19 +26,25 @@
 #   2. `kosumi bench --nn --backend cuda` with a net of the kata1 standard
 #      net's shape (b18c384nbt, written here by scripts/synthetic_model.py):
 #      evaluations a second at batches 1 to 256 and the search's visits a
-#      second, and the same for the embedded net;
+#      second, and the same for the embedded net and each NET on 19×19;
 #   3. the PyTorch anchor of ../shared/tools/gpu_anchor.py in the same run,
 #      where ANCHOR names it (copy it into the work tree to carry it).
-# Prints one line per figure and gate; about six minutes in all.
+# Prints one line per figure and gate; about seven minutes in all.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
 kosumi=${1:-}
 if [[ -z $kosumi ]]; then
   kosumi=$here/target/device/kosumi
-  [[ -x $kosumi ]] || kosumi=$here/target/release/kosumi
+  [[ -x $kosumi || ! -f $kosumi.xz ]] || kosumi=$kosumi.xz
+  [[ -e $kosumi ]] || kosumi=$here/target/release/kosumi
 fi
 shift || true
-out=${OUT:-$(mktemp -d)}
+if [[ $kosumi == *.xz ]]; then
+  xz -dc "$kosumi" > "$scratch/kosumi" && chmod +x "$scratch/kosumi"
+  kosumi=$scratch/kosumi
+fi
 echo "cpu: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), $(nproc) cores"
 echo "flags: $(grep -m1 -o -w -E 'avx2|avx512f|avx512_bf16|amx_tile|asimd|bf16' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 "$kosumi" --backend cpu bench --nn --size 9 --size 19 --seconds 1
@@ -46,10 +58,13 @@ status=0
 timeout 180 "$kosumi" --backend cuda gpu-error --positions 150 \
   "$models"/*.bin.gz "$models"/*.txt.gz || status=1
 timeout 30 "$kosumi" --backend cuda gpu-error --positions 60 || status=1
-python3 "$here/scripts/synthetic_model.py" --shape b18c384nbt > "$out/b18c384nbt.txt"
-timeout 150 "$kosumi" --backend cuda --model "$out/b18c384nbt.txt" bench --nn --size 19 --seconds 2 || status=1
+python3 "$here/scripts/synthetic_model.py" --shape b18c384nbt > "$scratch/b18c384nbt.txt"
+timeout 150 "$kosumi" --backend cuda --model "$scratch/b18c384nbt.txt" bench --nn --size 19 --seconds 2 || status=1
 timeout 60 "$kosumi" --backend cuda bench --nn --size 19 --seconds 1 || status=1
-rm -f "$out/b18c384nbt.txt"
+rm -f "$scratch/b18c384nbt.txt"
+for net in "$@"; do
+  timeout 120 "$kosumi" --backend cuda --model "$net" bench --nn --size 19 --seconds 2 || status=1
+done
 if [[ -n ${ANCHOR:-} ]]; then
   timeout 120 python3 "$ANCHOR" || status=1
 fi
