@@ -177,6 +177,18 @@ struct CudaQueue {
 // hands its workspace out); its stream and handle are its own.
 unsafe impl Send for CudaQueue {}
 
+impl CudaQueue {
+    /// Makes the GPU's context this thread's: a workspace may come to
+    /// another thread than the one that made it, and the driver's calls
+    /// below cudarc's own (copies, cuBLAS) act on the thread's context.
+    fn bind(&self) -> Result<(), String> {
+        self.stream
+            .context()
+            .bind_to_thread()
+            .map_err(said("the context"))
+    }
+}
+
 impl Queue for CudaQueue {
     fn free(&mut self) {
         self.f32s.clear();
@@ -204,6 +216,7 @@ impl Queue for CudaQueue {
     }
 
     fn upload(&mut self, src: &[f32], dst: u64) -> Result<(), String> {
+        self.bind()?;
         // SAFETY: `dst` is an allocation of this queue of at least
         // `src.len()` values (the executor sizes its buffers so).
         unsafe { cudarc::driver::result::memcpy_htod_async(dst, src, self.stream.cu_stream()) }
@@ -211,6 +224,7 @@ impl Queue for CudaQueue {
     }
 
     fn download(&mut self, src: u64, dst: &mut [f32]) -> Result<(), String> {
+        self.bind()?;
         // SAFETY: as `upload`; the copy is waited for before `dst` is read
         // (`synchronize`).
         unsafe { cudarc::driver::result::memcpy_dtoh_async(dst, src, self.stream.cu_stream()) }
@@ -242,6 +256,7 @@ impl Queue for CudaQueue {
     }
 
     fn gemm(&mut self, g: Gemm) -> Result<(), String> {
+        self.bind()?;
         // Row-major `c = a · b` is column-major `cᵀ = bᵀ · aᵀ`.
         let (m, k, n) = (g.m as i32, g.k as i32, g.n as i32);
         let (kind, compute) = if g.half {
