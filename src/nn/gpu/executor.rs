@@ -448,13 +448,7 @@ impl GpuWorkspace {
             batch: 1,
         };
         self.col = if half {
-            let widest = program.ops.iter().map(|op| match op {
-                Op::Conv { cin, .. } => cin * rows,
-                _ => 0,
-            });
-            let n = program
-                .im2col_len(rows_shape)
-                .max(widest.max().unwrap_or(0));
+            let n = program.product_input_len(rows_shape);
             self.queue.alloc_halves(n.max(1))?
         } else {
             self.queue.alloc(program.im2col_len(rows_shape).max(1))?
@@ -541,13 +535,13 @@ impl Backend for GpuNetwork {
 
     fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a> {
         let p = &self.program;
-        let (spatial, global) = (
-            p.buffers[p.spatial_input.0].len(shape),
-            p.buffers[p.global_input.0].len(shape),
-        );
-        let metadata = p.metadata_input.map_or(0, |b| p.buffers[b.0].len(shape));
         let any = ws.as_any_mut();
         if any.is::<Broken>() {
+            let (spatial, global) = (
+                p.buffers[p.spatial_input.0].len(shape),
+                p.buffers[p.global_input.0].len(shape),
+            );
+            let metadata = p.metadata_input.map_or(0, |b| p.buffers[b.0].len(shape));
             // Inputs to nowhere: the pass fails with the reason.
             let broken: &mut Broken = any.downcast_mut().expect("a broken workspace");
             let [s, g, m] = &mut broken.inputs;
@@ -565,23 +559,7 @@ impl Backend for GpuNetwork {
             // The host's buffers are sized; the pass fails with the reason.
             ws.failed = Some(why);
         }
-        let mut spatial_values: &mut [f32] = &mut [];
-        let mut global_values: &mut [f32] = &mut [];
-        let mut metadata_values: &mut [f32] = &mut [];
-        for (i, v) in ws.host.iter_mut().enumerate() {
-            if i == p.spatial_input.0 {
-                spatial_values = &mut v[..spatial];
-            } else if i == p.global_input.0 {
-                global_values = &mut v[..global];
-            } else if Some(i) == p.metadata_input.map(|b| b.0) {
-                metadata_values = &mut v[..metadata];
-            }
-        }
-        Inputs {
-            spatial: spatial_values,
-            global: global_values,
-            metadata: metadata_values,
-        }
+        p.inputs(&mut ws.host, shape)
     }
 
     fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]) {

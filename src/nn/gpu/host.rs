@@ -47,16 +47,7 @@ pub(crate) fn run(program: &Program, shape: Shape, values: &mut [Vec<f32>], col:
     let points = shape.points();
     let rows = shape.rows();
     let w = |i: super::program::Weights| &program.weights[i.0][..];
-    let widest_input = program.ops.iter().map(|op| match op {
-        Op::Conv { cin, .. } => cin * rows,
-        _ => 0,
-    });
-    col.resize(
-        program
-            .im2col_len(shape)
-            .max(widest_input.max().unwrap_or(0)),
-        0.0,
-    );
+    col.resize(program.product_input_len(shape), 0.0);
     for op in &program.ops {
         match *op {
             Op::Conv {
@@ -391,26 +382,7 @@ impl Backend for HostProgram {
             .iter()
             .map(|e| vec![0.0; e.len(shape)])
             .collect();
-        let p = &self.program;
-        let [spatial, global] = [p.spatial_input, p.global_input].map(|Buf(i)| i);
-        let metadata = p.metadata_input.map(|Buf(i)| i);
-        let mut spatial_values = None;
-        let mut global_values = None;
-        let mut metadata_values = None;
-        for (i, v) in b.values.iter_mut().enumerate() {
-            if i == spatial {
-                spatial_values = Some(&mut v[..]);
-            } else if i == global {
-                global_values = Some(&mut v[..]);
-            } else if Some(i) == metadata {
-                metadata_values = Some(&mut v[..]);
-            }
-        }
-        Inputs {
-            spatial: spatial_values.expect("the spatial inputs"),
-            global: global_values.expect("the global inputs"),
-            metadata: metadata_values.unwrap_or_default(),
-        }
+        self.program.inputs(&mut b.values, shape)
     }
 
     fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]) {

@@ -12,7 +12,7 @@
 //! out` matrix, rows in the order y, x, in channel, so that a convolution
 //! is an im2col and a matrix product (a 1×1 one the product alone).
 
-use crate::nn::backend::{RawOutput, Shape};
+use crate::nn::backend::{Inputs, RawOutput, Shape};
 use crate::nn::model::{
     Activation, AttentionDesc, BatchNormDesc, BlockDesc, ConvDesc, FeedForwardDesc, MatMulDesc,
     ModelDesc, Rope, TrunkNorm,
@@ -740,6 +740,38 @@ impl Program {
             })
             .max()
             .unwrap_or(0)
+    }
+
+    /// The largest input of a product for `shape`: an im2col matrix, or a
+    /// 1×1 convolution's input (where a copy of every product's input is
+    /// made: in half precision, and by the host's executor).
+    pub(crate) fn product_input_len(&self, shape: Shape) -> usize {
+        let widest = self.ops.iter().map(|op| match op {
+            Op::Conv { cin, .. } => cin * shape.rows(),
+            _ => 0,
+        });
+        self.im2col_len(shape).max(widest.max().unwrap_or(0))
+    }
+
+    /// The input buffers among `host` (a vector a program buffer, each
+    /// holding at least `shape`'s values), cut to `shape`, to be filled.
+    pub(crate) fn inputs<'a>(&self, host: &'a mut [Vec<f32>], shape: Shape) -> Inputs<'a> {
+        let mut inputs = Inputs {
+            spatial: &mut [],
+            global: &mut [],
+            metadata: &mut [],
+        };
+        for (i, v) in host.iter_mut().enumerate() {
+            let values = &mut v[..self.buffers[i].len(shape)];
+            if i == self.spatial_input.0 {
+                inputs.spatial = values;
+            } else if i == self.global_input.0 {
+                inputs.global = values;
+            } else if Some(Buf(i)) == self.metadata_input {
+                inputs.metadata = values;
+            }
+        }
+        inputs
     }
 
     /// Each board's raw heads from the head buffers' values (`read` gives
