@@ -4,9 +4,9 @@
 //! KataGo's `cudaDeviceToUse`/`gpuToUse`): `cuda` without a GPU is refused
 //! with the reason; `auto` takes the GPU where there is one and otherwise
 //! the CPU, saying why once (a build without a GPU backend says nothing
-//! unless a GPU was named). A net a GPU does not run (a layer its program
-//! lacks, its memory) is refused where `cuda` was asked for, and runs on
-//! the CPU, said once, under `auto`.
+//! unless a GPU was named). A net the GPU does not take (its memory, or a
+//! failure of the driver) is refused where `cuda` was asked for, and runs
+//! on the CPU, said, under `auto`.
 
 use super::backend::Backend;
 use super::model::ModelDesc;
@@ -140,12 +140,8 @@ fn gpu_backend(desc: &ModelDesc, choice: &Choice) -> Result<Box<dyn Backend>, St
     #[cfg(feature = "cuda")]
     {
         use super::gpu::cuda;
-        let half = match choice.half {
-            Some(half) => half,
-            None => cuda::has_tensor_cores(choice.gpu)?,
-        };
         let max_batch = choice.max_batch.unwrap_or(cuda::MAX_BATCH);
-        let network = cuda::network(desc, choice.gpu, half, max_batch)?;
+        let network = cuda::network(desc, choice.gpu, choice.half, max_batch)?;
         Ok(Box::new(network))
     }
     #[cfg(not(feature = "cuda"))]

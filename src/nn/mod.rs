@@ -173,7 +173,7 @@ pub fn on_cpu_and_gpu(
     #[cfg(feature = "cuda")]
     {
         let max_batch = gpu::cuda::MAX_BATCH;
-        let backend = gpu::cuda::network(&desc, gpu, half, max_batch)?;
+        let backend = gpu::cuda::network(&desc, gpu, Some(half), max_batch)?;
         Ok((
             Evaluator::new(&desc),
             Evaluator::with_backend(&desc, Box::new(backend)),

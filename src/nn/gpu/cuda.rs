@@ -52,24 +52,17 @@ pub(crate) fn probe(gpu: usize) -> Result<Arc<CudaContext>, String> {
     CudaContext::new(gpu).map_err(|e| format!("GPU {gpu} does not start: {e}"))
 }
 
-/// Whether GPU `gpu` has tensor cores (compute capability 7 on), where
-/// half-precision products pay.
-pub(crate) fn has_tensor_cores(gpu: usize) -> Result<bool, String> {
-    let (major, _) = probe(gpu)?
-        .compute_capability()
-        .map_err(said("the compute capability"))?;
-    Ok(major >= 7)
-}
-
-/// `desc` on GPU `gpu` (products in half precision with `half`, batches of
-/// up to `max_batch`), or why not.
+/// `desc` on GPU `gpu` (products in half precision as `half` says, or
+/// with `None` where the GPU has tensor cores: compute capability 7 on;
+/// batches of up to `max_batch`), or why not.
 pub(crate) fn network(
     desc: &ModelDesc,
     gpu: usize,
-    half: bool,
+    half: Option<bool>,
     max_batch: usize,
 ) -> Result<GpuNetwork, String> {
     let device = CudaDevice::open(gpu)?;
+    let half = half.unwrap_or(device.tensor_cores);
     GpuNetwork::new(desc, Box::new(device), half, max_batch).map_err(|why| format!("CUDA: {why}"))
 }
 
@@ -82,6 +75,9 @@ fn said(what: &str) -> impl Fn(cudarc::driver::DriverError) -> String + '_ {
 struct CudaDevice {
     ctx: Arc<CudaContext>,
     name: String,
+    /// Whether it has tensor cores (compute capability 7 on), where
+    /// half-precision products pay.
+    tensor_cores: bool,
     /// The kernels, in [`Kernel::ALL`]'s order.
     kernels: Vec<CudaFunction>,
     kept: Mutex<Vec<CudaSlice<f32>>>,
@@ -111,6 +107,7 @@ impl CudaDevice {
         Ok(CudaDevice {
             ctx,
             name: format!("cuda {name}"),
+            tensor_cores: major >= 7,
             kernels,
             kept: Mutex::new(Vec::new()),
             kept_halves: Mutex::new(Vec::new()),
