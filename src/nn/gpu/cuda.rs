@@ -13,7 +13,8 @@ use crate::nn::model::ModelDesc;
 use cudarc::cublas::CudaBlas;
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
+    PushKernelArg, ValidAsZeroBits,
 };
 use std::sync::{Arc, Mutex};
 
@@ -115,18 +116,26 @@ impl CudaDevice {
     }
 }
 
-impl Device for CudaDevice {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn keep(&self, values: &[f32]) -> Result<u64, String> {
+impl CudaDevice {
+    /// `values` copied to the GPU, waited for; the copy and its address.
+    fn upload<T: DeviceRepr>(&self, values: &[T]) -> Result<(CudaSlice<T>, u64), String> {
         let stream = self.ctx.default_stream();
         let slice = stream
             .clone_htod(values)
             .map_err(said("the weights (out of GPU memory?)"))?;
         stream.synchronize().map_err(said("the weights' upload"))?;
         let at = slice.device_ptr(&stream).0;
+        Ok((slice, at))
+    }
+}
+
+impl Device for CudaDevice {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn keep(&self, values: &[f32]) -> Result<u64, String> {
+        let (slice, at) = self.upload(values)?;
         self.kept
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -135,16 +144,9 @@ impl Device for CudaDevice {
     }
 
     fn keep_halves(&self, bits: &[u16]) -> Result<u64, String> {
-        let stream = self.ctx.default_stream();
-        let slice = stream
-            .clone_htod(bits)
-            .map_err(said("the weights in half precision (out of GPU memory?)"))?;
-        stream.synchronize().map_err(said("the weights' upload"))?;
-        let at = slice.device_ptr(&stream).0;
-        self.kept_halves
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(slice);
+        let (slice, at) = self.upload(bits)?;
+        let mut kept = self.kept_halves.lock().unwrap_or_else(|e| e.into_inner());
+        kept.push(slice);
         Ok(at)
     }
 
@@ -175,6 +177,19 @@ struct CudaQueue {
 unsafe impl Send for CudaQueue {}
 
 impl CudaQueue {
+    /// `n` zeroed values on this queue's stream, and their address.
+    fn zeroed<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        n: usize,
+    ) -> Result<(CudaSlice<T>, u64), String> {
+        let slice = self.stream.alloc_zeros::<T>(n).map_err(|e| {
+            let mib = (n * std::mem::size_of::<T>()) >> 20;
+            format!("{mib} MiB on the GPU: {e}")
+        })?;
+        let at = slice.device_ptr(&self.stream).0;
+        Ok((slice, at))
+    }
+
     /// Makes the GPU's context this thread's: a workspace may come to
     /// another thread than the one that made it, and the driver's calls
     /// below cudarc's own (copies, cuBLAS) act on the thread's context.
@@ -193,21 +208,13 @@ impl Queue for CudaQueue {
     }
 
     fn alloc(&mut self, n: usize) -> Result<u64, String> {
-        let slice = self
-            .stream
-            .alloc_zeros::<f32>(n)
-            .map_err(|e| format!("{} MiB on the GPU: {e}", (n * 4) >> 20))?;
-        let at = slice.device_ptr(&self.stream).0;
+        let (slice, at) = self.zeroed(n)?;
         self.f32s.push(slice);
         Ok(at)
     }
 
     fn alloc_halves(&mut self, n: usize) -> Result<u64, String> {
-        let slice = self
-            .stream
-            .alloc_zeros::<u16>(n)
-            .map_err(|e| format!("{} MiB on the GPU: {e}", (n * 2) >> 20))?;
-        let at = slice.device_ptr(&self.stream).0;
+        let (slice, at) = self.zeroed(n)?;
         self.halves.push(slice);
         Ok(at)
     }
