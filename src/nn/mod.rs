@@ -158,30 +158,28 @@ impl std::fmt::Debug for Evaluator {
     }
 }
 
-/// A net (`model`, or the embedded one) twice: on the CPU backend and on
-/// GPU `gpu` (its products in half precision with `half`), for holding
+/// A net (`model`, or the embedded one) on the CPU backend and on GPU
+/// `gpu` twice, its products in single and in half precision, for holding
 /// one to the other; why not where there is no GPU backend or GPU.
 pub fn on_cpu_and_gpu(
     model: Option<&std::path::Path>,
     gpu: usize,
-    half: bool,
-) -> Result<(Evaluator, Evaluator), String> {
+) -> Result<(Evaluator, [Evaluator; 2]), String> {
     let desc = match model {
         Some(path) => ModelDesc::load(path).map_err(|e| format!("{}: {e}", path.display()))?,
         None => ModelDesc::parse(EMBEDDED_MODEL).map_err(|e| e.to_string())?,
     };
     #[cfg(feature = "cuda")]
     {
-        let max_batch = gpu::cuda::MAX_BATCH;
-        let backend = gpu::cuda::network(&desc, gpu, Some(half), max_batch)?;
-        Ok((
-            Evaluator::new(&desc),
-            Evaluator::with_backend(&desc, Box::new(backend)),
-        ))
+        let on_gpu = |half| -> Result<Evaluator, String> {
+            let backend = gpu::cuda::network(&desc, gpu, Some(half), gpu::cuda::MAX_BATCH)?;
+            Ok(Evaluator::with_backend(&desc, Box::new(backend)))
+        };
+        Ok((Evaluator::new(&desc), [on_gpu(false)?, on_gpu(true)?]))
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let _ = (desc, gpu, half);
+        let _ = (desc, gpu);
         Err(
             "this kosumi was built without a GPU backend (cargo build --release --features cuda)"
                 .into(),

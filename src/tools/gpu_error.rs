@@ -105,10 +105,10 @@ pub struct Errors {
     pub ownership: Vec<f64>,
 }
 
-/// `other`'s evaluations of `games` against `reference`'s, `batch` at a
-/// time (each position under symmetry 0, for the player to move).
-pub fn compare(reference: &Evaluator, other: &Evaluator, games: &[Game], batch: usize) -> Errors {
-    let mut errors = Errors::default();
+/// `net`'s evaluations of `games`, `batch` at a time (each position under
+/// symmetry 0, for the player to move).
+pub fn evaluations(net: &Evaluator, games: &[Game], batch: usize) -> Vec<Evaluation> {
+    let mut out = vec![Evaluation::default(); games.len()];
     // A batch holds one board size: runs of the same size, cut at `batch`.
     let mut start = 0;
     while start < games.len() {
@@ -127,19 +127,32 @@ pub fn compare(reference: &Evaluator, other: &Evaluator, games: &[Game], batch: 
                 white_advantage: 0.0,
             })
             .collect();
-        let mut a = vec![Evaluation::default(); requests.len()];
-        let mut b = a.clone();
-        reference.evaluate_batch(&requests, &mut a);
-        other.evaluate_batch(&requests, &mut b);
-        for (x, y) in a.iter().zip(&b) {
-            errors.add(x, y);
-        }
+        net.evaluate_batch(&requests, &mut out[start..end]);
         start = end;
     }
-    errors
+    out
+}
+
+/// `other`'s evaluations of `games` against `reference`'s, `batch` at a
+/// time.
+pub fn compare(reference: &Evaluator, other: &Evaluator, games: &[Game], batch: usize) -> Errors {
+    Errors::between(
+        &evaluations(reference, games, batch),
+        &evaluations(other, games, batch),
+    )
 }
 
 impl Errors {
+    /// The differences of `other`'s evaluations from `reference`'s, one
+    /// for one.
+    pub fn between(reference: &[Evaluation], other: &[Evaluation]) -> Errors {
+        let mut errors = Errors::default();
+        for (x, y) in reference.iter().zip(other) {
+            errors.add(x, y);
+        }
+        errors
+    }
+
     fn add(&mut self, x: &Evaluation, y: &Evaluation) {
         let diff = |p: f32, q: f32| f64::from((p - q).abs());
         self.winrate.push(diff(x.white_win, y.white_win));
@@ -222,18 +235,20 @@ pub fn run(
     let games = positions(positions_count, 1);
     let mut all = true;
     for model in models {
-        // Single precision against the CPU by the f32 gate; half against
-        // the CPU's single by the f16 gate.
-        for (half, gate) in [(false, &F32_GATE), (true, &F16_GATE)] {
-            let (cpu, gpu_net) = crate::nn::on_cpu_and_gpu(model, gpu, half)?;
-            if cpu.is_human() {
-                // A human-like net under a rank's profile.
-                let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
-                cpu.set_profile(profile.clone());
-                gpu_net.set_profile(profile);
+        let (cpu, [single, half]) = crate::nn::on_cpu_and_gpu(model, gpu)?;
+        if cpu.is_human() {
+            // A human-like net under a rank's profile.
+            let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
+            for net in [&cpu, &single, &half] {
+                net.set_profile(profile.clone());
             }
+        }
+        // The CPU's evaluations once; the GPU's in single precision held
+        // to them by the f32 gate, in half by the f16 gate.
+        let reference = evaluations(&cpu, &games, 64);
+        for (gpu_net, gate) in [(&single, &F32_GATE), (&half, &F16_GATE)] {
             for batch in [1, gpu_net.max_batch().min(64)] {
-                let errors = compare(&cpu, &gpu_net, &games, batch);
+                let errors = Errors::between(&reference, &evaluations(gpu_net, &games, batch));
                 let (pass, line) = errors.judge(gate);
                 all &= pass;
                 println!(
