@@ -198,8 +198,9 @@ impl GpuNetwork {
                             let args = [buf(src), Arg::Ptr(col), Arg::I64(n as i64), scale];
                             q.launch(Kernel::ToHalf, threads(n), &args)?;
                         } else {
-                            let mut args = im2col.to_vec();
-                            args.push(scale);
+                            // im2col's arguments and the scale, on the stack.
+                            let [a, b, c, d, e, f, g] = im2col;
+                            let args = [a, b, c, d, e, f, g, scale];
                             q.launch(Kernel::Im2colHalf, threads(n), &args)?;
                         }
                         let halves = self.halves[weights.0];
