@@ -1,4 +1,4 @@
-# Aléago (RULES.md §2): rolls, lines, bonus, descent, options, SGF.
+# Aléago (docs/aleago.md): rolls, lines, bonus, descent, options, SGF.
 boardsize 13
 clear_board
 10 aleago-dice

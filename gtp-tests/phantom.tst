@@ -1,4 +1,4 @@
-# Phantom Go and Phantom Rengo: the referee (RULES.md §4), scripted games.
+# Phantom Go and Phantom Rengo: the referee (docs/phantom.md), scripted games.
 # The engine's game is the true game; each seat sees only its view.
 boardsize 9
 clear_board

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The check to run on a lent machine (the `device` tool's: a 16-core Intel
-# Xeon with AVX-512, BF16 and AMX beside an NVIDIA GPU): the processor as
+# The check to run on a machine with an NVIDIA GPU (measured so far on a
+# 16-core Intel Xeon with AVX-512, BF16 and AMX beside an H100): the processor as
 # Linux names it and kosumi's network speed there, so that a figure names
 # the processor it came from; then, where `nvidia-smi` finds a GPU, the GPU
 # backend's gates and figures. Build here, with the GPU backend:
@@ -27,8 +27,9 @@
 #      net's shape (b18c384nbt, written here by scripts/synthetic_model.py):
 #      evaluations a second at batches 1 to 256 and the search's visits a
 #      second, and the same for the embedded net and each NET on 19×19;
-#   3. the PyTorch anchor of ../shared/tools/gpu_anchor.py in the same run,
-#      where ANCHOR names it (copy it into the work tree to carry it).
+#   3. a PyTorch anchor (a script that times a net of the same shape in
+#      PyTorch fp16) in the same run, where ANCHOR names one (copy it into
+#      the work tree to carry it).
 # Prints one line per figure and gate; about seven minutes in all.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)

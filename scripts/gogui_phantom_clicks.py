@@ -3,7 +3,8 @@ Plays the person's side of a phantom game hosted by kosumi in GoGui 1.6
 under Xvfb, through GoGui's own window: clicks points the board shows
 empty (a shuffled order, the centre first), closes any dialog, then passes
 (F2) until GoGui reports the end; screenshots along the way. Neither GoGui
-nor Xvfb is part of kosumi (../shared/tools/peers.sh builds GoGui):
+nor Xvfb is part of kosumi (GoGui 1.6 built from its sources, Xvfb from
+Debian's `xvfb`):
 
     Xvfb :99 -screen 0 1280x1000x24 &
     DISPLAY=:99 gogui -size 13 -computer-none \

@@ -15,7 +15,7 @@ KataGo's numbers.
 
 With --shape b18c384nbt it writes instead a net of the kata1 standard
 net's shape (eighteen nested bottleneck blocks of 384 channels, each two
-ordinary blocks of 192 inside; the trunk of ../shared/tools/gpu_anchor.py),
+ordinary blocks of 192 inside; the trunk of the PyTorch anchor the GPU's figures stand beside),
 random weights, for timing a GPU (about 300 MB of text, 30 s):
 
     scripts/synthetic_model.py --shape b18c384nbt > b18c384nbt.txt
