@@ -24,6 +24,7 @@ pub(crate) mod backend;
 pub(crate) mod cache;
 pub(crate) mod choice;
 pub(crate) mod cpu;
+pub(crate) mod faults;
 #[cfg(any(test, feature = "cuda"))]
 pub(crate) mod gpu;
 pub(crate) mod inputs;
@@ -230,6 +231,20 @@ impl Evaluator {
         }
     }
 
+    /// The same net with a `share` (0 to 1) of its evaluations spoiled by
+    /// NaN or infinity in one of the heads, drawn from `seed`
+    /// ([`faults`]): for driving every consumer through evaluations that
+    /// fail at the door, in tests and drills.
+    pub fn with_faults(mut self, share: f64, seed: u64) -> Evaluator {
+        self.backend = Box::new(faults::Faulty {
+            inner: self.backend,
+            share: share.clamp(0.0, 1.0),
+            state: std::sync::atomic::AtomicU64::new(seed),
+        });
+        self.cache = cache::Cache::new(cache::CAPACITY);
+        self
+    }
+
     /// Whether the net is a human-like net: it reads the game's metadata
     /// (ranks, date, time control) and needs a [`HumanProfile`].
     pub fn is_human(&self) -> bool {
@@ -356,17 +371,7 @@ impl Evaluator {
             symmetry: 0,
             white_advantage: 0.0,
         });
-        [
-            e.pass,
-            e.white_win,
-            e.white_loss,
-            e.white_score_mean,
-            e.white_lead,
-        ]
-        .iter()
-        .chain(&e.policy)
-        .chain(&e.white_ownership)
-        .all(|x| x.is_finite())
+        !e.failed
     }
 
     pub fn name(&self) -> &str {
@@ -433,7 +438,10 @@ impl Evaluator {
             return;
         }
         self.evaluate_batch(&[request], std::slice::from_mut(out));
-        self.cache.put(key, std::sync::Arc::new(out.clone()));
+        // A failed evaluation is not kept: a GPU's failure may pass.
+        if !out.failed {
+            self.cache.put(key, std::sync::Arc::new(out.clone()));
+        }
     }
 
     /// [`Evaluator::evaluate_cached`] for positions of one board size: those
@@ -459,9 +467,12 @@ impl Evaluator {
         let mut fresh = vec![Evaluation::default(); asked.len()];
         self.evaluate_batch(&asked, &mut fresh);
         for (&i, eval) in missing.iter().zip(fresh) {
+            let failed = eval.failed;
             let eval = std::sync::Arc::new(eval);
             out[i].clone_from(&eval);
-            self.cache.put(keys[i], eval);
+            if !failed {
+                self.cache.put(keys[i], eval);
+            }
         }
     }
 
@@ -605,6 +616,11 @@ impl Evaluator {
                 &self.scaling,
                 &mut out[b],
             );
+            // The door: no consumer sees a number that is none.
+            out[b].failed = false;
+            if !out[b].is_finite() {
+                out[b].fail();
+            }
         }
     }
 }

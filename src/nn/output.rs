@@ -36,13 +36,19 @@ pub struct Evaluation {
     pub shortterm_score_error: f32,
     /// White's ownership of each point, −1 (Black's) to 1.
     pub white_ownership: Vec<f32>,
+    /// The network gave NaN or infinity here (a corrupt or hostile file,
+    /// a layer out of its range, a GPU's failure): the numbers above are
+    /// then a neutral stand-in (an even game, a uniform policy over the
+    /// legal moves, no owner), finite for every consumer, and a search or
+    /// an answer that reports the network's view refuses it.
+    pub failed: bool,
 }
 
 impl Evaluation {
     /// Whether every number of it is finite: a net that overflows (a
     /// corrupt or hostile file, or a layer out of its range) gives NaN or
     /// infinity, an evaluation no search or answer may use.
-    pub fn is_finite(&self) -> bool {
+    pub(crate) fn is_finite(&self) -> bool {
         [
             self.pass,
             self.white_win,
@@ -59,6 +65,29 @@ impl Evaluation {
         .chain(&self.policy)
         .chain(&self.white_ownership)
         .all(|x| x.is_finite())
+    }
+
+    /// Marks the evaluation failed and puts the neutral stand-in in its
+    /// numbers' place: the legal moves (the points whose policy is not the
+    /// illegal −1) and the pass equally likely, an even game, no owner.
+    pub(crate) fn fail(&mut self) {
+        let legal = self.policy.iter().filter(|&&p| p != -1.0).count();
+        let share = 1.0 / (legal + 1) as f32;
+        for p in self.policy.iter_mut().filter(|p| **p != -1.0) {
+            *p = share;
+        }
+        self.pass = share;
+        self.white_win = 0.5;
+        self.white_loss = 0.5;
+        self.no_result = 0.0;
+        self.white_score_mean = 0.0;
+        self.white_score_mean_sq = 0.0;
+        self.white_lead = 0.0;
+        self.var_time_left = -1.0;
+        self.shortterm_winloss_error = -1.0;
+        self.shortterm_score_error = -1.0;
+        self.white_ownership.fill(0.0);
+        self.failed = true;
     }
 }
 

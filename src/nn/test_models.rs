@@ -144,9 +144,21 @@ mod tests {
                 white_advantage: 0.0,
             })
         };
-        assert!(eval(&game).is_finite());
+        assert!(!eval(&game).failed);
         game.play(Color::Black, Some(game.board().point(4, 4)))
             .unwrap();
-        assert!(!eval(&game).is_finite());
+        // Failed at the evaluator's door, and every number of the
+        // stand-in finite: an even game, the legal moves equally likely.
+        let failed = eval(&game);
+        assert!(failed.failed && failed.is_finite());
+        assert_eq!((failed.white_win, failed.white_lead), (0.5, 0.0));
+        let legal: Vec<f32> = failed
+            .policy
+            .iter()
+            .copied()
+            .filter(|&p| p != -1.0)
+            .collect();
+        assert_eq!(legal.len(), 80);
+        assert!(legal.iter().all(|&p| p == failed.pass));
     }
 }

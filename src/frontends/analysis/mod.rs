@@ -443,7 +443,7 @@ fn search(job: &Job, out: &Output<'_>, net: &Evaluator, settings: &Settings) {
             }),
         );
     };
-    if !eval.is_finite() || human.as_ref().is_some_and(|h| !h.is_finite()) {
+    if eval.failed || human.as_ref().is_some_and(|h| h.failed) {
         not_finite();
         return;
     }

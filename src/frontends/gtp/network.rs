@@ -88,7 +88,7 @@ fn raw(e: &Engine, net: &nn::Evaluator, args: &[&str], with_optimism: bool) -> R
         );
         // A net that overflows gives NaN or infinity: an error, never
         // numbers that are none.
-        if !eval.is_finite() {
+        if eval.failed {
             return Err(GtpError(format!(
                 "the network {} gave no finite evaluation of this position (symmetry {symmetry}: NaN or infinity)",
                 net.name()

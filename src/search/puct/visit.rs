@@ -188,7 +188,7 @@ impl Job<'_> {
         let mut s = lock();
         let mut dropped = false;
         for (leaf, eval) in w.leaves[..gathered].iter().zip(&w.evals) {
-            if eval.is_finite() {
+            if !eval.failed {
                 self.back_up(&mut s, leaf, eval);
             } else {
                 // Dropped: nothing of it reaches the tree; the visit

@@ -1,0 +1,139 @@
+//! A backend that spoils a chosen share of another backend's evaluations
+//! with NaN, +∞ or −∞ in one of the heads (a win or loss logit, the score
+//! mean, a policy logit or an ownership value, each with a number that
+//! carries through to the evaluation), drawn from a seed: what a
+//! corrupt model file, a layer out of its range or a GPU's failure gives,
+//! on demand, so that every consumer of the evaluator can be driven
+//! through such evaluations in a test ([`super::Evaluator::with_faults`]).
+
+use super::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
+use crate::go::board::BoardSize;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// `inner`, with a `share` of its boards spoiled.
+pub(crate) struct Faulty {
+    pub(crate) inner: Box<dyn Backend>,
+    /// The share of the boards spoiled, 0 to 1.
+    pub(crate) share: f64,
+    /// The draws' state (SplitMix64), shared by the threads.
+    pub(crate) state: AtomicU64,
+}
+
+/// The numbers that are none.
+const NAN: f32 = f32::NAN;
+const INF: f32 = f32::INFINITY;
+
+impl Faulty {
+    /// The next draw, uniform in 0..2⁶⁴.
+    fn draw(&self) -> u64 {
+        let mut z = self
+            .state
+            .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
+            .wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Puts a number that is none into one of `raw`'s heads.
+    fn spoil(&self, raw: &mut RawOutput) {
+        // (A −∞ logit is a probability of 0 and an infinite ownership
+        // value a tanh of ±1: those would not carry through.)
+        let d = self.draw();
+        let at = (d >> 8) as usize;
+        let either = |a: f32, b: f32| if d & 1 == 0 { a } else { b };
+        match (d >> 4) % 4 {
+            0 => raw.value[at % 2] = either(NAN, INF),
+            1 => raw.score[0] = [NAN, INF, -INF][at % 3],
+            2 => match raw.policy.len() {
+                0 => raw.pass = either(NAN, INF),
+                n => raw.policy[at % n] = either(NAN, INF),
+            },
+            _ => match raw.ownership.len() {
+                0 => raw.value[0] = NAN,
+                n => raw.ownership[at % n] = NAN,
+            },
+        }
+    }
+}
+
+impl Backend for Faulty {
+    fn name(&self) -> String {
+        format!("{} (a share {} spoiled)", self.inner.name(), self.share)
+    }
+
+    fn max_batch(&self, size: BoardSize) -> usize {
+        self.inner.max_batch(size)
+    }
+
+    fn preferred_batch(&self, size: BoardSize) -> usize {
+        self.inner.preferred_batch(size)
+    }
+
+    fn arithmetic(&self) -> Arithmetic {
+        self.inner.arithmetic()
+    }
+
+    fn workspace(&self) -> Box<dyn Workspace> {
+        self.inner.workspace()
+    }
+
+    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a> {
+        self.inner.inputs(ws, shape)
+    }
+
+    fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]) {
+        self.inner.forward(shape, ws, out);
+        for raw in out.iter_mut().take(shape.batch) {
+            // The top 53 bits as a fraction of one.
+            if (self.draw() >> 11) as f64 / (1u64 << 53) as f64 <= self.share {
+                self.spoil(raw);
+            }
+        }
+    }
+
+    fn macs(&self, size: BoardSize) -> f64 {
+        self.inner.macs(size)
+    }
+
+    fn peak_flops_per_cycle(&self) -> f64 {
+        self.inner.peak_flops_per_cycle()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::go::game::Game;
+    use crate::go::rules::Rules;
+    use crate::nn::{Evaluation, Evaluator, Request};
+
+    #[test]
+    fn the_share_asked_for_fails_at_the_door_and_the_rest_is_the_nets() {
+        let game = Game::new(9, Rules::default(), 7.5);
+        let request = Request {
+            game: &game,
+            to_move: game.to_move(),
+            fresh: false,
+            symmetry: 0,
+            white_advantage: 0.0,
+        };
+        let clean = Evaluator::embedded().evaluate(request);
+        for (share, low, high) in [(0.0, 0, 0), (0.5, 60, 140), (1.0, 200, 200)] {
+            let net = Evaluator::embedded().with_faults(share, 3);
+            let mut failed = 0;
+            for _ in 0..50 {
+                let mut out = vec![Evaluation::default(); 4];
+                net.evaluate_batch(&[request; 4], &mut out);
+                for e in &out {
+                    assert!(e.is_finite(), "a number that is none passed the door");
+                    if e.failed {
+                        failed += 1;
+                    } else {
+                        assert_eq!(e.white_win, clean.white_win);
+                    }
+                }
+            }
+            assert!((low..=high).contains(&failed), "{share}: {failed} of 200");
+        }
+    }
+}
