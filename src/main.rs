@@ -151,6 +151,11 @@ struct Cli {
     /// BF16), or f16 (a GPU's: factors in half precision, sums in f32).
     #[arg(long, value_enum, default_value_t = PrecisionArg::Auto, global = true)]
     precision: PrecisionArg,
+    /// A GPU's precision as a KataGo config wishes it (`cudaUseFP16`):
+    /// applied where a GPU runs the networks, said once and set aside
+    /// where none does; --precision, given, wins.
+    #[arg(long, value_enum, hide = true)]
+    gpu_precision: Option<PrecisionArg>,
     /// Answer `version` with this instead of kosumi's own version
     /// (KataGo's option of the same name). Lizzie takes an engine whose
     /// command line holds `override-version` for a KataGo-style engine:
@@ -606,6 +611,16 @@ fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
     }
 }
 
+/// Names for one line of stderr: the first twelve, then how many more.
+fn listed(names: &[String]) -> String {
+    const SHOWN: usize = 12;
+    let mut text = names[..names.len().min(SHOWN)].join(", ");
+    if names.len() > SHOWN {
+        text += &format!(" and {} more", names.len() - SHOWN);
+    }
+    text
+}
+
 /// The backend asked for, checked before any network is loaded: a GPU
 /// asked for where there is none (or the build has no GPU backend) is
 /// refused with the reason (exit 2) rather than quietly run on the CPU.
@@ -618,8 +633,13 @@ fn check_backend(cli: &Cli) {
     };
     let name = format!("{kind:?}").to_lowercase();
     // A GPU's products in half precision unless f32 is asked for (f16
-    // where the GPU has tensor cores, under auto).
-    let half = match cli.precision {
+    // where the GPU has tensor cores, under auto); a config's wish where
+    // the command line says nothing.
+    let wished = match cli.precision {
+        PrecisionArg::Auto => cli.gpu_precision.unwrap_or(PrecisionArg::Auto),
+        given => given,
+    };
+    let half = match wished {
         PrecisionArg::Auto => None,
         PrecisionArg::F16 => Some(true),
         PrecisionArg::F32 | PrecisionArg::Bf16 => Some(false),
@@ -643,6 +663,11 @@ fn check_backend(cli: &Cli) {
         kosumi::nn::set_gpu_max_batch(n as usize);
     }
     let on_gpu = kosumi::nn::gpu_in_force();
+    if !on_gpu && cli.precision == PrecisionArg::Auto && cli.gpu_precision == Some(PrecisionArg::F16) {
+        eprintln!(
+            "kosumi: cudaUseFP16 = true is a GPU's setting and no GPU runs the networks here: set aside (the CPU multiplies in f32)"
+        );
+    }
     match cli.precision {
         PrecisionArg::F16 if !on_gpu => refuse(
             "--precision f16: half-precision products are a GPU's; the networks run on the CPU here (f32 or bf16)",
@@ -1023,7 +1048,13 @@ fn main() {
                 eprintln!("kosumi: {warning}");
             }
             if !t.ignored.is_empty() {
-                eprintln!("kosumi: KataGo settings ignored: {}", t.ignored.join(", "));
+                eprintln!("kosumi: KataGo settings ignored: {}", listed(&t.ignored));
+            }
+            if !t.set_aside.is_empty() {
+                eprintln!(
+                    "kosumi: settings of KataGo's other GPU backends set aside (kosumi's backends choose for themselves): {}",
+                    listed(&t.set_aside)
+                );
             }
             Cli::parse_from(t.args)
         }

@@ -91,3 +91,46 @@ fn auto_plays_on_the_cpu_and_says_why_at_most_once() {
         "{err}"
     );
 }
+
+#[test]
+fn a_gpu_machines_katago_config_analyses_on_the_cpu() {
+    if gpu_here() {
+        eprintln!("a GPU answers here: skipped");
+        return;
+    }
+    // KaTrain's Local engine with a config written for a GPU machine:
+    // the GPU's keys are wishes, said and set aside, never a refusal.
+    let config = std::env::temp_dir().join(format!("kosumi-gpu-cfg-{}.cfg", std::process::id()));
+    std::fs::write(
+        &config,
+        "cudaDeviceToUse = 0\ncudaUseFP16 = true\nnnMaxBatchSize = 64\n\
+         numNNServerThreadsPerModel = 2\nopenclUseFP16 = true\nmaxVisits = 8\n",
+    )
+    .unwrap();
+    let query = r#"{"id":"q","moves":[["B","D4"]],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"maxVisits":8}"#;
+    let (code, out, err) = kosumi(
+        &[
+            "analysis",
+            "-config",
+            config.to_str().unwrap(),
+            "-override-config",
+            "cudaUseFP16=true",
+        ],
+        &format!("{query}\n"),
+    );
+    std::fs::remove_file(&config).unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(r#""id":"q""#) && out.contains("rootInfo"), "{out}");
+    assert_eq!(
+        err.lines().filter(|l| l.contains("cudaUseFP16")).count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.lines().any(|l| l.contains("set aside")
+            && l.contains("numNNServerThreadsPerModel")
+            && l.contains("openclUseFP16")),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -83,8 +83,21 @@ const KEYS: &[Key] = &[
         value: device,
     },
     Key {
+        name: "cudaDeviceToUseThread0",
+        target: Target::Engine("--gpu"),
+        value: device,
+    },
+    Key {
+        name: "cudaGpuToUse",
+        target: Target::Engine("--gpu"),
+        value: device,
+    },
+    // A preference for the GPU, not an order: where no GPU runs the
+    // networks, it is said once and set aside (KataGo's CPU build takes
+    // the same file).
+    Key {
         name: "cudaUseFP16",
-        target: Target::Engine("--precision"),
+        target: Target::Engine("--gpu-precision"),
         value: |v| match v {
             "auto" => Ok(Some("auto".into())),
             "true" => Ok(Some("f16".into())),
@@ -177,6 +190,20 @@ const KEYS: &[Key] = &[
     },
 ];
 
+/// The keys of KataGo's GPU backends that kosumi's GPU backend decides
+/// for itself (the layout, more server threads, TensorRT's, OpenCL's,
+/// Metal's and Core ML's settings): set aside, and said so, whatever
+/// runs the networks. A key is one of these where it starts so.
+const OTHER_BACKENDS: &[&str] = &[
+    "cudaUseNHWC",
+    "cudaDeviceToUseThread",
+    "numNNServerThreadsPerModel",
+    "trt",
+    "opencl",
+    "metal",
+    "coreml",
+];
+
 /// The largest config file read (KataGo's example configs are a few
 /// hundred lines, under 30 KiB).
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -193,6 +220,8 @@ pub struct Setting {
 /// starting a comment.
 pub fn parse_config(text: &str, file: &str) -> Result<Vec<Setting>, String> {
     let mut out = Vec::new();
+    // A byte-order mark (Notepad's) is no part of the first key.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
@@ -207,6 +236,9 @@ pub fn parse_config(text: &str, file: &str) -> Result<Vec<Setting>, String> {
         let (key, value) = line
             .split_once('=')
             .ok_or_else(|| format!("line {}: '{line}' is not key = value", n + 1))?;
+        if key.trim().is_empty() {
+            return Err(format!("line {}: '{line}' has no key before '='", n + 1));
+        }
         out.push(Setting {
             key: key.trim().to_string(),
             value: value.trim().to_string(),
@@ -221,43 +253,58 @@ pub fn parse_overrides(text: &str) -> Result<Vec<Setting>, String> {
     text.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|pair| {
-            pair.split_once('=')
-                .map(|(k, v)| Setting {
-                    key: k.trim().to_string(),
-                    value: v.trim().to_string(),
-                    origin: "-override-config".into(),
-                })
-                .ok_or_else(|| format!("-override-config: '{pair}' is not key=value"))
+        .map(|pair| match pair.split_once('=') {
+            None => Err(format!("-override-config: '{pair}' is not key=value")),
+            Some((k, _)) if k.trim().is_empty() => Err(format!(
+                "-override-config: '{pair}' has no key before '='"
+            )),
+            Some((k, v)) => Ok(Setting {
+                key: k.trim().to_string(),
+                value: v.trim().to_string(),
+                origin: "-override-config".into(),
+            }),
         })
         .collect()
 }
 
-/// Keys given twice in one config file, as KataGo warns of them: one line
-/// each, naming the key and its lines (the last wins).
+/// Keys given more than once in one config file, as KataGo warns of
+/// them: one line a key, naming its first line, how many times it is
+/// given and the last line (which counts), however often it repeats.
 fn duplicates(settings: &[Setting]) -> Vec<String> {
-    let mut out = Vec::new();
-    for (i, a) in settings.iter().enumerate() {
-        let file = |s: &Setting| s.origin.rsplit_once(" line ").map(|(f, _)| f.to_string());
-        let Some(in_file) = file(a) else { continue };
-        let earlier = settings[..i]
-            .iter()
-            .any(|b| b.key == a.key && file(b).as_deref() == Some(in_file.as_str()));
-        let later: Vec<&str> = settings[i + 1..]
-            .iter()
-            .filter(|b| b.key == a.key && file(b).as_deref() == Some(in_file.as_str()))
-            .map(|b| b.origin.as_str())
-            .collect();
-        if !earlier && !later.is_empty() {
-            out.push(format!(
-                "{}: key '{}' given again at {}; the last one counts",
-                a.origin,
-                a.key,
-                later.join(", ")
-            ));
+    // (file, key) → the first origin, the last origin, the count; in the
+    // order the keys first appear.
+    let mut seen: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    let mut found: Vec<(&Setting, &Setting, usize)> = Vec::new();
+    for s in settings {
+        let Some((file, _)) = s.origin.rsplit_once(" line ") else {
+            continue;
+        };
+        match seen.entry((file, s.key.as_str())) {
+            std::collections::hash_map::Entry::Occupied(at) => {
+                let entry = &mut found[*at.get()];
+                entry.1 = s;
+                entry.2 += 1;
+            }
+            std::collections::hash_map::Entry::Vacant(at) => {
+                at.insert(found.len());
+                found.push((s, s, 1));
+            }
         }
     }
-    out
+    found
+        .into_iter()
+        .filter(|&(_, _, count)| count > 1)
+        .map(|(first, last, count)| match count {
+            2 => format!(
+                "{}: key '{}' given again at {}; the last one counts",
+                first.origin, first.key, last.origin
+            ),
+            _ => format!(
+                "{}: key '{}' given {count} times in all, the last at {}; the last one counts",
+                first.origin, first.key, last.origin
+            ),
+        })
+        .collect()
 }
 
 /// Whether `args` (the program's, its name first) are KataGo's form: a
@@ -285,6 +332,9 @@ pub fn is_katago_form(args: &[OsString]) -> Option<Program> {
 pub struct Translated {
     pub args: Vec<OsString>,
     pub ignored: Vec<String>,
+    /// The keys of KataGo's other GPU backends ([`OTHER_BACKENDS`]), to be
+    /// named as set aside.
+    pub set_aside: Vec<String>,
     /// What to say on stderr (keys given twice in a file).
     pub warnings: Vec<String>,
 }
@@ -300,6 +350,7 @@ pub fn translate(
     let mut human_model = None;
     let mut settings: Vec<Setting> = Vec::new();
     let mut ignored = Vec::new();
+    let mut set_aside = Vec::new();
     let mut rest = args[2..].iter();
     while let Some(flag) = rest.next() {
         let flag = flag.to_string_lossy();
@@ -363,7 +414,11 @@ pub fn translate(
             })
             .collect();
         if targets.is_empty() {
-            ignored.push(key.clone());
+            if OTHER_BACKENDS.iter().any(|prefix| key.starts_with(prefix)) {
+                set_aside.push(key.clone());
+            } else {
+                ignored.push(key.clone());
+            }
         }
         for k in targets {
             let Some(v) = (k.value)(value).map_err(refused)? else {
@@ -388,6 +443,7 @@ pub fn translate(
     Ok(Translated {
         args: out,
         ignored,
+        set_aside,
         warnings,
     })
 }
@@ -415,19 +471,30 @@ mod tests {
 
     #[test]
     fn the_gpu_keys_become_kosumis_gpu_options() {
-        // KataGo's CUDA keys as a GPU user's config has them; the server
-        // threads mean nothing to kosumi, whose search threads each run
-        // their own batches.
+        // KataGo's CUDA keys as a GPU user's config has them: the half
+        // precision a wish (`--gpu-precision`, set aside without a GPU);
+        // the server threads and the other backends' keys set aside.
         let args = os(&["kosumi", "gtp", "-model", "n.bin.gz", "-config", "gtp.cfg"]);
         let config = "cudaDeviceToUse = 1\ncudaUseFP16 = true\nnnMaxBatchSize = 64\n\
-                      numNNServerThreadsPerModel = 2\n";
+                      numNNServerThreadsPerModel = 2\ncudaUseNHWC = auto\n\
+                      openclUseFP16 = true\ntrtDeviceToUseThread0 = 1\nhomeDataDir = x\n";
         let t = translate(&args, Program::Gtp, |_| Ok(config.to_string())).unwrap();
         let joined: Vec<String> = t.args.iter().map(|a| a.to_string_lossy().into()).collect();
         let joined = joined.join(" ");
-        for option in ["--gpu 1", "--precision f16", "--nn-max-batch 64"] {
+        for option in ["--gpu 1", "--gpu-precision f16", "--nn-max-batch 64"] {
             assert!(joined.contains(option), "{option} in {joined}");
         }
-        assert_eq!(t.ignored, vec!["numNNServerThreadsPerModel"]);
+        assert!(!joined.contains("--precision"), "{joined}");
+        assert_eq!(
+            t.set_aside,
+            vec![
+                "numNNServerThreadsPerModel",
+                "cudaUseNHWC",
+                "openclUseFP16",
+                "trtDeviceToUseThread0"
+            ]
+        );
+        assert_eq!(t.ignored, vec!["homeDataDir"]);
         let bad = translate(&args, Program::Gtp, |_| Ok("cudaUseFP16 = maybe\n".into()));
         assert!(bad.unwrap_err().contains("auto, true or false"));
         let bad = translate(&args, Program::Gtp, |_| Ok("nnMaxBatchSize = 0\n".into()));
@@ -611,6 +678,32 @@ mod tests {
         assert!(err.starts_with("c line 1: rules = stone:"), "{err}");
         assert!(parse_config("just words", "f").is_err());
         assert!(parse_overrides("a=1,b").is_err());
+        // A key that is empty is named as such.
+        let err = parse_overrides("=,=").unwrap_err();
+        assert!(err.contains("no key before '='"), "{err}");
+        let err = parse_config("maxVisits = 5\n = 3\n", "f").unwrap_err();
+        assert_eq!(err, "line 2: '= 3' has no key before '='");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_no_part_of_the_first_key() {
+        let settings = parse_config("\u{feff}maxVisits = 5\r\nrules = japanese\r\n", "f").unwrap();
+        assert_eq!(settings[0].key, "maxVisits");
+        assert_eq!(settings[1].value, "japanese");
+    }
+
+    #[test]
+    fn a_key_given_many_times_is_warned_of_once_with_its_count() {
+        let args = os(&["kosumi", "gtp", "-config", "c"]);
+        let config = "maxVisits = 5\n".repeat(40_000) + "rules = japanese\nrules = chinese\n";
+        let t = translate(&args, Program::Gtp, |_| Ok(config.clone())).unwrap();
+        assert_eq!(
+            t.warnings,
+            vec![
+                "c line 1: key 'maxVisits' given 40000 times in all, the last at c line 40000; the last one counts",
+                "c line 40001: key 'rules' given again at c line 40002; the last one counts",
+            ]
+        );
         // Not KataGo's form: kosumi's own subcommand.
         assert_eq!(
             is_katago_form(&os(&["kosumi", "analysis", "--positions", "2"])),
