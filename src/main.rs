@@ -199,11 +199,14 @@ enum Command {
 /// The options of `kosumi gpu-error`.
 #[derive(Args, Debug)]
 struct GpuErrorArgs {
-    /// KataGo model files (the embedded net where none is given).
+    /// KataGo model files, with --model's (the embedded net where none is
+    /// given).
     nets: Vec<std::path::PathBuf>,
-    /// Positions compared a net and batch.
-    #[arg(long, default_value_t = 300)]
-    positions: usize,
+    /// Positions compared a net and batch (1 to 100000), made as they are
+    /// compared. --precision f32 or f16 checks that arithmetic alone
+    /// (auto: both).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    positions: u64,
 }
 
 /// The options of `kosumi phantom-match`.
@@ -663,7 +666,10 @@ fn check_backend(cli: &Cli) {
         kosumi::nn::set_gpu_max_batch(n as usize);
     }
     let on_gpu = kosumi::nn::gpu_in_force();
-    if !on_gpu && cli.precision == PrecisionArg::Auto && cli.gpu_precision == Some(PrecisionArg::F16) {
+    if !on_gpu
+        && cli.precision == PrecisionArg::Auto
+        && cli.gpu_precision == Some(PrecisionArg::F16)
+    {
         eprintln!(
             "kosumi: cudaUseFP16 = true is a GPU's setting and no GPU runs the networks here: set aside (the CPU multiplies in f32)"
         );
@@ -1067,7 +1073,22 @@ fn main() {
         Some(Command::Review(args)) => review_record(&cli, args),
         Some(Command::Bench(args)) => bench(&cli, args),
         Some(Command::GpuError(args)) => {
-            match kosumi::tools::gpu_error::run(&args.nets, args.positions, cli.gpu.unwrap_or(0)) {
+            use kosumi::tools::gpu_error::{Checked, run};
+            let checked = match cli.precision {
+                PrecisionArg::Auto => Checked::Both,
+                PrecisionArg::F32 => Checked::Single,
+                PrecisionArg::F16 => Checked::Half,
+                PrecisionArg::Bf16 => refuse(
+                    "gpu-error: --precision bf16 is the CPU's; the GPU is checked in f32 and f16",
+                ),
+            };
+            let nets: Vec<_> = args.nets.iter().chain(&cli.model).cloned().collect();
+            match run(
+                &nets,
+                args.positions as usize,
+                cli.gpu.unwrap_or(0),
+                checked,
+            ) {
                 Ok(true) => {}
                 Ok(false) => std::process::exit(1),
                 Err(why) => refuse(format!("gpu-error: {why}")),

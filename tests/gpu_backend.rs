@@ -120,7 +120,10 @@ fn a_gpu_machines_katago_config_analyses_on_the_cpu() {
     );
     std::fs::remove_file(&config).unwrap();
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains(r#""id":"q""#) && out.contains("rootInfo"), "{out}");
+    assert!(
+        out.contains(r#""id":"q""#) && out.contains("rootInfo"),
+        "{out}"
+    );
     assert_eq!(
         err.lines().filter(|l| l.contains("cudaUseFP16")).count(),
         1,
@@ -133,4 +136,26 @@ fn a_gpu_machines_katago_config_analyses_on_the_cpu() {
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn gpu_error_reads_its_options_and_refuses_before_making_positions() {
+    // Refused at once, whatever the count: nothing is made first.
+    for n in ["0", "100001", "18446744073709551615"] {
+        let (code, out, err) = kosumi(&["gpu-error", "--positions", n], "");
+        assert_eq!(code, 2, "{n}: {err}");
+        assert!(out.is_empty() && err.contains("1..=100000"), "{n}: {err}");
+    }
+    // --model is one of the nets: a missing file is named.
+    let (code, _, err) = kosumi(&["gpu-error", "--model", "/no/such/net.bin.gz"], "");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("/no/such/net.bin.gz"), "{err}");
+    let (code, _, err) = kosumi(&["gpu-error", "--precision", "bf16"], "");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bf16"), "{err}");
+    if !gpu_here() {
+        let (code, _, err) = kosumi(&["gpu-error", "--positions", "100000"], "");
+        assert_eq!(code, 2, "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
 }

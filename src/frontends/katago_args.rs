@@ -255,9 +255,9 @@ pub fn parse_overrides(text: &str) -> Result<Vec<Setting>, String> {
         .filter(|s| !s.is_empty())
         .map(|pair| match pair.split_once('=') {
             None => Err(format!("-override-config: '{pair}' is not key=value")),
-            Some((k, _)) if k.trim().is_empty() => Err(format!(
-                "-override-config: '{pair}' has no key before '='"
-            )),
+            Some((k, _)) if k.trim().is_empty() => {
+                Err(format!("-override-config: '{pair}' has no key before '='"))
+            }
             Some((k, v)) => Ok(Setting {
                 key: k.trim().to_string(),
                 value: v.trim().to_string(),

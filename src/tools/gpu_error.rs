@@ -71,29 +71,35 @@ pub const F16_GATE: Gate = Gate {
 /// rectangles (each way round).
 const SIZES: [(usize, usize); 6] = [(19, 19), (9, 9), (13, 13), (19, 19), (7, 11), (19, 13)];
 
-/// `count` positions: on each size of [`SIZES`] in turn, a game of up to
-/// 120 random legal moves (no pass) from the empty board.
-pub fn positions(count: usize, seed: u64) -> Vec<Game> {
+/// The most positions one run compares (KataGo's own check takes a few
+/// hundred): the differences of each are kept for the quantiles.
+pub const MAX_POSITIONS: usize = 100_000;
+
+/// Positions made as they are taken, a chunk at a time.
+const CHUNK: usize = 192;
+
+/// `count` positions, made as they are taken: on each size of [`SIZES`]
+/// in turn, a game of up to 120 random legal moves (no pass) from the
+/// empty board.
+pub fn positions(count: usize, seed: u64) -> impl Iterator<Item = Game> {
     let mut rng = SmallRng::seed_from_u64(seed);
-    (0..count)
-        .map(|i| {
-            let (width, height) = SIZES[i % SIZES.len()];
-            let size = BoardSize { width, height };
-            let mut game = Game::new(size, Rules::default(), 7.5);
-            let moves = rng.random_range(0..=120.min(width * height / 2));
-            for _ in 0..moves {
-                let mover = game.to_move();
-                let points: Vec<_> = game.board().points().collect();
-                let start = rng.random_range(0..points.len());
-                let legal = (0..points.len())
-                    .map(|k| points[(start + k) % points.len()])
-                    .find(|&p| game.check(mover, p).is_ok());
-                let Some(p) = legal else { break };
-                game.play(mover, Some(p)).expect("a checked move");
-            }
-            game
-        })
-        .collect()
+    (0..count).map(move |i| {
+        let (width, height) = SIZES[i % SIZES.len()];
+        let size = BoardSize { width, height };
+        let mut game = Game::new(size, Rules::default(), 7.5);
+        let moves = rng.random_range(0..=120.min(width * height / 2));
+        for _ in 0..moves {
+            let mover = game.to_move();
+            let points: Vec<_> = game.board().points().collect();
+            let start = rng.random_range(0..points.len());
+            let legal = (0..points.len())
+                .map(|k| points[(start + k) % points.len()])
+                .find(|&p| game.check(mover, p).is_ok());
+            let Some(p) = legal else { break };
+            game.play(mover, Some(p)).expect("a checked move");
+        }
+        game
+    })
 }
 
 /// The differences between two evaluations of each position.
@@ -151,6 +157,14 @@ impl Errors {
             errors.add(x, y);
         }
         errors
+    }
+
+    /// Adds `more`'s differences.
+    fn extend(&mut self, more: Errors) {
+        self.winrate.extend(more.winrate);
+        self.lead.extend(more.lead);
+        self.policy.extend(more.policy);
+        self.ownership.extend(more.ownership);
     }
 
     fn add(&mut self, x: &Evaluation, y: &Evaluation) {
@@ -218,46 +232,88 @@ impl Errors {
     }
 }
 
+/// Which of the GPU's arithmetics a run holds to the CPU's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checked {
+    /// Single precision (the f32 gate) and half (the f16 gate).
+    Both,
+    Single,
+    Half,
+}
+
 /// Runs the check for each net (the embedded one where none is named) on
-/// GPU `gpu`: `positions` positions at batch 1 and in full batches, in
-/// single precision and in half, a line each; `Ok(false)` where a gate
-/// fails.
+/// GPU `gpu`: `count` positions (1 to [`MAX_POSITIONS`]) at batch 1 and in
+/// full batches, in the arithmetics `checked` names, a line each;
+/// `Ok(false)` where a gate fails. The GPU and every net are read before
+/// a position is made, and the positions are made a chunk at a time.
 pub fn run(
     nets: &[std::path::PathBuf],
-    positions_count: usize,
+    count: usize,
     gpu: usize,
+    checked: Checked,
 ) -> Result<bool, String> {
+    if !(1..=MAX_POSITIONS).contains(&count) {
+        return Err(format!(
+            "--positions must be from 1 to {MAX_POSITIONS}, not {count}"
+        ));
+    }
     let models: Vec<Option<&std::path::Path>> = if nets.is_empty() {
         vec![None]
     } else {
         nets.iter().map(|p| Some(p.as_path())).collect()
     };
-    let games = positions(positions_count, 1);
-    let mut all = true;
+    // Every net read (and the GPU started) before the first position.
+    let mut loaded = Vec::with_capacity(models.len());
     for model in models {
-        let (cpu, [single, half]) = crate::nn::on_cpu_and_gpu(model, gpu)?;
+        loaded.push(crate::nn::on_cpu_and_gpu(model, gpu)?);
+    }
+    let mut all = true;
+    for (cpu, [single, half]) in &loaded {
         if cpu.is_human() {
             // A human-like net under a rank's profile.
             let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
-            for net in [&cpu, &single, &half] {
+            for net in [cpu, single, half] {
                 net.set_profile(profile.clone());
             }
         }
-        // The CPU's evaluations once; the GPU's in single precision held
-        // to them by the f32 gate, in half by the f16 gate.
-        let reference = evaluations(&cpu, &games, 64);
-        for (gpu_net, gate) in [(&single, &F32_GATE), (&half, &F16_GATE)] {
-            for batch in [1, gpu_net.max_batch().min(64)] {
-                let errors = Errors::between(&reference, &evaluations(gpu_net, &games, batch));
-                let (pass, line) = errors.judge(gate);
-                all &= pass;
-                println!(
-                    "gpu-error net={} backend=\"{}\" against=\"{}\" batch={batch} {line}",
-                    cpu.name(),
-                    gpu_net.backend_name(),
-                    cpu.backend_name()
-                );
+        // The GPU's evaluations in single precision held to the CPU's by
+        // the f32 gate, in half by the f16 gate; at batch 1 and in full
+        // batches.
+        let arithmetics: Vec<(&Evaluator, &Gate)> = [(single, &F32_GATE), (half, &F16_GATE)]
+            .into_iter()
+            .zip([checked != Checked::Half, checked != Checked::Single])
+            .filter_map(|(pair, wanted)| wanted.then_some(pair))
+            .collect();
+        let runs: Vec<(&Evaluator, &Gate, usize)> = arithmetics
+            .iter()
+            .flat_map(|&(net, gate)| {
+                [1, net.max_batch().min(64)]
+                    .into_iter()
+                    .map(move |batch| (net, gate, batch))
+            })
+            .collect();
+        let mut errors = vec![Errors::default(); runs.len()];
+        let mut games = positions(count, 1).peekable();
+        while games.peek().is_some() {
+            let chunk: Vec<Game> = games.by_ref().take(CHUNK).collect();
+            // The CPU's evaluations once a chunk.
+            let reference = evaluations(cpu, &chunk, 64);
+            for (&(net, _, batch), found) in runs.iter().zip(&mut errors) {
+                found.extend(Errors::between(
+                    &reference,
+                    &evaluations(net, &chunk, batch),
+                ));
             }
+        }
+        for (&(net, gate, batch), found) in runs.iter().zip(&errors) {
+            let (pass, line) = found.judge(gate);
+            all &= pass;
+            println!(
+                "gpu-error net={} backend=\"{}\" against=\"{}\" batch={batch} {line}",
+                cpu.name(),
+                net.backend_name(),
+                cpu.backend_name()
+            );
         }
     }
     Ok(all)
@@ -269,17 +325,12 @@ mod tests {
 
     #[test]
     fn the_positions_cover_squares_and_rectangles_in_play() {
-        let games = positions(12, 3);
+        let games: Vec<Game> = positions(12, 3).collect();
         assert_eq!(games.len(), 12);
         assert!(games.iter().any(|g| !g.size().is_square()));
         assert!(games.iter().filter(|g| g.moves().count() > 10).count() >= 6);
         let again = positions(12, 3);
-        assert!(
-            again
-                .iter()
-                .zip(&games)
-                .all(|(a, b)| a.moves().eq(b.moves()))
-        );
+        assert!(again.zip(&games).all(|(a, b)| a.moves().eq(b.moves())));
     }
 
     #[test]
@@ -288,7 +339,7 @@ mod tests {
         // the GPU program: it passes the single-precision gate at batch 1
         // and in batches; another net fails it.
         let (cpu, host) = crate::nn::on_cpu_and_host_program();
-        let games = positions(18, 1);
+        let games: Vec<Game> = positions(18, 1).collect();
         for batch in [1, 8] {
             let (pass, line) = compare(&cpu, &host, &games, batch).judge(&F32_GATE);
             assert!(pass, "{line}");
