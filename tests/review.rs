@@ -172,3 +172,60 @@ fn what_would_lose_the_users_files_is_refused_and_changes_nothing() {
     assert_eq!(names, ["earlier.sgf", "game.sgf"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_record_in_shift_jis_is_reviewed_into_utf8_and_a_read_only_out_is_refused() {
+    let dir = std::env::temp_dir().join(format!("kosumi-review-sjis-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let game = dir.join("game.sgf");
+    // 井山裕太 against 一力遼, a comment with 表 (whose second byte in
+    // Shift_JIS is a backslash).
+    let text =
+        "(;GM[1]FF[4]CA[Shift_JIS]SZ[9]KM[6.5]PB[井山裕太]PW[一力遼]C[表の対局];B[ee];W[cc])";
+    let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(text);
+    std::fs::write(&game, &bytes).unwrap();
+    let out = dir.join("reviewed.sgf");
+    let status = Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .args(["review", "--visits", "4", "--out"])
+        .arg(&out)
+        .arg(&game)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let written = std::fs::read_to_string(&out).expect("UTF-8");
+    for kept in ["PB[井山裕太]", "PW[一力遼]", "表の対局", "CA[UTF-8]"] {
+        assert!(written.contains(kept), "{kept}: {written}");
+    }
+    assert!(
+        !written.contains("Shift_JIS") && !written.contains('\u{fffd}'),
+        "{written}"
+    );
+    // The input is as it was.
+    assert_eq!(std::fs::read(&game).unwrap(), bytes.as_ref());
+    // A review file the user made read-only is refused before any search.
+    let mut locked = std::fs::metadata(&out).unwrap().permissions();
+    locked.set_readonly(true);
+    std::fs::set_permissions(&out, locked).unwrap();
+    let again = Command::new(env!("CARGO_BIN_EXE_kosumi"))
+        .args(["review", "--visits", "4", "--out"])
+        .arg(&out)
+        .arg(&game)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        err.contains("read-only") && !err.contains("positions"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), written);
+    let mut open = std::fs::metadata(&out).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    open.set_readonly(false);
+    std::fs::set_permissions(&out, open).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}

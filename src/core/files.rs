@@ -1,8 +1,9 @@
 //! Writing the user's files safely: a file is written whole to a temporary
 //! file beside it, flushed to disk, then renamed over the target, so that a
 //! failed write (a full disk, a killed process) leaves the earlier file as
-//! it was; and a target that is not a regular file (a FIFO, a device, a
-//! folder) is refused rather than written into.
+//! it was; a target that is not a regular file (a FIFO, a device, a
+//! folder) is refused rather than written into, and one the user made
+//! read-only is refused rather than replaced.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,9 @@ use std::path::{Path, PathBuf};
 pub enum WriteError {
     /// The target exists and is not a regular file.
     NotRegular(PathBuf),
+    /// The target is a file with no write permission for anyone (made
+    /// read-only): replacing it would undo its owner's protection.
+    ReadOnly(PathBuf),
     /// The writing or the renaming failed; nothing was replaced.
     Io(PathBuf, std::io::Error),
 }
@@ -20,6 +24,11 @@ impl std::fmt::Display for WriteError {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
             WriteError::NotRegular(p) => write!(f, "{}: not a regular file", p.display()),
+            WriteError::ReadOnly(p) => write!(
+                f,
+                "{}: the file is read-only; not replaced (make it writable, or write elsewhere)",
+                p.display()
+            ),
             WriteError::Io(p, e) => write!(f, "cannot write {}: {e}", p.display()),
         }
     }
@@ -33,16 +42,22 @@ fn temporary(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
+/// An existing `path` that is not a regular file, or is read-only, is
+/// not a target to replace.
+fn refuse_target(path: &Path) -> Result<(), WriteError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_file() => Err(WriteError::NotRegular(path.to_path_buf())),
+        Ok(meta) if meta.permissions().readonly() => Err(WriteError::ReadOnly(path.to_path_buf())),
+        _ => Ok(()),
+    }
+}
+
 /// Whether [`write_atomically`] could write `path` now, checked without
 /// touching it: `path` is a regular file or nothing (a link, a folder, a
 /// FIFO or a device is refused), and a file can be made beside it (made
 /// and removed again). For a caller with long work before its write.
 pub fn check_writable(path: &Path) -> Result<(), WriteError> {
-    if let Ok(meta) = std::fs::symlink_metadata(path)
-        && !meta.is_file()
-    {
-        return Err(WriteError::NotRegular(path.to_path_buf()));
-    }
+    refuse_target(path)?;
     let temp = temporary(path);
     std::fs::OpenOptions::new()
         .write(true)
@@ -55,11 +70,7 @@ pub fn check_writable(path: &Path) -> Result<(), WriteError> {
 
 /// Writes `bytes` to `path` whole or not at all.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    if let Ok(meta) = std::fs::symlink_metadata(path)
-        && !meta.is_file()
-    {
-        return Err(WriteError::NotRegular(path.to_path_buf()));
-    }
+    refuse_target(path)?;
     let temp = temporary(path);
     let io = |e| WriteError::Io(path.to_path_buf(), e);
     let written = std::fs::OpenOptions::new()
@@ -122,6 +133,21 @@ mod tests {
         let missing = dir.join("no-such-folder").join("b.sgf");
         assert!(write_atomically(&missing, b"x").is_err());
         assert!(same_file(&target, &dir.join(".").join("a.sgf")));
+        // A file made read-only is refused, checked and at the write, and
+        // left as it was.
+        let mut locked = std::fs::metadata(&target).unwrap().permissions();
+        locked.set_readonly(true);
+        std::fs::set_permissions(&target, locked.clone()).unwrap();
+        assert!(matches!(
+            check_writable(&target),
+            Err(WriteError::ReadOnly(_))
+        ));
+        let err = write_atomically(&target, b"newer").unwrap_err();
+        assert!(err.to_string().contains("read-only"), "{err}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        #[allow(clippy::permissions_set_readonly_false)]
+        locked.set_readonly(false);
+        std::fs::set_permissions(&target, locked).unwrap();
         assert!(!same_file(&target, &missing));
         std::fs::remove_dir_all(&dir).unwrap();
     }

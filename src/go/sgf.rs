@@ -76,7 +76,52 @@ pub fn read_file(path: &str) -> Result<String, String> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(format!("{path}: more than the {MAX_FILE_BYTES} bytes read"));
     }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    decode(&bytes).map_err(|e| format!("{path}: {e}"))
+}
+
+/// A record's bytes as text, in the encoding its `CA[]` names (Latin-1,
+/// GB2312/GBK/GB18030, Big5, Shift_JIS, EUC-KR, ..., by the Encoding
+/// Standard's labels); without a `CA[]`, UTF-8 where the bytes are UTF-8
+/// and Latin-1 (the SGF standard's default) where they are not. The
+/// property's value is ASCII in every such encoding, so it is found in the
+/// bytes before they are decoded. Records are written back as UTF-8 with
+/// `CA[UTF-8]`.
+pub fn decode(bytes: &[u8]) -> Result<String, String> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let Some(label) = charset_of(bytes) else {
+        return Ok(match std::str::from_utf8(bytes) {
+            Ok(text) => text.to_string(),
+            Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+        });
+    };
+    let encoding = encoding_rs::Encoding::for_label(label.trim().as_bytes()).ok_or_else(|| {
+        format!(
+            "CA[{}]: an encoding kosumi does not know",
+            String::from_utf8_lossy(label.as_bytes())
+        )
+    })?;
+    Ok(encoding.decode_without_bom_handling(bytes).0.into_owned())
+}
+
+/// The value of the first `CA[...]` property in `bytes` (an identifier
+/// `CA` not the tail of a longer one), if any.
+fn charset_of(bytes: &[u8]) -> Option<&str> {
+    let mut from = 0;
+    while let Some(at) = find(&bytes[from..], b"CA[").map(|i| i + from) {
+        from = at + 3;
+        if at > 0 && bytes[at - 1].is_ascii_alphabetic() {
+            continue;
+        }
+        let value = &bytes[from..];
+        let end = value.iter().position(|&b| b == b']')?;
+        return std::str::from_utf8(&value[..end.min(64)]).ok();
+    }
+    None
+}
+
+/// Where `needle` first occurs in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Refuses records too large to parse safely: more than [`MAX_NODES`] nodes
@@ -376,6 +421,10 @@ fn annotate_parsed(text: &str, notes: &[Note]) -> Result<String, String> {
     let Some(sgf_parse::GameTree::GoGame(root)) = roots.first_mut() else {
         return Err("no game of Go in the file".into());
     };
+    // The text was decoded from the record's own encoding: it is written
+    // as UTF-8, and says so.
+    root.properties.retain(|p| p.identifier() != "CA");
+    root.properties.push(Prop::CA(self::text("UTF-8")));
     // A square board's size as the record wrote it, SZ[19] (the crate
     // writes SZ[19:19], which older readers refuse).
     for p in root.properties.iter_mut() {
@@ -807,5 +856,71 @@ mod tests {
         for path in ["/dev/zero", "/dev/urandom", "/tmp", "/no/such/file"] {
             assert!(read_file(path).is_err(), "{path}");
         }
+    }
+
+    /// Records as Asian servers and older European programs write them,
+    /// each in its own encoding, named by `CA[]`.
+    const ENCODED: &[(&str, &str)] = &[
+        (
+            "GB2312",
+            "PB[柯洁]PW[朴廷桓]EV[第22届三星杯决赛]C[黑中盘胜。这是一盘精彩的对局]",
+        ),
+        ("Big5", "PB[柯潔]PW[朴廷桓]EV[三星杯決賽]C[黑中盤勝]"),
+        (
+            "Shift_JIS",
+            "PB[井山裕太]PW[一力遼]EV[第48期棋聖戦]C[黒の中押し勝ち。表ソフト能]",
+        ),
+        ("EUC-KR", "PB[신진서]PW[박정환]EV[한국바둑리그]C[흑 불계승]"),
+        (
+            "ISO-8859-1",
+            "PB[Jörg Müller]PW[François Lévêque]C[Très belle partie]",
+        ),
+    ];
+
+    fn record(label: &str, props: &str) -> String {
+        format!("(;GM[1]FF[4]CA[{label}]SZ[9]KM[7.5]{props};B[ee];W[cc]C[ok])")
+    }
+
+    #[test]
+    fn a_record_is_read_in_the_encoding_its_ca_names_and_written_as_utf8() {
+        let g = Game::new(19, Rules::default(), 7.5);
+        for &(label, props) in ENCODED {
+            let text = record(label, props);
+            let encoding = encoding_rs::Encoding::for_label(label.as_bytes()).unwrap();
+            let (bytes, _, unmappable) = encoding.encode(&text);
+            assert!(!unmappable, "{label}");
+            assert_ne!(&bytes[..], text.as_bytes(), "{label}: not re-encoded");
+            let decoded = decode(&bytes).unwrap();
+            assert_eq!(decoded, text, "{label}");
+            // Loaded, and written back as UTF-8 saying so, every name kept.
+            let loaded = load_record(&decoded, &g).unwrap();
+            assert_eq!(loaded.game.actions().len(), 2);
+            let written = annotate_record(&decoded, &[]).unwrap();
+            assert!(written.contains("CA[UTF-8]"), "{written}");
+            assert_eq!(written.matches("CA[").count(), 1, "{written}");
+            for name in props.split(['[', ']']).skip(1).step_by(2) {
+                assert!(written.contains(name), "{label}: {name} lost in {written}");
+            }
+            assert!(!written.contains('\u{fffd}'), "{written}");
+        }
+    }
+
+    #[test]
+    fn without_ca_a_record_is_utf8_where_it_can_be_and_latin1_otherwise() {
+        let utf8 = "(;SZ[9]PB[Jörg]PW[柯洁])";
+        assert_eq!(decode(utf8.as_bytes()).unwrap(), utf8);
+        let latin1 = b"(;SZ[9]PB[J\xf6rg M\xfcller])";
+        assert_eq!(decode(latin1).unwrap(), "(;SZ[9]PB[Jörg Müller])");
+        // A byte-order mark is no part of the record.
+        let marked = [&b"\xef\xbb\xbf"[..], utf8.as_bytes()].concat();
+        assert_eq!(decode(&marked).unwrap(), utf8);
+        // An identifier that merely ends in CA is not CA; an unknown
+        // encoding is named.
+        assert_eq!(
+            decode(b"(;SZ[9]XCA[koi9]PB[a])").unwrap(),
+            "(;SZ[9]XCA[koi9]PB[a])"
+        );
+        let err = decode(b"(;CA[klingon]SZ[9])").unwrap_err();
+        assert!(err.contains("CA[klingon]"), "{err}");
     }
 }
