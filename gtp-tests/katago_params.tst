@@ -14,8 +14,7 @@
 #? []
 60 kata-get-params
 #? [\{"cpuctUtilityStdevScale":0.85,"fpuParentWeightByVisitedPolicy":true,"humanSLProfile":"","maxPlayouts":40,"maxTime":0.5,"maxVisits":40,"numSearchThreads":1,"playingLevel":"max","subtreeValueBiasFactor":0.45,"useLcbForSelection":true,"useNoisePruning":true,"valueWeightExponent":0.25,"wideRootNoise":0\}]
-# A bad value in kata-set-params sets none of them.
-kata-set-params {"maxVisits": 7, "maxTime": -1}
+# (A bad value in kata-set-params sets none of them: tests/gtp_errors.rs.)
 70 kata-get-param maxVisits
 #? [40]
 80 kata-set-param maxTime none

@@ -12,11 +12,8 @@ clear_board
 #? []
 50 kata-get-rules
 #? [.*"ko":"POSITIONAL".*"suicide":true.*]
-# No kosumi ruleset for these: refused (tests/gtp_errors.rs), the rules
-# unchanged.
-kata-set-rules stone-scoring
-kata-set-rules {"scoring":"AREA","hasButton":true}
-kata-set-rules
+# (Rules kosumi has no ruleset for are refused, the rules unchanged:
+# tests/gtp_errors.rs.)
 90 kata-get-rules
 #? [.*"suicide":true.*]
 # Rules as KataGo's JSON: the preset whose fields match.

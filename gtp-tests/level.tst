@@ -18,8 +18,7 @@ clear_board
 #? [3d]
 80 genmove w
 #? [[A-HJ]\d]
-# Bad ranks are refused (tests/gtp_errors.rs) and change nothing.
-kosumi-level 40k
+# (Bad ranks are refused and change nothing: tests/gtp_errors.rs.)
 100 kosumi-level
 #? [3d]
 120 kata-set-params {"playingLevel": "max"}

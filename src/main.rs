@@ -157,11 +157,17 @@ struct Cli {
     #[arg(long, value_enum, hide = true)]
     gpu_precision: Option<PrecisionArg>,
     /// Answer `version` with this instead of kosumi's own version
-    /// (KataGo's option of the same name). Lizzie takes an engine whose
-    /// command line holds `override-version` for a KataGo-style engine:
-    /// `kata-analyze` with score and ownership, no Leela Zero version check.
+    /// (KataGo's option of the same name): Lizzie runs an engine in its
+    /// Leela Zero mode only where `version` says 0.15 or later
+    /// (--override-version 0.17).
     #[arg(long, value_name = "VERSION", value_parser = one_word)]
     override_version: Option<String>,
+    /// Answer GTP's `name` with this instead of "kosumi" (one word of
+    /// printable characters). Lizzie's KataGo mode (score leads and
+    /// ownership through kata-analyze) is for an engine whose name starts
+    /// with "KataGo": --name KataGo-kosumi.
+    #[arg(long, value_name = "NAME", value_parser = one_word)]
+    name: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -248,9 +254,15 @@ struct PhantomMatchArgs {
     /// Seed of the referee's scoring.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Seconds a seat's engine may take to answer one command; past
-    /// them it loses the game (raise it for seats given more time a move).
-    #[arg(long, default_value_t = 30.0)]
+    /// Seconds a seat's engine may take to answer one command (a move
+    /// included; 30 unless given, at most 86400); past them it loses the
+    /// game. Raise it for seats given more time a move.
+    #[arg(
+        long,
+        visible_alias = "move-timeout",
+        value_name = "SECONDS",
+        default_value_t = 30.0
+    )]
     timeout: f64,
     /// Handicap stones on their fixed points (Black's; White tries
     /// first).
@@ -1030,6 +1042,7 @@ fn gtp_engine(cli: &Cli) {
         network: network.map(std::sync::Arc::new),
         human_network: human_network.map(std::sync::Arc::new),
         version: cli.override_version.clone(),
+        name: cli.name.clone(),
     };
     let mut engine = Engine::new(config, rules, cli.size, cli.komi);
     if let Ok(game) = engine.game_mut() {

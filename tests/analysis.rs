@@ -359,15 +359,18 @@ fn pondering_grows_the_tree_the_next_genmove_uses() {
 }
 
 /// Lizzie reads the minor version from `version` (warning below 0.15 for a
-/// Leela Zero) unless the engine's command holds `override-version`, as
-/// KataGo's option: kosumi answers with the version given, its name kept.
+/// Leela Zero) and takes an engine whose `name` starts "KataGo" into its
+/// KataGo mode: kosumi answers the version and the name given.
 #[test]
-fn override_version_answers_version_and_keeps_the_name() {
+fn override_version_and_name_answer_as_given() {
     let mut e = start(&["--override-version", "1.0"]);
     assert_eq!(e.command("version"), (true, "1.0".to_string()));
     assert_eq!(e.command("name"), (true, "kosumi".to_string()));
     let mut plain = start(&[]);
     assert_eq!(plain.command("version").1, env!("CARGO_PKG_VERSION"));
+    let mut named = start(&["--name", "KataGo-kosumi"]);
+    assert_eq!(named.command("name"), (true, "KataGo-kosumi".to_string()));
+    assert_eq!(named.command("version").1, env!("CARGO_PKG_VERSION"));
 }
 
 /// Monte Carlo analysis (`--nn off`) run twice on one position, as a

@@ -15,9 +15,10 @@
 //!
 //! An error reply fails a numbered command (with or without a `#?` line),
 //! as gogui-regress counts it an unexpected failure; an unnumbered
-//! command's error is an "other error" there, counted and printed, not a
-//! failure (the files use them for refusals whose messages
-//! `tests/gtp_errors.rs` checks).
+//! command's error is an "other error" there, printed as an Error that a
+//! GoGui user reads as a failure, and fails here too: gogui-regress has no
+//! way to expect an error, so refusals are checked in `tests/gtp_errors.rs`
+//! and `tests/hostile.rs`.
 
 mod common;
 
@@ -126,8 +127,8 @@ enum Verdict {
     Passed,
     KnownFailure,
     Failed(String),
-    /// An unnumbered command's error.
-    OtherError,
+    /// An unnumbered command's error: the case and the reply.
+    OtherError(String),
     /// An unnumbered command's answer, with nothing asked of it.
     Nothing,
 }
@@ -146,7 +147,7 @@ fn judge(case: &str, id: Option<i64>, full: &str, expectation: Expectation) -> V
         return match (id, error) {
             (Some(_), true) => Verdict::Failed(format!("{case}: error {full:?}")),
             (Some(_), false) => Verdict::Passed,
-            (None, true) => Verdict::OtherError,
+            (None, true) => Verdict::OtherError(format!("{case}: {}", full.trim_end())),
             (None, false) => Verdict::Nothing,
         };
     };
@@ -221,9 +222,24 @@ fn gtp_regression_files() {
         count(|v| matches!(v, Verdict::Passed)),
         failed.len(),
         count(|v| matches!(v, Verdict::KnownFailure)),
-        count(|v| matches!(v, Verdict::OtherError)),
+        count(|v| matches!(v, Verdict::OtherError(_))),
     );
     assert!(failed.is_empty(), "failures:\n{}", failed.join("\n"));
+    // gogui-regress prints each as an "Error" a GoGui user reads as a
+    // failure, and has no way to expect one: the refusals are checked in
+    // tests/gtp_errors.rs instead.
+    let errors: Vec<&str> = verdicts
+        .iter()
+        .filter_map(|v| match v {
+            Verdict::OtherError(what) => Some(what.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "errors of unnumbered commands:\n{}",
+        errors.join("\n")
+    );
 }
 
 #[test]

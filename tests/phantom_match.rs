@@ -473,3 +473,37 @@ fn a_handicap_match_puts_the_stones_on_every_view_and_records_each_try() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--move-timeout` (the same as `--timeout`) bounds the wait for a seat
+/// that answers everything but never moves: it loses, in about that time.
+#[test]
+fn a_seat_that_never_moves_loses_after_the_move_timeout() {
+    if !cfg!(unix) {
+        eprintln!("skipped off Unix: the silent seat is a shell loop; the Linux run checks it");
+        return;
+    }
+    let silent =
+        "sh -c 'while read l; do case \"$l\" in genmove*) ;; *) printf \"= \\n\\n\";; esac; done'";
+    let dir = scratch("move-timeout");
+    let started = std::time::Instant::now();
+    let out = run(&[
+        "--seat1",
+        silent,
+        "--seat2",
+        &seat(30),
+        "--size",
+        "5",
+        "--games",
+        "1",
+        "--move-timeout",
+        "1",
+        "--sgf",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    assert!(
+        out.contains("errors 1") && out.contains("no answer"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

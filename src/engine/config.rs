@@ -39,6 +39,9 @@ pub struct Config {
     /// user asks (`--override-version`, KataGo's option of the same name,
     /// for clients that judge an engine by its version).
     pub version: Option<String>,
+    /// What `name` answers in place of "kosumi", where the user asks
+    /// (`--name`: Lizzie's KataGo mode is for a name starting "KataGo").
+    pub name: Option<String>,
 }
 
 impl Default for Config {
@@ -54,6 +57,7 @@ impl Default for Config {
             human_network: None,
             net_search: false,
             version: None,
+            name: None,
         }
     }
 }

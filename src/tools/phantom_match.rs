@@ -39,13 +39,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The longest a seat's engine may take to answer one command, unless the
-/// match says otherwise.
-pub const ANSWER_WITHIN: Duration = Duration::from_secs(120);
-
 /// The longest the check before a match waits for an engine's first
-/// answer (one that has not answered by then still plays, and loses on
-/// time if it goes on so).
+/// answer, or the match's timeout where that is shorter (one that has not
+/// answered by then still plays, and loses on time if it goes on so).
 const START_WITHIN: Duration = Duration::from_secs(10);
 
 /// What a match plays.
@@ -543,8 +539,8 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
     // each of its games; the match says so once, up front, and goes on.
     for (i, command) in config.seats.iter().enumerate() {
         let command = command.replace("{game}", "0");
-        let started =
-            Client::shell(&command).and_then(|mut c| c.command("protocol_version", START_WITHIN));
+        let started = Client::shell(&command)
+            .and_then(|mut c| c.command("protocol_version", START_WITHIN.min(config.timeout)));
         if let Err(e @ (ClientError::Start(_) | ClientError::Closed | ClientError::Gone(_))) =
             started
         {

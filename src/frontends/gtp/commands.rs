@@ -48,7 +48,7 @@ macro_rules! table {
 pub static COMMANDS: &[Command] = table! {
     // required
     "protocol_version" Nothing text |_, a| { arity(a, 0)?; Ok("2".into()) },
-    "name" Nothing text |_, a| { arity(a, 0)?; Ok("kosumi".into()) },
+    "name" Nothing text |e, a| { arity(a, 0)?; Ok(e.config.name.clone().unwrap_or_else(|| "kosumi".into())) },
     "version" Nothing text |e, a| { arity(a, 0)?; Ok(e.config.version.clone().unwrap_or_else(|| env!("CARGO_PKG_VERSION").into())) },
     "known_command" Nothing text known_command,
     "list_commands" Nothing text |e, a| {
