@@ -340,6 +340,47 @@ struct BenchArgs {
     /// Only the network's figures (the embedded net's, or --model's).
     #[arg(long)]
     nn: bool,
+    /// The search on a simulated device instead: FIXED,PER_BOARD[,BATCH]
+    /// (a pass of n boards takes FIXED + PER_BOARD·n milliseconds of sleep,
+    /// one pass at a time, batches of BATCH wanted: 128 unless given; 1 for
+    /// a CPU net's threads side by side), 19×19 unless --size says.
+    #[arg(long, value_name = "FIXED,PER_BOARD[,BATCH]", value_parser = latency_model)]
+    simulate: Option<(f64, f64, usize)>,
+    /// Search threads for --simulate (repeat the option): 1, 2, 4, 8, 16
+    /// and 32 if none.
+    #[arg(long = "threads", value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: Vec<u64>,
+    /// The leaves each search thread gathers a round (the search's own
+    /// choice where not given), for --simulate.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    leaves: Option<u64>,
+}
+
+/// A latency model: `FIXED,PER_BOARD[,BATCH]`, milliseconds from 0 to
+/// 10000, a batch from 1 to 256.
+fn latency_model(s: &str) -> Result<(f64, f64, usize), String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    let ms = |v: &str| match v.trim().parse::<f64>() {
+        Ok(x) if (0.0..=10_000.0).contains(&x) => Ok(x),
+        _ => Err(format!("'{v}' is not milliseconds from 0 to 10000")),
+    };
+    let (fixed, per_board, batch) = match parts[..] {
+        [a, b] => (ms(a)?, ms(b)?, 128),
+        [a, b, n] => (
+            ms(a)?,
+            ms(b)?,
+            n.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=256).contains(n))
+                .ok_or_else(|| format!("'{n}' is not a batch from 1 to 256"))?,
+        ),
+        _ => return Err("FIXED,PER_BOARD or FIXED,PER_BOARD,BATCH (milliseconds)".into()),
+    };
+    if fixed + per_board <= 0.0 {
+        return Err("a pass must take some time".into());
+    }
+    Ok((fixed, per_board, batch))
 }
 
 /// The network's precision.
@@ -866,11 +907,15 @@ fn analysis_engine(cli: &Cli, args: &AnalysisArgs) {
         reader_gone: Some(kosumi::frontends::analysis::stdout_reader_gone),
     };
     // What runs at once, whatever a config made for a GPU asks: said once.
-    let (plan, note) = kosumi::core::concurrency::plan(
-        cli.threads,
-        args.positions,
-        kosumi::core::concurrency::cores(),
-    );
+    // On the processor, the cores bound it; on a device the threads wait
+    // while it works, and as many positions as asked keep it busy (KataGo's
+    // numAnalysisThreads), up to the device's bound on threads.
+    let room = if net.on_processor() {
+        kosumi::core::concurrency::cores()
+    } else {
+        kosumi::search::puct::MAX_DEVICE_THREADS
+    };
+    let (plan, note) = kosumi::core::concurrency::plan(cli.threads, args.positions, room);
     if let Some(note) = note {
         eprintln!("kosumi analysis: {note}");
     }
@@ -972,7 +1017,20 @@ fn bench(cli: &Cli, args: &BenchArgs) {
         .into_iter()
         .filter(|&t| t <= cores.max(2))
         .collect();
-    if args.nn {
+    if let Some(model) = args.simulate {
+        let sizes = if args.sizes.is_empty() {
+            vec![19]
+        } else {
+            sizes
+        };
+        let threads: Vec<usize> = if args.threads.is_empty() {
+            vec![1, 2, 4, 8, 16, 32]
+        } else {
+            args.threads.iter().map(|&t| t as usize).collect()
+        };
+        let leaves = args.leaves.map(|l| l as usize);
+        kosumi::tools::bench::simulated(&sizes, args.seconds, model, &threads, leaves);
+    } else if args.nn {
         set_precision(cli);
         if let Err(e) = kosumi::tools::bench::network(&sizes, args.seconds, cli.model.as_deref()) {
             refuse(format!("--model {e}"));

@@ -105,4 +105,10 @@ pub trait Backend: Send + Sync {
     /// most with the instructions in use: the peak `bench` sets the
     /// reached rate beside.
     fn peak_flops_per_cycle(&self) -> f64;
+    /// Whether its passes keep the calling thread's core busy (the CPU's)
+    /// rather than wait on a device (a GPU, a simulated device): a search
+    /// runs no more threads than the cores only in the first case.
+    fn on_processor(&self) -> bool {
+        true
+    }
 }

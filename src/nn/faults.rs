@@ -99,6 +99,10 @@ impl Backend for Faulty {
     fn peak_flops_per_cycle(&self) -> f64 {
         self.inner.peak_flops_per_cycle()
     }
+
+    fn on_processor(&self) -> bool {
+        self.inner.on_processor()
+    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@
 
 pub(crate) mod area;
 pub(crate) mod backend;
+pub(crate) mod batcher;
 pub(crate) mod cache;
 pub(crate) mod choice;
 pub(crate) mod cpu;
@@ -32,7 +33,7 @@ pub(crate) mod ladder;
 pub(crate) mod model;
 pub(crate) mod output;
 pub(crate) mod profile;
-#[cfg(test)]
+pub(crate) mod simulated;
 pub(crate) mod test_backend;
 #[cfg(test)]
 pub(crate) mod test_models;
@@ -127,6 +128,8 @@ struct Scratch {
     features: Vec<Features>,
     workspace: Box<dyn backend::Workspace>,
     raw: Vec<RawOutput>,
+    /// This thread's rows and outputs when the batcher gathers them.
+    submission: batcher::Submission,
     unmapped: RawOutput,
     legal: Vec<bool>,
 }
@@ -145,6 +148,10 @@ pub struct Evaluator {
     scaling: output::Scaling,
     cache: cache::Cache,
     scratches: Mutex<Vec<Scratch>>,
+    /// Where the threads' positions meet in one batch, for a backend that
+    /// wants batches.
+    batcher: batcher::Batcher,
+    counts: AtomicCounts,
     /// Whether the net reads KataGo's game metadata (a human-like net).
     human: bool,
     /// The profile a human-like net is evaluated under (KataGo's
@@ -226,6 +233,8 @@ impl Evaluator {
             },
             cache: cache::Cache::new(cache::CAPACITY),
             scratches: Mutex::new(Vec::new()),
+            batcher: batcher::Batcher::default(),
+            counts: AtomicCounts::default(),
             human: desc.trunk.metadata_encoder.is_some(),
             profile: RwLock::new(None),
         }
@@ -243,6 +252,25 @@ impl Evaluator {
         });
         self.cache = cache::Cache::new(cache::CAPACITY);
         self
+    }
+
+    /// A simulated device ([`simulated`]): the test backend's arithmetic
+    /// (the embedded net's name and scalings) behind a latency model, a
+    /// pass of `n` boards taking `fixed_ms + per_board_ms · n` of sleep,
+    /// one pass at a time; batches of `preferred` boards wanted (1: a
+    /// CPU's net, each thread its own pass, side by side). For measuring
+    /// how a search feeds a device, on any machine.
+    pub fn simulated(fixed_ms: f64, per_board_ms: f64, preferred: usize) -> Evaluator {
+        let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded net");
+        let ms = |v: f64| std::time::Duration::from_secs_f64(v.max(0.0) / 1e3);
+        let backend = simulated::Simulated {
+            inner: Box::new(test_backend::Counting::default()),
+            fixed: ms(fixed_ms),
+            per_board: ms(per_board_ms),
+            preferred: preferred.max(1),
+            device: Mutex::new(()),
+        };
+        Evaluator::with_backend(&desc, Box::new(backend))
     }
 
     /// Whether the net is a human-like net: it reads the game's metadata
@@ -295,6 +323,12 @@ impl Evaluator {
         self.backend.preferred_batch(size).max(1)
     }
 
+    /// Whether its evaluations keep the calling thread's core busy (the
+    /// CPU backend) rather than wait on a device (a GPU, a simulated one).
+    pub fn on_processor(&self) -> bool {
+        self.backend.on_processor()
+    }
+
     /// Whether its products run in half precision (KataGo's `usingFP16`).
     pub fn uses_fp16(&self) -> bool {
         self.backend.arithmetic() == backend::Arithmetic::F16
@@ -315,6 +349,7 @@ impl Evaluator {
             features: Vec::new(),
             workspace: self.backend.workspace(),
             raw: Vec::new(),
+            submission: batcher::Submission::default(),
             unmapped: RawOutput::default(),
             legal: Vec::new(),
         });
@@ -435,6 +470,9 @@ impl Evaluator {
         );
         if let Some(known) = self.cache.get(key) {
             out.clone_from(&known);
+            self.counts
+                .cache_hits
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             return;
         }
         self.evaluate_batch(&[request], std::slice::from_mut(out));
@@ -460,6 +498,10 @@ impl Evaluator {
                 None => missing.push(i),
             }
         }
+        self.counts.cache_hits.fetch_add(
+            (requests.len() - missing.len()) as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
         if missing.is_empty() {
             return;
         }
@@ -562,33 +604,63 @@ impl Evaluator {
                 .maker
                 .fill(r.game, r.to_move, r.fresh, r.mover_advantage(), f);
         }
-        let inputs = self.backend.inputs(&mut *scratch.workspace, shape);
-        let (spatial, global) = (inputs.spatial, inputs.global);
-        if self.human {
-            let own = self.profile.read().unwrap_or_else(|e| e.into_inner());
-            let rows = inputs.metadata.chunks_exact_mut(METADATA_INPUTS);
-            for (r, row) in requests.iter().zip(rows) {
-                match profile.or(own.as_ref()) {
-                    Some(p) => p.fill_row(r.to_move, points, row),
-                    None => row.fill(0.0),
-                }
-            }
+        // A backend that wants batches gets this thread's rows gathered
+        // with other threads' ([`batcher`]); another runs them here.
+        let gathered = self.backend.preferred_batch(size) > 1;
+        let mut submission = std::mem::take(&mut scratch.submission);
+        if gathered {
+            let s = &mut submission;
+            s.size = Some(size);
+            s.boards = batch;
+            s.spatial.resize(points * SPATIAL * batch, 0.0);
+            s.global.resize(GLOBAL * batch, 0.0);
+            s.metadata.resize(
+                if self.human {
+                    METADATA_INPUTS * batch
+                } else {
+                    0
+                },
+                0.0,
+            );
+            self.write_rows(
+                requests,
+                profile,
+                &scratch.features,
+                size,
+                &mut s.spatial,
+                &mut s.global,
+                &mut s.metadata,
+            );
+            let mut runs = (0, 0);
+            submission = self.batcher.evaluate(
+                submission,
+                &*self.backend,
+                &mut *scratch.workspace,
+                &mut runs,
+            );
+            self.count_runs(runs);
+        } else {
+            let inputs = self.backend.inputs(&mut *scratch.workspace, shape);
+            self.write_rows(
+                requests,
+                profile,
+                &scratch.features,
+                size,
+                inputs.spatial,
+                inputs.global,
+                inputs.metadata,
+            );
+            self.backend
+                .forward(shape, &mut *scratch.workspace, &mut scratch.raw);
+            self.count_runs((1, batch as u64));
         }
-        for (b, (r, f)) in requests.iter().zip(&scratch.features).enumerate() {
-            let board = &mut spatial[b * points * SPATIAL..(b + 1) * points * SPATIAL];
-            let symmetry = applicable_symmetry(r.symmetry, size);
-            for pos in 0..points {
-                let to = symmetric_position(symmetry, size, pos, false);
-                for c in 0..SPATIAL {
-                    board[to * SPATIAL + c] = f.spatial[c * points + pos];
-                }
-            }
-            global[b * GLOBAL..(b + 1) * GLOBAL].copy_from_slice(&f.global);
-        }
-        self.backend
-            .forward(shape, &mut *scratch.workspace, &mut scratch.raw);
+        let raws = if gathered {
+            &submission.raw
+        } else {
+            &scratch.raw
+        };
         for (b, r) in requests.iter().enumerate() {
-            let raw = &scratch.raw[b];
+            let raw = &raws[b];
             let u = &mut scratch.unmapped;
             u.policy.resize(points, 0.0);
             u.ownership.resize(points, 0.0);
@@ -622,7 +694,82 @@ impl Evaluator {
                 out[b].fail();
             }
         }
+        scratch.submission = submission;
     }
+
+    /// Writes `requests`' input rows, in their symmetries, into the
+    /// backend's layout: `spatial` point by point, `global` and (a
+    /// human-like net's) `metadata` board by board.
+    #[allow(clippy::too_many_arguments)]
+    fn write_rows(
+        &self,
+        requests: &[Request],
+        profile: Option<&HumanProfile>,
+        features: &[Features],
+        size: BoardSize,
+        spatial: &mut [f32],
+        global: &mut [f32],
+        metadata: &mut [f32],
+    ) {
+        let points = size.points();
+        if self.human {
+            let own = self.profile.read().unwrap_or_else(|e| e.into_inner());
+            let rows = metadata.chunks_exact_mut(METADATA_INPUTS);
+            for (r, row) in requests.iter().zip(rows) {
+                match profile.or(own.as_ref()) {
+                    Some(p) => p.fill_row(r.to_move, points, row),
+                    None => row.fill(0.0),
+                }
+            }
+        }
+        for (b, (r, f)) in requests.iter().zip(features).enumerate() {
+            let board = &mut spatial[b * points * SPATIAL..(b + 1) * points * SPATIAL];
+            let symmetry = applicable_symmetry(r.symmetry, size);
+            for pos in 0..points {
+                let to = symmetric_position(symmetry, size, pos, false);
+                for c in 0..SPATIAL {
+                    board[to * SPATIAL + c] = f.spatial[c * points + pos];
+                }
+            }
+            global[b * GLOBAL..(b + 1) * GLOBAL].copy_from_slice(&f.global);
+        }
+    }
+
+    /// Counts forward passes and their boards (`runs`).
+    fn count_runs(&self, (passes, boards): (u64, u64)) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.counts.passes.fetch_add(passes, Relaxed);
+        self.counts.boards.fetch_add(boards, Relaxed);
+    }
+
+    /// What the network has done since it was loaded (or the counts were
+    /// last taken): forward passes, the boards in them, and evaluations
+    /// the cache answered.
+    pub fn take_counts(&self) -> Counts {
+        use std::sync::atomic::Ordering::Relaxed;
+        Counts {
+            passes: self.counts.passes.swap(0, Relaxed),
+            boards: self.counts.boards.swap(0, Relaxed),
+            cache_hits: self.counts.cache_hits.swap(0, Relaxed),
+        }
+    }
+}
+
+/// What a network did: its forward passes, the boards in them, and the
+/// evaluations its cache answered without it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub passes: u64,
+    pub boards: u64,
+    pub cache_hits: u64,
+}
+
+/// [`Counts`] as they are kept, by every thread at once.
+#[derive(Default)]
+struct AtomicCounts {
+    passes: std::sync::atomic::AtomicU64,
+    boards: std::sync::atomic::AtomicU64,
+    cache_hits: std::sync::atomic::AtomicU64,
 }
 
 /// Which points the mover may play, in KataGo's order: placement by the

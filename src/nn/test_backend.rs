@@ -1,7 +1,8 @@
-//! A second backend, for the tests: small, deterministic arithmetic on the
-//! input planes in place of a model's layers, so that the seam between the
-//! evaluator and a backend is held by two implementations and a search can
-//! be tested on numbers it can predict. Each point's policy logit is the
+//! A second backend, for the tests and the simulated device: small,
+//! deterministic arithmetic on the input planes in place of a model's
+//! layers, so that the seam between the evaluator and a backend is held by
+//! two implementations, a search can be tested on numbers it can predict,
+//! and a simulated device's passes cost next to nothing but their sleep. Each point's policy logit is the
 //! number of the mover's stones around it minus the opponent's (spatial
 //! planes 1 and 2), the pass a fixed −3; the value leans to the side with
 //! more stones; ownership is each point's stone.
@@ -120,6 +121,7 @@ impl Backend for Counting {
 
 /// The same backend shared, so that a test reads its counts after the
 /// evaluator took it.
+#[cfg(test)]
 impl Backend for std::sync::Arc<Counting> {
     fn name(&self) -> String {
         Counting::name(self)
@@ -152,6 +154,7 @@ impl Backend for std::sync::Arc<Counting> {
 
 /// An evaluator on the test backend (the embedded net's description for
 /// its name and scalings), and the backend's counts.
+#[cfg(test)]
 pub(crate) fn evaluator() -> (super::Evaluator, std::sync::Arc<Counting>) {
     let desc = super::model::ModelDesc::parse(super::EMBEDDED_MODEL).expect("the embedded net");
     let backend = std::sync::Arc::new(Counting::default());

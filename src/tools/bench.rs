@@ -241,16 +241,20 @@ pub fn network(
             .into_iter()
             .take_while(|&t| t <= std::thread::available_parallelism().map_or(1, |n| n.get()))
             .collect();
-        let mut best = vec![0.0f64; counts.len()];
+        let mut best = vec![SearchRate::default(); counts.len()];
         for _round in 0..SEARCH_ROUNDS {
             for (i, &threads) in counts.iter().enumerate() {
-                best[i] = best[i].max(fresh_visits_per_s(&net, &game, threads, time));
+                let rate = search_rate(&net, &game, threads, time, None);
+                if rate.visits > best[i].visits {
+                    best[i] = rate;
+                }
             }
         }
         for (&threads, rate) in counts.iter().zip(&best) {
             println!(
-                "bench board={size} puct threads={threads} fresh_visits_per_s={rate:.0} ratio_to_one_thread={:.2} best_of={SEARCH_ROUNDS}",
-                rate / best[0].max(1e-9)
+                "bench board={size} puct threads={threads} {} ratio_to_one_thread={:.2} best_of={SEARCH_ROUNDS}",
+                rate.words(),
+                rate.visits / best[0].visits.max(1e-9)
             );
         }
     }
@@ -280,35 +284,109 @@ fn cpu_mhz() -> Option<f64> {
 /// Rounds of the search's runs in `network`, each thread count once a round.
 const SEARCH_ROUNDS: usize = 3;
 
-/// Fresh visits a second of one search of `game` with `threads` threads
-/// for `time`, from an empty tree and an empty cache.
-fn fresh_visits_per_s(
+/// What one search did, a second: its visits, the positions the network
+/// evaluated for them (the boards of its forward passes), the passes, and
+/// the evaluations the cache answered (a position reached again).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SearchRate {
+    pub visits: f64,
+    pub evals: f64,
+    pub passes: f64,
+    pub cache_hits: f64,
+}
+
+impl SearchRate {
+    /// The boards of a forward pass, on average.
+    pub fn mean_batch(&self) -> f64 {
+        self.evals / self.passes.max(1e-9)
+    }
+
+    /// The words of a bench line.
+    pub fn words(&self) -> String {
+        format!(
+            "visits_per_s={:.0} evals_per_s={:.0} cache_hits_per_s={:.0} mean_batch={:.1}",
+            self.visits,
+            self.evals,
+            self.cache_hits,
+            self.mean_batch()
+        )
+    }
+}
+
+/// One search of `game` with `threads` threads for `time`, from an empty
+/// tree and an empty cache (`leaves`: the leaves a thread gathers a round,
+/// where not the search's own choice).
+pub fn search_rate(
     net: &crate::nn::Evaluator,
     game: &Game,
     threads: usize,
     time: Duration,
-) -> f64 {
+    leaves: Option<usize>,
+) -> SearchRate {
     net.cache().clear();
+    net.take_counts();
     let start = Instant::now();
     let out = crate::search::puct::search_watched(
         game,
         net,
-        crate::search::puct::PuctParams::of(
-            &crate::search::SearchConfig {
-                threads,
-                ..Default::default()
-            },
-            crate::search::Budget {
-                playouts: None,
-                time: Some(time),
-            },
-            threads as u64,
-        ),
+        crate::search::puct::PuctParams {
+            leaves,
+            ..crate::search::puct::PuctParams::of(
+                &crate::search::SearchConfig {
+                    threads,
+                    ..Default::default()
+                },
+                crate::search::Budget {
+                    playouts: None,
+                    time: Some(time),
+                },
+                threads as u64,
+            )
+        },
         &std::sync::atomic::AtomicBool::new(false),
         &mut crate::search::puct::NetTree::default(),
         None,
     );
-    out.visits as f64 / start.elapsed().as_secs_f64()
+    let seconds = start.elapsed().as_secs_f64();
+    let counts = net.take_counts();
+    SearchRate {
+        visits: out.visits as f64 / seconds,
+        evals: counts.boards as f64 / seconds,
+        passes: counts.passes as f64 / seconds,
+        cache_hits: counts.cache_hits as f64 / seconds,
+    }
+}
+
+/// The search on a simulated device ([`crate::nn::Evaluator::simulated`]:
+/// a pass of n boards takes `fixed_ms + per_board_ms · n`, no processor
+/// time, batches of `preferred` wanted), from the middle game of each size
+/// with each count of `threads`: a line each with its visits, evaluations
+/// and cache hits a second and the mean batch, beside the device's own
+/// ceiling (its evaluations a second at the preferred batch).
+pub fn simulated(
+    sizes: &[usize],
+    seconds: f64,
+    (fixed_ms, per_board_ms, preferred): (f64, f64, usize),
+    threads: &[usize],
+    leaves: Option<usize>,
+) {
+    let net = crate::nn::Evaluator::simulated(fixed_ms, per_board_ms, preferred);
+    let ceiling = preferred as f64 / (fixed_ms + per_board_ms * preferred as f64) * 1e3;
+    for &size in sizes {
+        let game = middle_game(size);
+        let time = Duration::from_secs_f64(seconds);
+        let mut one = None;
+        for &t in threads {
+            let rate = search_rate(&net, &game, t, time, leaves);
+            let base = *one.get_or_insert(rate.visits);
+            println!(
+                "bench board={size} simulated fixed_ms={fixed_ms} per_board_ms={per_board_ms} preferred={preferred} \
+                 threads={t} {} ratio_to_one_thread={:.2} device_evals_per_s={ceiling:.0}",
+                rate.words(),
+                rate.visits / base.max(1e-9)
+            );
+        }
+    }
 }
 
 /// Milliseconds per evaluation of `game` (all threads together), each

@@ -591,4 +591,8 @@ impl Backend for GpuNetwork {
         // GPU's rate beside its evaluations a second instead.
         0.0
     }
+
+    fn on_processor(&self) -> bool {
+        false
+    }
 }

@@ -50,7 +50,7 @@ use rand::rngs::SmallRng;
 use report::{Ownership, report};
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use utility::ScoreUtility;
 use visit::{Job, Shared, Walker};
 
@@ -114,6 +114,9 @@ impl PuctParams {
         PuctParams { threads, ..self }
     }
 }
+
+/// The most threads a search runs where the network waits on a device.
+pub const MAX_DEVICE_THREADS: usize = 256;
 
 /// What a search found.
 pub struct Outcome {
@@ -181,10 +184,24 @@ pub fn search_watched(
         started: 0,
         visits: 0,
         dropped: 0,
+        rounds_done: 0,
+        round_time: Duration::ZERO,
     });
-    let threads = search_threads(threads);
+    // Threads beyond the cores only take turns on them where the network
+    // runs on the processor; on a device they wait while it works.
+    let threads = if net.on_processor() {
+        search_threads(threads)
+    } else {
+        threads.clamp(1, MAX_DEVICE_THREADS)
+    };
+    // Where the backend wants batches, twice its batch in flight over all
+    // the threads: one batch runs while the next gathers (the evaluator's
+    // batcher joins the threads' rounds), so the device's batches stay
+    // near their size however many threads there are.
+    let preferred = net.preferred_batch(game.size());
+    let in_flight = if preferred > 1 { 2 * preferred } else { 1 };
     let leaves = leaves
-        .unwrap_or_else(|| net.preferred_batch(game.size()).div_ceil(threads))
+        .unwrap_or_else(|| in_flight.div_ceil(threads))
         .clamp(1, MAX_LEAVES);
     let job = Job {
         net,
@@ -194,7 +211,6 @@ pub fn search_watched(
         score,
         start,
         threads,
-        leaves,
         max_nodes,
         stop,
         restrict,

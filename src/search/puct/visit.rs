@@ -39,6 +39,10 @@ pub(super) struct Shared {
     pub(super) started: u64,
     pub(super) visits: u64,
     pub(super) dropped: u64,
+    /// Rounds finished (gathered, evaluated, backed up) and the time they
+    /// took, all threads' together: a round's mean duration.
+    pub(super) rounds_done: u64,
+    pub(super) round_time: std::time::Duration,
 }
 
 /// Says once a process that `net` gave an evaluation that was not finite.
@@ -116,8 +120,6 @@ pub(super) struct Job<'a> {
     pub(super) start: Instant,
     /// Threads visiting at once.
     pub(super) threads: usize,
-    /// The most leaves one thread gathers a round, evaluated as one batch.
-    pub(super) leaves: usize,
     /// The most nodes the tree may hold.
     pub(super) max_nodes: usize,
     pub(super) stop: &'a AtomicBool,
@@ -129,16 +131,20 @@ pub(super) struct Job<'a> {
 impl Job<'_> {
     /// Whether the search is done (after its first visit).
     /// A time budget ends a round early: a round begun now would end about
-    /// one round's time later (the mean so far for one thread), so none
-    /// begins that would end past the budget. With a big net a visit is a
-    /// tenth of a second or more.
+    /// one round's time later (the mean duration of the rounds finished so
+    /// far, measured round by round), so none begins that would end past
+    /// the budget; before any round has finished, only the budget itself
+    /// ends the search. With a big net a visit is a tenth of a second or
+    /// more, and many threads start their first rounds before any ends.
     pub(super) fn done(&self, shared: &Shared) -> bool {
         shared.started > 0
             && (self.budget.playouts.is_some_and(|n| shared.started >= n)
                 || self.budget.time.is_some_and(|t| {
                     let elapsed = self.start.elapsed();
-                    let rounds = (shared.started as f64 / self.leaves as f64).max(1.0);
-                    let per_round = elapsed.mul_f64(self.threads as f64 / rounds);
+                    let per_round = match shared.rounds_done {
+                        0 => std::time::Duration::ZERO,
+                        n => shared.round_time / n.min(u64::from(u32::MAX)) as u32,
+                    };
                     elapsed + per_round >= t
                 })
                 || self.stop.load(Ordering::Relaxed)
@@ -154,13 +160,14 @@ impl Job<'_> {
     }
 
     /// One round of visits: under the lock, descends to up to
-    /// [`Job::leaves`] leaves with a virtual loss along each path (so that
+    /// the walker's count of leaves with a virtual loss along each path (so that
     /// the next descent, this thread's or another's, looks elsewhere),
     /// stopping early at a leaf already gathered; evaluates the leaves as
     /// one batch with the lock released; then expands each and backs its
     /// value up. `false` when the search is done.
     pub(super) fn visit(&self, shared: &Mutex<Shared>, w: &mut Walker) -> bool {
         let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
+        let began = Instant::now();
         let mut s = lock();
         let mut gathered = 0;
         while gathered < w.leaves.len() && !self.done(&s) {
@@ -201,6 +208,8 @@ impl Job<'_> {
                 dropped = true;
             }
         }
+        s.rounds_done += 1;
+        s.round_time += began.elapsed();
         drop(s);
         if dropped {
             dropped_once(self.net);

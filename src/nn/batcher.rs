@@ -1,0 +1,233 @@
+//! Evaluations from many threads gathered into the backend's batches, as
+//! KataGo's NN server and lc0's multiplexer gather them for a GPU: each
+//! thread makes its positions' input rows itself (the inputs, the ladders:
+//! the CPU's share) and hands them in; whichever thread finds the device
+//! free takes every waiting submission of one board size, up to the
+//! largest batch, runs them as one forward pass, and gives each its raw
+//! outputs back; the others wait, and their rows ride in the next batch.
+//! While one batch runs, the next gathers, so the batches grow with the
+//! threads in flight and the device is never idle while work waits. Only a
+//! backend that wants batches (a GPU's, the simulated GPU) goes through
+//! here; the CPU's evaluates each thread's positions itself.
+
+use super::backend::{Backend, RawOutput, Shape, Workspace};
+use crate::go::board::BoardSize;
+use std::sync::{Condvar, Mutex};
+
+/// One thread's positions: their input rows, and the buffer their raw
+/// outputs are written to. The buffers go back to the thread with the
+/// outputs, to be reused.
+#[derive(Default)]
+pub(crate) struct Submission {
+    pub(crate) size: Option<BoardSize>,
+    pub(crate) boards: usize,
+    pub(crate) spatial: Vec<f32>,
+    pub(crate) global: Vec<f32>,
+    pub(crate) metadata: Vec<f32>,
+    pub(crate) raw: Vec<RawOutput>,
+    ticket: u64,
+}
+
+#[derive(Default)]
+struct State {
+    waiting: Vec<Submission>,
+    finished: Vec<Submission>,
+    running: bool,
+    next_ticket: u64,
+}
+
+/// The gatherer: shared by the threads of one evaluator.
+#[derive(Default)]
+pub(crate) struct Batcher {
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+impl Batcher {
+    /// Hands `submission` in and returns it with its raw outputs, having
+    /// run its batch (and the others' in it) on `backend` with
+    /// `workspace` if the device was free, or waited for the thread that
+    /// did. `runs` counts the forward passes this thread ran and their
+    /// boards.
+    pub(crate) fn evaluate(
+        &self,
+        mut submission: Submission,
+        backend: &dyn Backend,
+        workspace: &mut dyn Workspace,
+        runs: &mut (u64, u64),
+    ) -> Submission {
+        let lock = || self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = lock();
+        let ticket = state.next_ticket;
+        state.next_ticket += 1;
+        submission.ticket = ticket;
+        state.waiting.push(submission);
+        loop {
+            if let Some(at) = state.finished.iter().position(|s| s.ticket == ticket) {
+                return state.finished.swap_remove(at);
+            }
+            if !state.running && !state.waiting.is_empty() {
+                state.running = true;
+                let batch = take_batch(&mut state.waiting, backend);
+                let tickets: Vec<u64> = batch.iter().map(|s| s.ticket).collect();
+                drop(state);
+                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run(batch, backend, workspace, runs)
+                }));
+                state = lock();
+                state.running = false;
+                match ran {
+                    Ok(batch) => state.finished.extend(batch),
+                    Err(panic) => {
+                        // The others get no outputs (and fail as their
+                        // own evaluation would have); none waits forever.
+                        state
+                            .finished
+                            .extend(tickets.into_iter().map(|ticket| Submission {
+                                ticket,
+                                ..Submission::default()
+                            }));
+                        self.changed.notify_all();
+                        drop(state);
+                        std::panic::resume_unwind(panic);
+                    }
+                }
+                self.changed.notify_all();
+                continue;
+            }
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// The oldest waiting submission and every later one of its board size,
+/// while they fit the backend's largest batch, in the order they came.
+fn take_batch(waiting: &mut Vec<Submission>, backend: &dyn Backend) -> Vec<Submission> {
+    let size = waiting[0].size;
+    let most = size.map_or(1, |s| backend.max_batch(s)).max(1);
+    let mut boards = 0;
+    let mut taken = Vec::new();
+    let mut i = 0;
+    while i < waiting.len() {
+        let s = &waiting[i];
+        if s.size == size && (taken.is_empty() || boards + s.boards <= most) {
+            boards += s.boards;
+            taken.push(waiting.remove(i));
+        } else {
+            i += 1;
+        }
+    }
+    taken
+}
+
+/// Runs `batch` as one forward pass and writes each submission's raw
+/// outputs into its own buffer.
+fn run(
+    mut batch: Vec<Submission>,
+    backend: &dyn Backend,
+    workspace: &mut dyn Workspace,
+    runs: &mut (u64, u64),
+) -> Vec<Submission> {
+    let Some(size) = batch[0].size else {
+        return batch;
+    };
+    let boards: usize = batch.iter().map(|s| s.boards).sum();
+    let shape = Shape::of(size, boards);
+    let inputs = backend.inputs(workspace, shape);
+    let (mut spatial, mut global, mut metadata) = (0, 0, 0);
+    for s in &batch {
+        inputs.spatial[spatial..spatial + s.spatial.len()].copy_from_slice(&s.spatial);
+        inputs.global[global..global + s.global.len()].copy_from_slice(&s.global);
+        let m = s.metadata.len().min(inputs.metadata.len() - metadata);
+        inputs.metadata[metadata..metadata + m].copy_from_slice(&s.metadata[..m]);
+        spatial += s.spatial.len();
+        global += s.global.len();
+        metadata += m;
+    }
+    // The outputs land in the first submission's buffer, grown to the
+    // batch, then each takes its own share.
+    let mut raw = std::mem::take(&mut batch[0].raw);
+    raw.resize_with(boards.max(raw.len()), RawOutput::default);
+    backend.forward(shape, workspace, &mut raw);
+    runs.0 += 1;
+    runs.1 += boards as u64;
+    let mut at = batch[0].boards;
+    for s in batch.iter_mut().skip(1) {
+        s.raw
+            .resize_with(s.raw.len().max(s.boards), RawOutput::default);
+        for (mine, theirs) in s.raw.iter_mut().zip(&raw[at..at + s.boards]) {
+            mine.clone_from(theirs);
+        }
+        at += s.boards;
+    }
+    batch[0].raw = raw;
+    batch
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::go::game::Game;
+    use crate::go::rules::Rules;
+    use crate::nn::{Evaluation, Request};
+
+    #[test]
+    fn threads_evaluating_at_once_share_forward_passes_and_get_their_own_outputs() {
+        // The test backend wants batches of 4 and prints each board's
+        // stones into its value: eight threads, each its own position,
+        // several rounds; every thread reads its own position's value.
+        let (net, counts) = crate::nn::test_backend::evaluator();
+        let games: Vec<Game> = (0..8)
+            .map(|k| {
+                let mut g = Game::new(9, Rules::default(), 7.5);
+                for i in 0..k {
+                    let c = g.to_move();
+                    g.play(c, Some(g.board().point(i, 0))).unwrap();
+                    g.play(c.opponent(), None).unwrap();
+                }
+                g
+            })
+            .collect();
+        let alone: Vec<f32> = games
+            .iter()
+            .map(|g| {
+                net.evaluate(Request {
+                    game: g,
+                    to_move: g.to_move(),
+                    fresh: false,
+                    symmetry: 0,
+                    white_advantage: 0.0,
+                })
+                .white_win
+            })
+            .collect();
+        let before = counts.passes.load(std::sync::atomic::Ordering::Relaxed);
+        let before_boards = counts.boards.load(std::sync::atomic::Ordering::Relaxed);
+        std::thread::scope(|scope| {
+            for (g, &want) in games.iter().zip(&alone) {
+                let net = &net;
+                scope.spawn(move || {
+                    for _ in 0..40 {
+                        let mut out = [Evaluation::default(), Evaluation::default()];
+                        let request = Request {
+                            game: g,
+                            to_move: g.to_move(),
+                            fresh: false,
+                            symmetry: 0,
+                            white_advantage: 0.0,
+                        };
+                        net.evaluate_batch(&[request, request], &mut out);
+                        assert_eq!(out[0].white_win, want);
+                        assert_eq!(out[1].white_win, want);
+                    }
+                });
+            }
+        });
+        let passes = counts.passes.load(std::sync::atomic::Ordering::Relaxed) - before;
+        let boards = counts.boards.load(std::sync::atomic::Ordering::Relaxed) - before_boards;
+        // 640 boards, each once, at most 4 a pass (the largest batch), so
+        // 160 to 320 passes as the threads happen to meet.
+        assert_eq!(boards, 640);
+        assert!((160..=320).contains(&passes), "{passes}");
+        assert_eq!(net.take_counts().boards, 640 + 8);
+    }
+}
