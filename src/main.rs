@@ -350,6 +350,11 @@ struct BenchArgs {
     /// and 32 if none.
     #[arg(long = "threads", value_parser = clap::value_parser!(u64).range(1..=256))]
     threads: Vec<u64>,
+    /// With --nn: the CPU's products in this kernel (avx512, avx2,
+    /// portable; neon on ARM), any this processor runs, in place of the
+    /// fastest (bfloat16 products are --precision bf16).
+    #[arg(long, value_name = "KERNEL")]
+    kernel: Option<String>,
     /// The leaves each search thread gathers a round (the search's own
     /// choice where not given), for --simulate.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
@@ -1017,6 +1022,9 @@ fn bench(cli: &Cli, args: &BenchArgs) {
         .into_iter()
         .filter(|&t| t <= cores.max(2))
         .collect();
+    if args.kernel.is_some() && !args.nn {
+        refuse("bench --kernel goes with --nn (the network's figures)");
+    }
     if let Some(model) = args.simulate {
         let sizes = if args.sizes.is_empty() {
             vec![19]
@@ -1032,8 +1040,14 @@ fn bench(cli: &Cli, args: &BenchArgs) {
         kosumi::tools::bench::simulated(&sizes, args.seconds, model, &threads, leaves);
     } else if args.nn {
         set_precision(cli);
-        if let Err(e) = kosumi::tools::bench::network(&sizes, args.seconds, cli.model.as_deref()) {
-            refuse(format!("--model {e}"));
+        let kernel = args.kernel.as_deref();
+        if let Err(e) =
+            kosumi::tools::bench::network(&sizes, args.seconds, cli.model.as_deref(), kernel)
+        {
+            match kernel {
+                Some(k) => refuse(format!("bench --kernel {k}: {e}")),
+                None => refuse(format!("--model {e}")),
+            }
         }
     } else {
         kosumi::tools::bench::run(&sizes, &threads, args.seconds);

@@ -215,6 +215,26 @@ impl Evaluator {
         Ok(Evaluator::with_backend(desc, backend))
     }
 
+    /// A net (`model`, or the embedded one) on the CPU backend with the
+    /// products' kernel named (`avx512`, `avx2`, `neon`, `portable`: one
+    /// this processor runs), for measuring a kernel the processor would
+    /// not choose; refused, with the reason, where the file does not load
+    /// or the processor lacks the kernel.
+    pub fn on_cpu_with_kernel(
+        model: Option<&std::path::Path>,
+        kernel: &str,
+    ) -> Result<Evaluator, String> {
+        let kernel = cpu::gemm::Kernel::named(kernel)?;
+        let desc = match model {
+            Some(path) => ModelDesc::load(path).map_err(|e| format!("{}: {e}", path.display()))?,
+            None => ModelDesc::parse(EMBEDDED_MODEL).map_err(|e| e.to_string())?,
+        };
+        let network = cpu::network::Network::with_kernel(&desc, kernel);
+        let net = Evaluator::with_backend(&desc, Box::new(network));
+        net.probe().map_err(|e| e.to_string())?;
+        Ok(net)
+    }
+
     /// `desc` on the CPU backend.
     pub fn new(desc: &ModelDesc) -> Evaluator {
         Evaluator::with_backend(desc, Box::new(cpu::network::Network::new(desc)))

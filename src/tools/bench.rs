@@ -96,7 +96,7 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
             println!("bench board={size} policy=tree threads={t} playouts_per_s={rate:.0}");
         }
     }
-    network(sizes, seconds, None).expect("the embedded network loads");
+    network(sizes, seconds, None, None).expect("the embedded network loads");
     // The cost in tree playouts of the learned patterns in the priors and
     // of counting ownership for analysis, each against the plain search in
     // the same run; and how fast an analysis stops when input arrives.
@@ -163,12 +163,14 @@ pub fn network(
     sizes: &[usize],
     seconds: f64,
     model: Option<&std::path::Path>,
+    kernel: Option<&str>,
 ) -> Result<(), String> {
-    let net = match model {
-        Some(path) => {
+    let net = match (model, kernel) {
+        (_, Some(kernel)) => crate::nn::Evaluator::on_cpu_with_kernel(model, kernel)?,
+        (Some(path), None) => {
             crate::nn::Evaluator::load(path).map_err(|e| format!("{}: {e}", path.display()))?
         }
-        None => crate::nn::Evaluator::embedded(),
+        (None, None) => crate::nn::Evaluator::embedded(),
     };
     if net.is_human() {
         // A human-like net is timed under a rank's profile (every profile
@@ -192,7 +194,7 @@ pub fn network(
             net.backend_name()
         );
         if let Some(peak) = peak {
-            line += &format!(" peak_gflops={peak:.1}");
+            line += &format!(" peak_gflops={peak:.1} share_of_peak={:.2}", gflops / peak);
         }
         if let Some(k) = katago
             .as_deref()
@@ -241,10 +243,13 @@ pub fn network(
             .into_iter()
             .take_while(|&t| t <= std::thread::available_parallelism().map_or(1, |n| n.get()))
             .collect();
+        // Windows of at least ten evaluations a thread (a big net's
+        // evaluation is a tenth of a second or more).
+        let window = time.max(Duration::from_secs_f64(10.0 * one / 1e3));
         let mut best = vec![SearchRate::default(); counts.len()];
         for _round in 0..SEARCH_ROUNDS {
             for (i, &threads) in counts.iter().enumerate() {
-                let rate = search_rate(&net, &game, threads, time, None);
+                let rate = search_rate(&net, &game, threads, window, None);
                 if rate.visits > best[i].visits {
                     best[i] = rate;
                 }
@@ -390,7 +395,8 @@ pub fn simulated(
 }
 
 /// Milliseconds per evaluation of `game` (all threads together), each
-/// thread evaluating batches of `batch` symmetries for `duration`.
+/// thread evaluating batches of `batch` symmetries for `duration` (and at
+/// least ten batches) after an untimed [`WARM_UP`].
 fn nn_ms_per_eval(
     net: &crate::nn::Evaluator,
     game: &Game,
@@ -399,7 +405,7 @@ fn nn_ms_per_eval(
     duration: Duration,
 ) -> f64 {
     use crate::nn::{Evaluation, Request};
-    let counts: Vec<u64> = std::thread::scope(|scope| {
+    let rates: Vec<f64> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(move || {
@@ -413,14 +419,23 @@ fn nn_ms_per_eval(
                         })
                         .collect();
                     let mut out = vec![Evaluation::default(); batch];
-                    net.evaluate_batch(&requests, &mut out);
+                    // Untimed first, long enough for the cores to reach
+                    // their clock (a one-thread figure had run before
+                    // the clock rose, a third of the two-thread one).
+                    let warm = Instant::now();
+                    let mut warmed = 0;
+                    while warmed < 2 || warm.elapsed() < WARM_UP {
+                        net.evaluate_batch(&requests, &mut out);
+                        warmed += 1;
+                    }
+                    // Then at least ten passes, whatever the window.
                     let start = Instant::now();
                     let mut n = 0;
-                    while start.elapsed() < duration {
+                    while n < 10 * batch as u64 || start.elapsed() < duration {
                         net.evaluate_batch(&requests, &mut out);
                         n += batch as u64;
                     }
-                    n
+                    n as f64 / start.elapsed().as_secs_f64()
                 })
             })
             .collect();
@@ -429,8 +444,11 @@ fn nn_ms_per_eval(
             .map(|h| h.join().expect("bench thread"))
             .collect()
     });
-    duration.as_secs_f64() * 1000.0 / counts.iter().sum::<u64>().max(1) as f64
+    1000.0 / rates.iter().sum::<f64>().max(1e-9)
 }
+
+/// The untimed load before each evaluation figure.
+const WARM_UP: Duration = Duration::from_millis(300);
 
 /// `katago` on PATH, if any.
 fn katago_path() -> Option<std::path::PathBuf> {

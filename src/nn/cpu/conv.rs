@@ -201,7 +201,7 @@ impl Conv {
             scratch,
             accumulate,
         };
-        self.winograd_with(Kernel::detected(), io);
+        self.winograd_with(Kernel::in_force(), io);
     }
 
     /// The Winograd convolution with the transforms in `kernel`'s

@@ -112,6 +112,11 @@ pub enum Kernel {
     Neon,
 }
 
+thread_local! {
+    /// The kernel a network asked for, for the forward pass on this thread.
+    static IN_FORCE: std::cell::Cell<Option<Kernel>> = const { std::cell::Cell::new(None) };
+}
+
 impl Kernel {
     /// From the slowest to the fastest.
     const ALL: &[Kernel] = &[
@@ -146,6 +151,43 @@ impl Kernel {
         Self::available()
             .last()
             .expect("the portable kernel runs anywhere")
+    }
+
+    /// The kernel of the forward pass running on this thread: its
+    /// network's ([`Kernel::run_with`]), or the fastest this processor
+    /// runs.
+    pub fn in_force() -> Kernel {
+        IN_FORCE.with(|k| k.get()).unwrap_or_else(Kernel::detected)
+    }
+
+    /// Runs `f` (a forward pass) with this kernel in force on this thread.
+    pub fn run_with<T>(self, f: impl FnOnce() -> T) -> T {
+        /// Puts back the kernel in force before, however `f` ends.
+        struct Restore(Option<Kernel>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                IN_FORCE.with(|k| k.set(self.0));
+            }
+        }
+        let _restore = Restore(IN_FORCE.with(|k| k.replace(Some(self))));
+        f()
+    }
+
+    /// The kernel of this name (as `bench` prints it) where this processor
+    /// runs it; otherwise why not, naming those it runs.
+    pub fn named(name: &str) -> Result<Kernel, String> {
+        let runs: Vec<&str> = Self::available().map(Kernel::name).collect();
+        match Self::ALL.iter().find(|k| k.name() == name) {
+            Some(&k) if k.runs_here() => Ok(k),
+            Some(_) => Err(format!(
+                "this processor has no {name} instructions (it runs {})",
+                runs.join(", ")
+            )),
+            None => Err(format!(
+                "no kernel '{name}' here (this processor runs {})",
+                runs.join(", ")
+            )),
+        }
     }
 
     /// Every kernel this processor runs, from the slowest to the fastest.
@@ -299,7 +341,7 @@ pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
         gemm_bf16(m, a, b, c, accumulate);
         return;
     }
-    gemm_with(Kernel::detected(), m, a, b, c, accumulate);
+    gemm_with(Kernel::in_force(), m, a, b, c, accumulate);
 }
 
 /// [`gemm`] with the kernel given (one the processor runs).

@@ -10,6 +10,7 @@
 //! allocates nothing.
 
 use super::conv::Conv;
+use super::gemm::Kernel;
 use super::layers::{self, MatMul, NormAct, Pooling};
 use super::transformer::{self, Attention, FeedForward, Needs, RmsNorm};
 use crate::go::board::BoardSize;
@@ -372,6 +373,9 @@ pub struct Network {
     sv3_mul: MatMul,
     sv3_bias: Vec<f32>,
     ownership_conv: Conv,
+    /// The products' kernel: the fastest this processor runs, or one asked
+    /// for ([`Network::with_kernel`], `bench --kernel`).
+    kernel: Kernel,
 }
 
 /// The buffers every layer shares: the im2col matrix, the pooled values
@@ -406,6 +410,14 @@ pub struct Workspace {
 }
 
 impl Network {
+    /// `kernel` in place of the fastest kernel the processor runs.
+    pub fn with_kernel(desc: &ModelDesc, kernel: Kernel) -> Network {
+        Network {
+            kernel,
+            ..Network::new(desc)
+        }
+    }
+
     pub fn new(desc: &ModelDesc) -> Network {
         let p = &desc.policy;
         let v = &desc.value;
@@ -447,6 +459,7 @@ impl Network {
             sv3_mul: MatMul::new(&v.sv3_mul),
             sv3_bias: v.sv3_bias.clone(),
             ownership_conv: Conv::new(&v.ownership_conv),
+            kernel: Kernel::detected(),
         }
     }
 
@@ -727,7 +740,7 @@ impl backend::Backend for Network {
     fn name(&self) -> String {
         match super::gemm::precision() {
             super::gemm::Precision::F32 => {
-                format!("cpu {}", super::gemm::Kernel::detected().name())
+                format!("cpu {}", self.kernel.name())
             }
             super::gemm::Precision::Bf16 => format!("cpu {}", super::gemm::bf16_name()),
         }
@@ -742,7 +755,8 @@ impl backend::Backend for Network {
     }
 
     fn forward(&self, shape: Shape, ws: &mut dyn backend::Workspace, out: &mut [RawOutput]) {
-        Network::forward(self, shape, own(ws), out)
+        self.kernel
+            .run_with(|| Network::forward(self, shape, own(ws), out))
     }
 
     fn macs(&self, size: BoardSize) -> f64 {
@@ -756,6 +770,6 @@ impl backend::Backend for Network {
             super::gemm::Precision::F32 => 1.0,
             super::gemm::Precision::Bf16 => 2.0,
         };
-        super::gemm::Kernel::detected().peak_flops_per_cycle() * per_fma
+        self.kernel.peak_flops_per_cycle() * per_fma
     }
 }

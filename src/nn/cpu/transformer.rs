@@ -397,16 +397,22 @@ impl Attention {
     }
 }
 
-/// `row = softmax(row · scale)`, in place: 16 values at once where the
-/// processor has AVX-512, 4 at once in NEON on ARM64 (the exponential a
-/// polynomial of degree 6 scaled by a power of two, within 2·10⁻⁷ of
-/// `exp`), one at a time elsewhere.
+/// `row = softmax(row · scale)`, in place, in the kernel in force: 16
+/// values at once in AVX-512, 8 in AVX2, 4 in NEON on ARM64 (the
+/// exponential a polynomial of degree 6 scaled by a power of two, within
+/// 2·10⁻⁷ of `exp`), one at a time in the portable kernel.
 fn softmax(row: &mut [f32], scale: f32) {
+    use super::gemm::Kernel;
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor has the instructions.
-        unsafe { softmax_avx512(row, scale) };
-        return;
+    match Kernel::in_force() {
+        // SAFETY: the kernel in force is one the processor runs.
+        Kernel::Avx512 => return unsafe { softmax_avx512(row, scale) },
+        Kernel::Avx2 => return unsafe { softmax_avx2(row, scale) },
+        Kernel::Portable => return softmax_scalar(row, scale),
+    }
+    #[cfg(target_arch = "aarch64")]
+    if Kernel::in_force() == Kernel::Portable {
+        return softmax_scalar(row, scale);
     }
     #[cfg(target_arch = "aarch64")]
     {
@@ -477,6 +483,69 @@ unsafe fn softmax_avx512(row: &mut [f32], scale: f32) {
         }
         i += 16;
     }
+}
+
+/// [`softmax`] in AVX2: eight values at once, the row's last few one at a
+/// time with the same polynomial.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn softmax_avx2(row: &mut [f32], scale: f32) {
+    use std::arch::x86_64::*;
+    let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * scale));
+    let (chunks, rest) = row.as_chunks_mut::<8>();
+    let (s, top) = (_mm256_set1_ps(scale), _mm256_set1_ps(max));
+    let mut total = _mm256_setzero_ps();
+    for chunk in chunks.iter_mut() {
+        // SAFETY: the loads and stores are of eight-value arrays.
+        unsafe {
+            let x = _mm256_loadu_ps(chunk.as_ptr());
+            let e = exp_avx2(_mm256_fmsub_ps(x, s, top));
+            total = _mm256_add_ps(total, e);
+            _mm256_storeu_ps(chunk.as_mut_ptr(), e);
+        }
+    }
+    let mut lanes = [0.0f32; 8];
+    // SAFETY: an eight-value array.
+    unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), total) };
+    let mut sum: f32 = lanes.iter().sum();
+    for r in rest.iter_mut() {
+        let e = unsafe { exp_avx2(_mm256_set1_ps(*r * scale - max)) };
+        *r = _mm256_cvtss_f32(e);
+        sum += *r;
+    }
+    let inv = 1.0 / sum;
+    for r in row.iter_mut() {
+        *r *= inv;
+    }
+}
+
+/// `exp` of 8 values at or below 0 (softmax's), as [`exp_avx512`], the
+/// power of two made in the exponent's bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn exp_avx2(x: std::arch::x86_64::__m256) -> std::arch::x86_64::__m256 {
+    use std::arch::x86_64::*;
+    let x = _mm256_max_ps(x, _mm256_set1_ps(-87.0));
+    let n = _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm256_mul_ps(
+        x,
+        _mm256_set1_ps(std::f32::consts::LOG2_E),
+    ));
+    let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_LN2_HIGH), x);
+    let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_LN2_LOW), r);
+    let mut y = _mm256_set1_ps(EXP_POLYNOMIAL[0]);
+    for c in &EXP_POLYNOMIAL[1..] {
+        y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(*c));
+    }
+    let y = _mm256_fmadd_ps(
+        y,
+        _mm256_mul_ps(r, r),
+        _mm256_add_ps(r, _mm256_set1_ps(1.0)),
+    );
+    let power = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(
+        _mm256_cvtps_epi32(n),
+        _mm256_set1_epi32(127),
+    )));
+    _mm256_mul_ps(y, power)
 }
 
 /// ln 2 in two parts, for `r = x − n · ln 2` exact to single precision.
@@ -588,20 +657,24 @@ mod softmax_tests {
             let row: Vec<f32> = (0..n)
                 .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
                 .collect();
-            let mut fast = row.clone();
-            softmax(&mut fast, 0.5);
             let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * 0.5));
             let exact: Vec<f64> = row
                 .iter()
                 .map(|&x| f64::from(x * 0.5 - max).exp())
                 .collect();
             let sum: f64 = exact.iter().sum();
-            for (f, e) in fast.iter().zip(&exact) {
-                assert!(
-                    (f64::from(*f) - e / sum).abs() < 1e-6,
-                    "{n}: {f} vs {}",
-                    e / sum
-                );
+            // Each kernel this processor runs.
+            for kernel in super::super::gemm::Kernel::available() {
+                let mut fast = row.clone();
+                kernel.run_with(|| softmax(&mut fast, 0.5));
+                for (f, e) in fast.iter().zip(&exact) {
+                    assert!(
+                        (f64::from(*f) - e / sum).abs() < 1e-6,
+                        "{} {n}: {f} vs {}",
+                        kernel.name(),
+                        e / sum
+                    );
+                }
             }
         }
     }
