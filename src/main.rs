@@ -657,18 +657,17 @@ fn puct_settings(cli: &Cli) -> Puct {
 
 /// The network `--nn` and `--model` ask for; exits on a file that does
 /// not load.
-fn load_network(cli: &Cli) -> Option<kosumi::nn::Evaluator> {
-    set_precision(cli);
+fn load_network(cli: &Cli, backends: &kosumi::nn::Backends) -> Option<kosumi::nn::Evaluator> {
     match (cli.nn, &cli.model) {
         (Switch::Off, Some(_)) => refuse("--model names a network and --nn off asks for none"),
         (Switch::Off, None) => None,
         (Switch::On, Some(path)) => {
-            let net = kosumi::nn::Evaluator::load(path)
+            let net = kosumi::nn::Evaluator::load_on(path, backends)
                 .unwrap_or_else(|e| refuse(format!("--model {}: {e}", path.display())));
             set_human_profile(cli, &net);
             Some(net)
         }
-        (Switch::On, None) => Some(kosumi::nn::Evaluator::embedded()),
+        (Switch::On, None) => Some(kosumi::nn::Evaluator::embedded_on(backends)),
     }
 }
 
@@ -682,11 +681,13 @@ fn listed(names: &[String]) -> String {
     text
 }
 
-/// The backend asked for, checked before any network is loaded: a GPU
-/// asked for where there is none (or the build has no GPU backend) is
-/// refused with the reason (exit 2) rather than quietly run on the CPU.
-fn check_backend(cli: &Cli) {
-    use kosumi::nn::BackendKind;
+/// How the networks run, as the command line asks, held to the machine
+/// before any network is loaded: a GPU asked for where there is none (or
+/// the build has no GPU backend), a precision or kernel the processor
+/// lacks, are refused with the reason (exit 2) rather than quietly run
+/// otherwise. `kernel`: bench's `--kernel`.
+fn backends(cli: &Cli, kernel: Option<&str>) -> kosumi::nn::Backends {
+    use kosumi::nn::{BackendKind, OptionsError, Precision};
     let kind = match cli.backend {
         BackendArg::Auto => BackendKind::Auto,
         BackendArg::Cpu => BackendKind::Cpu,
@@ -694,63 +695,73 @@ fn check_backend(cli: &Cli) {
     };
     let name = format!("{kind:?}").to_lowercase();
     // A GPU's products in half precision unless f32 is asked for (f16
-    // where the GPU has tensor cores, under auto); a config's wish where
-    // the command line says nothing.
-    let wished = match cli.precision {
-        PrecisionArg::Auto => cli.gpu_precision.unwrap_or(PrecisionArg::Auto),
-        given => given,
-    };
-    let half = match wished {
+    // where the GPU has tensor cores, under auto); a config's wish
+    // (cudaUseFP16) only where a GPU answers.
+    let half = match cli.precision {
         PrecisionArg::Auto => None,
         PrecisionArg::F16 => Some(true),
         PrecisionArg::F32 | PrecisionArg::Bf16 => Some(false),
     };
-    // Half-precision products need a GPU: under auto, one must answer.
-    let needs_gpu = cli.precision == PrecisionArg::F16;
-    let kind = match kind {
-        BackendKind::Auto if needs_gpu => BackendKind::Cuda,
-        kind => kind,
+    let kernel = kernel.map(|k| {
+        kosumi::nn::Kernel::named(k).unwrap_or_else(|e| refuse(format!("bench --kernel {k}: {e}")))
+    });
+    let options = kosumi::nn::Options {
+        backend: kind,
+        gpu: cli.gpu,
+        half,
+        max_batch: cli.nn_max_batch.map(|n| n as usize),
+        precision: match cli.precision {
+            PrecisionArg::Bf16 => Precision::Bf16,
+            _ => Precision::F32,
+        },
+        kernel,
     };
-    if let Err(why) = kosumi::nn::choose_backend(kind, cli.gpu, half) {
-        match cli.gpu {
-            _ if needs_gpu => refuse(format!(
-                "--precision f16: half-precision products are a GPU's: {why}"
-            )),
-            Some(n) => refuse(format!("--backend {name} --gpu {n}: {why}")),
-            None => refuse(format!("--backend {name}: {why}")),
+    let mut backends = options.check().unwrap_or_else(|e| match e {
+        OptionsError::Processor(why) | OptionsError::NoGpu(why)
+            if cli.precision == PrecisionArg::Bf16 && !why.contains("GPU") =>
+        {
+            refuse(format!("--precision bf16: {why}"))
         }
-    }
-    if let Some(n) = cli.nn_max_batch {
-        kosumi::nn::set_gpu_max_batch(n as usize);
-    }
-    let on_gpu = kosumi::nn::gpu_in_force();
-    if !on_gpu
-        && cli.precision == PrecisionArg::Auto
-        && cli.gpu_precision == Some(PrecisionArg::F16)
-    {
-        eprintln!(
-            "kosumi: cudaUseFP16 = true is a GPU's setting and no GPU runs the networks here: set aside (the CPU multiplies in f32)"
-        );
-    }
-    match cli.precision {
-        PrecisionArg::F16 if !on_gpu => refuse(
-            "--precision f16: half-precision products are a GPU's; the networks run on the CPU here (f32 or bf16)",
-        ),
-        PrecisionArg::Bf16 if on_gpu => refuse(
+        OptionsError::Bf16OnGpu => refuse(
             "--precision bf16 is the CPU's; a GPU multiplies in f16 or f32 (or --backend cpu)",
+        ),
+        e if cli.precision == PrecisionArg::F16 => refuse(format!(
+            "--precision f16: half-precision products are a GPU's: {e}"
+        )),
+        e => match cli.gpu {
+            Some(n) => refuse(format!("--backend {name} --gpu {n}: {e}")),
+            None => refuse(format!("--backend {name}: {e}")),
+        },
+    });
+    match cli.gpu_precision {
+        Some(wish) if cli.precision == PrecisionArg::Auto && backends.on_gpu() => {
+            backends = kosumi::nn::Options {
+                half: Some(wish == PrecisionArg::F16),
+                ..options
+            }
+            .check()
+            .unwrap_or(backends);
+        }
+        Some(PrecisionArg::F16) if cli.precision == PrecisionArg::Auto => eprintln!(
+            "kosumi: cudaUseFP16 = true is a GPU's setting and no GPU runs the networks here: set aside (the CPU multiplies in f32)"
         ),
         _ => {}
     }
+    backends
 }
 
 /// The human-like net `--human-model` names, under `--human-profile` if
 /// given (a level sets its own); exits on a file that does not load.
-fn load_human_network(cli: &Cli, with_network: bool) -> Option<kosumi::nn::Evaluator> {
+fn load_human_network(
+    cli: &Cli,
+    backends: &kosumi::nn::Backends,
+    with_network: bool,
+) -> Option<kosumi::nn::Evaluator> {
     let path = cli.human_model.as_ref()?;
     if !with_network {
         refuse("--human-model goes beside a network (--nn off asks for none)");
     }
-    let net = kosumi::nn::Evaluator::load(path)
+    let net = kosumi::nn::Evaluator::load_on(path, backends)
         .unwrap_or_else(|e| refuse(format!("--human-model {}: {e}", path.display())));
     if !net.is_human() {
         log::warn!(
@@ -764,25 +775,9 @@ fn load_human_network(cli: &Cli, with_network: bool) -> Option<kosumi::nn::Evalu
     Some(net)
 }
 
-/// The precision `--precision` asks for, before any network is loaded.
-fn set_precision(cli: &Cli) {
-    // A GPU's precision was set with the backend (`check_backend`).
-    let precision = match cli.precision {
-        PrecisionArg::Auto | PrecisionArg::F32 | PrecisionArg::F16 => kosumi::nn::Precision::F32,
-        PrecisionArg::Bf16 => kosumi::nn::Precision::Bf16,
-    };
-    if let Err(e) = kosumi::nn::set_precision(precision) {
-        let name = cli
-            .precision
-            .to_possible_value()
-            .expect("no variant is skipped");
-        refuse(format!("--precision {}: {e}", name.get_name()));
-    }
-}
-
 /// The network a subcommand cannot do without.
-fn needed_network(cli: &Cli, who: &str) -> kosumi::nn::Evaluator {
-    load_network(cli)
+fn needed_network(cli: &Cli, backends: &kosumi::nn::Backends, who: &str) -> kosumi::nn::Evaluator {
+    load_network(cli, backends)
         .unwrap_or_else(|| refuse(format!("{who} needs a network (--nn off asks for none)")))
 }
 
@@ -896,10 +891,10 @@ fn train_patterns(args: &TrainPatternsArgs) {
 }
 
 /// `kosumi analysis`: KataGo's JSON analysis engine until input ends.
-fn analysis_engine(cli: &Cli, args: &AnalysisArgs) {
+fn analysis_engine(cli: &Cli, backends: &kosumi::nn::Backends, args: &AnalysisArgs) {
     use kosumi::frontends::analysis::{Defaults, Settings, serve};
-    let net = needed_network(cli, "analysis");
-    let human_network = load_human_network(cli, true).map(std::sync::Arc::new);
+    let net = needed_network(cli, backends, "analysis");
+    let human_network = load_human_network(cli, backends, true).map(std::sync::Arc::new);
     let settings = Settings {
         defaults: Defaults {
             max_visits: args.max_visits.max(1),
@@ -946,7 +941,7 @@ fn analysis_engine(cli: &Cli, args: &AnalysisArgs) {
 /// The options and the places are checked before any search; the record
 /// is written whole to its place or not at all, never over the record
 /// reviewed.
-fn review_record(cli: &Cli, args: &ReviewArgs) {
+fn review_record(cli: &Cli, backends: &kosumi::nn::Backends, args: &ReviewArgs) {
     use kosumi::core::files;
     use std::io::Write;
     if args.visits < 2 {
@@ -971,7 +966,7 @@ fn review_record(cli: &Cli, args: &ReviewArgs) {
     if let Err(e) = files::check_writable(&out) {
         refuse(format!("review: --out {e}"));
     }
-    let net = needed_network(cli, "review");
+    let net = needed_network(cli, backends, "review");
     let fail = |what: String| -> ! {
         eprintln!("kosumi: review: {what}");
         std::process::exit(1);
@@ -1007,7 +1002,14 @@ fn review_record(cli: &Cli, args: &ReviewArgs) {
 }
 
 /// `kosumi bench`: speed figures on stdout.
-fn bench(cli: &Cli, args: &BenchArgs) {
+fn bench(model: Option<&std::path::Path>, backends: &kosumi::nn::Backends, args: &BenchArgs) {
+    // Figures piped into `head` end the bench quietly, as a Unix tool
+    // ends, when the reader has what it wanted.
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default action, before any thread.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     if !args.sizes.iter().all(|&s| board_size_ok(s)) {
         refuse("bench sizes must be 2 to 25");
     }
@@ -1039,15 +1041,8 @@ fn bench(cli: &Cli, args: &BenchArgs) {
         let leaves = args.leaves.map(|l| l as usize);
         kosumi::tools::bench::simulated(&sizes, args.seconds, model, &threads, leaves);
     } else if args.nn {
-        set_precision(cli);
-        let kernel = args.kernel.as_deref();
-        if let Err(e) =
-            kosumi::tools::bench::network(&sizes, args.seconds, cli.model.as_deref(), kernel)
-        {
-            match kernel {
-                Some(k) => refuse(format!("bench --kernel {k}: {e}")),
-                None => refuse(format!("--model {e}")),
-            }
+        if let Err(e) = kosumi::tools::bench::network(&sizes, args.seconds, model, backends) {
+            refuse(format!("--model {e}"));
         }
     } else {
         kosumi::tools::bench::run(&sizes, &threads, args.seconds);
@@ -1055,7 +1050,7 @@ fn bench(cli: &Cli, args: &BenchArgs) {
 }
 
 /// The GTP engine on stdin and stdout, as the command line sets it up.
-fn gtp_engine(cli: &Cli) {
+fn gtp_engine(cli: &Cli, backends: &kosumi::nn::Backends) {
     let rules = rules_named(&cli.rules);
     if !board_size_ok(cli.size) {
         refuse("board size must be 2 to 25");
@@ -1086,7 +1081,7 @@ fn gtp_engine(cli: &Cli) {
         }
         (usize::from(seat), kind, cli.phantom_preset.options())
     });
-    let network = load_network(cli);
+    let network = load_network(cli, backends);
     if let Some(net) = &network {
         log::info!("network {}", net.name());
     } else if cli.search == SearchKind::Net {
@@ -1094,7 +1089,7 @@ fn gtp_engine(cli: &Cli) {
     } else if cli.level.is_some_and(|l| l.0.is_some()) {
         refuse("--level plays from the network's policy (--nn off asks for none)");
     }
-    let human_network = load_human_network(cli, network.is_some());
+    let human_network = load_human_network(cli, backends, network.is_some());
     let cores = kosumi::core::concurrency::cores();
     if cli.threads > cores {
         eprintln!(
@@ -1150,13 +1145,17 @@ fn main() {
             Cli::parse_from(t.args)
         }
     };
-    check_backend(&cli);
+    let kernel = match &cli.command {
+        Some(Command::Bench(args)) => args.kernel.as_deref(),
+        _ => None,
+    };
+    let backends = backends(&cli, kernel);
     match &cli.command {
         Some(Command::PhantomMatch(args)) => phantom_match(args),
         Some(Command::TrainPatterns(args)) => train_patterns(args),
-        Some(Command::Analysis(args)) => analysis_engine(&cli, args),
-        Some(Command::Review(args)) => review_record(&cli, args),
-        Some(Command::Bench(args)) => bench(&cli, args),
+        Some(Command::Analysis(args)) => analysis_engine(&cli, &backends, args),
+        Some(Command::Review(args)) => review_record(&cli, &backends, args),
+        Some(Command::Bench(args)) => bench(cli.model.as_deref(), &backends, args),
         Some(Command::GpuError(args)) => {
             use kosumi::tools::gpu_error::{Checked, run};
             let checked = match cli.precision {
@@ -1179,6 +1178,6 @@ fn main() {
                 Err(why) => refuse(format!("gpu-error: {why}")),
             }
         }
-        None => gtp_engine(&cli),
+        None => gtp_engine(&cli, &backends),
     }
 }

@@ -23,7 +23,6 @@ pub(crate) mod area;
 pub(crate) mod backend;
 pub(crate) mod batcher;
 pub(crate) mod cache;
-pub(crate) mod choice;
 pub(crate) mod cpu;
 pub(crate) mod faults;
 #[cfg(any(test, feature = "cuda"))]
@@ -31,6 +30,7 @@ pub(crate) mod gpu;
 pub(crate) mod inputs;
 pub(crate) mod ladder;
 pub(crate) mod model;
+pub(crate) mod options;
 pub(crate) mod output;
 pub(crate) mod profile;
 pub(crate) mod simulated;
@@ -41,23 +41,16 @@ pub(crate) mod test_models;
 use crate::go::board::{BoardSize, Color};
 use crate::go::game::Game;
 use backend::{Backend, RawOutput, Shape};
-pub use choice::{BackendKind, choose_backend, gpu_in_force, set_gpu_max_batch};
 use inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
 use model::ModelDesc;
 pub use model::ModelError;
+pub use options::{BackendKind, Backends, GPU_BUILT, Options, OptionsError};
 pub use output::Evaluation;
 pub use profile::HumanProfile;
 use profile::METADATA_INPUTS;
 use std::sync::{Mutex, RwLock};
 
-pub use cpu::gemm::Precision;
-
-/// Sets the precision of the networks loaded from now on (bfloat16 only
-/// where the processor has bfloat16 dot products: AVX-512 BF16, or ARM's
-/// BF16; the error names what is missing).
-pub fn set_precision(precision: Precision) -> Result<(), String> {
-    cpu::gemm::set_precision(precision)
-}
+pub use cpu::gemm::{Kernel, Precision};
 
 /// The embedded network's file.
 pub static EMBEDDED_MODEL: &[u8] = include_bytes!("g170-b6c96-s175395328-d26788732.bin.gz");
@@ -208,31 +201,11 @@ pub(crate) fn on_cpu_and_host_program() -> (Evaluator, Evaluator) {
 }
 
 impl Evaluator {
-    /// `desc` on the backend chosen ([`choose_backend`]): the CPU's
-    /// unless a GPU was chosen and runs it.
-    pub fn on_chosen_backend(desc: &ModelDesc) -> Result<Evaluator, ModelError> {
-        let backend = choice::backend_for(desc).map_err(ModelError::Backend)?;
+    /// `desc` on the backend `backends` give (the CPU's unless a GPU was
+    /// chosen and runs it).
+    pub fn on(desc: &ModelDesc, backends: &Backends) -> Result<Evaluator, ModelError> {
+        let backend = backends.backend_for(desc).map_err(ModelError::Backend)?;
         Ok(Evaluator::with_backend(desc, backend))
-    }
-
-    /// A net (`model`, or the embedded one) on the CPU backend with the
-    /// products' kernel named (`avx512`, `avx2`, `neon`, `portable`: one
-    /// this processor runs), for measuring a kernel the processor would
-    /// not choose; refused, with the reason, where the file does not load
-    /// or the processor lacks the kernel.
-    pub fn on_cpu_with_kernel(
-        model: Option<&std::path::Path>,
-        kernel: &str,
-    ) -> Result<Evaluator, String> {
-        let kernel = cpu::gemm::Kernel::named(kernel)?;
-        let desc = match model {
-            Some(path) => ModelDesc::load(path).map_err(|e| format!("{}: {e}", path.display()))?,
-            None => ModelDesc::parse(EMBEDDED_MODEL).map_err(|e| e.to_string())?,
-        };
-        let network = cpu::network::Network::with_kernel(&desc, kernel);
-        let net = Evaluator::with_backend(&desc, Box::new(network));
-        net.probe().map_err(|e| e.to_string())?;
-        Ok(net)
     }
 
     /// `desc` on the CPU backend.
@@ -378,20 +351,30 @@ impl Evaluator {
         out
     }
 
-    /// The embedded six-block net, on the backend chosen (the CPU where
-    /// the GPU chosen does not run it, said on stderr).
+    /// The embedded six-block net on the CPU.
     pub fn embedded() -> Evaluator {
+        Evaluator::embedded_on(&Backends::default())
+    }
+
+    /// The embedded six-block net on `backends` (the CPU where the GPU
+    /// chosen does not run it, said on stderr).
+    pub fn embedded_on(backends: &Backends) -> Evaluator {
         let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded network reads");
-        Evaluator::on_chosen_backend(&desc).unwrap_or_else(|e| {
+        Evaluator::on(&desc, backends).unwrap_or_else(|e| {
             eprintln!("kosumi: the embedded network runs on the CPU: {e}");
             Evaluator::new(&desc)
         })
     }
 
-    /// A network from a KataGo model file, refused if its outputs on an
-    /// empty 9×9 board are not finite numbers.
+    /// A network from a KataGo model file on the CPU, refused if its
+    /// outputs on an empty 9×9 board are not finite numbers.
     pub fn load(path: &std::path::Path) -> Result<Evaluator, ModelError> {
-        let net = Evaluator::on_chosen_backend(&ModelDesc::load(path)?)?;
+        Evaluator::load_on(path, &Backends::default())
+    }
+
+    /// [`Evaluator::load`] on `backends`.
+    pub fn load_on(path: &std::path::Path, backends: &Backends) -> Result<Evaluator, ModelError> {
+        let net = Evaluator::on(&ModelDesc::load(path)?, backends)?;
         net.probe()?;
         Ok(net)
     }

@@ -96,7 +96,8 @@ pub fn run(sizes: &[usize], threads: &[usize], seconds: f64) {
             println!("bench board={size} policy=tree threads={t} playouts_per_s={rate:.0}");
         }
     }
-    network(sizes, seconds, None, None).expect("the embedded network loads");
+    network(sizes, seconds, None, &crate::nn::Backends::default())
+        .expect("the embedded network loads");
     // The cost in tree playouts of the learned patterns in the priors and
     // of counting ownership for analysis, each against the plain search in
     // the same run; and how fast an analysis stops when input arrives.
@@ -163,14 +164,12 @@ pub fn network(
     sizes: &[usize],
     seconds: f64,
     model: Option<&std::path::Path>,
-    kernel: Option<&str>,
+    backends: &crate::nn::Backends,
 ) -> Result<(), String> {
-    let net = match (model, kernel) {
-        (_, Some(kernel)) => crate::nn::Evaluator::on_cpu_with_kernel(model, kernel)?,
-        (Some(path), None) => {
-            crate::nn::Evaluator::load(path).map_err(|e| format!("{}: {e}", path.display()))?
-        }
-        (None, None) => crate::nn::Evaluator::embedded(),
+    let net = match model {
+        Some(path) => crate::nn::Evaluator::load_on(path, backends)
+            .map_err(|e| format!("{}: {e}", path.display()))?,
+        None => crate::nn::Evaluator::embedded_on(backends),
     };
     if net.is_human() {
         // A human-like net is timed under a rank's profile (every profile

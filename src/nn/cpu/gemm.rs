@@ -6,25 +6,25 @@
 //! `--precision bf16` on a processor with bfloat16 dot products: AVX-512
 //! BF16, or ARM's BF16) both factors are rounded to bfloat16 and multiplied
 //! in pairs by `vdpbf16ps` or `bfdot`, summing in single precision: twice
-//! the multiplications a cycle.
+//! the multiplications a cycle. The kernel and the precision are a
+//! network's own values ([`Arithmetic`]), in force on a thread while the
+//! network packs its weights or runs a forward pass ([`Arithmetic::run`]),
+//! so that the products deep inside the layers follow them with no
+//! setting shared by the process.
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use super::simd::Lanes;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The precision of the products.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precision {
     /// Single precision throughout.
+    #[default]
     F32,
     /// Factors rounded to bfloat16 (8 bits of mantissa), sums in single
     /// precision.
     Bf16,
 }
-
-/// Whether the products run in bfloat16: set once, before any network is
-/// loaded (its weights are packed for the precision in force then).
-static BF16: AtomicBool = AtomicBool::new(false);
 
 /// Whether this processor multiplies bfloat16 pairs (AVX-512 BF16 on x86,
 /// BF16 on ARM64: Neoverse V1 and N2 on, Apple M2 on).
@@ -53,28 +53,69 @@ pub fn bf16_name() -> &'static str {
     }
 }
 
-/// Sets the precision of every product packed from now on; `Bf16` where
-/// the processor has no bfloat16 dot products is refused.
-pub fn set_precision(precision: Precision) -> Result<(), String> {
-    if precision == Precision::Bf16 && !bf16_available() {
-        let missing = if cfg!(target_arch = "aarch64") {
-            "BF16 dot products (ARM's FEAT_BF16)"
-        } else {
-            "AVX-512 BF16 instructions"
-        };
-        return Err(format!("this processor has no {missing}"));
+impl Precision {
+    /// Whether this processor runs it: bfloat16 needs its dot products
+    /// (the error names what is missing).
+    pub fn check(self) -> Result<Precision, String> {
+        if self == Precision::Bf16 && !bf16_available() {
+            let missing = if cfg!(target_arch = "aarch64") {
+                "BF16 dot products (ARM's FEAT_BF16)"
+            } else {
+                "AVX-512 BF16 instructions"
+            };
+            return Err(format!("this processor has no {missing}"));
+        }
+        Ok(self)
     }
-    BF16.store(precision == Precision::Bf16, Ordering::Relaxed);
-    Ok(())
 }
 
-/// The precision in force.
-pub fn precision() -> Precision {
-    if BF16.load(Ordering::Relaxed) {
-        Precision::Bf16
-    } else {
-        Precision::F32
+/// How a network's products run: the kernel and the precision, a value
+/// each network holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arithmetic {
+    pub kernel: Kernel,
+    pub precision: Precision,
+}
+
+impl Default for Arithmetic {
+    /// The fastest kernel this processor runs, in single precision.
+    fn default() -> Arithmetic {
+        Arithmetic {
+            kernel: Kernel::detected(),
+            precision: Precision::F32,
+        }
     }
+}
+
+thread_local! {
+    /// The arithmetic of the network packing or running on this thread.
+    static IN_FORCE: std::cell::Cell<Option<Arithmetic>> = const { std::cell::Cell::new(None) };
+}
+
+impl Arithmetic {
+    /// The arithmetic in force on this thread: its network's, or the
+    /// default outside one.
+    pub fn in_force() -> Arithmetic {
+        IN_FORCE.with(|a| a.get()).unwrap_or_default()
+    }
+
+    /// Runs `f` (a network's packing or forward pass) with this arithmetic
+    /// in force on this thread, the one before put back however `f` ends.
+    pub fn run<T>(self, f: impl FnOnce() -> T) -> T {
+        struct Restore(Option<Arithmetic>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                IN_FORCE.with(|a| a.set(self.0));
+            }
+        }
+        let _restore = Restore(IN_FORCE.with(|a| a.replace(Some(self))));
+        f()
+    }
+}
+
+/// The precision in force on this thread.
+pub fn precision() -> Precision {
+    Arithmetic::in_force().precision
 }
 
 /// `x` rounded to the nearest bfloat16 (ties to even), as its 16 bits.
@@ -110,11 +151,6 @@ pub enum Kernel {
     /// row, 24 of its 32.
     #[cfg(target_arch = "aarch64")]
     Neon,
-}
-
-thread_local! {
-    /// The kernel a network asked for, for the forward pass on this thread.
-    static IN_FORCE: std::cell::Cell<Option<Kernel>> = const { std::cell::Cell::new(None) };
 }
 
 impl Kernel {
@@ -153,24 +189,19 @@ impl Kernel {
             .expect("the portable kernel runs anywhere")
     }
 
-    /// The kernel of the forward pass running on this thread: its
-    /// network's ([`Kernel::run_with`]), or the fastest this processor
-    /// runs.
+    /// The kernel in force on this thread ([`Arithmetic::in_force`]).
     pub fn in_force() -> Kernel {
-        IN_FORCE.with(|k| k.get()).unwrap_or_else(Kernel::detected)
+        Arithmetic::in_force().kernel
     }
 
-    /// Runs `f` (a forward pass) with this kernel in force on this thread.
+    /// Runs `f` with this kernel in force on this thread, in the precision
+    /// in force.
     pub fn run_with<T>(self, f: impl FnOnce() -> T) -> T {
-        /// Puts back the kernel in force before, however `f` ends.
-        struct Restore(Option<Kernel>);
-        impl Drop for Restore {
-            fn drop(&mut self) {
-                IN_FORCE.with(|k| k.set(self.0));
-            }
+        Arithmetic {
+            kernel: self,
+            ..Arithmetic::in_force()
         }
-        let _restore = Restore(IN_FORCE.with(|k| k.replace(Some(self))));
-        f()
+        .run(f)
     }
 
     /// The kernel of this name (as `bench` prints it) where this processor
@@ -610,7 +641,7 @@ fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
     let (k, n, q) = (b.k, b.n, b.row_pairs());
     assert!(a.len() >= m * k && c.len() >= m * n);
     // `b` holds pairs only where bfloat16 products were asked for, which
-    // `set_precision` allows only where the processor has them.
+    // `Precision::check` allows only where the processor has them.
     assert!(bf16_available(), "bfloat16 products on {}", bf16_name());
     A_PAIRS.with_borrow_mut(|pairs| {
         pairs.clear();

@@ -10,7 +10,7 @@
 //! allocates nothing.
 
 use super::conv::Conv;
-use super::gemm::Kernel;
+use super::gemm::{Arithmetic, Precision};
 use super::layers::{self, MatMul, NormAct, Pooling};
 use super::transformer::{self, Attention, FeedForward, Needs, RmsNorm};
 use crate::go::board::BoardSize;
@@ -373,9 +373,9 @@ pub struct Network {
     sv3_mul: MatMul,
     sv3_bias: Vec<f32>,
     ownership_conv: Conv,
-    /// The products' kernel: the fastest this processor runs, or one asked
-    /// for ([`Network::with_kernel`], `bench --kernel`).
-    kernel: Kernel,
+    /// The products' kernel and precision: its weights were packed for
+    /// them, and its forward passes run in them.
+    arithmetic: Arithmetic,
 }
 
 /// The buffers every layer shares: the im2col matrix, the pooled values
@@ -410,15 +410,19 @@ pub struct Workspace {
 }
 
 impl Network {
-    /// `kernel` in place of the fastest kernel the processor runs.
-    pub fn with_kernel(desc: &ModelDesc, kernel: Kernel) -> Network {
-        Network {
-            kernel,
-            ..Network::new(desc)
-        }
+    /// `desc` in the fastest kernel this processor runs, in single
+    /// precision.
+    pub fn new(desc: &ModelDesc) -> Network {
+        Network::with_arithmetic(desc, Arithmetic::default())
     }
 
-    pub fn new(desc: &ModelDesc) -> Network {
+    /// `desc` in `arithmetic` (a kernel and a precision the processor
+    /// runs), its weights packed for it.
+    pub fn with_arithmetic(desc: &ModelDesc, arithmetic: Arithmetic) -> Network {
+        arithmetic.run(|| Network::build(desc, arithmetic))
+    }
+
+    fn build(desc: &ModelDesc, arithmetic: Arithmetic) -> Network {
         let p = &desc.policy;
         let v = &desc.value;
         Network {
@@ -459,7 +463,7 @@ impl Network {
             sv3_mul: MatMul::new(&v.sv3_mul),
             sv3_bias: v.sv3_bias.clone(),
             ownership_conv: Conv::new(&v.ownership_conv),
-            kernel: Kernel::detected(),
+            arithmetic,
         }
     }
 
@@ -731,18 +735,18 @@ impl backend::Backend for Network {
     }
 
     fn arithmetic(&self) -> backend::Arithmetic {
-        match super::gemm::precision() {
-            super::gemm::Precision::F32 => backend::Arithmetic::F32,
-            super::gemm::Precision::Bf16 => backend::Arithmetic::Bf16,
+        match self.arithmetic.precision {
+            Precision::F32 => backend::Arithmetic::F32,
+            Precision::Bf16 => backend::Arithmetic::Bf16,
         }
     }
 
     fn name(&self) -> String {
-        match super::gemm::precision() {
-            super::gemm::Precision::F32 => {
-                format!("cpu {}", self.kernel.name())
+        match self.arithmetic.precision {
+            Precision::F32 => {
+                format!("cpu {}", self.arithmetic.kernel.name())
             }
-            super::gemm::Precision::Bf16 => format!("cpu {}", super::gemm::bf16_name()),
+            Precision::Bf16 => format!("cpu {}", super::gemm::bf16_name()),
         }
     }
 
@@ -755,8 +759,8 @@ impl backend::Backend for Network {
     }
 
     fn forward(&self, shape: Shape, ws: &mut dyn backend::Workspace, out: &mut [RawOutput]) {
-        self.kernel
-            .run_with(|| Network::forward(self, shape, own(ws), out))
+        self.arithmetic
+            .run(|| Network::forward(self, shape, own(ws), out))
     }
 
     fn macs(&self, size: BoardSize) -> f64 {
@@ -766,10 +770,10 @@ impl backend::Backend for Network {
     fn peak_flops_per_cycle(&self) -> f64 {
         // `vdpbf16ps` and `bfdot` do two multiply-adds a lane where an FMA
         // does one.
-        let per_fma = match super::gemm::precision() {
-            super::gemm::Precision::F32 => 1.0,
-            super::gemm::Precision::Bf16 => 2.0,
+        let per_fma = match self.arithmetic.precision {
+            Precision::F32 => 1.0,
+            Precision::Bf16 => 2.0,
         };
-        self.kernel.peak_flops_per_cycle() * per_fma
+        self.arithmetic.kernel.peak_flops_per_cycle() * per_fma
     }
 }
