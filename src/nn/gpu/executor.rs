@@ -6,29 +6,17 @@
 //! backend is the same whatever the device: CUDA on a GPU, or the tests'
 //! emulator of one.
 
-use super::Kernel;
-use super::device::{Arg, Device, Gemm, Launch, Queue};
-use super::program::{Angles, Buf, Extent, Op, Pool, Program};
+use super::device::{Device, Queue};
+use super::ops::DeviceStep;
+use super::program::{Conv, Extent, Op, Program};
 use crate::go::board::BoardSize;
 use crate::nn::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
-use crate::nn::model::{Activation, ModelDesc};
+use crate::nn::model::ModelDesc;
 use std::sync::Mutex;
 
 /// The most boards a batch holds on a GPU unless told otherwise (KataGo's
 /// `nnMaxBatchSize`).
 pub(crate) const MAX_BATCH: usize = 256;
-
-/// Threads a block of the element-wise kernels, and of the RMSNorm's (a
-/// power of two: its sums are halved in turn).
-const BLOCK: u32 = 256;
-
-/// Threads a block of the attention kernel (a power of two, at most 256).
-const ATTENTION_THREADS: u32 = 128;
-
-/// What a product's input is multiplied by on its way to half precision
-/// (and the product by its inverse): KataGo's "Scale8", which keeps a
-/// mish net's large activations inside half precision's range.
-const INPUT_SCALE: f32 = 0.125;
 
 /// A program ready on a device.
 pub(crate) struct GpuNetwork {
@@ -46,25 +34,6 @@ pub(crate) struct GpuNetwork {
     /// a device without the memory for it refuses the net at once; the
     /// first thread to evaluate takes it.
     first: Mutex<Option<GpuWorkspace>>,
-}
-
-/// The number of an activation, as `kernels.cu` reads it.
-fn act_code(act: Activation) -> i32 {
-    match act {
-        Activation::Identity => 0,
-        Activation::Relu => 1,
-        Activation::Mish => 2,
-        Activation::Silu => 3,
-    }
-}
-
-/// The launch of `n` threads, one a value.
-fn threads(n: usize) -> Launch {
-    Launch {
-        grid: ((n as u64).div_ceil(u64::from(BLOCK)).max(1) as u32, 1, 1),
-        block: (BLOCK, 1, 1),
-        shared_bytes: 0,
-    }
 }
 
 impl GpuNetwork {
@@ -87,7 +56,7 @@ impl GpuNetwork {
         let mut halves = vec![0u64; program.weights.len()];
         if half {
             for op in &program.ops {
-                if let Op::Conv { weights: w, .. } = *op {
+                if let Op::Conv(Conv { weights: w, .. }) = *op {
                     let bits: Vec<u16> = program.weights[w.0]
                         .iter()
                         .map(|&x| ::half::f16::from_f32(x).to_bits())
@@ -148,249 +117,17 @@ impl GpuNetwork {
             let n = p.buffers[buf.0].len(shape);
             q.upload(&ws.host[buf.0][..n], ws.ptrs[buf.0])?;
         }
-        let rows = shape.rows() as i32;
-        let points = shape.points() as i32;
-        let batch = shape.batch as i32;
-        let (width, height) = (shape.width as i32, shape.height as i32);
-        let buf = |b: Buf| Arg::Ptr(ws.ptrs[b.0]);
-        let addr = |b: Buf| ws.ptrs[b.0];
-        let w = |i: super::program::Weights| Arg::Ptr(self.weights[i.0]);
-        let col = ws.col;
+        let mut step = DeviceStep {
+            queue: q,
+            shape,
+            buffers: &ws.ptrs,
+            weights: &self.weights,
+            halves: &self.halves,
+            col: ws.col,
+            half: self.half,
+        };
         for op in &p.ops {
-            match *op {
-                Op::Conv {
-                    src,
-                    dst,
-                    weights,
-                    size,
-                    cin,
-                    cout,
-                    accumulate,
-                } => {
-                    let k = size * size * cin;
-                    let n = shape.rows() * k;
-                    let beta = if accumulate { 1.0 } else { 0.0 };
-                    let gemm = |a: u64, b: u64, alpha: f32, half: bool| Gemm {
-                        m: shape.rows(),
-                        k,
-                        n: cout,
-                        a,
-                        b,
-                        c: addr(dst),
-                        alpha,
-                        beta,
-                        half,
-                    };
-                    let im2col = [
-                        buf(src),
-                        Arg::Ptr(col),
-                        Arg::I32(batch),
-                        Arg::I32(width),
-                        Arg::I32(height),
-                        Arg::I32(cin as i32),
-                        Arg::I32(size as i32),
-                    ];
-                    if self.half {
-                        // The input in halves, scaled down by 8; the
-                        // product scales back up.
-                        let scale = Arg::F32(INPUT_SCALE);
-                        if size == 1 {
-                            let args = [buf(src), Arg::Ptr(col), Arg::I64(n as i64), scale];
-                            q.launch(Kernel::ToHalf, threads(n), &args)?;
-                        } else {
-                            // im2col's arguments and the scale, on the stack.
-                            let [a, b, c, d, e, f, g] = im2col;
-                            let args = [a, b, c, d, e, f, g, scale];
-                            q.launch(Kernel::Im2colHalf, threads(n), &args)?;
-                        }
-                        let halves = self.halves[weights.0];
-                        q.gemm(gemm(col, halves, 1.0 / INPUT_SCALE, true))?;
-                    } else if size == 1 {
-                        q.gemm(gemm(addr(src), self.weights[weights.0], 1.0, false))?;
-                    } else {
-                        q.launch(Kernel::Im2col, threads(n), &im2col)?;
-                        q.gemm(gemm(col, self.weights[weights.0], 1.0, false))?;
-                    }
-                }
-                Op::NormAct {
-                    src,
-                    dst,
-                    channels,
-                    scale,
-                    bias,
-                    extra,
-                    act,
-                } => {
-                    let extra = extra.map_or(Arg::Ptr(0), buf);
-                    let args = [
-                        buf(src),
-                        buf(dst),
-                        w(scale),
-                        w(bias),
-                        extra,
-                        Arg::I32(rows),
-                        Arg::I32(points),
-                        Arg::I32(channels as i32),
-                        Arg::I32(act_code(act)),
-                    ];
-                    q.launch(Kernel::NormAct, threads(shape.rows() * channels), &args)?;
-                }
-                Op::MatMul {
-                    src,
-                    dst,
-                    weights,
-                    cin,
-                    cout,
-                } => q.gemm(Gemm {
-                    m: shape.batch,
-                    k: cin,
-                    n: cout,
-                    a: addr(src),
-                    b: self.weights[weights.0],
-                    c: addr(dst),
-                    alpha: 1.0,
-                    beta: 0.0,
-                    half: false,
-                })?,
-                Op::BiasAct {
-                    dst,
-                    bias,
-                    channels,
-                    act,
-                } => {
-                    let args = [
-                        buf(dst),
-                        w(bias),
-                        Arg::I32(batch),
-                        Arg::I32(channels as i32),
-                        Arg::I32(act_code(act)),
-                    ];
-                    q.launch(Kernel::BiasAct, threads(shape.batch * channels), &args)?;
-                }
-                Op::AddSpatialBias { src, dst, channels } => {
-                    let args = [
-                        buf(src),
-                        buf(dst),
-                        Arg::I32(rows),
-                        Arg::I32(points),
-                        Arg::I32(channels as i32),
-                    ];
-                    q.launch(
-                        Kernel::AddSpatialBias,
-                        threads(shape.rows() * channels),
-                        &args,
-                    )?;
-                }
-                Op::Pool {
-                    src,
-                    dst,
-                    channels,
-                    third,
-                } => {
-                    let args = [
-                        buf(src),
-                        buf(dst),
-                        Arg::I32(batch),
-                        Arg::I32(points),
-                        Arg::I32(channels as i32),
-                        Arg::I32(i32::from(third == Pool::Quadratic)),
-                    ];
-                    q.launch(Kernel::Pool, threads(shape.batch * channels), &args)?;
-                }
-                Op::RmsNorm {
-                    src,
-                    dst,
-                    channels,
-                    gamma,
-                    beta,
-                    epsilon,
-                    board,
-                    act,
-                } => {
-                    let args = [
-                        buf(src),
-                        buf(dst),
-                        w(gamma),
-                        beta.map_or(Arg::Ptr(0), w),
-                        Arg::I32(points),
-                        Arg::I32(channels as i32),
-                        Arg::F32(epsilon),
-                        Arg::I32(i32::from(board)),
-                        Arg::I32(act_code(act)),
-                    ];
-                    // A block a point, or a block a board.
-                    let blocks = if board { shape.batch } else { shape.rows() };
-                    let launch = Launch {
-                        grid: (blocks as u32, 1, 1),
-                        block: (BLOCK, 1, 1),
-                        shared_bytes: 0,
-                    };
-                    q.launch(Kernel::RmsNorm, launch, &args)?;
-                }
-                Op::Rope {
-                    values,
-                    heads,
-                    dim,
-                    angles,
-                } => {
-                    let (freqs, tables, theta) = match angles {
-                        Angles::Learned { freqs, tables } => (w(freqs), tables as i32, 0.0),
-                        Angles::Fixed { theta } => (Arg::Ptr(0), 0, theta),
-                    };
-                    let args = [
-                        buf(values),
-                        Arg::I32(rows),
-                        Arg::I32(points),
-                        Arg::I32(width),
-                        Arg::I32(heads as i32),
-                        Arg::I32(dim as i32),
-                        freqs,
-                        Arg::I32(tables),
-                        Arg::F32(theta),
-                    ];
-                    let n = shape.rows() * heads * (dim / 2);
-                    q.launch(Kernel::Rope, threads(n), &args)?;
-                }
-                Op::Attention {
-                    q: queries,
-                    k,
-                    v,
-                    out,
-                    heads,
-                    kv_heads,
-                    dim,
-                    v_dim,
-                } => {
-                    let args = [
-                        buf(queries),
-                        buf(k),
-                        buf(v),
-                        buf(out),
-                        Arg::I32(points),
-                        Arg::I32(heads as i32),
-                        Arg::I32(kv_heads as i32),
-                        Arg::I32(dim as i32),
-                        Arg::I32(v_dim as i32),
-                    ];
-                    // A block a query point, head and board; the board's
-                    // scores in shared memory.
-                    let launch = Launch {
-                        grid: (shape.points() as u32, heads as u32, shape.batch as u32),
-                        block: (ATTENTION_THREADS, 1, 1),
-                        shared_bytes: (shape.points() * 4) as u32,
-                    };
-                    q.launch(Kernel::Attention, launch, &args)?;
-                }
-                Op::SwiGlu {
-                    hidden,
-                    gate,
-                    channels,
-                } => {
-                    let n = shape.rows() * channels;
-                    let args = [buf(hidden), buf(gate), Arg::I64(n as i64)];
-                    q.launch(Kernel::SwiGlu, threads(n), &args)?;
-                }
-            }
+            op.on_device(&mut step)?;
         }
         let h = p.heads;
         for b in [h.policy, h.pass, h.value, h.score, h.ownership] {

@@ -16,6 +16,7 @@ mod emulator;
 pub(crate) mod executor;
 #[cfg(test)]
 pub(crate) mod host;
+pub(crate) mod ops;
 pub(crate) mod program;
 
 /// The kernels of `kernels.cu`.

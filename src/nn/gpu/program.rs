@@ -12,10 +12,15 @@
 //! out` matrix, rows in the order y, x, in channel, so that a convolution
 //! is an im2col and a matrix product (a 1×1 one the product alone).
 
+pub(crate) use super::ops::attention::{Attention, Rope};
+pub(crate) use super::ops::conv::Conv;
+pub(crate) use super::ops::dense::{MatMul, SwiGlu};
+pub(crate) use super::ops::norm::{AddSpatialBias, BiasAct, NormAct, RmsNorm};
+pub(crate) use super::ops::pool::{Pool, Third};
 use crate::nn::backend::{Inputs, RawOutput, Shape};
 use crate::nn::model::{
     Activation, AttentionDesc, BatchNormDesc, BlockDesc, ConvDesc, FeedForwardDesc, MatMulDesc,
-    ModelDesc, Rope, TrunkNorm,
+    ModelDesc, Rope as RopeDesc, TrunkNorm,
 };
 use crate::nn::profile::METADATA_INPUTS;
 
@@ -46,109 +51,20 @@ impl Extent {
     }
 }
 
-/// What the third of a pooled row holds beside the mean and the scaled
-/// mean.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Pool {
-    /// Each channel's maximum (never below −1: KataGo's masked max).
-    Max,
-    /// mean · ((√points − 14)² / 100 − 0.1): the value head's.
-    Quadratic,
-}
-
-/// One operation.
+/// One operation: its arguments' type, in the module of its family
+/// ([`super::ops`]), holds how a device and the host run it.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Op {
-    /// `dst = conv(src)` (or `+=` with `accumulate`): a `size × size`
-    /// convolution, zero-padded to keep the board's size.
-    Conv {
-        src: Buf,
-        dst: Buf,
-        weights: Weights,
-        size: usize,
-        cin: usize,
-        cout: usize,
-        accumulate: bool,
-    },
-    /// `dst = act((src + extra[board]) · scale + bias)` channel by channel
-    /// at each point (`extra` a per-board bias, where given); `src` may be
-    /// `dst`.
-    NormAct {
-        src: Buf,
-        dst: Buf,
-        channels: usize,
-        scale: Weights,
-        bias: Weights,
-        extra: Option<Buf>,
-        act: Activation,
-    },
-    /// `dst[board] = src[board] · W`, per-board rows of `cin` and `cout`.
-    MatMul {
-        src: Buf,
-        dst: Buf,
-        weights: Weights,
-        cin: usize,
-        cout: usize,
-    },
-    /// `dst[board] = act(dst[board] + bias)`, per-board rows of `channels`.
-    BiasAct {
-        dst: Buf,
-        bias: Weights,
-        channels: usize,
-        act: Activation,
-    },
-    /// `dst[board][point] += src[board]`, rows of `channels`.
-    AddSpatialBias { src: Buf, dst: Buf, channels: usize },
-    /// KataGo's global pooling: `dst[board]` is each channel's mean, the
-    /// mean · (√points − 14) / 10, then the third term.
-    Pool {
-        src: Buf,
-        dst: Buf,
-        channels: usize,
-        third: Pool,
-    },
-    /// An RMSNorm: `dst = act(src / rms · gamma + beta)`, the root mean
-    /// square over each point's channels, or (`board`) over every value
-    /// of the board; no `beta` is a transformer block's norm.
-    RmsNorm {
-        src: Buf,
-        dst: Buf,
-        channels: usize,
-        gamma: Weights,
-        beta: Option<Weights>,
-        epsilon: f32,
-        board: bool,
-        act: Activation,
-    },
-    /// Rotates each head's pairs of channels `(2p, 2p + 1)` of `values`
-    /// (rows of `heads · dim`) by the angle of the point: rotary position
-    /// embedding, its angles as [`Angles`] says.
-    Rope {
-        values: Buf,
-        heads: usize,
-        dim: usize,
-        angles: Angles,
-    },
-    /// Attention at every point of each board: for each query head `h`
-    /// (key and value head `h / (heads / kv_heads)`), `out = softmax(q ·
-    /// kᵀ / √dim) · v` over the board's points; rows of `heads · dim`,
-    /// `kv_heads · dim`, `kv_heads · v_dim` and `heads · v_dim`.
-    Attention {
-        q: Buf,
-        k: Buf,
-        v: Buf,
-        out: Buf,
-        heads: usize,
-        kv_heads: usize,
-        dim: usize,
-        v_dim: usize,
-    },
-    /// `hidden = silu(hidden) · gate`, value by value, rows of `channels`.
-    SwiGlu {
-        hidden: Buf,
-        gate: Buf,
-        channels: usize,
-    },
+    Conv(Conv),
+    NormAct(NormAct),
+    MatMul(MatMul),
+    BiasAct(BiasAct),
+    AddSpatialBias(AddSpatialBias),
+    Pool(Pool),
+    RmsNorm(RmsNorm),
+    Rope(Rope),
+    Attention(Attention),
+    SwiGlu(SwiGlu),
 }
 
 /// How rotary position embedding turns a head's pair at a point.
@@ -252,7 +168,7 @@ impl Compiler {
 
     fn conv(&mut self, desc: &ConvDesc, src: Buf, dst: Buf, accumulate: bool) {
         let weights = self.weights(conv_matrix(desc));
-        self.program.ops.push(Op::Conv {
+        self.program.ops.push(Op::Conv(Conv {
             src,
             dst,
             weights,
@@ -260,7 +176,7 @@ impl Compiler {
             cin: desc.in_channels,
             cout: desc.out_channels,
             accumulate,
-        });
+        }));
     }
 
     fn norm_act(
@@ -273,7 +189,7 @@ impl Compiler {
     ) {
         let scale = self.weights(bn.scale.clone());
         let bias = self.weights(bn.bias.clone());
-        self.program.ops.push(Op::NormAct {
+        self.program.ops.push(Op::NormAct(NormAct {
             src,
             dst,
             channels: bn.scale.len(),
@@ -281,37 +197,37 @@ impl Compiler {
             bias,
             extra,
             act,
-        });
+        }));
     }
 
     fn matmul(&mut self, desc: &MatMulDesc, src: Buf, dst: Buf) {
         let weights = self.weights(desc.weights.clone());
-        self.program.ops.push(Op::MatMul {
+        self.program.ops.push(Op::MatMul(MatMul {
             src,
             dst,
             weights,
             cin: desc.in_channels,
             cout: desc.out_channels,
-        });
+        }));
     }
 
     fn bias_act(&mut self, bias: &[f32], act: Activation, dst: Buf) {
         let w = self.weights(bias.to_vec());
-        self.program.ops.push(Op::BiasAct {
+        self.program.ops.push(Op::BiasAct(BiasAct {
             dst,
             bias: w,
             channels: bias.len(),
             act,
-        });
+        }));
     }
 
-    fn pool(&mut self, src: Buf, dst: Buf, channels: usize, third: Pool) {
-        self.program.ops.push(Op::Pool {
+    fn pool(&mut self, src: Buf, dst: Buf, channels: usize, third: Third) {
+        self.program.ops.push(Op::Pool(Pool {
             src,
             dst,
             channels,
             third,
-        });
+        }));
     }
 
     /// `trunk += block(trunk)` at nesting `depth`.
@@ -348,7 +264,7 @@ impl Compiler {
                 self.conv(regular_conv, a, b, false);
                 self.conv(gpool_conv, a, c, false);
                 self.norm_act(gpool_bn, *gpool_act, c, c, None);
-                self.pool(c, pooled, gpool_conv.out_channels, Pool::Max);
+                self.pool(c, pooled, gpool_conv.out_channels, Third::Max);
                 self.matmul(gpool_to_bias, pooled, pool_bias);
                 self.norm_act(mid_bn, *mid_act, b, a, Some(pool_bias));
                 self.conv(final_conv, a, trunk, true);
@@ -379,7 +295,7 @@ impl Compiler {
     /// the layer's own (`in × out`).
     fn dense(&mut self, desc: &MatMulDesc, src: Buf, dst: Buf, accumulate: bool) {
         let weights = self.weights(desc.weights.clone());
-        self.program.ops.push(Op::Conv {
+        self.program.ops.push(Op::Conv(Conv {
             src,
             dst,
             weights,
@@ -387,7 +303,7 @@ impl Compiler {
             cin: desc.in_channels,
             cout: desc.out_channels,
             accumulate,
-        });
+        }));
     }
 
     /// A transformer block's RMSNorm of `trunk` into the shared norm
@@ -395,7 +311,7 @@ impl Compiler {
     fn block_norm(&mut self, desc: &crate::nn::model::TransformerNormDesc, trunk: Buf) -> Buf {
         let t = self.transformer.expect("the transformer buffers");
         let gamma = self.weights(desc.weight.clone());
-        self.program.ops.push(Op::RmsNorm {
+        self.program.ops.push(Op::RmsNorm(RmsNorm {
             src: trunk,
             dst: t.norm,
             channels: desc.weight.len(),
@@ -404,7 +320,7 @@ impl Compiler {
             epsilon: desc.epsilon,
             board: false,
             act: Activation::Identity,
-        });
+        }));
         t.norm
     }
 
@@ -416,24 +332,24 @@ impl Compiler {
         self.dense(&att.k, norm, t.k, false);
         self.dense(&att.v, norm, t.v, false);
         let angles = match &att.rope {
-            Rope::None => None,
-            Rope::Learned(freqs) => Some(Angles::Learned {
+            RopeDesc::None => None,
+            RopeDesc::Learned(freqs) => Some(Angles::Learned {
                 freqs: self.weights(freqs.clone()),
                 tables: att.kv_heads,
             }),
-            &Rope::Fixed(theta) => Some(Angles::Fixed { theta }),
+            &RopeDesc::Fixed(theta) => Some(Angles::Fixed { theta }),
         };
         if let Some(angles) = angles {
             for (values, heads) in [(t.q, att.heads), (t.k, att.kv_heads)] {
-                self.program.ops.push(Op::Rope {
+                self.program.ops.push(Op::Rope(Rope {
                     values,
                     heads,
                     dim: att.q_dim,
                     angles,
-                });
+                }));
             }
         }
-        self.program.ops.push(Op::Attention {
+        self.program.ops.push(Op::Attention(Attention {
             q: t.q,
             k: t.k,
             v: t.v,
@@ -442,7 +358,7 @@ impl Compiler {
             kv_heads: att.kv_heads,
             dim: att.q_dim,
             v_dim: att.v_dim,
-        });
+        }));
         self.dense(&att.out, t.heads_out, trunk, true);
     }
 
@@ -452,11 +368,11 @@ impl Compiler {
         let norm = self.block_norm(&ff.norm, trunk);
         self.dense(&ff.linear1, norm, t.hidden, false);
         self.dense(&ff.gate, norm, t.gate, false);
-        self.program.ops.push(Op::SwiGlu {
+        self.program.ops.push(Op::SwiGlu(SwiGlu {
             hidden: t.hidden,
             gate: t.gate,
             channels: ff.linear1.out_channels,
-        });
+        }));
         self.dense(&ff.linear2, t.hidden, trunk, true);
     }
 }
@@ -612,11 +528,11 @@ impl Program {
         // metadata's bias, the blocks, the tip.
         k.conv(&desc.trunk.initial_conv, spatial, trunk, false);
         k.matmul(&desc.trunk.initial_matmul, global, trunk_bias);
-        k.program.ops.push(Op::AddSpatialBias {
+        k.program.ops.push(Op::AddSpatialBias(AddSpatialBias {
             src: trunk_bias,
             dst: trunk,
             channels: c,
-        });
+        }));
         if let Some(m) = &desc.trunk.metadata_encoder {
             let input = k.buffer(Extent::Global(METADATA_INPUTS));
             let h1 = k.buffer(Extent::Global(m.mul1.out_channels));
@@ -627,11 +543,11 @@ impl Program {
             k.matmul(&m.mul2, h1, h2);
             k.bias_act(&m.bias2, m.act2, h2);
             k.matmul(&m.mul3, h2, trunk_bias);
-            k.program.ops.push(Op::AddSpatialBias {
+            k.program.ops.push(Op::AddSpatialBias(AddSpatialBias {
                 src: trunk_bias,
                 dst: trunk,
                 channels: c,
-            });
+            }));
         }
         for block in &desc.trunk.blocks {
             k.block(block, trunk, 0);
@@ -641,7 +557,7 @@ impl Program {
             TrunkNorm::Rms(rms) => {
                 let gamma = k.weights(rms.gamma.clone());
                 let beta = k.weights(rms.beta.clone());
-                k.program.ops.push(Op::RmsNorm {
+                k.program.ops.push(Op::RmsNorm(RmsNorm {
                     src: trunk,
                     dst: trunk_out,
                     channels: rms.gamma.len(),
@@ -650,7 +566,7 @@ impl Program {
                     epsilon: rms.epsilon,
                     board: rms.spatial,
                     act: desc.trunk.tip_act,
-                });
+                }));
             }
         }
 
@@ -667,7 +583,7 @@ impl Program {
         k.conv(&p.p1_conv, trunk_out, head_a, false);
         k.conv(&p.g1_conv, trunk_out, head_b, false);
         k.norm_act(&p.g1_bn, p.g1_act, head_b, head_b, None);
-        k.pool(head_b, head_pooled, g, Pool::Max);
+        k.pool(head_b, head_pooled, g, Third::Max);
         k.matmul(&p.gpool_to_bias, head_pooled, policy_bias);
         k.norm_act(&p.p1_bn, p.p1_act, head_a, head_a, Some(policy_bias));
         k.conv(&p.p2_conv, head_a, policy, false);
@@ -690,7 +606,7 @@ impl Program {
         let ownership = k.buffer(Extent::Spatial(v.ownership_conv.out_channels));
         k.conv(&v.v1_conv, trunk_out, head_b, false);
         k.norm_act(&v.v1_bn, v.v1_act, head_b, head_a, None);
-        k.pool(head_a, head_pooled, v1, Pool::Quadratic);
+        k.pool(head_a, head_pooled, v1, Third::Quadratic);
         k.matmul(&v.v2_mul, head_pooled, v2);
         k.bias_act(&v.v2_bias, v.v2_act, v2);
         k.matmul(&v.v3_mul, v2, value);
@@ -718,12 +634,12 @@ impl Program {
         self.ops
             .iter()
             .map(|op| match op {
-                Op::Conv {
+                Op::Conv(Conv {
                     size, cin, cout, ..
-                } => (size * size * cin * cout * points) as f64,
-                Op::Attention {
+                }) => (size * size * cin * cout * points) as f64,
+                Op::Attention(Attention {
                     heads, dim, v_dim, ..
-                } => (heads * points * points * (dim + v_dim)) as f64,
+                }) => (heads * points * points * (dim + v_dim)) as f64,
                 _ => 0.0,
             })
             .sum()
@@ -735,7 +651,7 @@ impl Program {
         self.ops
             .iter()
             .map(|op| match op {
-                Op::Conv { size, cin, .. } if *size > 1 => size * size * cin * shape.rows(),
+                Op::Conv(Conv { size, cin, .. }) if *size > 1 => size * size * cin * shape.rows(),
                 _ => 0,
             })
             .max()
@@ -747,7 +663,7 @@ impl Program {
     /// made: in half precision, and by the host's executor).
     pub(crate) fn product_input_len(&self, shape: Shape) -> usize {
         let widest = self.ops.iter().map(|op| match op {
-            Op::Conv { cin, .. } => cin * shape.rows(),
+            Op::Conv(Conv { cin, .. }) => cin * shape.rows(),
             _ => 0,
         });
         self.im2col_len(shape).max(widest.max().unwrap_or(0))

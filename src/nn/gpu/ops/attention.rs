@@ -1,0 +1,214 @@
+//! Attention: rotary position embedding (`Rope`: each head's pairs of
+//! channels turned by the point's angle, learned or fixed) and attention
+//! at every point of each board (`Attention`: `softmax(q · kᵀ / √dim) · v`
+//! over the board's points, grouped key and value heads). On a device, a
+//! block a query point, head and board keeps the board's scores in shared
+//! memory.
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use super::{DeviceStep, threads};
+use crate::nn::gpu::program::{Angles, Buf};
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use crate::nn::gpu::{
+    Kernel,
+    device::{Arg, Launch},
+};
+
+/// Threads a block of the attention kernel (a power of two, at most 256).
+#[cfg(any(feature = "cuda", all(test, unix)))]
+const ATTENTION_THREADS: u32 = 128;
+
+/// Rotates each head's pairs of channels `(2p, 2p + 1)` of `values` (rows
+/// of `heads · dim`) by the angle of the point, as [`Angles`] says.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Rope {
+    pub(crate) values: Buf,
+    pub(crate) heads: usize,
+    pub(crate) dim: usize,
+    pub(crate) angles: Angles,
+}
+
+/// For each query head `h` (key and value head `h / (heads / kv_heads)`),
+/// `out = softmax(q · kᵀ / √dim) · v` over the board's points; rows of
+/// `heads · dim`, `kv_heads · dim`, `kv_heads · v_dim` and `heads · v_dim`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Attention {
+    pub(crate) q: Buf,
+    pub(crate) k: Buf,
+    pub(crate) v: Buf,
+    pub(crate) out: Buf,
+    pub(crate) heads: usize,
+    pub(crate) kv_heads: usize,
+    pub(crate) dim: usize,
+    pub(crate) v_dim: usize,
+}
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+impl Rope {
+    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+        let (freqs, tables, theta) = match self.angles {
+            Angles::Learned { freqs, tables } => (s.weights(freqs), tables as i32, 0.0),
+            Angles::Fixed { theta } => (Arg::Ptr(0), 0, theta),
+        };
+        let args = [
+            s.buf(self.values),
+            Arg::I32(s.rows()),
+            Arg::I32(s.points()),
+            Arg::I32(s.shape.width as i32),
+            Arg::I32(self.heads as i32),
+            Arg::I32(self.dim as i32),
+            freqs,
+            Arg::I32(tables),
+            Arg::F32(theta),
+        ];
+        let n = s.shape.rows() * self.heads * (self.dim / 2);
+        s.queue.launch(Kernel::Rope, threads(n), &args)
+    }
+}
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+impl Attention {
+    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+        let args = [
+            s.buf(self.q),
+            s.buf(self.k),
+            s.buf(self.v),
+            s.buf(self.out),
+            Arg::I32(s.points()),
+            Arg::I32(self.heads as i32),
+            Arg::I32(self.kv_heads as i32),
+            Arg::I32(self.dim as i32),
+            Arg::I32(self.v_dim as i32),
+        ];
+        // A block a query point, head and board; the board's scores in
+        // shared memory.
+        let launch = Launch {
+            grid: (
+                s.shape.points() as u32,
+                self.heads as u32,
+                s.shape.batch as u32,
+            ),
+            block: (ATTENTION_THREADS, 1, 1),
+            shared_bytes: (s.shape.points() * 4) as u32,
+        };
+        s.queue.launch(Kernel::Attention, launch, &args)
+    }
+}
+
+#[cfg(test)]
+mod host {
+    use super::*;
+    use crate::nn::gpu::ops::HostStep;
+
+    impl Rope {
+        pub(crate) fn on_host(&self, s: &mut HostStep) {
+            let &Rope {
+                values,
+                heads,
+                dim,
+                angles,
+            } = self;
+            let (shape, program) = (s.shape, s.program);
+            let points = shape.points();
+            let v = &mut s.values[values.0];
+            let pairs = dim / 2;
+            for r in 0..shape.rows() {
+                let xy = r % points;
+                let (x, y) = ((xy % shape.width) as f32, (xy / shape.width) as f32);
+                for h in 0..heads {
+                    for p in 0..pairs {
+                        let angle = rope_angle(angles, &program.weights, heads, dim, h, p, x, y);
+                        let (sin, cos) = angle.sin_cos();
+                        let i = r * heads * dim + h * dim + 2 * p;
+                        let (x0, x1) = (v[i], v[i + 1]);
+                        v[i] = x0 * cos - x1 * sin;
+                        v[i + 1] = x0 * sin + x1 * cos;
+                    }
+                }
+            }
+        }
+    }
+
+    impl Attention {
+        pub(crate) fn on_host(&self, s: &mut HostStep) {
+            let &Attention {
+                q,
+                k,
+                v,
+                out,
+                heads,
+                kv_heads,
+                dim,
+                v_dim,
+            } = self;
+            let (shape, points) = (s.shape, s.shape.points());
+            let (q, k, v) = (
+                s.values[q.0].clone(),
+                s.values[k.0].clone(),
+                s.values[v.0].clone(),
+            );
+            let out = &mut s.values[out.0];
+            let group = heads / kv_heads;
+            let scale = 1.0 / (dim as f32).sqrt();
+            let mut scores = vec![0.0f32; points];
+            for b in 0..shape.batch {
+                for h in 0..heads {
+                    let kvh = h / group;
+                    for i in 0..points {
+                        let qi = &q[((b * points + i) * heads + h) * dim..][..dim];
+                        for (j, s) in scores.iter_mut().enumerate() {
+                            let kj = &k[((b * points + j) * kv_heads + kvh) * dim..][..dim];
+                            *s = qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f32>() * scale;
+                        }
+                        let max = scores.iter().fold(f32::MIN, |m, &s| m.max(s));
+                        let mut sum = 0.0;
+                        for s in scores.iter_mut() {
+                            *s = (*s - max).exp();
+                            sum += *s;
+                        }
+                        let o = &mut out[((b * points + i) * heads + h) * v_dim..][..v_dim];
+                        o.fill(0.0);
+                        for (j, &s) in scores.iter().enumerate() {
+                            let vj = &v[((b * points + j) * kv_heads + kvh) * v_dim..][..v_dim];
+                            for (oe, &ve) in o.iter_mut().zip(vj) {
+                                *oe += s / sum * ve;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The angle rotary position embedding turns pair `p` of head `h` by
+    /// at the point `(x, y)`.
+    #[allow(clippy::too_many_arguments)]
+    fn rope_angle(
+        angles: Angles,
+        weights: &[Vec<f32>],
+        heads: usize,
+        dim: usize,
+        h: usize,
+        p: usize,
+        x: f32,
+        y: f32,
+    ) -> f32 {
+        let pairs = dim / 2;
+        match angles {
+            Angles::Learned { freqs, tables } => {
+                let table = h * tables / heads;
+                let f = &weights[freqs.0][(table * pairs + p) * 2..];
+                x * f[0] + y * f[1]
+            }
+            Angles::Fixed { theta } => {
+                let per_axis = pairs / 2;
+                let (index, coordinate) = if p < per_axis {
+                    (p, y)
+                } else {
+                    (p - per_axis, x)
+                };
+                coordinate / theta.powf((2 * index) as f32 / pairs as f32)
+            }
+        }
+    }
+}

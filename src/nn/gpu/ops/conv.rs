@@ -1,0 +1,165 @@
+//! Convolutions: `dst = conv(src)` (or `+=`), a `size × size` convolution
+//! zero-padded to keep the board's size. On a device, im2col (for 3×3) and
+//! one product; in half precision the input goes to halves scaled by 1/8
+//! on its way (KataGo's "Scale8", which keeps a mish net's large
+//! activations inside half precision's range) and the product scales back.
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use super::{DeviceStep, threads};
+use crate::nn::gpu::program::{Buf, Weights};
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use crate::nn::gpu::{
+    Kernel,
+    device::{Arg, Gemm},
+};
+
+/// What a product's input is multiplied by on its way to half precision
+/// (and the product by its inverse).
+#[cfg(any(feature = "cuda", all(test, unix)))]
+const INPUT_SCALE: f32 = 0.125;
+
+/// A convolution's arguments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Conv {
+    pub(crate) src: Buf,
+    pub(crate) dst: Buf,
+    pub(crate) weights: Weights,
+    pub(crate) size: usize,
+    pub(crate) cin: usize,
+    pub(crate) cout: usize,
+    pub(crate) accumulate: bool,
+}
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+impl Conv {
+    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+        let &Conv {
+            src,
+            dst,
+            weights,
+            size,
+            cin,
+            cout,
+            accumulate,
+        } = self;
+        let shape = s.shape;
+        let k = size * size * cin;
+        let n = shape.rows() * k;
+        let (c, col) = (s.addr(dst), s.col);
+        let gemm = |a: u64, b: u64, alpha: f32, half: bool| Gemm {
+            m: shape.rows(),
+            k,
+            n: cout,
+            a,
+            b,
+            c,
+            alpha,
+            beta: if accumulate { 1.0 } else { 0.0 },
+            half,
+        };
+        let im2col = [
+            s.buf(src),
+            Arg::Ptr(col),
+            Arg::I32(s.boards()),
+            Arg::I32(shape.width as i32),
+            Arg::I32(shape.height as i32),
+            Arg::I32(cin as i32),
+            Arg::I32(size as i32),
+        ];
+        if s.half {
+            // The input in halves, scaled down by 8; the product scales
+            // back up.
+            let scale = Arg::F32(INPUT_SCALE);
+            if size == 1 {
+                let args = [s.buf(src), Arg::Ptr(col), Arg::I64(n as i64), scale];
+                s.queue.launch(Kernel::ToHalf, threads(n), &args)?;
+            } else {
+                // im2col's arguments and the scale, on the stack.
+                let [a, b, c, d, e, f, g] = im2col;
+                let args = [a, b, c, d, e, f, g, scale];
+                s.queue.launch(Kernel::Im2colHalf, threads(n), &args)?;
+            }
+            let halves = s.halves[weights.0];
+            s.product(gemm(col, halves, 1.0 / INPUT_SCALE, true))
+        } else if size == 1 {
+            let (a, b) = (s.addr(src), s.weights[weights.0]);
+            s.product(gemm(a, b, 1.0, false))
+        } else {
+            s.queue.launch(Kernel::Im2col, threads(n), &im2col)?;
+            let b = s.weights[weights.0];
+            s.product(gemm(col, b, 1.0, false))
+        }
+    }
+}
+
+#[cfg(test)]
+impl Conv {
+    pub(crate) fn on_host(&self, s: &mut super::HostStep) {
+        let &Conv {
+            src,
+            dst,
+            weights,
+            size,
+            cin,
+            cout,
+            accumulate,
+        } = self;
+        let (shape, program) = (s.shape, s.program);
+        let rows = shape.rows();
+        let input = &s.values[src.0];
+        let k = size * size * cin;
+        let col = &mut s.col[..rows * k];
+        col.fill(0.0);
+        if size == 1 {
+            col.copy_from_slice(&input[..rows * k]);
+        } else {
+            im2col(shape, size, cin, input, col);
+        }
+        let out = &mut s.values[dst.0];
+        let m = &program.weights[weights.0];
+        for r in 0..rows {
+            let a = &col[r * k..(r + 1) * k];
+            let c = &mut out[r * cout..(r + 1) * cout];
+            if !accumulate {
+                c.fill(0.0);
+            }
+            for (kk, &av) in a.iter().enumerate() {
+                for (o, &wv) in c.iter_mut().zip(&m[kk * cout..(kk + 1) * cout]) {
+                    *o += av * wv;
+                }
+            }
+        }
+    }
+}
+
+/// The im2col matrix of `input` for a `size × size` convolution: a row a
+/// point, in the order y, x, in channel, zero off the board.
+#[cfg(test)]
+fn im2col(
+    shape: crate::nn::backend::Shape,
+    size: usize,
+    cin: usize,
+    input: &[f32],
+    col: &mut [f32],
+) {
+    let (width, height) = (shape.width as isize, shape.height as isize);
+    let r = (size / 2) as isize;
+    let k = size * size * cin;
+    for b in 0..shape.batch {
+        for y in 0..height {
+            for x in 0..width {
+                let row = b * shape.points() + (y * width + x) as usize;
+                for ky in 0..size as isize {
+                    for kx in 0..size as isize {
+                        let (sy, sx) = (y + ky - r, x + kx - r);
+                        let at = row * k + (ky as usize * size + kx as usize) * cin;
+                        if sy >= 0 && sx >= 0 && sy < height && sx < width {
+                            let p = b * shape.points() + (sy * width + sx) as usize;
+                            col[at..at + cin].copy_from_slice(&input[p * cin..(p + 1) * cin]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

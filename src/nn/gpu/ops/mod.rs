@@ -1,0 +1,149 @@
+//! Each operation of a GPU program in one place: its arguments as a type,
+//! how a device runs it (the kernel, the launch and its arguments, the
+//! product) and the host's loops that are its reference, side by side,
+//! one module a family: convolutions (`conv`), norms and biases (`norm`),
+//! dense products and the gated unit (`dense`), pooling (`pool`), and
+//! attention with its rotary embedding (`attention`). The executors
+//! ([`super::executor`] on a device, [`super::host`] on the host) walk a
+//! program and hand each operation its step; a new operation, or a new way
+//! to run one, touches its module and its test.
+
+pub(crate) mod attention;
+pub(crate) mod conv;
+pub(crate) mod dense;
+pub(crate) mod norm;
+pub(crate) mod pool;
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use super::device::{Arg, Gemm, Launch, Queue};
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use super::program::{Buf, Weights};
+use crate::nn::backend::Shape;
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use crate::nn::model::Activation;
+
+/// What a device's operation is run with: the thread's queue, the batch's
+/// shape, the buffers' and the weights' addresses, the products' input
+/// scratch, and whether the products are in half precision.
+#[cfg(any(feature = "cuda", all(test, unix)))]
+pub(crate) struct DeviceStep<'a> {
+    pub(crate) queue: &'a mut dyn Queue,
+    pub(crate) shape: Shape,
+    pub(crate) buffers: &'a [u64],
+    pub(crate) weights: &'a [u64],
+    /// The convolutions' weights as halves (0 for other weights).
+    pub(crate) halves: &'a [u64],
+    /// The scratch a product's input is laid out in (im2col, halves).
+    pub(crate) col: u64,
+    pub(crate) half: bool,
+}
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+impl DeviceStep<'_> {
+    fn buf(&self, b: Buf) -> Arg {
+        Arg::Ptr(self.buffers[b.0])
+    }
+
+    fn addr(&self, b: Buf) -> u64 {
+        self.buffers[b.0]
+    }
+
+    fn weights(&self, w: Weights) -> Arg {
+        Arg::Ptr(self.weights[w.0])
+    }
+
+    /// The batch's rows, points, boards, width and height, as `kernels.cu`
+    /// reads them.
+    fn rows(&self) -> i32 {
+        self.shape.rows() as i32
+    }
+
+    fn points(&self) -> i32 {
+        self.shape.points() as i32
+    }
+
+    fn boards(&self) -> i32 {
+        self.shape.batch as i32
+    }
+
+    fn product(&mut self, gemm: Gemm) -> Result<(), String> {
+        self.queue.gemm(gemm)
+    }
+}
+
+/// Threads a block of the element-wise kernels, and of the RMSNorm's (a
+/// power of two: its sums are halved in turn).
+#[cfg(any(feature = "cuda", all(test, unix)))]
+pub(crate) const BLOCK: u32 = 256;
+
+/// The launch of `n` threads, one a value.
+#[cfg(any(feature = "cuda", all(test, unix)))]
+fn threads(n: usize) -> Launch {
+    Launch {
+        grid: ((n as u64).div_ceil(u64::from(BLOCK)).max(1) as u32, 1, 1),
+        block: (BLOCK, 1, 1),
+        shared_bytes: 0,
+    }
+}
+
+/// The number of an activation, as `kernels.cu` reads it.
+#[cfg(any(feature = "cuda", all(test, unix)))]
+fn act_code(act: Activation) -> i32 {
+    match act {
+        Activation::Identity => 0,
+        Activation::Relu => 1,
+        Activation::Mish => 2,
+        Activation::Silu => 3,
+    }
+}
+
+/// What the host's loops run an operation with: the program (for its
+/// weights), the batch's shape, every buffer's values and the products'
+/// input scratch.
+#[cfg(test)]
+pub(crate) struct HostStep<'a> {
+    pub(crate) program: &'a super::program::Program,
+    pub(crate) shape: Shape,
+    pub(crate) values: &'a mut [Vec<f32>],
+    pub(crate) col: &'a mut Vec<f32>,
+}
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+impl super::program::Op {
+    /// Runs the operation on a device.
+    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+        use super::program::Op;
+        match self {
+            Op::Conv(op) => op.on_device(s),
+            Op::NormAct(op) => op.on_device(s),
+            Op::MatMul(op) => op.on_device(s),
+            Op::BiasAct(op) => op.on_device(s),
+            Op::AddSpatialBias(op) => op.on_device(s),
+            Op::Pool(op) => op.on_device(s),
+            Op::RmsNorm(op) => op.on_device(s),
+            Op::Rope(op) => op.on_device(s),
+            Op::Attention(op) => op.on_device(s),
+            Op::SwiGlu(op) => op.on_device(s),
+        }
+    }
+}
+
+#[cfg(test)]
+impl super::program::Op {
+    /// Runs the operation in the host's loops.
+    pub(crate) fn on_host(&self, s: &mut HostStep) {
+        use super::program::Op;
+        match self {
+            Op::Conv(op) => op.on_host(s),
+            Op::NormAct(op) => op.on_host(s),
+            Op::MatMul(op) => op.on_host(s),
+            Op::BiasAct(op) => op.on_host(s),
+            Op::AddSpatialBias(op) => op.on_host(s),
+            Op::Pool(op) => op.on_host(s),
+            Op::RmsNorm(op) => op.on_host(s),
+            Op::Rope(op) => op.on_host(s),
+            Op::Attention(op) => op.on_host(s),
+            Op::SwiGlu(op) => op.on_host(s),
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! Norms, biases and activations channel by channel: a batch norm folded
+//! to a scale and a bias with its activation (`NormAct`, with a per-board
+//! bias added first where given), a per-board bias and activation
+//! (`BiasAct`), a per-board bias added at every point (`AddSpatialBias`),
+//! and the RMSNorm of transformer nets (`RmsNorm`).
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use super::{BLOCK, DeviceStep, act_code, threads};
+use crate::nn::gpu::program::{Buf, Weights};
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use crate::nn::gpu::{
+    Kernel,
+    device::{Arg, Launch},
+};
+use crate::nn::model::Activation;
+
+/// `dst = act((src + extra[board]) · scale + bias)` channel by channel at
+/// each point (`extra` a per-board bias, where given); `src` may be `dst`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct NormAct {
+    pub(crate) src: Buf,
+    pub(crate) dst: Buf,
+    pub(crate) channels: usize,
+    pub(crate) scale: Weights,
+    pub(crate) bias: Weights,
+    pub(crate) extra: Option<Buf>,
+    pub(crate) act: Activation,
+}
+
+/// `dst[board] = act(dst[board] + bias)`, per-board rows of `channels`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct BiasAct {
+    pub(crate) dst: Buf,
+    pub(crate) bias: Weights,
+    pub(crate) channels: usize,
+    pub(crate) act: Activation,
+}
+
+/// `dst[board][point] += src[board]`, rows of `channels`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct AddSpatialBias {
+    pub(crate) src: Buf,
+    pub(crate) dst: Buf,
+    pub(crate) channels: usize,
+}
+
+/// An RMSNorm: `dst = act(src / rms · gamma + beta)`, the root mean square
+/// over each point's channels, or (`board`) over every value of the board;
+/// no `beta` is a transformer block's norm.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct RmsNorm {
+    pub(crate) src: Buf,
+    pub(crate) dst: Buf,
+    pub(crate) channels: usize,
+    pub(crate) gamma: Weights,
+    pub(crate) beta: Option<Weights>,
+    pub(crate) epsilon: f32,
+    pub(crate) board: bool,
+    pub(crate) act: Activation,
+}
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+impl NormAct {
+    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+        let args = [
+            s.buf(self.src),
+            s.buf(self.dst),
+            s.weights(self.scale),
+            s.weights(self.bias),
+            self.extra.map_or(Arg::Ptr(0), |e| s.buf(e)),
+            Arg::I32(s.rows()),
+            Arg::I32(s.points()),
+            Arg::I32(self.channels as i32),
+            Arg::I32(act_code(self.act)),
+        ];
+        let n = s.shape.rows() * self.channels;
+        s.queue.launch(Kernel::NormAct, threads(n), &args)
+    }
+}
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+impl BiasAct {
+    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+        let args = [
+            s.buf(self.dst),
+            s.weights(self.bias),
+            Arg::I32(s.boards()),
+            Arg::I32(self.channels as i32),
+            Arg::I32(act_code(self.act)),
+        ];
+        let n = s.shape.batch * self.channels;
+        s.queue.launch(Kernel::BiasAct, threads(n), &args)
+    }
+}
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+impl AddSpatialBias {
+    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+        let args = [
+            s.buf(self.src),
+            s.buf(self.dst),
+            Arg::I32(s.rows()),
+            Arg::I32(s.points()),
+            Arg::I32(self.channels as i32),
+        ];
+        let n = s.shape.rows() * self.channels;
+        s.queue.launch(Kernel::AddSpatialBias, threads(n), &args)
+    }
+}
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+impl RmsNorm {
+    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+        let args = [
+            s.buf(self.src),
+            s.buf(self.dst),
+            s.weights(self.gamma),
+            self.beta.map_or(Arg::Ptr(0), |b| s.weights(b)),
+            Arg::I32(s.points()),
+            Arg::I32(self.channels as i32),
+            Arg::F32(self.epsilon),
+            Arg::I32(i32::from(self.board)),
+            Arg::I32(act_code(self.act)),
+        ];
+        // A block a point, or a block a board.
+        let blocks = if self.board {
+            s.shape.batch
+        } else {
+            s.shape.rows()
+        };
+        let launch = Launch {
+            grid: (blocks as u32, 1, 1),
+            block: (BLOCK, 1, 1),
+            shared_bytes: 0,
+        };
+        s.queue.launch(Kernel::RmsNorm, launch, &args)
+    }
+}
+
+#[cfg(test)]
+mod host {
+    use super::*;
+    use crate::nn::cpu::layers::activate;
+    use crate::nn::gpu::ops::HostStep;
+
+    impl NormAct {
+        pub(crate) fn on_host(&self, s: &mut HostStep) {
+            let &NormAct {
+                src,
+                dst,
+                channels,
+                scale,
+                bias,
+                extra,
+                act,
+            } = self;
+            let (shape, program) = (s.shape, s.program);
+            let (rows, points) = (shape.rows(), shape.points());
+            let w = |i: Weights| &program.weights[i.0][..];
+            let input = s.values[src.0][..rows * channels].to_vec();
+            let extra = extra.map(|e| s.values[e.0][..shape.batch * channels].to_vec());
+            let out = &mut s.values[dst.0];
+            for r in 0..rows {
+                let board = r / points;
+                for ch in 0..channels {
+                    let e = extra.as_ref().map_or(0.0, |e| e[board * channels + ch]);
+                    let x = input[r * channels + ch] + e;
+                    out[r * channels + ch] = activate(act, x * w(scale)[ch] + w(bias)[ch]);
+                }
+            }
+        }
+    }
+
+    impl BiasAct {
+        pub(crate) fn on_host(&self, s: &mut HostStep) {
+            let bias = &s.program.weights[self.bias.0];
+            let out = &mut s.values[self.dst.0];
+            for b in 0..s.shape.batch {
+                for ch in 0..self.channels {
+                    let v = &mut out[b * self.channels + ch];
+                    *v = activate(self.act, *v + bias[ch]);
+                }
+            }
+        }
+    }
+
+    impl AddSpatialBias {
+        pub(crate) fn on_host(&self, s: &mut HostStep) {
+            let (rows, points, channels) = (s.shape.rows(), s.shape.points(), self.channels);
+            let bias = s.values[self.src.0][..s.shape.batch * channels].to_vec();
+            let out = &mut s.values[self.dst.0];
+            for r in 0..rows {
+                let board = r / points;
+                for ch in 0..channels {
+                    out[r * channels + ch] += bias[board * channels + ch];
+                }
+            }
+        }
+    }
+
+    impl RmsNorm {
+        pub(crate) fn on_host(&self, s: &mut HostStep) {
+            let &RmsNorm {
+                src,
+                dst,
+                channels,
+                gamma,
+                beta,
+                epsilon,
+                board,
+                act,
+            } = self;
+            let (shape, program) = (s.shape, s.program);
+            let (rows, points) = (shape.rows(), shape.points());
+            let w = |i: Weights| &program.weights[i.0][..];
+            let input = s.values[src.0][..rows * channels].to_vec();
+            let out = &mut s.values[dst.0];
+            let mean_square = |x: &[f32]| x.iter().map(|v| v * v).sum::<f32>() / x.len() as f32;
+            for b in 0..shape.batch {
+                let on_board = &input[b * points * channels..(b + 1) * points * channels];
+                let board_scale = 1.0 / (mean_square(on_board) + epsilon).sqrt();
+                for p in 0..points {
+                    let r = b * points + p;
+                    let x = &input[r * channels..(r + 1) * channels];
+                    let scale = match board {
+                        true => board_scale,
+                        false => 1.0 / (mean_square(x) + epsilon).sqrt(),
+                    };
+                    for ch in 0..channels {
+                        let shift = beta.map_or(0.0, |b| w(b)[ch]);
+                        out[r * channels + ch] =
+                            activate(act, x[ch] * scale * w(gamma)[ch] + shift);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! KataGo's global pooling: per board and channel the mean, the mean ·
+//! (√points − 14) / 10, then the max (at least −1) or the quadratic term
+//! of the value head.
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use super::{DeviceStep, threads};
+use crate::nn::gpu::program::Buf;
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use crate::nn::gpu::{Kernel, device::Arg};
+
+/// The third term of a pooling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Third {
+    /// The max over the board (at least −1): the trunk's and policy's.
+    Max,
+    /// The mean · ((√points − 14)² / 100 − 0.1): the value head's.
+    Quadratic,
+}
+
+/// `dst[board]` is each channel's mean, the mean · (√points − 14) / 10,
+/// then the third term.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Pool {
+    pub(crate) src: Buf,
+    pub(crate) dst: Buf,
+    pub(crate) channels: usize,
+    pub(crate) third: Third,
+}
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+impl Pool {
+    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+        let args = [
+            s.buf(self.src),
+            s.buf(self.dst),
+            Arg::I32(s.boards()),
+            Arg::I32(s.points()),
+            Arg::I32(self.channels as i32),
+            Arg::I32(i32::from(self.third == Third::Quadratic)),
+        ];
+        let n = s.shape.batch * self.channels;
+        s.queue.launch(Kernel::Pool, threads(n), &args)
+    }
+}
+
+#[cfg(test)]
+impl Pool {
+    pub(crate) fn on_host(&self, s: &mut super::HostStep) {
+        let (channels, points) = (self.channels, s.shape.points());
+        let input = s.values[self.src.0][..s.shape.rows() * channels].to_vec();
+        let out = &mut s.values[self.dst.0];
+        let width = (points as f32).sqrt();
+        for b in 0..s.shape.batch {
+            for ch in 0..channels {
+                let (mut sum, mut max) = (0.0f32, -1.0f32);
+                for p in 0..points {
+                    let x = input[(b * points + p) * channels + ch];
+                    sum += x;
+                    max = max.max(x);
+                }
+                let mean = sum / points as f32;
+                let row = &mut out[b * 3 * channels..(b + 1) * 3 * channels];
+                row[ch] = mean;
+                row[channels + ch] = mean * (width - 14.0) * 0.1;
+                row[2 * channels + ch] = match self.third {
+                    Third::Max => max,
+                    Third::Quadratic => mean * ((width - 14.0) * (width - 14.0) * 0.01 - 0.1),
+                };
+            }
+        }
+    }
+}
