@@ -4,7 +4,7 @@
 //! carries through to the evaluation), drawn from a seed: what a
 //! corrupt model file, a layer out of its range or a GPU's failure gives,
 //! on demand, so that every consumer of the evaluator can be driven
-//! through such evaluations in a test ([`super::Evaluator::with_faults`]).
+//! through such evaluations in a test (`Evaluator::with_faults`).
 
 use super::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
 use crate::go::board::BoardSize;

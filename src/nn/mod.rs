@@ -188,6 +188,18 @@ pub fn on_cpu_and_gpu(
     }
 }
 
+/// An evaluator on the test backend (the embedded net's description for
+/// its name and scalings), and the backend's counts.
+#[cfg(test)]
+pub(crate) fn on_test_backend() -> (Evaluator, std::sync::Arc<test_backend::Counting>) {
+    let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded net");
+    let backend = std::sync::Arc::new(test_backend::Counting::default());
+    (
+        Evaluator::with_backend(&desc, Box::new(backend.clone())),
+        backend,
+    )
+}
+
 /// The embedded net on the CPU backend and on the host's executor of its
 /// GPU program: the GPU's arithmetic without a GPU, for the tests.
 #[cfg(test)]

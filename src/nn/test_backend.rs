@@ -152,18 +152,6 @@ impl Backend for std::sync::Arc<Counting> {
     }
 }
 
-/// An evaluator on the test backend (the embedded net's description for
-/// its name and scalings), and the backend's counts.
-#[cfg(test)]
-pub(crate) fn evaluator() -> (super::Evaluator, std::sync::Arc<Counting>) {
-    let desc = super::model::ModelDesc::parse(super::EMBEDDED_MODEL).expect("the embedded net");
-    let backend = std::sync::Arc::new(Counting::default());
-    (
-        super::Evaluator::with_backend(&desc, Box::new(backend.clone())),
-        backend,
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use crate::go::board::Color;
@@ -174,7 +162,7 @@ mod tests {
 
     #[test]
     fn a_cached_batch_runs_only_what_the_cache_does_not_know() {
-        let (net, counts) = super::evaluator();
+        let (net, counts) = crate::nn::on_test_backend();
         let mut games = Vec::new();
         for x in 0..6 {
             let mut game = Game::new(9, Rules::default(), 7.5);
@@ -216,7 +204,7 @@ mod tests {
 
     #[test]
     fn the_evaluator_runs_on_any_backend_in_its_batches() {
-        let (net, counts) = super::evaluator();
+        let (net, counts) = crate::nn::on_test_backend();
         assert_eq!(net.backend_name(), "test");
         assert_eq!(net.max_batch(), 4);
         assert!(!net.uses_fp16());

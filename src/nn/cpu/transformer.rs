@@ -664,7 +664,7 @@ mod softmax_tests {
                 .collect();
             let sum: f64 = exact.iter().sum();
             // Each kernel this processor runs.
-            for kernel in super::super::gemm::Kernel::available() {
+            for kernel in crate::nn::cpu::gemm::Kernel::available() {
                 let mut fast = row.clone();
                 kernel.run_with(|| softmax(&mut fast, 0.5));
                 for (f, e) in fast.iter().zip(&exact) {

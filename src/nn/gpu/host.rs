@@ -47,7 +47,7 @@ fn own(ws: &mut dyn Workspace) -> &mut Buffers {
 pub(crate) fn run(program: &Program, shape: Shape, values: &mut [Vec<f32>], col: &mut Vec<f32>) {
     col.resize(program.product_input_len(shape), 0.0);
     let mut step = HostStep {
-        program,
+        weights: &program.weights,
         shape,
         values,
         col,

@@ -17,20 +17,13 @@ pub(crate) use super::ops::conv::Conv;
 pub(crate) use super::ops::dense::{MatMul, SwiGlu};
 pub(crate) use super::ops::norm::{AddSpatialBias, BiasAct, NormAct, RmsNorm};
 pub(crate) use super::ops::pool::{Pool, Third};
+pub(crate) use super::ops::{Angles, Buf, Weights};
 use crate::nn::backend::{Inputs, RawOutput, Shape};
 use crate::nn::model::{
     Activation, AttentionDesc, BatchNormDesc, BlockDesc, ConvDesc, FeedForwardDesc, MatMulDesc,
     ModelDesc, Rope as RopeDesc, TrunkNorm,
 };
 use crate::nn::profile::METADATA_INPUTS;
-
-/// A buffer of the program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Buf(pub usize);
-
-/// A tensor of weights of the program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Weights(pub usize);
 
 /// How many values a buffer holds for one board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +45,7 @@ impl Extent {
 }
 
 /// One operation: its arguments' type, in the module of its family
-/// ([`super::ops`]), holds how a device and the host run it.
+/// (`ops`), holds how a device and the host run it.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Op {
     Conv(Conv),
@@ -67,15 +60,42 @@ pub(crate) enum Op {
     SwiGlu(SwiGlu),
 }
 
-/// How rotary position embedding turns a head's pair at a point.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Angles {
-    /// Learned: `x · fx + y · fy`, the frequencies `[table][pair][x, y]`
-    /// in the weights, table `h · tables / heads` for head `h`.
-    Learned { freqs: Weights, tables: usize },
-    /// Fixed from θ: pair `p` of the first half turns with the row at
-    /// `θ^(−2p / (dim / 2))`, of the second half with the column.
-    Fixed { theta: f32 },
+#[cfg(any(feature = "cuda", all(test, unix)))]
+impl Op {
+    /// Runs the operation on a device.
+    pub(crate) fn on_device(&self, s: &mut super::ops::DeviceStep) -> Result<(), String> {
+        match self {
+            Op::Conv(op) => op.on_device(s),
+            Op::NormAct(op) => op.on_device(s),
+            Op::MatMul(op) => op.on_device(s),
+            Op::BiasAct(op) => op.on_device(s),
+            Op::AddSpatialBias(op) => op.on_device(s),
+            Op::Pool(op) => op.on_device(s),
+            Op::RmsNorm(op) => op.on_device(s),
+            Op::Rope(op) => op.on_device(s),
+            Op::Attention(op) => op.on_device(s),
+            Op::SwiGlu(op) => op.on_device(s),
+        }
+    }
+}
+
+#[cfg(test)]
+impl Op {
+    /// Runs the operation in the host's loops.
+    pub(crate) fn on_host(&self, s: &mut super::ops::HostStep) {
+        match self {
+            Op::Conv(op) => op.on_host(s),
+            Op::NormAct(op) => op.on_host(s),
+            Op::MatMul(op) => op.on_host(s),
+            Op::BiasAct(op) => op.on_host(s),
+            Op::AddSpatialBias(op) => op.on_host(s),
+            Op::Pool(op) => op.on_host(s),
+            Op::RmsNorm(op) => op.on_host(s),
+            Op::Rope(op) => op.on_host(s),
+            Op::Attention(op) => op.on_host(s),
+            Op::SwiGlu(op) => op.on_host(s),
+        }
+    }
 }
 
 /// Where the heads' numbers are when the program has run.

@@ -415,7 +415,7 @@ mod tests {
     fn a_search_on_the_test_backend_is_exact_and_repeatable() {
         // The deterministic backend: each visit one evaluation, the same
         // seed the same tree, every visit backed up.
-        let (net, counts) = crate::nn::test_backend::evaluator();
+        let (net, counts) = crate::nn::on_test_backend();
         let game = white_in_atari();
         let budget = Budget {
             playouts: Some(120),
@@ -456,7 +456,7 @@ mod tests {
         };
         let mut batch = Vec::new();
         for leaves in [None, Some(1)] {
-            let (net, counts) = crate::nn::test_backend::evaluator();
+            let (net, counts) = crate::nn::on_test_backend();
             let mut tree = NetTree::default();
             let params = PuctParams {
                 leaves,

@@ -5,9 +5,9 @@
 //! block a query point, head and board keeps the board's scores in shared
 //! memory.
 
+use super::{Angles, Buf};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{DeviceStep, threads};
-use crate::nn::gpu::program::{Angles, Buf};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use crate::nn::gpu::{
     Kernel,
@@ -108,7 +108,7 @@ mod host {
                 dim,
                 angles,
             } = self;
-            let (shape, program) = (s.shape, s.program);
+            let (shape, weights) = (s.shape, s.weights);
             let points = shape.points();
             let v = &mut s.values[values.0];
             let pairs = dim / 2;
@@ -117,7 +117,7 @@ mod host {
                 let (x, y) = ((xy % shape.width) as f32, (xy / shape.width) as f32);
                 for h in 0..heads {
                     for p in 0..pairs {
-                        let angle = rope_angle(angles, &program.weights, heads, dim, h, p, x, y);
+                        let angle = rope_angle(angles, weights, heads, dim, h, p, x, y);
                         let (sin, cos) = angle.sin_cos();
                         let i = r * heads * dim + h * dim + 2 * p;
                         let (x0, x1) = (v[i], v[i + 1]);

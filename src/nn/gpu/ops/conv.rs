@@ -4,9 +4,9 @@
 //! on its way (KataGo's "Scale8", which keeps a mish net's large
 //! activations inside half precision's range) and the product scales back.
 
+use super::{Buf, Weights};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{DeviceStep, threads};
-use crate::nn::gpu::program::{Buf, Weights};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use crate::nn::gpu::{
     Kernel,
@@ -104,7 +104,7 @@ impl Conv {
             cout,
             accumulate,
         } = self;
-        let (shape, program) = (s.shape, s.program);
+        let (shape, all_weights) = (s.shape, s.weights);
         let rows = shape.rows();
         let input = &s.values[src.0];
         let k = size * size * cin;
@@ -116,7 +116,7 @@ impl Conv {
             im2col(shape, size, cin, input, col);
         }
         let out = &mut s.values[dst.0];
-        let m = &program.weights[weights.0];
+        let m = &all_weights[weights.0];
         for r in 0..rows {
             let a = &col[r * k..(r + 1) * k];
             let c = &mut out[r * cout..(r + 1) * cout];

@@ -2,9 +2,9 @@
 //! matrix (`MatMul`, the global layers and heads), and SwiGLU's
 //! `silu(hidden) · gate` value by value (`SwiGlu`).
 
+use super::{Buf, Weights};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{DeviceStep, threads};
-use crate::nn::gpu::program::{Buf, Weights};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use crate::nn::gpu::{
     Kernel,
@@ -66,7 +66,7 @@ mod host {
         pub(crate) fn on_host(&self, s: &mut HostStep) {
             let (cin, cout) = (self.cin, self.cout);
             let input = s.values[self.src.0][..s.shape.batch * cin].to_vec();
-            let m = &s.program.weights[self.weights.0];
+            let m = &s.weights[self.weights.0];
             let out = &mut s.values[self.dst.0];
             for b in 0..s.shape.batch {
                 for o in 0..cout {

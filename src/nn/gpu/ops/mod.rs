@@ -3,9 +3,9 @@
 //! product) and the host's loops that are its reference, side by side,
 //! one module a family: convolutions (`conv`), norms and biases (`norm`),
 //! dense products and the gated unit (`dense`), pooling (`pool`), and
-//! attention with its rotary embedding (`attention`). The executors
-//! ([`super::executor`] on a device, [`super::host`] on the host) walk a
-//! program and hand each operation its step; a new operation, or a new way
+//! attention with its rotary embedding (`attention`). The executors (the
+//! device's and the host's) walk a program and hand each operation its
+//! step; a new operation, or a new way
 //! to run one, touches its module and its test.
 
 pub(crate) mod attention;
@@ -16,11 +16,28 @@ pub(crate) mod pool;
 
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::device::{Arg, Gemm, Launch, Queue};
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::program::{Buf, Weights};
 use crate::nn::backend::Shape;
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use crate::nn::model::Activation;
+
+/// A buffer of the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Buf(pub usize);
+
+/// A tensor of weights of the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Weights(pub usize);
+
+/// How rotary position embedding turns a head's pair at a point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Angles {
+    /// Learned: `x · fx + y · fy`, the frequencies `[table][pair][x, y]`
+    /// in the weights, table `h · tables / heads` for head `h`.
+    Learned { freqs: Weights, tables: usize },
+    /// Fixed from θ: pair `p` of the first half turns with the row at
+    /// `θ^(−2p / (dim / 2))`, of the second half with the column.
+    Fixed { theta: f32 },
+}
 
 /// What a device's operation is run with: the thread's queue, the batch's
 /// shape, the buffers' and the weights' addresses, the products' input
@@ -97,53 +114,13 @@ fn act_code(act: Activation) -> i32 {
     }
 }
 
-/// What the host's loops run an operation with: the program (for its
-/// weights), the batch's shape, every buffer's values and the products'
-/// input scratch.
+/// What the host's loops run an operation with: the program's weights,
+/// the batch's shape, every buffer's values and the products' input
+/// scratch.
 #[cfg(test)]
 pub(crate) struct HostStep<'a> {
-    pub(crate) program: &'a super::program::Program,
+    pub(crate) weights: &'a [Vec<f32>],
     pub(crate) shape: Shape,
     pub(crate) values: &'a mut [Vec<f32>],
     pub(crate) col: &'a mut Vec<f32>,
-}
-
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl super::program::Op {
-    /// Runs the operation on a device.
-    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        use super::program::Op;
-        match self {
-            Op::Conv(op) => op.on_device(s),
-            Op::NormAct(op) => op.on_device(s),
-            Op::MatMul(op) => op.on_device(s),
-            Op::BiasAct(op) => op.on_device(s),
-            Op::AddSpatialBias(op) => op.on_device(s),
-            Op::Pool(op) => op.on_device(s),
-            Op::RmsNorm(op) => op.on_device(s),
-            Op::Rope(op) => op.on_device(s),
-            Op::Attention(op) => op.on_device(s),
-            Op::SwiGlu(op) => op.on_device(s),
-        }
-    }
-}
-
-#[cfg(test)]
-impl super::program::Op {
-    /// Runs the operation in the host's loops.
-    pub(crate) fn on_host(&self, s: &mut HostStep) {
-        use super::program::Op;
-        match self {
-            Op::Conv(op) => op.on_host(s),
-            Op::NormAct(op) => op.on_host(s),
-            Op::MatMul(op) => op.on_host(s),
-            Op::BiasAct(op) => op.on_host(s),
-            Op::AddSpatialBias(op) => op.on_host(s),
-            Op::Pool(op) => op.on_host(s),
-            Op::RmsNorm(op) => op.on_host(s),
-            Op::Rope(op) => op.on_host(s),
-            Op::Attention(op) => op.on_host(s),
-            Op::SwiGlu(op) => op.on_host(s),
-        }
-    }
 }

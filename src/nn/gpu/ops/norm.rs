@@ -6,7 +6,7 @@
 
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{BLOCK, DeviceStep, act_code, threads};
-use crate::nn::gpu::program::{Buf, Weights};
+use super::{Buf, Weights};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use crate::nn::gpu::{
     Kernel,
@@ -154,9 +154,9 @@ mod host {
                 extra,
                 act,
             } = self;
-            let (shape, program) = (s.shape, s.program);
+            let (shape, weights) = (s.shape, s.weights);
             let (rows, points) = (shape.rows(), shape.points());
-            let w = |i: Weights| &program.weights[i.0][..];
+            let w = |i: Weights| &weights[i.0][..];
             let input = s.values[src.0][..rows * channels].to_vec();
             let extra = extra.map(|e| s.values[e.0][..shape.batch * channels].to_vec());
             let out = &mut s.values[dst.0];
@@ -173,7 +173,7 @@ mod host {
 
     impl BiasAct {
         pub(crate) fn on_host(&self, s: &mut HostStep) {
-            let bias = &s.program.weights[self.bias.0];
+            let bias = &s.weights[self.bias.0];
             let out = &mut s.values[self.dst.0];
             for b in 0..s.shape.batch {
                 for ch in 0..self.channels {
@@ -210,9 +210,9 @@ mod host {
                 board,
                 act,
             } = self;
-            let (shape, program) = (s.shape, s.program);
+            let (shape, weights) = (s.shape, s.weights);
             let (rows, points) = (shape.rows(), shape.points());
-            let w = |i: Weights| &program.weights[i.0][..];
+            let w = |i: Weights| &weights[i.0][..];
             let input = s.values[src.0][..rows * channels].to_vec();
             let out = &mut s.values[dst.0];
             let mean_square = |x: &[f32]| x.iter().map(|v| v * v).sum::<f32>() / x.len() as f32;

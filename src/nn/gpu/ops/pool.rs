@@ -2,9 +2,9 @@
 //! (√points − 14) / 10, then the max (at least −1) or the quadratic term
 //! of the value head.
 
+use super::Buf;
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{DeviceStep, threads};
-use crate::nn::gpu::program::Buf;
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use crate::nn::gpu::{Kernel, device::Arg};
 
