@@ -273,12 +273,22 @@ impl Player {
         }
     }
 
+    /// The stones of `c` on the board as the announcements count them: a
+    /// Phantom Go seat hears every move, a Rengo seat not the other
+    /// board's, so only Phantom Go's counts bound what can be announced
+    /// (a Rengo seat's are unbounded).
+    fn stones_of(&self, c: Color) -> i64 {
+        if self.kind == Kind::Go {
+            self.on_board[c.index()]
+        } else {
+            i64::MAX
+        }
+    }
+
     /// Takes in one announcement line of `trier`'s try. Checks it against
     /// what the seat knows first: a line that contradicts the view is an
     /// error and changes nothing.
     pub fn hear(&mut self, view: &mut Game, trier: usize, line: &Line) -> Result<(), String> {
-        let me = self.color();
-        let trier_color = seat_color(trier);
         if trier != self.seat && !self.faces(trier) {
             // The faced opponent's stone stands on the view by now.
             self.locate_kill(view);
@@ -286,88 +296,11 @@ impl Player {
         if self.over {
             return Err("the game is over".into());
         }
-        // The stones on the board are counted from the announcements; a
-        // Phantom Go seat hears every move, a Rengo seat not the other
-        // board's, so only Phantom Go's counts bound what can be announced.
         let counted = self.kind == Kind::Go;
-        let stones_of = |c: Color| {
-            if counted {
-                self.on_board[c.index()]
-            } else {
-                i64::MAX
-            }
-        };
+        let stones_of = |c: Color| self.stones_of(c);
         match line {
             Line::Item(Item::Captures(capturer, n, points)) => {
-                let victim = capturer.opponent();
-                let points_on_board = view.size().points() as i64;
-                if *n == 0 || i64::from(*n) > stones_of(victim).min(points_on_board) {
-                    return Err(format!(
-                        "{n} {} stones captured, but {} are on the board",
-                        color_name(victim),
-                        stones_of(victim).min(points_on_board)
-                    ));
-                }
-                // Where only the victim hears every point (OpenSpiel's
-                // convention), the other seats hear those their view showed.
-                let in_part = match self.options.captures {
-                    CaptureInfo::Victim => victim != me,
-                    CaptureInfo::Count => victim != me || self.kind == Kind::Rengo,
-                    CaptureInfo::Points => false,
-                };
-                let named = points.len();
-                if !in_part && named != 0 && named != *n as usize {
-                    return Err(format!("{n} stones captured at {named} points"));
-                }
-                let name = |p: Point| crate::go::vertex::vertex_name(Some(p), view.size());
-                // A Phantom Go seat knows every stone of its own: the
-                // captured ones are among them (unless its own try took
-                // them, a suicide its view has played already).
-                if victim == me
-                    && counted
-                    && trier != self.seat
-                    && let Some(&p) = points
-                        .iter()
-                        .find(|&&p| view.board().color_at(p) != Some(me))
-                {
-                    return Err(format!(
-                        "{} is captured, but no stone of mine stands there",
-                        name(p)
-                    ));
-                }
-                // Heard in part, the points are those my view showed (a
-                // trier's view before its try: the try made the capture
-                // on it already).
-                let shown = if trier == self.seat {
-                    view.earlier_board(1)
-                } else {
-                    Some(view.board())
-                };
-                if in_part
-                    && let Some(shown) = shown
-                    && let Some(&p) = points.iter().find(|&&p| shown.color_at(p) != Some(victim))
-                {
-                    return Err(format!(
-                        "{} is named captured, but my view shows no {} stone there",
-                        name(p),
-                        color_name(victim)
-                    ));
-                }
-                // What my stone captured touches it.
-                if trier == self.seat
-                    && *capturer == me
-                    && !in_part
-                    && let Some((stone, _)) = self.last_stone
-                    && !points.is_empty()
-                    && !points
-                        .iter()
-                        .any(|&p| view.board().neighbors(stone).contains(&p))
-                {
-                    return Err(format!(
-                        "my stone at {} captured nothing it touches",
-                        name(stone)
-                    ));
-                }
+                self.check_captures(view, trier, *capturer, *n, points)?;
             }
             Line::Item(Item::Atari(c, n)) if *n == 0 || i64::from(*n) > stones_of(*c) => {
                 return Err(format!(
@@ -386,59 +319,19 @@ impl Player {
             }
             _ => {}
         }
+        self.learn(view, trier, line)?;
+        self.begun = true;
+        Ok(())
+    }
+
+    /// What the seat learns from a line already checked: its own try's
+    /// answer, the stones counted, the captures cleared from its view, the
+    /// ataris it hunts or flees.
+    fn learn(&mut self, view: &mut Game, trier: usize, line: &Line) -> Result<(), String> {
+        let me = self.color();
+        let trier_color = seat_color(trier);
         match line {
-            Line::Outcome(outcome) if trier == self.seat => match (outcome, self.pending) {
-                (Outcome::Accepted, Some(Some(p))) => {
-                    self.on_board[me.index()] += 1;
-                    self.refused.clear();
-                    self.pending = None;
-                    let rescue = matches!(self.probe, Some(Probe::Rescue(_)));
-                    self.last_stone = Some((p, rescue));
-                    self.probe = None;
-                    self.kill = None;
-                }
-                (Outcome::Pass, Some(None) | None) => {
-                    self.refused.clear();
-                    self.pending = None;
-                    self.last_stone = None;
-                    self.probe = None;
-                    self.kill = None;
-                }
-                (o, Some(Some(p))) if o.is_illegal() => {
-                    if let Outcome::Occupied(c) = o
-                        && self.kind == Kind::Go
-                        && *c == me
-                    {
-                        return Err("every stone of mine is on my view".into());
-                    }
-                    let mut back = view.clone();
-                    if !back.undo() || back.board().color_at(p).is_some() {
-                        return Err("my try is not the last move of my view".into());
-                    }
-                    if let Outcome::Occupied(c) = o {
-                        back.setup(&[(*c, p)], false)
-                            .map_err(|e| format!("the revealed stone cannot stand: {e}"))?;
-                    }
-                    back.set_to_move(me);
-                    *view = back;
-                    if *o == Outcome::Suicide {
-                        self.suicides.push(p);
-                    }
-                    self.refused.push(p);
-                    self.pending = None;
-                }
-                (o, pending) => {
-                    return Err(format!(
-                        "'{}' does not answer my try ({})",
-                        o.line(),
-                        match pending {
-                            None => "none is waiting".to_string(),
-                            Some(None) => "a pass".to_string(),
-                            Some(Some(_)) => "a stone".to_string(),
-                        }
-                    ));
-                }
-            },
+            Line::Outcome(outcome) if trier == self.seat => self.my_try_answered(view, outcome)?,
             Line::Outcome(Outcome::Accepted) => {
                 self.on_board[trier_color.index()] += 1;
                 if trier_color != me {
@@ -447,32 +340,7 @@ impl Player {
             }
             Line::Outcome(_) => {}
             Line::Item(Item::Captures(capturer, n, points)) => {
-                let victim = capturer.opponent();
-                if let Some(&p) = points
-                    .iter()
-                    .find(|&&p| view.board().color_at(p) == Some(*capturer))
-                {
-                    return Err(format!(
-                        "point {} holds a stone of the capturing colour on my view",
-                        crate::go::vertex::vertex_name(Some(p), view.size())
-                    ));
-                }
-                let keep: Vec<(Color, Point)> = view
-                    .board()
-                    .points()
-                    .filter(|p| !points.contains(p))
-                    .filter_map(|p| view.board().color_at(p).map(|c| (c, p)))
-                    .collect();
-                if keep.len() != view.board().stone_count() {
-                    let mut fresh = view.cleared();
-                    fresh
-                        .setup(&keep, false)
-                        .map_err(|e| format!("the view after the captures: {e}"))?;
-                    fresh.set_to_move(view.to_move());
-                    *view = fresh;
-                }
-                self.on_board[victim.index()] -= i64::from(*n);
-                self.suicides.clear();
+                self.take_captures(view, *capturer, *n, points)?;
             }
             Line::Item(Item::End(_)) => self.over = true,
             Line::Item(Item::Atari(c, _)) if *c == me && seat_color(trier) != me => {
@@ -499,7 +367,190 @@ impl Player {
             }
             Line::Item(Item::AtariSelf | Item::Atari(..)) => {}
         }
-        self.begun = true;
+        Ok(())
+    }
+
+    /// Checks a capture heard against what the seat knows: how many stones
+    /// can be on the board, the points its view showed, what its own stone
+    /// touches.
+    fn check_captures(
+        &self,
+        view: &Game,
+        trier: usize,
+        capturer: Color,
+        n: u32,
+        points: &[Point],
+    ) -> Result<(), String> {
+        let me = self.color();
+        let counted = self.kind == Kind::Go;
+        let stones_of = |c: Color| self.stones_of(c);
+        let victim = capturer.opponent();
+        let points_on_board = view.size().points() as i64;
+        if n == 0 || i64::from(n) > stones_of(victim).min(points_on_board) {
+            return Err(format!(
+                "{n} {} stones captured, but {} are on the board",
+                color_name(victim),
+                stones_of(victim).min(points_on_board)
+            ));
+        }
+        // Where only the victim hears every point (OpenSpiel's
+        // convention), the other seats hear those their view showed.
+        let in_part = match self.options.captures {
+            CaptureInfo::Victim => victim != me,
+            CaptureInfo::Count => victim != me || self.kind == Kind::Rengo,
+            CaptureInfo::Points => false,
+        };
+        let named = points.len();
+        if !in_part && named != 0 && named != n as usize {
+            return Err(format!("{n} stones captured at {named} points"));
+        }
+        let name = |p: Point| crate::go::vertex::vertex_name(Some(p), view.size());
+        // A Phantom Go seat knows every stone of its own: the
+        // captured ones are among them (unless its own try took
+        // them, a suicide its view has played already).
+        if victim == me
+            && counted
+            && trier != self.seat
+            && let Some(&p) = points
+                .iter()
+                .find(|&&p| view.board().color_at(p) != Some(me))
+        {
+            return Err(format!(
+                "{} is captured, but no stone of mine stands there",
+                name(p)
+            ));
+        }
+        // Heard in part, the points are those my view showed (a
+        // trier's view before its try: the try made the capture
+        // on it already).
+        let shown = if trier == self.seat {
+            view.earlier_board(1)
+        } else {
+            Some(view.board())
+        };
+        if in_part
+            && let Some(shown) = shown
+            && let Some(&p) = points.iter().find(|&&p| shown.color_at(p) != Some(victim))
+        {
+            return Err(format!(
+                "{} is named captured, but my view shows no {} stone there",
+                name(p),
+                color_name(victim)
+            ));
+        }
+        // What my stone captured touches it.
+        if trier == self.seat
+            && capturer == me
+            && !in_part
+            && let Some((stone, _)) = self.last_stone
+            && !points.is_empty()
+            && !points
+                .iter()
+                .any(|&p| view.board().neighbors(stone).contains(&p))
+        {
+            return Err(format!(
+                "my stone at {} captured nothing it touches",
+                name(stone)
+            ));
+        }
+        Ok(())
+    }
+
+    /// This seat's own try answered: a stone accepted, a pass, or a
+    /// refusal (the try taken back from the view, a revealed stone put on
+    /// it).
+    fn my_try_answered(&mut self, view: &mut Game, outcome: &Outcome) -> Result<(), String> {
+        let me = self.color();
+        match (outcome, self.pending) {
+            (Outcome::Accepted, Some(Some(p))) => {
+                self.on_board[me.index()] += 1;
+                self.refused.clear();
+                self.pending = None;
+                let rescue = matches!(self.probe, Some(Probe::Rescue(_)));
+                self.last_stone = Some((p, rescue));
+                self.probe = None;
+                self.kill = None;
+            }
+            (Outcome::Pass, Some(None) | None) => {
+                self.refused.clear();
+                self.pending = None;
+                self.last_stone = None;
+                self.probe = None;
+                self.kill = None;
+            }
+            (o, Some(Some(p))) if o.is_illegal() => {
+                if let Outcome::Occupied(c) = o
+                    && self.kind == Kind::Go
+                    && *c == me
+                {
+                    return Err("every stone of mine is on my view".into());
+                }
+                let mut back = view.clone();
+                if !back.undo() || back.board().color_at(p).is_some() {
+                    return Err("my try is not the last move of my view".into());
+                }
+                if let Outcome::Occupied(c) = o {
+                    back.setup(&[(*c, p)], false)
+                        .map_err(|e| format!("the revealed stone cannot stand: {e}"))?;
+                }
+                back.set_to_move(me);
+                *view = back;
+                if *o == Outcome::Suicide {
+                    self.suicides.push(p);
+                }
+                self.refused.push(p);
+                self.pending = None;
+            }
+            (o, pending) => {
+                return Err(format!(
+                    "'{}' does not answer my try ({})",
+                    o.line(),
+                    match pending {
+                        None => "none is waiting".to_string(),
+                        Some(None) => "a pass".to_string(),
+                        Some(Some(_)) => "a stone".to_string(),
+                    }
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Clears `n` captured stones at `points` from the view (where it
+    /// shows them) and from the count.
+    fn take_captures(
+        &mut self,
+        view: &mut Game,
+        capturer: Color,
+        n: u32,
+        points: &[Point],
+    ) -> Result<(), String> {
+        let victim = capturer.opponent();
+        if let Some(&p) = points
+            .iter()
+            .find(|&&p| view.board().color_at(p) == Some(capturer))
+        {
+            return Err(format!(
+                "point {} holds a stone of the capturing colour on my view",
+                crate::go::vertex::vertex_name(Some(p), view.size())
+            ));
+        }
+        let keep: Vec<(Color, Point)> = view
+            .board()
+            .points()
+            .filter(|p| !points.contains(p))
+            .filter_map(|p| view.board().color_at(p).map(|c| (c, p)))
+            .collect();
+        if keep.len() != view.board().stone_count() {
+            let mut fresh = view.cleared();
+            fresh
+                .setup(&keep, false)
+                .map_err(|e| format!("the view after the captures: {e}"))?;
+            fresh.set_to_move(view.to_move());
+            *view = fresh;
+        }
+        self.on_board[victim.index()] -= i64::from(n);
+        self.suicides.clear();
         Ok(())
     }
 }
