@@ -207,6 +207,85 @@ fn load_on_stack(
 fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Result<Record, String> {
     let roots = sgf_parse::go::parse(text).map_err(|e| format!("not an SGF game record: {e}"))?;
     let root = roots.into_iter().next().ok_or("no game in the file")?;
+    let Start {
+        mut game,
+        result,
+        komi_given,
+        handicap,
+    } = start(&root, template)?;
+    let size = game.size();
+    let mut moves_played = 0;
+    let mut actions_after_node = Vec::new();
+    for (index, node) in root.main_variation().enumerate() {
+        // Dice changed during the game: DI (and DX) on the node of the
+        // first action under the new dice.
+        if index > 0 {
+            change_dice(&mut game, node)?;
+        }
+        let content = NodeContent::read(&game, node)?;
+        set_up(
+            &mut game,
+            content.setup,
+            &content.erased,
+            handicap.is_some(),
+        )?;
+        if let Some(c) = content.next_player {
+            game.set_to_move(c);
+        }
+        let roll = match node.get_property("DR") {
+            Some(Prop::Unknown(_, v)) => Some(parse_total(v.first(), &game)?),
+            _ => None,
+        };
+        if let Some((c, mv)) = content.node_move {
+            if move_number.is_some_and(|n| moves_played + 1 >= n) {
+                game.set_to_move(c);
+                game.set_roll(c, roll);
+                break;
+            }
+            game.set_roll(c, roll);
+            game.play(c, mv).map_err(|e| {
+                format!(
+                    "move {} ({} {}) is illegal: {e}",
+                    moves_played + 1,
+                    c.letter(),
+                    crate::go::vertex::vertex_name(mv, size)
+                )
+            })?;
+            moves_played += 1;
+        }
+        if let Some(Prop::Unknown(_, values)) = node.get_property("DP") {
+            for v in values {
+                let (c, t) = v
+                    .split_once(':')
+                    .ok_or_else(|| format!("DP[{v}]: expected colour:total"))?;
+                let c = parse_color(c).map_err(|_| format!("DP[{v}]: bad colour"))?;
+                game.set_roll(c, Some(parse_total(Some(&t.to_string()), &game)?));
+            }
+        }
+        actions_after_node.push(game.actions().len());
+    }
+    if !komi_given && let Some(k) = game.rules.handicap_komi(game.handicap()) {
+        game.komi = k;
+    }
+    Ok(Record {
+        game,
+        result,
+        actions_after_node,
+    })
+}
+
+/// What a record's root says: the empty game (size, rules, komi, dice),
+/// the result, whether a komi was given, the handicap.
+struct Start {
+    game: Game,
+    result: Option<String>,
+    komi_given: bool,
+    handicap: Option<i64>,
+}
+
+/// The game a record's root starts: its size, rules, komi (the ruleset's
+/// where none is given) and dice; `template`'s where the root says none.
+fn start(root: &SgfNode<Prop>, template: &Game) -> Result<Start, String> {
     let mut result = None;
     let mut size = BoardSize::square(19);
     let mut rules = template.rules;
@@ -249,31 +328,49 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
         Prop::HA(n) => Some(*n),
         _ => None,
     });
-    let mut moves_played = 0;
-    let mut actions_after_node = Vec::new();
-    for (index, node) in root.main_variation().enumerate() {
-        // Dice changed during the game: DI (and DX) on the node of the
-        // first action under the new dice.
-        if index > 0
-            && let Some(Prop::Unknown(_, values)) = node.get_property("DI")
-        {
-            let spec = values.first().map(String::as_str).unwrap_or("");
-            let mut changed = if spec.eq_ignore_ascii_case("off") {
-                None
-            } else {
-                Some(Dice::parse(spec).map_err(|e| format!("DI: {e}"))?)
-            };
-            if let (Some(d), Some(Prop::Unknown(_, values))) =
-                (changed.as_mut(), node.get_property("DX"))
-            {
-                dice_options(d, values)?;
-            }
-            game.set_dice(changed);
-        }
-        let mut setup = Vec::new();
-        let mut erased = Vec::new();
-        let mut next_player = None;
-        let mut node_move = None;
+    Ok(Start {
+        game,
+        result,
+        komi_given,
+        handicap,
+    })
+}
+
+/// The dice a node changes to (`DI`, with `DX`'s options; `DI[off]` none).
+fn change_dice(game: &mut Game, node: &SgfNode<Prop>) -> Result<(), String> {
+    let Some(Prop::Unknown(_, values)) = node.get_property("DI") else {
+        return Ok(());
+    };
+    let spec = values.first().map(String::as_str).unwrap_or("");
+    let mut changed = if spec.eq_ignore_ascii_case("off") {
+        None
+    } else {
+        Some(Dice::parse(spec).map_err(|e| format!("DI: {e}"))?)
+    };
+    if let (Some(d), Some(Prop::Unknown(_, values))) = (changed.as_mut(), node.get_property("DX")) {
+        dice_options(d, values)?;
+    }
+    game.set_dice(changed);
+    Ok(())
+}
+
+/// What one node holds: setup stones, erased points, the player to move,
+/// its move.
+struct NodeContent {
+    setup: Vec<(Color, Point)>,
+    erased: Vec<Point>,
+    next_player: Option<Color>,
+    node_move: Option<(Color, Option<Point>)>,
+}
+
+impl NodeContent {
+    fn read(game: &Game, node: &SgfNode<Prop>) -> Result<NodeContent, String> {
+        let mut content = NodeContent {
+            setup: Vec::new(),
+            erased: Vec::new(),
+            next_player: None,
+            node_move: None,
+        };
         for prop in node.properties() {
             match prop {
                 Prop::AB(pts) | Prop::AW(pts) => {
@@ -283,16 +380,16 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
                         Color::White
                     };
                     for p in pts {
-                        let q = to_point(&game, p)?.ok_or("setup stone on `tt`")?;
-                        setup.push((c, q));
+                        let q = to_point(game, p)?.ok_or("setup stone on `tt`")?;
+                        content.setup.push((c, q));
                     }
                 }
                 Prop::AE(pts) => {
                     for p in pts {
-                        erased.push(to_point(&game, p)?.ok_or("AE on `tt`")?);
+                        content.erased.push(to_point(game, p)?.ok_or("AE on `tt`")?);
                     }
                 }
-                Prop::PL(c) => next_player = Some(color_of(c)),
+                Prop::PL(c) => content.next_player = Some(color_of(c)),
                 Prop::B(m) | Prop::W(m) => {
                     let c = if matches!(prop, Prop::B(_)) {
                         Color::Black
@@ -301,17 +398,17 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
                     };
                     let mv = match m {
                         Move::Pass => None,
-                        Move::Move(p) => to_point(&game, p)?,
+                        Move::Move(p) => to_point(game, p)?,
                     };
                     // SGF allows one move a node; keeping one of two
                     // would lose a move without a word.
-                    if node_move.is_some() {
+                    if content.node_move.is_some() {
                         return Err(format!(
                             "node {} holds two moves (B and W); SGF allows one a node",
                             game.move_count() + 1
                         ));
                     }
-                    node_move = Some((c, mv));
+                    content.node_move = Some((c, mv));
                 }
                 Prop::Invalid(id, v)
                     if ["B", "W", "AB", "AW", "AE", "SZ", "KM", "HA"].contains(&id.as_str()) =>
@@ -321,83 +418,51 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
                 _ => {}
             }
         }
-        if !erased.is_empty() {
-            if game.move_count() > 0 {
-                return Err("AE after the first move is not supported".into());
-            }
-            let mut stones: Vec<(Color, Point)> = game
-                .board()
-                .points()
-                .filter(|p| !erased.contains(p))
-                .filter_map(|p| game.board().color_at(p).map(|c| (c, p)))
-                .collect();
-            stones.append(&mut setup);
-            let mut fresh = game.cleared();
-            fresh
-                .setup(&stones, false)
-                .map_err(|e| format!("setup stones: {e}"))?;
-            game = fresh;
-        }
-        if !setup.is_empty() {
-            // The handicap: the first black stones on an empty board, two
-            // at least (passes may come before them, as GTP allows).
-            let is_handicap = game.board().stone_count() == 0
-                && game.handicap() == 0
-                && handicap.is_some()
-                && setup.len() >= 2
-                && setup.iter().all(|(c, _)| *c == Color::Black);
-            game.setup(&setup, is_handicap)
-                .map_err(|e| format!("setup stones: {e}"))?;
-            if !is_handicap
-                && setup.iter().all(|(c, _)| *c == Color::Black)
-                && game.move_count() == 0
-            {
-                game.set_to_move(Color::White);
-            }
-        }
-        if let Some(c) = next_player {
-            game.set_to_move(c);
-        }
-        let roll = match node.get_property("DR") {
-            Some(Prop::Unknown(_, v)) => Some(parse_total(v.first(), &game)?),
-            _ => None,
-        };
-        if let Some((c, mv)) = node_move {
-            if move_number.is_some_and(|n| moves_played + 1 >= n) {
-                game.set_to_move(c);
-                game.set_roll(c, roll);
-                break;
-            }
-            game.set_roll(c, roll);
-            game.play(c, mv).map_err(|e| {
-                format!(
-                    "move {} ({} {}) is illegal: {e}",
-                    moves_played + 1,
-                    c.letter(),
-                    crate::go::vertex::vertex_name(mv, size)
-                )
-            })?;
-            moves_played += 1;
-        }
-        if let Some(Prop::Unknown(_, values)) = node.get_property("DP") {
-            for v in values {
-                let (c, t) = v
-                    .split_once(':')
-                    .ok_or_else(|| format!("DP[{v}]: expected colour:total"))?;
-                let c = parse_color(c).map_err(|_| format!("DP[{v}]: bad colour"))?;
-                game.set_roll(c, Some(parse_total(Some(&t.to_string()), &game)?));
-            }
-        }
-        actions_after_node.push(game.actions().len());
+        Ok(content)
     }
-    if !komi_given && let Some(k) = game.rules.handicap_komi(game.handicap()) {
-        game.komi = k;
+}
+
+/// Puts a node's setup on the game: the erased points cleared (before the
+/// first move only), the stones placed; the first black stones on an
+/// empty board, two at least, are the handicap where the record names one.
+fn set_up(
+    game: &mut Game,
+    mut setup: Vec<(Color, Point)>,
+    erased: &[Point],
+    handicap_named: bool,
+) -> Result<(), String> {
+    if !erased.is_empty() {
+        if game.move_count() > 0 {
+            return Err("AE after the first move is not supported".into());
+        }
+        let mut stones: Vec<(Color, Point)> = game
+            .board()
+            .points()
+            .filter(|p| !erased.contains(p))
+            .filter_map(|p| game.board().color_at(p).map(|c| (c, p)))
+            .collect();
+        stones.append(&mut setup);
+        let mut fresh = game.cleared();
+        fresh
+            .setup(&stones, false)
+            .map_err(|e| format!("setup stones: {e}"))?;
+        *game = fresh;
     }
-    Ok(Record {
-        game,
-        result,
-        actions_after_node,
-    })
+    if !setup.is_empty() {
+        // The handicap: the first black stones on an empty board, two at
+        // least (passes may come before them, as GTP allows).
+        let is_handicap = game.board().stone_count() == 0
+            && game.handicap() == 0
+            && handicap_named
+            && setup.len() >= 2
+            && setup.iter().all(|(c, _)| *c == Color::Black);
+        game.setup(&setup, is_handicap)
+            .map_err(|e| format!("setup stones: {e}"))?;
+        if !is_handicap && setup.iter().all(|(c, _)| *c == Color::Black) && game.move_count() == 0 {
+            game.set_to_move(Color::White);
+        }
+    }
+    Ok(())
 }
 
 /// The record `text` again, every property, comment and variation kept,
@@ -554,6 +619,55 @@ pub fn write_annotated(
     root_note: &Note,
     notes: &[Note],
 ) -> String {
+    let mut root = root_props(game, result);
+    // The dice at the start in the root; where they changed, on the node
+    // of the first action under the new dice (and on a last, empty node if
+    // they changed after the last action).
+    let start_dice = game.action_dice().first().copied().unwrap_or(game.dice());
+    if start_dice.is_some() {
+        root.extend(dice_props(start_dice));
+    }
+    let mut dice_before = start_dice;
+    // Nodes after the root, each a list of properties.
+    let mut nodes: Vec<Vec<Prop>> = Vec::new();
+    for (index, (action, &dice)) in game.actions().iter().zip(game.action_dice()).enumerate() {
+        let mut props = action_props(game, action);
+        if dice != dice_before {
+            props.extend(dice_props(dice));
+            dice_before = dice;
+        }
+        // The first setup, before any move, belongs in the root (one AB and
+        // one AW there at most; later setups get nodes of their own).
+        let root_has_setup = root
+            .iter()
+            .any(|p| matches!(p, Prop::Unknown(id, _) if id == "AB" || id == "AW"));
+        if nodes.is_empty() && matches!(action, Action::Setup(_)) && !root_has_setup {
+            root.extend(props);
+        } else {
+            nodes.push(props);
+        }
+        if let Some(note) = notes.get(index) {
+            match nodes.last_mut() {
+                Some(last) => last.extend(note.props()),
+                None => root.extend(note.props()),
+            }
+        }
+    }
+    close(game, dice_before, &mut root, &mut nodes);
+    root.extend(root_note.props());
+    let mut tail: Vec<SgfNode<Prop>> = Vec::new();
+    for props in nodes.into_iter().rev() {
+        tail = vec![SgfNode::new(props, tail, false)];
+    }
+    let root = SgfNode::new(root, tail, true);
+    let mut out = root.serialize();
+    out.push('\n');
+    out
+}
+
+/// The root's properties: the format, the board, komi, rules, handicap
+/// and result.
+fn root_props(game: &Game, result: Option<&str>) -> Vec<Prop> {
     let size = game.size();
     // SZ[19] for a square board rather than the crate's SZ[19:19], for
     // older readers; SZ[13:9] (columns, rows) for another.
@@ -577,79 +691,58 @@ pub fn write_annotated(
     if let Some(r) = result {
         root.push(Prop::RE(text(r)));
     }
-    // The dice at the start in the root; where they changed, on the node
-    // of the first action under the new dice (and on a last, empty node if
-    // they changed after the last action).
-    let start_dice = game.action_dice().first().copied().unwrap_or(game.dice());
-    if start_dice.is_some() {
-        root.extend(dice_props(start_dice));
-    }
-    let mut dice_before = start_dice;
-    // Nodes after the root, each a list of properties.
-    let mut nodes: Vec<Vec<Prop>> = Vec::new();
-    for (index, (action, &dice)) in game.actions().iter().zip(game.action_dice()).enumerate() {
-        let props = match action {
-            Action::Setup(stones) => {
-                // In the order they were placed (the crate's AB/AW hold
-                // sets, written in no fixed order): the same game always
-                // gives the same record.
-                let pick = |c: Color| -> Vec<String> {
-                    let mut seen = HashSet::new();
-                    stones
-                        .iter()
-                        .filter(|(sc, _)| *sc == c)
-                        .map(|&(_, p)| from_point(game, p))
-                        .filter(|p| seen.insert(*p))
-                        .map(|p| format!("{}{}", (b'a' + p.x) as char, (b'a' + p.y) as char))
-                        .collect()
-                };
-                let (b, w) = (pick(Color::Black), pick(Color::White));
-                let mut props = Vec::new();
-                if !b.is_empty() {
-                    props.push(Prop::Unknown("AB".into(), b));
-                }
-                if !w.is_empty() {
-                    props.push(Prop::Unknown("AW".into(), w));
-                }
-                props
+    root
+}
+
+/// An action's properties: a move (and its roll), or setup stones in the
+/// order they were placed.
+fn action_props(game: &Game, action: &Action) -> Vec<Prop> {
+    match action {
+        Action::Setup(stones) => {
+            // In the order they were placed (the crate's AB/AW hold
+            // sets, written in no fixed order): the same game always
+            // gives the same record.
+            let pick = |c: Color| -> Vec<String> {
+                let mut seen = HashSet::new();
+                stones
+                    .iter()
+                    .filter(|(sc, _)| *sc == c)
+                    .map(|&(_, p)| from_point(game, p))
+                    .filter(|p| seen.insert(*p))
+                    .map(|p| format!("{}{}", (b'a' + p.x) as char, (b'a' + p.y) as char))
+                    .collect()
+            };
+            let (b, w) = (pick(Color::Black), pick(Color::White));
+            let mut props = Vec::new();
+            if !b.is_empty() {
+                props.push(Prop::Unknown("AB".into(), b));
             }
-            Action::Move(c, mv, roll) => {
-                let m = match mv {
-                    None => Move::Pass,
-                    Some(p) => Move::Move(from_point(game, *p)),
-                };
-                let mut props = vec![match c {
-                    Color::Black => Prop::B(m),
-                    Color::White => Prop::W(m),
-                }];
-                if let Some(t) = roll {
-                    props.push(Prop::Unknown("DR".into(), vec![t.to_string()]));
-                }
-                props
+            if !w.is_empty() {
+                props.push(Prop::Unknown("AW".into(), w));
             }
-        };
-        let mut props = props;
-        if dice != dice_before {
-            props.extend(dice_props(dice));
-            dice_before = dice;
+            props
         }
-        // The first setup, before any move, belongs in the root (one AB and
-        // one AW there at most; later setups get nodes of their own).
-        let root_has_setup = root
-            .iter()
-            .any(|p| matches!(p, Prop::Unknown(id, _) if id == "AB" || id == "AW"));
-        if nodes.is_empty() && matches!(action, Action::Setup(_)) && !root_has_setup {
-            root.extend(props);
-        } else {
-            nodes.push(props);
-        }
-        if let Some(note) = notes.get(index) {
-            match nodes.last_mut() {
-                Some(last) => last.extend(note.props()),
-                None => root.extend(note.props()),
+        Action::Move(c, mv, roll) => {
+            let m = match mv {
+                None => Move::Pass,
+                Some(p) => Move::Move(from_point(game, *p)),
+            };
+            let mut props = vec![match c {
+                Color::Black => Prop::B(m),
+                Color::White => Prop::W(m),
+            }];
+            if let Some(t) = roll {
+                props.push(Prop::Unknown("DR".into(), vec![t.to_string()]));
             }
+            props
         }
     }
+}
+
+/// What the record needs after its last action so that a reload goes on
+/// as the game does: the dice changed last, the side to move, White's
+/// extra pass, rolls waiting for a move.
+fn close(game: &Game, dice_before: Option<Dice>, root: &mut Vec<Prop>, nodes: &mut Vec<Vec<Prop>>) {
     if game.dice() != dice_before {
         nodes.push(dice_props(game.dice()));
     }
@@ -700,15 +793,6 @@ pub fn write_annotated(
             None => root.push(prop),
         }
     }
-    root.extend(root_note.props());
-    let mut tail: Vec<SgfNode<Prop>> = Vec::new();
-    for props in nodes.into_iter().rev() {
-        tail = vec![SgfNode::new(props, tail, false)];
-    }
-    let root = SgfNode::new(root, tail, true);
-    let mut out = root.serialize();
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]
