@@ -128,6 +128,14 @@ pub(crate) struct Program {
     pub heads: Heads,
 }
 
+/// The heads' scratch: two spatial buffers and the pooled values.
+#[derive(Clone, Copy)]
+struct HeadBuffers {
+    a: Buf,
+    b: Buf,
+    pooled: Buf,
+}
+
 /// The buffers of one level of nested bottlenecks: three for a block's own
 /// work and the narrower trunk of the blocks inside.
 #[derive(Clone, Copy)]
@@ -162,6 +170,174 @@ struct Compiler {
 }
 
 impl Compiler {
+    /// A compiler for `desc`: an empty program, the scratch of pooled
+    /// values and biases, a transformer's buffers where it has blocks.
+    fn new(desc: &ModelDesc) -> Compiler {
+        let p = &desc.policy;
+        let v = &desc.value;
+        let c = desc.trunk.channels;
+        let widest = [
+            c,
+            widest(&desc.trunk.blocks),
+            p.p1_conv.out_channels,
+            p.g1_conv.out_channels,
+            p.p2_conv.out_channels,
+            v.v1_conv.out_channels,
+            v.ownership_conv.out_channels,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(c);
+        let empty = Program {
+            ops: Vec::new(),
+            buffers: Vec::new(),
+            weights: Vec::new(),
+            spatial_input: Buf(0),
+            global_input: Buf(0),
+            metadata_input: None,
+            heads: Heads {
+                policy: Buf(0),
+                policy_channels: p.p2_conv.out_channels,
+                pass: Buf(0),
+                value: Buf(0),
+                score: Buf(0),
+                scores: v.sv3_bias.len(),
+                ownership: Buf(0),
+            },
+        };
+        let mut k = Compiler {
+            program: empty,
+            levels: Vec::new(),
+            widest,
+            pooled: Buf(0),
+            pool_bias: Buf(0),
+            transformer: None,
+        };
+        k.pooled = k.buffer(Extent::Global(3 * widest));
+        k.pool_bias = k.buffer(Extent::Global(widest));
+        if let Some([norm, q, kk, v, heads_out, hidden]) = transformer_widths(&desc.trunk.blocks) {
+            let mut spatial = |c: usize| k.buffer(Extent::Spatial(c));
+            let t = TransformerBuffers {
+                norm: spatial(norm),
+                q: spatial(q),
+                k: spatial(kk),
+                v: spatial(v),
+                heads_out: spatial(heads_out),
+                hidden: spatial(hidden),
+                gate: spatial(hidden),
+            };
+            k.transformer = Some(t);
+        }
+        k
+    }
+
+    /// The trunk: the inputs' convolution, the global inputs' bias, the
+    /// metadata's bias, the blocks, the tip (into `trunk_out`).
+    fn trunk(&mut self, desc: &ModelDesc, spatial: Buf, global: Buf, trunk: Buf, trunk_out: Buf) {
+        let k = self;
+        let c = desc.trunk.channels;
+        let trunk_bias = k.buffer(Extent::Global(c));
+        k.conv(&desc.trunk.initial_conv, spatial, trunk, false);
+        k.matmul(&desc.trunk.initial_matmul, global, trunk_bias);
+        k.program.ops.push(Op::AddSpatialBias(AddSpatialBias {
+            src: trunk_bias,
+            dst: trunk,
+            channels: c,
+        }));
+        if let Some(m) = &desc.trunk.metadata_encoder {
+            let input = k.buffer(Extent::Global(METADATA_INPUTS));
+            let h1 = k.buffer(Extent::Global(m.mul1.out_channels));
+            let h2 = k.buffer(Extent::Global(m.mul2.out_channels));
+            k.program.metadata_input = Some(input);
+            k.matmul(&m.mul1, input, h1);
+            k.bias_act(&m.bias1, m.act1, h1);
+            k.matmul(&m.mul2, h1, h2);
+            k.bias_act(&m.bias2, m.act2, h2);
+            k.matmul(&m.mul3, h2, trunk_bias);
+            k.program.ops.push(Op::AddSpatialBias(AddSpatialBias {
+                src: trunk_bias,
+                dst: trunk,
+                channels: c,
+            }));
+        }
+        for block in &desc.trunk.blocks {
+            k.block(block, trunk, 0);
+        }
+        match &desc.trunk.tip_norm {
+            TrunkNorm::Batch(bn) => k.norm_act(bn, desc.trunk.tip_act, trunk, trunk_out, None),
+            TrunkNorm::Rms(rms) => {
+                let gamma = k.weights(rms.gamma.clone());
+                let beta = k.weights(rms.beta.clone());
+                k.program.ops.push(Op::RmsNorm(RmsNorm {
+                    src: trunk,
+                    dst: trunk_out,
+                    channels: rms.gamma.len(),
+                    gamma,
+                    beta: Some(beta),
+                    epsilon: rms.epsilon,
+                    board: rms.spatial,
+                    act: desc.trunk.tip_act,
+                }));
+            }
+        }
+    }
+
+    /// The policy head: the pooled values of g1 bias p1; the pass from the
+    /// same pooled values, through a hidden layer from version 15. Its
+    /// policy and pass buffers.
+    fn policy_head(&mut self, desc: &ModelDesc, trunk_out: Buf, h: HeadBuffers) -> (Buf, Buf) {
+        let (k, p) = (self, &desc.policy);
+        let (head_a, head_b, head_pooled) = (h.a, h.b, h.pooled);
+        let g = p.g1_conv.out_channels;
+        let policy_bias = k.buffer(Extent::Global(p.gpool_to_bias.out_channels));
+        let policy = k.buffer(Extent::Spatial(p.p2_conv.out_channels));
+        let pass_outputs = match &p.pass_hidden {
+            None => p.gpool_to_pass.out_channels,
+            Some(h) => h.mul2.out_channels,
+        };
+        let pass = k.buffer(Extent::Global(pass_outputs.max(p.p2_conv.out_channels)));
+        k.conv(&p.p1_conv, trunk_out, head_a, false);
+        k.conv(&p.g1_conv, trunk_out, head_b, false);
+        k.norm_act(&p.g1_bn, p.g1_act, head_b, head_b, None);
+        k.pool(head_b, head_pooled, g, Third::Max);
+        k.matmul(&p.gpool_to_bias, head_pooled, policy_bias);
+        k.norm_act(&p.p1_bn, p.p1_act, head_a, head_a, Some(policy_bias));
+        k.conv(&p.p2_conv, head_a, policy, false);
+        match &p.pass_hidden {
+            None => k.matmul(&p.gpool_to_pass, head_pooled, pass),
+            Some(h) => {
+                let hidden = k.buffer(Extent::Global(p.gpool_to_pass.out_channels));
+                k.matmul(&p.gpool_to_pass, head_pooled, hidden);
+                k.bias_act(&h.bias, h.act, hidden);
+                k.matmul(&h.mul2, hidden, pass);
+            }
+        }
+        (policy, pass)
+    }
+
+    /// The value head: v1 pooled, two dense layers to the value and the
+    /// scores; the ownership from v1. Its value, score and ownership
+    /// buffers.
+    fn value_head(&mut self, desc: &ModelDesc, trunk_out: Buf, h: HeadBuffers) -> (Buf, Buf, Buf) {
+        let (k, v) = (self, &desc.value);
+        let (head_a, head_b, head_pooled) = (h.a, h.b, h.pooled);
+        let v1 = v.v1_conv.out_channels;
+        let v2 = k.buffer(Extent::Global(v.v2_mul.out_channels));
+        let value = k.buffer(Extent::Global(v.v3_mul.out_channels));
+        let score = k.buffer(Extent::Global(v.sv3_mul.out_channels));
+        let ownership = k.buffer(Extent::Spatial(v.ownership_conv.out_channels));
+        k.conv(&v.v1_conv, trunk_out, head_b, false);
+        k.norm_act(&v.v1_bn, v.v1_act, head_b, head_a, None);
+        k.pool(head_a, head_pooled, v1, Third::Quadratic);
+        k.matmul(&v.v2_mul, head_pooled, v2);
+        k.bias_act(&v.v2_bias, v.v2_act, v2);
+        k.matmul(&v.v3_mul, v2, value);
+        k.bias_act(&v.v3_bias, Activation::Identity, value);
+        k.matmul(&v.sv3_mul, v2, score);
+        k.bias_act(&v.sv3_bias, Activation::Identity, score);
+        k.conv(&v.ownership_conv, head_a, ownership, false);
+        (value, score, ownership)
+    }
     fn buffer(&mut self, extent: Extent) -> Buf {
         self.program.buffers.push(extent);
         Buf(self.program.buffers.len() - 1)
@@ -478,163 +654,24 @@ impl Program {
     /// Compiles `desc`: every model version, block kind and head kosumi
     /// reads.
     pub(crate) fn compile(desc: &ModelDesc) -> Program {
-        let p = &desc.policy;
-        let v = &desc.value;
+        let (p, v) = (&desc.policy, &desc.value);
+        let mut k = Compiler::new(desc);
         let c = desc.trunk.channels;
-        let widest = [
-            c,
-            widest(&desc.trunk.blocks),
-            p.p1_conv.out_channels,
-            p.g1_conv.out_channels,
-            p.p2_conv.out_channels,
-            v.v1_conv.out_channels,
-            v.ownership_conv.out_channels,
-        ]
-        .into_iter()
-        .max()
-        .unwrap_or(c);
-        let empty = Program {
-            ops: Vec::new(),
-            buffers: Vec::new(),
-            weights: Vec::new(),
-            spatial_input: Buf(0),
-            global_input: Buf(0),
-            metadata_input: None,
-            heads: Heads {
-                policy: Buf(0),
-                policy_channels: p.p2_conv.out_channels,
-                pass: Buf(0),
-                value: Buf(0),
-                score: Buf(0),
-                scores: v.sv3_bias.len(),
-                ownership: Buf(0),
-            },
-        };
-        let mut k = Compiler {
-            program: empty,
-            levels: Vec::new(),
-            widest,
-            pooled: Buf(0),
-            pool_bias: Buf(0),
-            transformer: None,
-        };
-        k.pooled = k.buffer(Extent::Global(3 * widest));
-        k.pool_bias = k.buffer(Extent::Global(widest));
-        if let Some([norm, q, kk, v, heads_out, hidden]) = transformer_widths(&desc.trunk.blocks) {
-            let mut spatial = |c: usize| k.buffer(Extent::Spatial(c));
-            let t = TransformerBuffers {
-                norm: spatial(norm),
-                q: spatial(q),
-                k: spatial(kk),
-                v: spatial(v),
-                heads_out: spatial(heads_out),
-                hidden: spatial(hidden),
-                gate: spatial(hidden),
-            };
-            k.transformer = Some(t);
-        }
+        let widest = k.widest;
         let spatial = k.buffer(Extent::Spatial(desc.spatial_inputs));
         let global = k.buffer(Extent::Global(desc.global_inputs));
         k.program.spatial_input = spatial;
         k.program.global_input = global;
         let trunk = k.buffer(Extent::Spatial(c));
         let trunk_out = k.buffer(Extent::Spatial(c));
-        let head_a = k.buffer(Extent::Spatial(widest));
-        let head_b = k.buffer(Extent::Spatial(widest));
-        let head_pooled = k.buffer(Extent::Global(3 * widest));
-        let trunk_bias = k.buffer(Extent::Global(c));
-
-        // The trunk: the inputs' convolution, the global inputs' bias, the
-        // metadata's bias, the blocks, the tip.
-        k.conv(&desc.trunk.initial_conv, spatial, trunk, false);
-        k.matmul(&desc.trunk.initial_matmul, global, trunk_bias);
-        k.program.ops.push(Op::AddSpatialBias(AddSpatialBias {
-            src: trunk_bias,
-            dst: trunk,
-            channels: c,
-        }));
-        if let Some(m) = &desc.trunk.metadata_encoder {
-            let input = k.buffer(Extent::Global(METADATA_INPUTS));
-            let h1 = k.buffer(Extent::Global(m.mul1.out_channels));
-            let h2 = k.buffer(Extent::Global(m.mul2.out_channels));
-            k.program.metadata_input = Some(input);
-            k.matmul(&m.mul1, input, h1);
-            k.bias_act(&m.bias1, m.act1, h1);
-            k.matmul(&m.mul2, h1, h2);
-            k.bias_act(&m.bias2, m.act2, h2);
-            k.matmul(&m.mul3, h2, trunk_bias);
-            k.program.ops.push(Op::AddSpatialBias(AddSpatialBias {
-                src: trunk_bias,
-                dst: trunk,
-                channels: c,
-            }));
-        }
-        for block in &desc.trunk.blocks {
-            k.block(block, trunk, 0);
-        }
-        match &desc.trunk.tip_norm {
-            TrunkNorm::Batch(bn) => k.norm_act(bn, desc.trunk.tip_act, trunk, trunk_out, None),
-            TrunkNorm::Rms(rms) => {
-                let gamma = k.weights(rms.gamma.clone());
-                let beta = k.weights(rms.beta.clone());
-                k.program.ops.push(Op::RmsNorm(RmsNorm {
-                    src: trunk,
-                    dst: trunk_out,
-                    channels: rms.gamma.len(),
-                    gamma,
-                    beta: Some(beta),
-                    epsilon: rms.epsilon,
-                    board: rms.spatial,
-                    act: desc.trunk.tip_act,
-                }));
-            }
-        }
-
-        // The policy head: the pooled values of g1 bias p1; the pass from
-        // the same pooled values, through a hidden layer from version 15.
-        let g = p.g1_conv.out_channels;
-        let policy_bias = k.buffer(Extent::Global(p.gpool_to_bias.out_channels));
-        let policy = k.buffer(Extent::Spatial(p.p2_conv.out_channels));
-        let pass_outputs = match &p.pass_hidden {
-            None => p.gpool_to_pass.out_channels,
-            Some(h) => h.mul2.out_channels,
+        let heads = HeadBuffers {
+            a: k.buffer(Extent::Spatial(widest)),
+            b: k.buffer(Extent::Spatial(widest)),
+            pooled: k.buffer(Extent::Global(3 * widest)),
         };
-        let pass = k.buffer(Extent::Global(pass_outputs.max(p.p2_conv.out_channels)));
-        k.conv(&p.p1_conv, trunk_out, head_a, false);
-        k.conv(&p.g1_conv, trunk_out, head_b, false);
-        k.norm_act(&p.g1_bn, p.g1_act, head_b, head_b, None);
-        k.pool(head_b, head_pooled, g, Third::Max);
-        k.matmul(&p.gpool_to_bias, head_pooled, policy_bias);
-        k.norm_act(&p.p1_bn, p.p1_act, head_a, head_a, Some(policy_bias));
-        k.conv(&p.p2_conv, head_a, policy, false);
-        match &p.pass_hidden {
-            None => k.matmul(&p.gpool_to_pass, head_pooled, pass),
-            Some(h) => {
-                let hidden = k.buffer(Extent::Global(p.gpool_to_pass.out_channels));
-                k.matmul(&p.gpool_to_pass, head_pooled, hidden);
-                k.bias_act(&h.bias, h.act, hidden);
-                k.matmul(&h.mul2, hidden, pass);
-            }
-        }
-
-        // The value head: v1 pooled, two dense layers to the value and the
-        // scores; the ownership from v1.
-        let v1 = v.v1_conv.out_channels;
-        let v2 = k.buffer(Extent::Global(v.v2_mul.out_channels));
-        let value = k.buffer(Extent::Global(v.v3_mul.out_channels));
-        let score = k.buffer(Extent::Global(v.sv3_mul.out_channels));
-        let ownership = k.buffer(Extent::Spatial(v.ownership_conv.out_channels));
-        k.conv(&v.v1_conv, trunk_out, head_b, false);
-        k.norm_act(&v.v1_bn, v.v1_act, head_b, head_a, None);
-        k.pool(head_a, head_pooled, v1, Third::Quadratic);
-        k.matmul(&v.v2_mul, head_pooled, v2);
-        k.bias_act(&v.v2_bias, v.v2_act, v2);
-        k.matmul(&v.v3_mul, v2, value);
-        k.bias_act(&v.v3_bias, Activation::Identity, value);
-        k.matmul(&v.sv3_mul, v2, score);
-        k.bias_act(&v.sv3_bias, Activation::Identity, score);
-        k.conv(&v.ownership_conv, head_a, ownership, false);
-
+        k.trunk(desc, spatial, global, trunk, trunk_out);
+        let (policy, pass) = k.policy_head(desc, trunk_out, heads);
+        let (value, score, ownership) = k.value_head(desc, trunk_out, heads);
         k.program.heads = Heads {
             policy,
             policy_channels: p.p2_conv.out_channels,
