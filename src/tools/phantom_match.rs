@@ -375,6 +375,69 @@ fn play_game(
     } else {
         Kind::Go
     };
+    let mut table = new_table(number, kind, config);
+    let mut record = GameRecord {
+        number,
+        swapped,
+        result: String::new(),
+        moves: 0,
+        seconds: [0.0; 2],
+        colour_moves: [0; 2],
+        error: None,
+    };
+    let mut programs = match start_programs(commands, config, kind, &table) {
+        Ok(programs) => programs,
+        Err((seat, why)) => {
+            record.result = forfeit(seat_color(seat));
+            record.error = Some(format!("seat {seat}: {why}"));
+            return record;
+        }
+    };
+    let size = BoardSize::square(config.size);
+    let mut journal = Journal {
+        notes: Vec::new(),
+        pending: String::new(),
+        views: vec![String::new(); kind.seats()],
+        tries: 0,
+    };
+    let mut seats: Vec<&mut dyn Seat> = programs.iter_mut().map(|p| p as &mut dyn Seat).collect();
+    let outcome = table.run(&mut seats, &mut |event| {
+        journal.take(event, size, &mut record.moves)
+    });
+    drop(seats);
+    match outcome {
+        Ok(_) => {}
+        Err(e @ TableError::Seat { seat, .. }) => {
+            record.error = Some(e.to_string());
+            table.referee.end_with(forfeit(seat_color(seat)));
+        }
+        Err(e @ TableError::Referee(_)) => record.error = Some(e.to_string()),
+    }
+    journal.close();
+    let Table { referee, truth, .. } = table;
+    record.result = referee.result().unwrap_or("Void").to_string();
+    for seat in &programs {
+        let c = seat_color(seat.number).index();
+        record.seconds[c] += seat.seconds;
+        record.colour_moves[c] += seat.moves;
+    }
+    if let Some(dir) = &config.sgf_dir {
+        let played = Played {
+            number,
+            kind,
+            commands,
+            truth: &truth,
+            referee: &referee,
+            result: &record.result,
+        };
+        played.write(dir, config, journal);
+    }
+    record
+}
+
+/// The true game (with the handicap stones) and its referee, seeded for
+/// game `number`.
+fn new_table(number: usize, kind: Kind, config: &MatchConfig) -> Table {
     let mut game = Game::new(config.size, config.rules, config.komi);
     if config.handicap > 0 {
         let stones: Vec<(Color, Point)> =
@@ -387,139 +450,149 @@ fn play_game(
     }
     let mut referee = Referee::new(kind, config.options, &game);
     referee.seed = crate::core::random::nth_seed(config.seed, number as u64);
-    let mut table = Table::new(referee, game);
-    let mut notes: Vec<String> = Vec::new();
-    let mut pending_note = String::new();
-    let mut record = GameRecord {
-        number,
-        swapped,
-        result: String::new(),
-        moves: 0,
-        seconds: [0.0; 2],
-        colour_moves: [0; 2],
-        error: None,
-    };
+    Table::new(referee, game)
+}
+
+/// Each seat's program started, a plain engine's board set to its view
+/// (the handicap stones); the seat that failed and why otherwise.
+fn start_programs(
+    commands: &[String],
+    config: &MatchConfig,
+    kind: Kind,
+    table: &Table,
+) -> Result<Vec<Program>, (usize, String)> {
     let mut programs: Vec<Program> = Vec::new();
     for (i, command) in commands.iter().enumerate() {
-        match Program::start(i + 1, command, config, kind) {
-            Ok(s) => programs.push(s),
-            Err(e) => {
-                let c = seat_color(i + 1);
-                record.result = forfeit(c);
-                record.error = Some(format!("seat {}: {e}", i + 1));
-                return record;
-            }
-        }
+        programs.push(Program::start(i + 1, command, config, kind).map_err(|e| (i + 1, e))?);
     }
-    let size = BoardSize::square(config.size);
-    // A plain engine's board starts as its view (the handicap stones).
     for program in programs.iter_mut().filter(|p| !p.aware) {
         let view = table.referee.view(program.number).board();
-        if let Err(e) = program.sync(&view) {
-            record.result = forfeit(seat_color(program.number));
-            record.error = Some(format!("seat {}: {e}", program.number));
-            return record;
-        }
+        program
+            .sync(&view)
+            .map_err(|e| (program.number, e.to_string()))?;
     }
-    // What each seat knew after every try: its view and what it heard.
-    let mut views: Vec<String> = vec![String::new(); kind.seats()];
-    let mut tries = 0;
-    let mut seats: Vec<&mut dyn Seat> = programs.iter_mut().map(|p| p as &mut dyn Seat).collect();
-    let mut log = |event: Event| match event {
-        Event::Tried {
-            seat,
-            mv,
-            announcement,
-            referee,
-        } => {
-            tries += 1;
-            for (i, text) in views.iter_mut().enumerate() {
-                let s = i + 1;
-                let heard = referee
-                    .heard_by(announcement, seat, s)
-                    .map_or("nothing".to_string(), |a| a.lines(size).join(", "));
-                text.push_str(&format!(
-                    "try {tries} (seat {seat} {}): heard {heard}\n{}\n",
+    Ok(programs)
+}
+
+/// What a game's record says beside its moves: a comment a move (the
+/// tries and what was announced), and what each seat knew after every try
+/// (its view and what it heard).
+struct Journal {
+    notes: Vec<String>,
+    pending: String,
+    views: Vec<String>,
+    tries: usize,
+}
+
+impl Journal {
+    /// Notes `event`; an accepted try counts a move.
+    fn take(&mut self, event: Event, size: BoardSize, moves: &mut usize) {
+        match event {
+            Event::Tried {
+                seat,
+                mv,
+                announcement,
+                referee,
+            } => {
+                self.tries += 1;
+                let tries = self.tries;
+                for (i, text) in self.views.iter_mut().enumerate() {
+                    let s = i + 1;
+                    let heard = referee
+                        .heard_by(announcement, seat, s)
+                        .map_or("nothing".to_string(), |a| a.lines(size).join(", "));
+                    text.push_str(&format!(
+                        "try {tries} (seat {seat} {}): heard {heard}\n{}\n",
+                        vertex_name(mv, size),
+                        referee.view(s).board().to_ascii()
+                    ));
+                }
+                self.pending.push_str(&format!(
+                    "seat {seat} tries {}: {}\n",
                     vertex_name(mv, size),
-                    referee.view(s).board().to_ascii()
+                    announcement.lines(size).join(", ")
                 ));
+                if !announcement.outcome.is_illegal() {
+                    *moves += 1;
+                    self.notes.push(std::mem::take(&mut self.pending));
+                }
             }
-            pending_note.push_str(&format!(
-                "seat {seat} tries {}: {}\n",
-                vertex_name(mv, size),
-                announcement.lines(size).join(", ")
-            ));
-            if !announcement.outcome.is_illegal() {
-                record.moves += 1;
-                notes.push(std::mem::take(&mut pending_note));
-            }
-        }
-        Event::ForcedPass { seat } => pending_note.push_str(&format!(
-            "seat {seat}: {TRIES_PER_TURN} illegal tries, passes\n"
-        )),
-        Event::Resigned { seat } => pending_note.push_str(&format!("seat {seat} resigns\n")),
-    };
-    let outcome = table.run(&mut seats, &mut log);
-    drop(seats);
-    match outcome {
-        Ok(_) => {}
-        Err(e @ TableError::Seat { seat, .. }) => {
-            record.error = Some(e.to_string());
-            table.referee.end_with(forfeit(seat_color(seat)));
-        }
-        Err(e @ TableError::Referee(_)) => record.error = Some(e.to_string()),
-    }
-    if !pending_note.is_empty() {
-        if let Some(last) = notes.last_mut() {
-            last.push_str(&pending_note);
-        } else {
-            notes.push(pending_note);
+            Event::ForcedPass { seat } => self.pending.push_str(&format!(
+                "seat {seat}: {TRIES_PER_TURN} illegal tries, passes\n"
+            )),
+            Event::Resigned { seat } => self.pending.push_str(&format!("seat {seat} resigns\n")),
         }
     }
-    let Table { referee, truth, .. } = table;
-    record.result = referee.result().unwrap_or("Void").to_string();
-    for seat in &programs {
-        let c = seat_color(seat.number).index();
-        record.seconds[c] += seat.seconds;
-        record.colour_moves[c] += seat.moves;
+
+    /// What was noted after the last move goes with it.
+    fn close(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        match self.notes.last_mut() {
+            Some(last) => last.push_str(&pending),
+            None => self.notes.push(pending),
+        }
     }
-    if let Some(dir) = &config.sgf_dir {
+}
+
+/// A finished game, for its records.
+struct Played<'a> {
+    number: usize,
+    kind: Kind,
+    commands: &'a [String],
+    truth: &'a Game,
+    referee: &'a Referee,
+    result: &'a str,
+}
+
+impl Played<'_> {
+    /// Writes the game's records into `dir`, each whole or not at all: the
+    /// true game with the journal's comments, each seat's final view, and
+    /// what each seat knew after every try.
+    fn write(&self, dir: &std::path::Path, config: &MatchConfig, journal: Journal) {
+        use crate::core::files::write_atomically;
+        let (number, kind) = (self.number, self.kind);
+        let size = BoardSize::square(config.size);
         let root_note = format!(
             "kosumi phantom-match, phantom {} ({} preset), game {number}\n{}",
             kind.name(),
             config.options.preset,
-            commands
+            self.commands
                 .iter()
                 .enumerate()
                 .map(|(i, c)| format!("seat {} ({}): {c}", i + 1, color_name(seat_color(i + 1))))
                 .collect::<Vec<_>>()
                 .join("\n")
         );
-        let notes: Vec<Note> = notes.into_iter().map(Note::comment).collect();
+        let notes: Vec<Note> = journal.notes.into_iter().map(Note::comment).collect();
         let text = crate::go::sgf::write_annotated(
-            &truth,
-            Some(&record.result),
+            self.truth,
+            Some(self.result),
             &Note::comment(root_note),
             &notes,
         );
-        let _ = std::fs::write(dir.join(format!("game-{number}.sgf")), text);
+        let _ = write_atomically(&dir.join(format!("game-{number}.sgf")), text.as_bytes());
         for seat in 1..=kind.seats() {
             let mut view = Game::new(size, config.rules, config.komi);
-            let _ = view.setup(&referee.view(seat).stones(), false);
+            let _ = view.setup(&self.referee.view(seat).stones(), false);
             let text = crate::go::sgf::write_annotated(
                 &view,
                 None,
                 &Note::comment(format!("game {number}: the final view of seat {seat}")),
                 &[],
             );
-            let _ = std::fs::write(dir.join(format!("game-{number}-view-{seat}.sgf")), text);
-            let _ = std::fs::write(
-                dir.join(format!("game-{number}-views-{seat}.txt")),
-                &views[seat - 1],
+            let _ = write_atomically(
+                &dir.join(format!("game-{number}-view-{seat}.sgf")),
+                text.as_bytes(),
+            );
+            let _ = write_atomically(
+                &dir.join(format!("game-{number}-views-{seat}.txt")),
+                journal.views[seat - 1].as_bytes(),
             );
         }
     }
-    record
 }
 
 fn forfeit(loser: Color) -> String {
