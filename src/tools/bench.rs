@@ -376,9 +376,18 @@ pub fn simulated(
 ) {
     let net = crate::nn::Evaluator::simulated(fixed_ms, per_board_ms, preferred);
     let ceiling = preferred as f64 / (fixed_ms + per_board_ms * preferred as f64) * 1e3;
+    // A null device (its passes take no time) leaves the host's own work a
+    // position: the inputs with their ladders, the symmetries, the copies,
+    // the outputs.
+    let null = crate::nn::Evaluator::simulated(0.0, 0.0, preferred);
     for &size in sizes {
         let game = middle_game(size);
         let time = Duration::from_secs_f64(seconds);
+        let host_ms = nn_ms_per_eval(&null, &game, 1, preferred, time);
+        println!(
+            "bench board={size} null_device threads=1 batch={preferred} host_us_per_position={:.1}",
+            host_ms * 1e3
+        );
         let mut one = None;
         for &t in threads {
             let rate = search_rate(&net, &game, t, time, leaves);
