@@ -27,7 +27,9 @@
 #      net's shape (b18c384nbt, written here by scripts/synthetic_model.py):
 #      evaluations a second at batches 1 to 256 and the search's visits a
 #      second, and the same for the embedded net and each NET on 19×19;
-#   3. a PyTorch anchor (a script that times a net of the same shape in
+#   3. with each NET, a KaTrain-like JSON query on the GPU (33 turns of a
+#      19×19 game, 500 visits each, 12 positions at once × 8 threads);
+#   4. a PyTorch anchor (a script that times a net of the same shape in
 #      PyTorch fp16) in the same run, where ANCHOR names one (copy it into
 #      the work tree to carry it).
 # Prints one line per figure and gate; about seven minutes in all.
@@ -65,6 +67,22 @@ timeout 60 "$kosumi" --backend cuda bench --nn --size 19 --seconds 1 || status=1
 rm -f "$scratch/b18c384nbt.txt"
 for net in "$@"; do
   timeout 120 "$kosumi" --backend cuda --model "$net" bench --nn --size 19 --seconds 2 || status=1
+  # A KaTrain-like JSON query: 33 turns of a 19×19 game, 500 visits each,
+  # ownership and policy, as KaTrain's config asks (12 positions at once,
+  # 8 search threads each); its visits a second.
+  python3 - > "$scratch/query.json" <<'QUERY'
+import json
+moves = "Q16 D4 Q4 D16 C14 R6 O3 F17 C6 E3 C3 D3 C4 D5 C7 J4 R14 P17 O16 O17 N16 N17 M16 C10 L3 M4 L4 L5 K5 K4 J5 H5".split()
+print(json.dumps({"id": "kt", "moves": [["BW"[i % 2], m] for i, m in enumerate(moves)],
+                  "rules": "japanese", "komi": 6.5, "boardXSize": 19, "boardYSize": 19,
+                  "maxVisits": 500, "includeOwnership": True, "includePolicy": True,
+                  "analyzeTurns": list(range(33))}))
+QUERY
+  start=$(date +%s.%N)
+  answers=$(timeout 90 "$kosumi" --backend cuda --model "$net" --threads 8 analysis --positions 12 \
+    < "$scratch/query.json" 2>/dev/null | grep -c '"id":"kt"' || true)
+  awk -v a="$start" -v b="$(date +%s.%N)" -v n="$answers" -v net="$(basename "$net")" \
+    'BEGIN { printf "json_query net=%s turns=33 answered=%d visits=500 seconds=%.1f visits_per_s=%.0f\n", net, n, b - a, n * 500 / (b - a) }'
 done
 if [[ -n ${ANCHOR:-} ]]; then
   timeout 120 python3 "$ANCHOR" || status=1
