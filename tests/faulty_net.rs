@@ -33,13 +33,17 @@ fn search_config() -> SearchConfig {
 }
 
 /// Whether `text` holds a number that is none, as Rust or C print one
-/// (an error's words "NaN or infinity" aside).
+/// (an error's words "NaN or infinity" aside, and `kata-raw-nn`'s `NAN`,
+/// KataGo's own mark of an illegal point in its policy).
 fn prints_a_non_number(text: &str) -> bool {
     text.replace("NaN or infinity", "")
         .split(|c: char| c.is_whitespace() || ",:[]{}\"".contains(c))
         .any(|w| {
-            let w = w.trim_start_matches(['-', '+']).to_ascii_lowercase();
-            w == "nan" || w == "inf" || w == "infinity"
+            let w = w.trim_start_matches(['-', '+']);
+            matches!(
+                w,
+                "NaN" | "nan" | "inf" | "Inf" | "INF" | "infinity" | "Infinity"
+            )
         })
 }
 
