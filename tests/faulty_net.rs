@@ -140,6 +140,9 @@ fn an_engine_whose_every_evaluation_fails_still_moves_or_says_why() {
         .collect();
     gtp_session(1.0, 1, &picks, false);
     gtp_session(1.0, 2, &picks, true);
+    // The dead stones judged by a search that backed nothing up (the
+    // property test's find): the network's own, neutral, ownership.
+    gtp_session(1.0, 3, &[(false, 3), (false, 0), (true, 9)], false);
 }
 
 #[test]

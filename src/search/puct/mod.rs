@@ -354,7 +354,9 @@ fn judging_search(
 
 /// Each point's expected owner (+1 Black, indexed by point) by a judging
 /// search (see [`judging_search`]), the network's ownership averaged over
-/// the visits: KataGo's judge of dead stones at the end of a game.
+/// the visits: KataGo's judge of dead stones at the end of a game. Where
+/// the search backed nothing up (every evaluation failed), the network's
+/// own ownership of the position, a failed one's neutral stand-in.
 pub fn ownership(game: &Game, net: &Evaluator, visits: u64, seed: u64) -> Vec<f64> {
     let mut ignore = |_: &Report| {};
     let watch = Watch {
@@ -362,11 +364,10 @@ pub fn ownership(game: &Game, net: &Evaluator, visits: u64, seed: u64) -> Vec<f6
         ..Watch::quiet(None, &mut ignore)
     };
     let out = judging_search(game, net, visits, seed, Some(watch));
-    let report = out.report.expect("a watched search reports at its end");
-    report
-        .ownership
+    out.report
+        .and_then(|report| report.ownership)
         .map(|(mean, _)| mean)
-        .expect("the watch counts ownership")
+        .unwrap_or_else(|| net.ownership(game))
 }
 
 /// White's expected lead in points by a judging search (see
