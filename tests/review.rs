@@ -7,13 +7,14 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 /// `kosumi review --visits VISITS --out OUT GAME`, run to its end.
-fn review(visits: &str, out: &Path, game: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kosumi"))
-        .args(["review", "--visits", visits, "--out"])
-        .arg(out)
-        .arg(game)
-        .output()
-        .unwrap()
+fn review_into(visits: &str, out: &Path, game: &Path) -> Output {
+    review(&[
+        "--visits".as_ref(),
+        visits.as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        game.as_os_str(),
+    ])
 }
 
 #[test]
@@ -27,7 +28,7 @@ fn a_record_is_written_back_with_the_review() {
     )
     .unwrap();
     let out = dir.join("reviewed.sgf");
-    let status = review("16", &out, &game);
+    let status = review_into("16", &out, &game);
     assert!(
         status.status.success(),
         "{}",
@@ -191,7 +192,7 @@ fn a_record_in_shift_jis_is_reviewed_into_utf8_and_a_read_only_out_is_refused() 
     let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(text);
     std::fs::write(&game, &bytes).unwrap();
     let out = dir.join("reviewed.sgf");
-    let status = review("4", &out, &game);
+    let status = review_into("4", &out, &game);
     assert!(
         status.status.success(),
         "{}",
@@ -211,7 +212,7 @@ fn a_record_in_shift_jis_is_reviewed_into_utf8_and_a_read_only_out_is_refused() 
     let mut locked = std::fs::metadata(&out).unwrap().permissions();
     locked.set_readonly(true);
     std::fs::set_permissions(&out, locked).unwrap();
-    let again = review("4", &out, &game);
+    let again = review_into("4", &out, &game);
     assert_eq!(again.status.code(), Some(2));
     let err = String::from_utf8_lossy(&again.stderr);
     assert!(
