@@ -1027,6 +1027,9 @@ fn bench(model: Option<&std::path::Path>, backends: &kosumi::nn::Backends, args:
     if args.kernel.is_some() && !args.nn {
         refuse("bench --kernel goes with --nn (the network's figures)");
     }
+    if args.simulate.is_none() && (!args.threads.is_empty() || args.leaves.is_some()) {
+        refuse("bench --threads and --leaves go with --simulate");
+    }
     if let Some(model) = args.simulate {
         let sizes = if args.sizes.is_empty() {
             vec![19]
