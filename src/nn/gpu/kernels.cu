@@ -27,24 +27,29 @@ __device__ __forceinline__ float activate(int act, float x) {
     }
 }
 
-__device__ __forceinline__ long long thread_index() {
-    return (long long)blockIdx.x * blockDim.x + threadIdx.x;
+// A thread's index among a launch's. Indices, and the index arithmetic of
+// every kernel, are 32-bit: a GPU divides 64-bit integers in software. The
+// largest buffer, a 3x3 convolution's im2col matrix of 1024 channels for
+// 256 boards of 25x25 (the most a batch holds, the largest board), has
+// 1.5e9 values, below 2^32.
+__device__ __forceinline__ unsigned thread_index() {
+    return blockIdx.x * blockDim.x + threadIdx.x;
 }
 
 // The value at im2col's index i of a size x size convolution's matrix:
 // col[row][(ky, kx, ci)] = in[board][point moved by (ky, kx)][ci], zero off
 // the board.
-__device__ __forceinline__ float im2col_value(const float* in, long long i, int width, int height,
+__device__ __forceinline__ float im2col_value(const float* in, unsigned i, int width, int height,
                                               int cin, int size) {
-    long long k = (long long)size * size * cin;
+    unsigned k = (unsigned)size * size * cin;
     int kk = (int)(i % k);
-    long long row = i / k;
+    unsigned row = i / k;
     int ci = kk % cin;
     int kxy = kk / cin;
     int kx = kxy % size;
     int ky = kxy / size;
     int points = width * height;
-    long long b = row / points;
+    unsigned b = row / points;
     int p = (int)(row % points);
     int y = p / width;
     int x = p % width;
@@ -59,8 +64,8 @@ __device__ __forceinline__ float im2col_value(const float* in, long long i, int 
 // The im2col matrix of a size x size convolution.
 extern "C" __global__ void im2col(const float* in, float* col, int batch, int width, int height,
                                   int cin, int size) {
-    long long i = thread_index();
-    if (i < (long long)batch * width * height * size * size * cin) {
+    unsigned i = thread_index();
+    if (i < (unsigned)batch * width * height * size * size * cin) {
         col[i] = im2col_value(in, i, width, height, cin, size);
     }
 }
@@ -81,8 +86,8 @@ __device__ __forceinline__ unsigned short half_bits(float x) {
 // "Scale8"; the product multiplies the 8 back).
 extern "C" __global__ void im2col_half(const float* in, unsigned short* col, int batch, int width,
                                        int height, int cin, int size, float scale) {
-    long long i = thread_index();
-    if (i < (long long)batch * width * height * size * size * cin) {
+    unsigned i = thread_index();
+    if (i < (unsigned)batch * width * height * size * size * cin) {
         col[i] = half_bits(im2col_value(in, i, width, height, cin, size) * scale);
     }
 }
@@ -90,7 +95,7 @@ extern "C" __global__ void im2col_half(const float* in, unsigned short* col, int
 // out = in * scale in half precision, value by value: a 1x1 convolution's
 // input.
 extern "C" __global__ void to_half(const float* in, unsigned short* out, long long n, float scale) {
-    long long i = thread_index();
+    unsigned i = thread_index();
     if (i < n) {
         out[i] = half_bits(in[i] * scale);
     }
@@ -101,12 +106,12 @@ extern "C" __global__ void to_half(const float* in, unsigned short* out, long lo
 extern "C" __global__ void norm_act(const float* in, float* out, const float* scale,
                                     const float* bias, const float* extra, int rows, int points,
                                     int channels, int act) {
-    long long i = thread_index();
-    if (i >= (long long)rows * channels) {
+    unsigned i = thread_index();
+    if (i >= (unsigned)rows * channels) {
         return;
     }
     int c = (int)(i % channels);
-    long long board = i / channels / points;
+    unsigned board = i / channels / points;
     float e = extra ? extra[board * channels + c] : 0.0f;
     out[i] = activate(act, (in[i] + e) * scale[c] + bias[c]);
 }
@@ -114,8 +119,8 @@ extern "C" __global__ void norm_act(const float* in, float* out, const float* sc
 // v[board] = act(v[board] + bias), rows of channels.
 extern "C" __global__ void bias_act(float* v, const float* bias, int batch, int channels,
                                     int act) {
-    long long i = thread_index();
-    if (i >= (long long)batch * channels) {
+    unsigned i = thread_index();
+    if (i >= (unsigned)batch * channels) {
         return;
     }
     v[i] = activate(act, v[i] + bias[i % channels]);
@@ -124,12 +129,12 @@ extern "C" __global__ void bias_act(float* v, const float* bias, int batch, int 
 // v[board][point] += bias[board], rows of channels.
 extern "C" __global__ void add_spatial_bias(const float* bias, float* v, int rows, int points,
                                             int channels) {
-    long long i = thread_index();
-    if (i >= (long long)rows * channels) {
+    unsigned i = thread_index();
+    if (i >= (unsigned)rows * channels) {
         return;
     }
     int c = (int)(i % channels);
-    long long board = i / channels / points;
+    unsigned board = i / channels / points;
     v[i] += bias[board * channels + c];
 }
 
@@ -138,12 +143,12 @@ extern "C" __global__ void add_spatial_bias(const float* bias, float* v, int row
 // the mean * ((sqrt(points) - 14)^2 / 100 - 0.1). Sums in single precision.
 extern "C" __global__ void pool(const float* in, float* out, int batch, int points, int channels,
                                 int quadratic) {
-    long long i = thread_index();
-    if (i >= (long long)batch * channels) {
+    unsigned i = thread_index();
+    if (i >= (unsigned)batch * channels) {
         return;
     }
     int c = (int)(i % channels);
-    long long b = i / channels;
+    unsigned b = i / channels;
     float sum = 0.0f;
     float top = -1.0f;
     for (int p = 0; p < points; p++) {
@@ -197,15 +202,15 @@ extern "C" __global__ void rms_norm(const float* in, float* out, const float* ga
                                     const float* beta, int points, int channels, float epsilon,
                                     int board, int act) {
     __shared__ float scratch[256];
-    long long span = board ? (long long)points * channels : channels;
+    unsigned span = board ? (unsigned)points * channels : channels;
     const float* x = in + blockIdx.x * span;
     float* y = out + blockIdx.x * span;
     float squares = 0.0f;
-    for (long long i = threadIdx.x; i < span; i += blockDim.x) {
+    for (unsigned i = threadIdx.x; i < span; i += blockDim.x) {
         squares += x[i] * x[i];
     }
     float scale = 1.0f / sqrtf(block_sum(squares, scratch) / (float)span + epsilon);
-    for (long long i = threadIdx.x; i < span; i += blockDim.x) {
+    for (unsigned i = threadIdx.x; i < span; i += blockDim.x) {
         int c = (int)(i % channels);
         float shift = beta ? beta[c] : 0.0f;
         y[i] = activate(act, x[i] * scale * gamma[c] + shift);
@@ -220,13 +225,13 @@ extern "C" __global__ void rms_norm(const float* in, float* out, const float* ga
 extern "C" __global__ void rope(float* v, int rows, int points, int width, int heads, int dim,
                                 const float* freqs, int tables, float theta) {
     int pairs = dim / 2;
-    long long i = thread_index();
-    if (i >= (long long)rows * heads * pairs) {
+    unsigned i = thread_index();
+    if (i >= (unsigned)rows * heads * pairs) {
         return;
     }
     int p = (int)(i % pairs);
     int h = (int)(i / pairs % heads);
-    long long r = i / pairs / heads;
+    unsigned r = i / pairs / heads;
     int xy = (int)(r % points);
     float x = (float)(xy % width);
     float y = (float)(xy / width);
@@ -242,7 +247,7 @@ extern "C" __global__ void rope(float* v, int rows, int points, int width, int h
     }
     float c = cosf(angle);
     float s = sinf(angle);
-    long long at = (r * heads + h) * dim + 2 * p;
+    unsigned at = (r * heads + h) * dim + 2 * p;
     float x0 = v[at];
     float x1 = v[at + 1];
     v[at] = x0 * c - x1 * s;
@@ -258,7 +263,7 @@ extern "C" __global__ void attention(const float* q, const float* k, const float
     __shared__ float scratch[256];
     int i = blockIdx.x;
     int h = blockIdx.y;
-    long long b = blockIdx.z;
+    unsigned b = blockIdx.z;
     int kvh = h / (heads / kv_heads);
     const float* qi = q + ((b * points + i) * heads + h) * dim;
     float scale = 1.0f / sqrtf((float)dim);
@@ -292,7 +297,7 @@ extern "C" __global__ void attention(const float* q, const float* k, const float
 
 // hidden = silu(hidden) * gate, value by value.
 extern "C" __global__ void swiglu(float* hidden, const float* gate, long long n) {
-    long long i = thread_index();
+    unsigned i = thread_index();
     if (i >= n) {
         return;
     }
