@@ -21,13 +21,14 @@ What it follows, as Leelaz.java does it:
 It checks both command lines: plain (Leela Zero mode, which needs
 --override-version) and with --name (KataGo mode); exit 1 on a failure.
 """
+import re
 import subprocess
 import sys
 
 
 def java_int(s):
-    int(s)  # Integer.parseInt: no sign games, no decimals
-    if not s.lstrip("-").isdigit():
+    # Integer.parseInt: an optional sign, then digits only.
+    if not re.fullmatch(r"[+-]?[0-9]+", s):
         raise ValueError(s)
     return int(s)
 

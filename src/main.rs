@@ -716,12 +716,9 @@ fn backends(cli: &Cli, kernel: Option<&str>) -> kosumi::nn::Backends {
         },
         kernel,
     };
-    let mut backends = options.check().unwrap_or_else(|e| match e {
-        OptionsError::Processor(why) | OptionsError::NoGpu(why)
-            if cli.precision == PrecisionArg::Bf16 && !why.contains("GPU") =>
-        {
-            refuse(format!("--precision bf16: {why}"))
-        }
+    // The kernel was checked above: what the processor lacks is bfloat16.
+    let backends = options.check().unwrap_or_else(|e| match e {
+        OptionsError::Processor(why) => refuse(format!("--precision bf16: {why}")),
         OptionsError::Bf16OnGpu => refuse(
             "--precision bf16 is the CPU's; a GPU multiplies in f16 or f32 (or --backend cpu)",
         ),
@@ -735,19 +732,16 @@ fn backends(cli: &Cli, kernel: Option<&str>) -> kosumi::nn::Backends {
     });
     match cli.gpu_precision {
         Some(wish) if cli.precision == PrecisionArg::Auto && backends.on_gpu() => {
-            backends = kosumi::nn::Options {
-                half: Some(wish == PrecisionArg::F16),
-                ..options
-            }
-            .check()
-            .unwrap_or(backends);
+            backends.with_half(wish == PrecisionArg::F16)
         }
-        Some(PrecisionArg::F16) if cli.precision == PrecisionArg::Auto => eprintln!(
-            "kosumi: cudaUseFP16 = true is a GPU's setting and no GPU runs the networks here: set aside (the CPU multiplies in f32)"
-        ),
-        _ => {}
+        Some(PrecisionArg::F16) if cli.precision == PrecisionArg::Auto => {
+            eprintln!(
+                "kosumi: cudaUseFP16 = true is a GPU's setting and no GPU runs the networks here: set aside (the CPU multiplies in f32)"
+            );
+            backends
+        }
+        _ => backends,
     }
-    backends
 }
 
 /// The human-like net `--human-model` names, under `--human-profile` if

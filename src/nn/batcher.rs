@@ -68,31 +68,26 @@ impl Batcher {
             }
             if !state.running && !state.waiting.is_empty() {
                 state.running = true;
-                let batch = take_batch(&mut state.waiting, backend);
-                let tickets: Vec<u64> = batch.iter().map(|s| s.ticket).collect();
+                let mut batch = take_batch(&mut state.waiting, backend);
                 drop(state);
                 let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run(batch, backend, workspace, runs)
+                    run(&mut batch, backend, workspace, runs)
                 }));
-                state = lock();
-                state.running = false;
-                match ran {
-                    Ok(batch) => state.finished.extend(batch),
-                    Err(panic) => {
-                        // The others get no outputs (and fail as their
-                        // own evaluation would have); none waits forever.
-                        state
-                            .finished
-                            .extend(tickets.into_iter().map(|ticket| Submission {
-                                ticket,
-                                ..Submission::default()
-                            }));
-                        self.changed.notify_all();
-                        drop(state);
-                        std::panic::resume_unwind(panic);
+                if ran.is_err() {
+                    // The others get no outputs (and fail as their own
+                    // evaluation would have); none waits forever.
+                    for s in &mut batch {
+                        s.raw.clear();
                     }
                 }
+                state = lock();
+                state.running = false;
+                state.finished.append(&mut batch);
                 self.changed.notify_all();
+                if let Err(panic) = ran {
+                    drop(state);
+                    std::panic::resume_unwind(panic);
+                }
                 continue;
             }
             state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
@@ -123,19 +118,19 @@ fn take_batch(waiting: &mut Vec<Submission>, backend: &dyn Backend) -> Vec<Submi
 /// Runs `batch` as one forward pass and writes each submission's raw
 /// outputs into its own buffer.
 fn run(
-    mut batch: Vec<Submission>,
+    batch: &mut [Submission],
     backend: &dyn Backend,
     workspace: &mut dyn Workspace,
     runs: &mut (u64, u64),
-) -> Vec<Submission> {
+) {
     let Some(size) = batch[0].size else {
-        return batch;
+        return;
     };
     let boards: usize = batch.iter().map(|s| s.boards).sum();
     let shape = Shape::of(size, boards);
     let inputs = backend.inputs(workspace, shape);
     let (mut spatial, mut global, mut metadata) = (0, 0, 0);
-    for s in &batch {
+    for s in batch.iter() {
         inputs.spatial[spatial..spatial + s.spatial.len()].copy_from_slice(&s.spatial);
         inputs.global[global..global + s.global.len()].copy_from_slice(&s.global);
         let m = s.metadata.len().min(inputs.metadata.len() - metadata);
@@ -161,7 +156,6 @@ fn run(
         at += s.boards;
     }
     batch[0].raw = raw;
-    batch
 }
 
 #[cfg(test)]

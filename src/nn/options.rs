@@ -155,6 +155,14 @@ impl Backends {
         self.gpu_ready
     }
 
+    /// With a GPU's products in half precision or not (KataGo's
+    /// `cudaUseFP16`, a config's wish): the GPU already answered, so
+    /// nothing is probed again.
+    pub fn with_half(mut self, half: bool) -> Backends {
+        self.options.half = Some(half);
+        self
+    }
+
     /// The CPU's arithmetic.
     fn arithmetic(&self) -> Arithmetic {
         Arithmetic {

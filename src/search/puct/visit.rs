@@ -143,7 +143,7 @@ impl Job<'_> {
                     let elapsed = self.start.elapsed();
                     let per_round = match shared.rounds_done {
                         0 => std::time::Duration::ZERO,
-                        n => shared.round_time / n.min(u64::from(u32::MAX)) as u32,
+                        n => shared.round_time.div_f64(n as f64),
                     };
                     elapsed + per_round >= t
                 })
