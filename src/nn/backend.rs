@@ -1,8 +1,9 @@
 //! The back door of the network: what a backend computes and the shapes it
 //! computes on. A backend runs a batch of boards of one size through a
 //! model's layers and gives the heads' raw numbers; the evaluator
-//! (`nn/mod.rs`) makes the inputs, owns the buffers, the symmetries and the
-//! cache, and turns the raw numbers into evaluations. kosumi's backends
+//! (`nn/mod.rs`) makes the inputs, keeps each thread's [`Computation`]
+//! (the backend's own buffers), the symmetries and the cache, and turns the
+//! raw numbers into evaluations. kosumi's backends
 //! are the CPU's (`nn/cpu/`) and, with the `cuda` feature, CUDA's
 //! (`nn/gpu/`).
 
@@ -64,10 +65,34 @@ pub struct Inputs<'a> {
     pub metadata: &'a mut [f32],
 }
 
-/// One thread's buffers of a backend: the backend alone knows what is in
-/// them.
-pub trait Workspace: Send {
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+/// Why a forward pass gave no outputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PassError {
+    /// The device failed, or its buffers could not be made: its words.
+    Device(String),
+    /// The pass panicked on another thread, whose batch this was in.
+    Panicked,
+}
+
+impl std::fmt::Display for PassError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PassError::Device(why) => write!(f, "the device failed: {why}"),
+            PassError::Panicked => write!(f, "the pass panicked"),
+        }
+    }
+}
+
+/// One thread's passes through a backend: the buffers, of the backend's
+/// own types, and the backend they run on (lc0's `BackendComputation`).
+/// A thread fills the inputs of a shape, then runs the pass.
+pub trait Computation: Send {
+    /// The input buffers of `shape`, to be filled before
+    /// [`Computation::forward`].
+    fn inputs(&mut self, shape: Shape) -> Inputs<'_>;
+    /// Runs the model on the inputs and writes each board's raw heads, or
+    /// says why it could not (the outputs are then not to be read).
+    fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), PassError>;
 }
 
 /// The arithmetic a backend's products run in.
@@ -81,34 +106,68 @@ pub enum Arithmetic {
     F16,
 }
 
-/// What a backend is: a model's layers, ready to run on some hardware.
-pub trait Backend: Send + Sync {
-    /// Where it runs, as `bench` and the logs name it (`cpu avx512`).
-    fn name(&self) -> String;
-    /// The most boards of `size` it runs through the layers at once.
-    fn max_batch(&self, size: BoardSize) -> usize;
-    /// The boards of `size` it wants at once to reach its rate: what a
+/// How many boards a backend runs at once, by board size: a batch holds
+/// at most `max_points` points and `max_boards` boards (at least one
+/// board), and the backend reaches its rate at `preferred_points` points
+/// (at least `min_preferred` boards, at most the largest batch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Batching {
+    pub max_points: usize,
+    pub max_boards: usize,
+    pub preferred_points: usize,
+    pub min_preferred: usize,
+}
+
+impl Batching {
+    /// Batches of `boards` boards whatever the size.
+    pub const fn boards(max: usize, preferred: usize) -> Batching {
+        Batching {
+            max_points: usize::MAX,
+            max_boards: max,
+            preferred_points: 0,
+            min_preferred: preferred,
+        }
+    }
+
+    /// The most boards of `size` run at once.
+    pub fn max(&self, size: BoardSize) -> usize {
+        (self.max_points / size.points().max(1)).clamp(1, self.max_boards.max(1))
+    }
+
+    /// The boards of `size` wanted at once to reach the rate: what a
     /// search keeps in flight (1 where a batch gains nothing).
-    fn preferred_batch(&self, size: BoardSize) -> usize;
+    pub fn preferred(&self, size: BoardSize) -> usize {
+        (self.preferred_points / size.points().max(1))
+            .max(self.min_preferred)
+            .clamp(1, self.max(size))
+    }
+}
+
+/// The facts of a backend (lc0's `BackendAttributes`): fixed when it is
+/// made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attributes {
+    /// Where it runs, as `bench` and the logs name it (`cpu avx512`).
+    pub name: String,
     /// The arithmetic of its products.
-    fn arithmetic(&self) -> Arithmetic;
-    /// A new set of buffers for one thread's evaluations.
-    fn workspace(&self) -> Box<dyn Workspace>;
-    /// The input buffers of `shape`, to be filled before [`Backend::forward`].
-    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a>;
-    /// Runs the model on the inputs in `ws` and writes each board's raw
-    /// heads.
-    fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]);
-    /// Multiply-adds of one evaluation on a board of `size`.
-    fn macs(&self, size: BoardSize) -> f64;
-    /// Single-precision operations one core (or device) issues a cycle at
-    /// most with the instructions in use: the peak `bench` sets the
-    /// reached rate beside.
-    fn peak_flops_per_cycle(&self) -> f64;
+    pub arithmetic: Arithmetic,
+    pub batching: Batching,
+    /// Single-precision operations one core issues a cycle at most with
+    /// the instructions in use: the peak `bench` sets the reached rate
+    /// beside (0 for a device, whose peak is not a core's).
+    pub peak_flops_per_cycle: f64,
     /// Whether its passes keep the calling thread's core busy (the CPU's)
     /// rather than wait on a device (a GPU, a simulated device): a search
     /// runs no more threads than the cores only in the first case.
-    fn on_processor(&self) -> bool {
-        true
-    }
+    pub on_processor: bool,
+}
+
+/// What a backend is: a model's layers, ready to run on some hardware.
+pub trait Backend: Send + Sync {
+    fn attributes(&self) -> &Attributes;
+    /// A new computation for one thread's evaluations, holding the
+    /// backend.
+    fn computation(self: std::sync::Arc<Self>) -> Box<dyn Computation>;
+    /// Multiply-adds of one evaluation on a board of `size`.
+    fn macs(&self, size: BoardSize) -> f64;
 }

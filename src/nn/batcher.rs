@@ -10,7 +10,7 @@
 //! backend that wants batches (a GPU's, the simulated GPU) goes through
 //! here; the CPU's evaluates each thread's positions itself.
 
-use super::backend::{Backend, RawOutput, Shape, Workspace};
+use super::backend::{Batching, Computation, PassError, RawOutput, Shape};
 use crate::go::board::BoardSize;
 use std::sync::{Condvar, Mutex};
 
@@ -25,6 +25,8 @@ pub(crate) struct Submission {
     pub(crate) global: Vec<f32>,
     pub(crate) metadata: Vec<f32>,
     pub(crate) raw: Vec<RawOutput>,
+    /// Why the pass gave no outputs, where it gave none.
+    pub(crate) failed: Option<PassError>,
     ticket: u64,
 }
 
@@ -45,15 +47,14 @@ pub(crate) struct Batcher {
 
 impl Batcher {
     /// Hands `submission` in and returns it with its raw outputs, having
-    /// run its batch (and the others' in it) on `backend` with
-    /// `workspace` if the device was free, or waited for the thread that
-    /// did. `runs` counts the forward passes this thread ran and their
-    /// boards.
+    /// run its batch (and the others' in it) in `computation` if the
+    /// device was free, or waited for the thread that did. `runs` counts
+    /// the forward passes this thread ran and their boards.
     pub(crate) fn evaluate(
         &self,
         mut submission: Submission,
-        backend: &dyn Backend,
-        workspace: &mut dyn Workspace,
+        batching: &Batching,
+        computation: &mut dyn Computation,
         runs: &mut (u64, u64),
     ) -> Submission {
         let lock = || self.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -68,16 +69,15 @@ impl Batcher {
             }
             if !state.running && !state.waiting.is_empty() {
                 state.running = true;
-                let mut batch = take_batch(&mut state.waiting, backend);
+                let mut batch = take_batch(&mut state.waiting, batching);
                 drop(state);
                 let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run(&mut batch, backend, workspace, runs)
+                    run(&mut batch, computation, runs)
                 }));
                 if ran.is_err() {
-                    // The others get no outputs (and fail as their own
-                    // evaluation would have); none waits forever.
+                    // The others' evaluations fail; none waits forever.
                     for s in &mut batch {
-                        s.raw.clear();
+                        s.failed = Some(PassError::Panicked);
                     }
                 }
                 state = lock();
@@ -97,9 +97,9 @@ impl Batcher {
 
 /// The oldest waiting submission and every later one of its board size,
 /// while they fit the backend's largest batch, in the order they came.
-fn take_batch(waiting: &mut Vec<Submission>, backend: &dyn Backend) -> Vec<Submission> {
+fn take_batch(waiting: &mut Vec<Submission>, batching: &Batching) -> Vec<Submission> {
     let size = waiting[0].size;
-    let most = size.map_or(1, |s| backend.max_batch(s)).max(1);
+    let most = size.map_or(1, |s| batching.max(s));
     let mut boards = 0;
     let mut taken = Vec::new();
     let mut i = 0;
@@ -116,19 +116,14 @@ fn take_batch(waiting: &mut Vec<Submission>, backend: &dyn Backend) -> Vec<Submi
 }
 
 /// Runs `batch` as one forward pass and writes each submission's raw
-/// outputs into its own buffer.
-fn run(
-    batch: &mut [Submission],
-    backend: &dyn Backend,
-    workspace: &mut dyn Workspace,
-    runs: &mut (u64, u64),
-) {
+/// outputs into its own buffer, or why there are none.
+fn run(batch: &mut [Submission], computation: &mut dyn Computation, runs: &mut (u64, u64)) {
     let Some(size) = batch[0].size else {
         return;
     };
     let boards: usize = batch.iter().map(|s| s.boards).sum();
     let shape = Shape::of(size, boards);
-    let inputs = backend.inputs(workspace, shape);
+    let inputs = computation.inputs(shape);
     let (mut spatial, mut global, mut metadata) = (0, 0, 0);
     for s in batch.iter() {
         inputs.spatial[spatial..spatial + s.spatial.len()].copy_from_slice(&s.spatial);
@@ -143,9 +138,16 @@ fn run(
     // batch, then each takes its own share.
     let mut raw = std::mem::take(&mut batch[0].raw);
     raw.resize_with(boards.max(raw.len()), RawOutput::default);
-    backend.forward(shape, workspace, &mut raw);
+    let ran = computation.forward(shape, &mut raw);
     runs.0 += 1;
     runs.1 += boards as u64;
+    for s in batch.iter_mut() {
+        s.failed = ran.clone().err();
+    }
+    if ran.is_err() {
+        batch[0].raw = raw;
+        return;
+    }
     let mut at = batch[0].boards;
     for s in batch.iter_mut().skip(1) {
         s.raw

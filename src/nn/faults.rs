@@ -1,22 +1,25 @@
-//! A backend that spoils a chosen share of another backend's evaluations
-//! with NaN, +∞ or −∞ in one of the heads (a win or loss logit, the score
-//! mean, a policy logit or an ownership value, each with a number that
-//! carries through to the evaluation), drawn from a seed: what a
-//! corrupt model file, a layer out of its range or a GPU's failure gives,
-//! on demand, so that every consumer of the evaluator can be driven
-//! through such evaluations in a test (`Evaluator::with_faults`).
+//! A backend that spoils a chosen share of another backend's evaluations,
+//! drawn from a seed: NaN, +∞ or −∞ in one of the heads (a win or loss
+//! logit, the score mean, a policy logit or an ownership value, each with
+//! a number that carries through to the evaluation), as a corrupt model
+//! file or a layer out of its range gives, or, for one spoiled board in
+//! five, its whole pass failed, as a GPU's failure gives. Every consumer
+//! of the evaluator can so be driven through such evaluations in a test
+//! (`Evaluator::with_faults`).
 
-use super::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
+use super::backend::{Attributes, Backend, Computation, Inputs, PassError, RawOutput, Shape};
 use crate::go::board::BoardSize;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// `inner`, with a `share` of its boards spoiled.
 pub(crate) struct Faulty {
-    pub(crate) inner: Box<dyn Backend>,
+    inner: Arc<dyn Backend>,
     /// The share of the boards spoiled, 0 to 1.
-    pub(crate) share: f64,
+    share: f64,
     /// The draws' state (SplitMix64), shared by the threads.
-    pub(crate) state: AtomicU64,
+    state: AtomicU64,
+    attributes: Attributes,
 }
 
 /// The numbers that are none.
@@ -24,6 +27,18 @@ const NAN: f32 = f32::NAN;
 const INF: f32 = f32::INFINITY;
 
 impl Faulty {
+    /// `inner` with a `share` of its boards spoiled, the draws from `seed`.
+    pub(crate) fn new(inner: Arc<dyn Backend>, share: f64, seed: u64) -> Faulty {
+        let mut attributes = inner.attributes().clone();
+        attributes.name = format!("{} (a share {share} spoiled)", attributes.name);
+        Faulty {
+            inner,
+            share,
+            state: AtomicU64::new(seed),
+            attributes,
+        }
+    }
+
     /// The next draw, uniform in 0..2⁶⁴.
     fn draw(&self) -> u64 {
         let mut z = self
@@ -35,14 +50,16 @@ impl Faulty {
         z ^ (z >> 31)
     }
 
-    /// Puts a number that is none into one of `raw`'s heads.
-    fn spoil(&self, raw: &mut RawOutput) {
+    /// Puts a number that is none into one of `raw`'s heads, or says the
+    /// pass fails (`false`).
+    fn spoil(&self, raw: &mut RawOutput) -> bool {
         // (A −∞ logit is a probability of 0 and an infinite ownership
         // value a tanh of ±1: those would not carry through.)
         let d = self.draw();
         let at = (d >> 8) as usize;
         let either = |a: f32, b: f32| if d & 1 == 0 { a } else { b };
-        match (d >> 4) % 4 {
+        match (d >> 4) % 5 {
+            4 => return false,
             0 => raw.value[at % 2] = either(NAN, INF),
             1 => raw.score[0] = [NAN, INF, -INF][at % 3],
             2 => match raw.policy.len() {
@@ -54,54 +71,53 @@ impl Faulty {
                 n => raw.ownership[at % n] = NAN,
             },
         }
+        true
+    }
+}
+
+/// A thread's passes: the inner backend's, then the spoiling.
+struct FaultyComputation {
+    faults: Arc<Faulty>,
+    inner: Box<dyn Computation>,
+}
+
+impl Computation for FaultyComputation {
+    fn inputs(&mut self, shape: Shape) -> Inputs<'_> {
+        self.inner.inputs(shape)
+    }
+
+    fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), PassError> {
+        self.inner.forward(shape, out)?;
+        let faults = &self.faults;
+        let mut passed = true;
+        for raw in out.iter_mut().take(shape.batch) {
+            // The top 53 bits as a fraction of one.
+            if (faults.draw() >> 11) as f64 / (1u64 << 53) as f64 <= faults.share {
+                passed &= faults.spoil(raw);
+            }
+        }
+        match passed {
+            true => Ok(()),
+            false => Err(PassError::Device("a spoiled pass".into())),
+        }
     }
 }
 
 impl Backend for Faulty {
-    fn name(&self) -> String {
-        format!("{} (a share {} spoiled)", self.inner.name(), self.share)
+    fn attributes(&self) -> &Attributes {
+        &self.attributes
     }
 
-    fn max_batch(&self, size: BoardSize) -> usize {
-        self.inner.max_batch(size)
-    }
-
-    fn preferred_batch(&self, size: BoardSize) -> usize {
-        self.inner.preferred_batch(size)
-    }
-
-    fn arithmetic(&self) -> Arithmetic {
-        self.inner.arithmetic()
-    }
-
-    fn workspace(&self) -> Box<dyn Workspace> {
-        self.inner.workspace()
-    }
-
-    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a> {
-        self.inner.inputs(ws, shape)
-    }
-
-    fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]) {
-        self.inner.forward(shape, ws, out);
-        for raw in out.iter_mut().take(shape.batch) {
-            // The top 53 bits as a fraction of one.
-            if (self.draw() >> 11) as f64 / (1u64 << 53) as f64 <= self.share {
-                self.spoil(raw);
-            }
-        }
+    fn computation(self: Arc<Self>) -> Box<dyn Computation> {
+        let inner = self.inner.clone().computation();
+        Box::new(FaultyComputation {
+            faults: self,
+            inner,
+        })
     }
 
     fn macs(&self, size: BoardSize) -> f64 {
         self.inner.macs(size)
-    }
-
-    fn peak_flops_per_cycle(&self) -> f64 {
-        self.inner.peak_flops_per_cycle()
-    }
-
-    fn on_processor(&self) -> bool {
-        self.inner.on_processor()
     }
 }
 

@@ -119,7 +119,7 @@ impl Request<'_> {
 struct Scratch {
     maker: FeatureMaker,
     features: Vec<Features>,
-    workspace: Box<dyn backend::Workspace>,
+    computation: Box<dyn backend::Computation>,
     raw: Vec<RawOutput>,
     /// This thread's rows and outputs when the batcher gathers them.
     submission: batcher::Submission,
@@ -135,7 +135,7 @@ pub const SEARCH_POLICY_OPTIMISM: f32 = 1.0;
 /// A loaded network, with the cache of its evaluations and the buffers of
 /// its evaluations; shared by every thread.
 pub struct Evaluator {
-    backend: Box<dyn Backend>,
+    backend: std::sync::Arc<dyn Backend>,
     name: String,
     version: i32,
     scaling: output::Scaling,
@@ -174,7 +174,7 @@ pub fn on_cpu_and_gpu(
     {
         let on_gpu = |half| -> Result<Evaluator, String> {
             let backend = gpu::cuda::network(&desc, gpu, Some(half), gpu::cuda::MAX_BATCH)?;
-            Ok(Evaluator::with_backend(&desc, Box::new(backend)))
+            Ok(Evaluator::with_backend(&desc, std::sync::Arc::new(backend)))
         };
         Ok((Evaluator::new(&desc), [on_gpu(false)?, on_gpu(true)?]))
     }
@@ -194,10 +194,7 @@ pub fn on_cpu_and_gpu(
 pub(crate) fn on_test_backend() -> (Evaluator, std::sync::Arc<test_backend::Counting>) {
     let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded net");
     let backend = std::sync::Arc::new(test_backend::Counting::default());
-    (
-        Evaluator::with_backend(&desc, Box::new(backend.clone())),
-        backend,
-    )
+    (Evaluator::with_backend(&desc, backend.clone()), backend)
 }
 
 /// The embedded net on the CPU backend and on the host's executor of its
@@ -208,7 +205,7 @@ pub(crate) fn on_cpu_and_host_program() -> (Evaluator, Evaluator) {
     let host = gpu::host::HostProgram::new(&desc);
     (
         Evaluator::new(&desc),
-        Evaluator::with_backend(&desc, Box::new(host)),
+        Evaluator::with_backend(&desc, std::sync::Arc::new(host)),
     )
 }
 
@@ -222,12 +219,20 @@ impl Evaluator {
 
     /// `desc` on the CPU backend.
     pub fn new(desc: &ModelDesc) -> Evaluator {
-        Evaluator::with_backend(desc, Box::new(cpu::network::Network::new(desc)))
+        Evaluator::with_backend(
+            desc,
+            std::sync::Arc::new(cpu::network::CpuBackend::new(cpu::network::Network::new(
+                desc,
+            ))),
+        )
     }
 
     /// `desc` on `backend` (made from the same description): the front
     /// door is the same whatever runs the layers.
-    pub(crate) fn with_backend(desc: &ModelDesc, backend: Box<dyn Backend>) -> Evaluator {
+    pub(crate) fn with_backend(
+        desc: &ModelDesc,
+        backend: std::sync::Arc<dyn Backend>,
+    ) -> Evaluator {
         Evaluator {
             backend,
             name: desc.name.clone(),
@@ -250,11 +255,11 @@ impl Evaluator {
     /// ([`faults`]): for driving every consumer through evaluations that
     /// fail at the door, in tests and drills.
     pub fn with_faults(mut self, share: f64, seed: u64) -> Evaluator {
-        self.backend = Box::new(faults::Faulty {
-            inner: self.backend,
-            share: share.clamp(0.0, 1.0),
-            state: std::sync::atomic::AtomicU64::new(seed),
-        });
+        self.backend = std::sync::Arc::new(faults::Faulty::new(
+            self.backend,
+            share.clamp(0.0, 1.0),
+            seed,
+        ));
         self.cache = cache::Cache::new(cache::CAPACITY);
         self
     }
@@ -268,14 +273,13 @@ impl Evaluator {
     pub fn simulated(fixed_ms: f64, per_board_ms: f64, preferred: usize) -> Evaluator {
         let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded net");
         let ms = |v: f64| std::time::Duration::from_secs_f64(v.max(0.0) / 1e3);
-        let backend = simulated::Simulated {
-            inner: Box::new(test_backend::Counting::default()),
-            fixed: ms(fixed_ms),
-            per_board: ms(per_board_ms),
-            preferred: preferred.max(1),
-            device: Mutex::new(()),
-        };
-        Evaluator::with_backend(&desc, Box::new(backend))
+        let backend = simulated::Simulated::new(
+            std::sync::Arc::new(test_backend::Counting::default()),
+            ms(fixed_ms),
+            ms(per_board_ms),
+            preferred.max(1),
+        );
+        Evaluator::with_backend(&desc, std::sync::Arc::new(backend))
     }
 
     /// Whether the net is a human-like net: it reads the game's metadata
@@ -313,35 +317,38 @@ impl Evaluator {
 
     /// Where it runs (`cpu avx512`).
     pub fn backend_name(&self) -> String {
-        self.backend.name()
+        self.backend.attributes().name.clone()
     }
 
     /// The most positions of 19×19 its backend evaluates at once, as
     /// KataGo's `query_models` reports `maxBatchSize`.
     pub fn max_batch(&self) -> usize {
-        self.backend.max_batch(BoardSize::square(19))
+        self.backend
+            .attributes()
+            .batching
+            .max(BoardSize::square(19))
     }
 
     /// The positions of `size` its backend wants at once: what a search
     /// keeps in flight.
     pub fn preferred_batch(&self, size: BoardSize) -> usize {
-        self.backend.preferred_batch(size).max(1)
+        self.backend.attributes().batching.preferred(size)
     }
 
     /// Whether its evaluations keep the calling thread's core busy (the
     /// CPU backend) rather than wait on a device (a GPU, a simulated one).
     pub fn on_processor(&self) -> bool {
-        self.backend.on_processor()
+        self.backend.attributes().on_processor
     }
 
     /// Whether its products run in half precision (KataGo's `usingFP16`).
     pub fn uses_fp16(&self) -> bool {
-        self.backend.arithmetic() == backend::Arithmetic::F16
+        self.backend.attributes().arithmetic == backend::Arithmetic::F16
     }
 
     /// The backend's peak single-precision operations a cycle.
     pub fn peak_flops_per_cycle(&self) -> f64 {
-        self.backend.peak_flops_per_cycle()
+        self.backend.attributes().peak_flops_per_cycle
     }
 
     /// Runs `f` with buffers from the pool (new ones where the pool is
@@ -352,7 +359,7 @@ impl Evaluator {
         let mut scratch = popped.unwrap_or_else(|| Scratch {
             maker: FeatureMaker::default(),
             features: Vec::new(),
-            workspace: self.backend.workspace(),
+            computation: self.backend.clone().computation(),
             raw: Vec::new(),
             submission: batcher::Submission::default(),
             unmapped: RawOutput::default(),
@@ -580,7 +587,7 @@ impl Evaluator {
         let Some(first) = requests.first() else {
             return;
         };
-        let chunk = self.backend.max_batch(first.game.size()).max(1);
+        let chunk = self.backend.attributes().batching.max(first.game.size());
         self.with_scratch(|scratch| {
             for (requests, out) in requests.chunks(chunk).zip(out.chunks_mut(chunk)) {
                 self.evaluate_together(requests, SEARCH_POLICY_OPTIMISM, None, scratch, out);
@@ -621,8 +628,9 @@ impl Evaluator {
         }
         // A backend that wants batches gets this thread's rows gathered
         // with other threads' ([`batcher`]); another runs them here.
-        let gathered = self.backend.preferred_batch(size) > 1;
+        let gathered = self.preferred_batch(size) > 1;
         let mut submission = std::mem::take(&mut scratch.submission);
+        let failed;
         if gathered {
             let s = &mut submission;
             s.size = Some(size);
@@ -649,13 +657,14 @@ impl Evaluator {
             let mut runs = (0, 0);
             submission = self.batcher.evaluate(
                 submission,
-                &*self.backend,
-                &mut *scratch.workspace,
+                &self.backend.attributes().batching,
+                &mut *scratch.computation,
                 &mut runs,
             );
             self.count_runs(runs);
+            failed = submission.failed.take();
         } else {
-            let inputs = self.backend.inputs(&mut *scratch.workspace, shape);
+            let inputs = scratch.computation.inputs(shape);
             self.write_rows(
                 requests,
                 profile,
@@ -665,9 +674,11 @@ impl Evaluator {
                 inputs.global,
                 inputs.metadata,
             );
-            self.backend
-                .forward(shape, &mut *scratch.workspace, &mut scratch.raw);
+            failed = scratch.computation.forward(shape, &mut scratch.raw).err();
             self.count_runs((1, batch as u64));
+        }
+        if let Some(why) = &failed {
+            self.say_failure(why);
         }
         let raws = if gathered {
             &submission.raw
@@ -675,6 +686,11 @@ impl Evaluator {
             &scratch.raw
         };
         for (b, r) in requests.iter().enumerate() {
+            if failed.is_some() {
+                legal_moves(r, &scratch.features[b], &mut scratch.legal);
+                out[b].fail_on(&scratch.legal, size);
+                continue;
+            }
             let raw = &raws[b];
             let u = &mut scratch.unmapped;
             u.policy.resize(points, 0.0);
@@ -750,6 +766,18 @@ impl Evaluator {
         }
     }
 
+    /// Says on stderr, the first time, why a pass gave no evaluations:
+    /// they fail at the door, and the search goes on without them.
+    fn say_failure(&self, why: &backend::PassError) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if !self.counts.failure_said.swap(true, Relaxed) {
+            eprintln!(
+                "kosumi: {} gave no evaluations ({why}); they are dropped",
+                self.name
+            );
+        }
+    }
+
     /// Counts forward passes and their boards (`runs`).
     fn count_runs(&self, (passes, boards): (u64, u64)) {
         use std::sync::atomic::Ordering::Relaxed;
@@ -782,6 +810,8 @@ pub struct Counts {
 /// [`Counts`] as they are kept, by every thread at once.
 #[derive(Default)]
 struct AtomicCounts {
+    /// Whether a failed pass has been said.
+    failure_said: std::sync::atomic::AtomicBool,
     passes: std::sync::atomic::AtomicU64,
     boards: std::sync::atomic::AtomicU64,
     cache_hits: std::sync::atomic::AtomicU64,

@@ -16,6 +16,7 @@
 use super::backend::Backend;
 use super::cpu::gemm::{Arithmetic, Kernel, Precision};
 use super::model::ModelDesc;
+use std::sync::Arc;
 
 /// What was asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -174,12 +175,13 @@ impl Backends {
     /// The backend for `desc`: the GPU's where one was chosen and runs the
     /// net, the CPU's otherwise (said once under `auto`); an error where
     /// `cuda` was asked for and the GPU does not run the net.
-    pub(crate) fn backend_for(&self, desc: &ModelDesc) -> Result<Box<dyn Backend>, String> {
-        let cpu = || -> Box<dyn Backend> {
-            Box::new(super::cpu::network::Network::with_arithmetic(
+    pub(crate) fn backend_for(&self, desc: &ModelDesc) -> Result<Arc<dyn Backend>, String> {
+        use super::cpu::network::{CpuBackend, Network};
+        let cpu = || -> Arc<dyn Backend> {
+            Arc::new(CpuBackend::new(Network::with_arithmetic(
                 desc,
                 self.arithmetic(),
-            ))
+            )))
         };
         if !self.gpu_ready {
             return Ok(cpu());
@@ -195,14 +197,14 @@ impl Backends {
     }
 
     /// `desc` on the GPU chosen, as the options say.
-    fn gpu_backend(&self, desc: &ModelDesc) -> Result<Box<dyn Backend>, String> {
+    fn gpu_backend(&self, desc: &ModelDesc) -> Result<Arc<dyn Backend>, String> {
         #[cfg(feature = "cuda")]
         {
             use super::gpu::cuda;
             let o = &self.options;
             let max_batch = o.max_batch.unwrap_or(cuda::MAX_BATCH);
             let network = cuda::network(desc, o.gpu.unwrap_or(0), o.half, max_batch)?;
-            Ok(Box::new(network))
+            Ok(Arc::new(network))
         }
         #[cfg(not(feature = "cuda"))]
         {
@@ -278,7 +280,9 @@ mod tests {
                 backends
                     .backend_for(&desc)
                     .unwrap()
-                    .name()
+                    .attributes()
+                    .name
+                    .clone()
                     .starts_with("cpu")
             );
         }

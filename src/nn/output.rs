@@ -67,6 +67,23 @@ impl Evaluation {
         .all(|x| x.is_finite())
     }
 
+    /// The neutral stand-in of a board of `size` whose pass gave no
+    /// numbers, failed: `legal` says which points may be played.
+    pub(crate) fn fail_on(&mut self, legal: &[bool], size: BoardSize) {
+        self.width = size.width;
+        self.policy.clear();
+        self.policy.extend((0..size.points()).map(|p| {
+            if legal.get(p) == Some(&true) {
+                0.0
+            } else {
+                -1.0
+            }
+        }));
+        self.white_ownership.clear();
+        self.white_ownership.resize(size.points(), 0.0);
+        self.fail();
+    }
+
     /// Marks the evaluation failed and puts the neutral stand-in in its
     /// numbers' place: the legal moves (the points whose policy is not the
     /// illegal −1) and the pass equally likely, an even game, no owner.

@@ -7,75 +7,96 @@
 //! threads each evaluate their own). `kosumi bench --simulate A,B[,P]`
 //! searches with it.
 
-use super::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
+use super::backend::{
+    Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
+};
 use crate::go::board::BoardSize;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// `inner`'s outputs, each pass taking the model's time.
 pub(crate) struct Simulated {
-    pub(crate) inner: Box<dyn Backend>,
-    pub(crate) fixed: Duration,
-    pub(crate) per_board: Duration,
-    pub(crate) preferred: usize,
+    inner: Arc<dyn Backend>,
+    fixed: Duration,
+    per_board: Duration,
+    /// Whether passes wait for each other, as on one device (a model
+    /// wanting batches); a CPU net's threads run side by side.
+    one_device: bool,
     /// One pass at a time where the model is a device's: held through the
-    /// pass (a CPU net's threads, `preferred` 1, run side by side).
-    pub(crate) device: Mutex<()>,
+    /// pass.
+    device: Mutex<()>,
+    attributes: Attributes,
 }
 
 /// The largest batch of the simulated device (a GPU's, as `nnMaxBatchSize`
 /// allows).
 const MAX_BATCH: usize = 256;
 
-impl Backend for Simulated {
-    fn name(&self) -> String {
-        format!(
-            "simulated ({:.2} ms + {:.3} ms a board, batches of {})",
-            self.fixed.as_secs_f64() * 1e3,
-            self.per_board.as_secs_f64() * 1e3,
-            self.preferred
-        )
+impl Simulated {
+    /// `inner` behind passes of `fixed + per_board · n`, wanting batches of
+    /// `preferred` boards.
+    pub(crate) fn new(
+        inner: Arc<dyn Backend>,
+        fixed: Duration,
+        per_board: Duration,
+        preferred: usize,
+    ) -> Simulated {
+        let attributes = Attributes {
+            name: format!(
+                "simulated ({:.2} ms + {:.3} ms a board, batches of {preferred})",
+                fixed.as_secs_f64() * 1e3,
+                per_board.as_secs_f64() * 1e3,
+            ),
+            batching: Batching::boards(MAX_BATCH.max(preferred), preferred),
+            on_processor: false,
+            ..inner.attributes().clone()
+        };
+        Simulated {
+            inner,
+            fixed,
+            per_board,
+            one_device: preferred > 1,
+            device: Mutex::new(()),
+            attributes,
+        }
+    }
+}
+
+/// A thread's passes: the inner backend's, then the model's sleep.
+struct SimulatedComputation {
+    model: Arc<Simulated>,
+    inner: Box<dyn Computation>,
+}
+
+impl Computation for SimulatedComputation {
+    fn inputs(&mut self, shape: Shape) -> Inputs<'_> {
+        self.inner.inputs(shape)
     }
 
-    fn max_batch(&self, _size: BoardSize) -> usize {
-        MAX_BATCH.max(self.preferred)
-    }
-
-    fn preferred_batch(&self, _size: BoardSize) -> usize {
-        self.preferred
-    }
-
-    fn arithmetic(&self) -> Arithmetic {
-        Arithmetic::F32
-    }
-
-    fn workspace(&self) -> Box<dyn Workspace> {
-        self.inner.workspace()
-    }
-
-    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a> {
-        self.inner.inputs(ws, shape)
-    }
-
-    fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]) {
-        let _device = (self.preferred > 1).then(|| self.device.lock());
+    fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), PassError> {
+        let model = &self.model;
+        let _device = model.one_device.then(|| model.device.lock());
         let start = Instant::now();
-        self.inner.forward(shape, ws, out);
-        let took = self.fixed + self.per_board * shape.batch as u32;
+        let ran = self.inner.forward(shape, out);
+        let took = model.fixed + model.per_board * shape.batch as u32;
         if let Some(left) = took.checked_sub(start.elapsed()) {
             std::thread::sleep(left);
         }
+        ran
+    }
+}
+
+impl Backend for Simulated {
+    fn attributes(&self) -> &Attributes {
+        &self.attributes
+    }
+
+    fn computation(self: Arc<Self>) -> Box<dyn Computation> {
+        let inner = self.inner.clone().computation();
+        Box::new(SimulatedComputation { model: self, inner })
     }
 
     fn macs(&self, size: BoardSize) -> f64 {
         self.inner.macs(size)
-    }
-
-    fn peak_flops_per_cycle(&self) -> f64 {
-        self.inner.peak_flops_per_cycle()
-    }
-
-    fn on_processor(&self) -> bool {
-        false
     }
 }

@@ -7,79 +7,65 @@
 //! planes 1 and 2), the pass a fixed −3; the value leans to the side with
 //! more stones; ownership is each point's stone.
 
-use super::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
+use super::backend::{
+    Arithmetic, Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
+};
 use super::inputs::{GLOBAL, SPATIAL};
 use crate::go::board::BoardSize;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// The test backend; it counts its forward passes and the boards in them.
-#[derive(Default)]
 pub struct Counting {
-    pub passes: std::sync::atomic::AtomicUsize,
-    pub boards: std::sync::atomic::AtomicUsize,
+    pub passes: AtomicUsize,
+    pub boards: AtomicUsize,
+    attributes: Attributes,
 }
 
-#[derive(Default)]
-struct Buffers {
+impl Default for Counting {
+    fn default() -> Counting {
+        Counting {
+            passes: AtomicUsize::new(0),
+            boards: AtomicUsize::new(0),
+            attributes: Attributes {
+                name: "test".into(),
+                arithmetic: Arithmetic::F32,
+                batching: Batching::boards(4, 4),
+                peak_flops_per_cycle: 1.0,
+                on_processor: true,
+            },
+        }
+    }
+}
+
+/// A thread's passes: the input buffers.
+struct CountingComputation {
+    counts: Arc<Counting>,
     spatial: Vec<f32>,
     global: Vec<f32>,
     metadata: Vec<f32>,
 }
 
-impl Workspace for Buffers {
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
-}
-
-fn own(ws: &mut dyn Workspace) -> &mut Buffers {
-    ws.as_any_mut()
-        .downcast_mut()
-        .expect("the test backend's buffers")
-}
-
-impl Backend for Counting {
-    fn name(&self) -> String {
-        "test".into()
-    }
-
-    fn max_batch(&self, _size: BoardSize) -> usize {
-        4
-    }
-
-    fn preferred_batch(&self, _size: BoardSize) -> usize {
-        4
-    }
-
-    fn arithmetic(&self) -> Arithmetic {
-        Arithmetic::F32
-    }
-
-    fn workspace(&self) -> Box<dyn Workspace> {
-        Box::<Buffers>::default()
-    }
-
-    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a> {
-        let b = own(ws);
-        b.spatial.clear();
-        b.spatial.resize(SPATIAL * shape.rows(), 0.0);
-        b.global.clear();
-        b.global.resize(GLOBAL * shape.batch, 0.0);
+impl Computation for CountingComputation {
+    fn inputs(&mut self, shape: Shape) -> Inputs<'_> {
+        self.spatial.clear();
+        self.spatial.resize(SPATIAL * shape.rows(), 0.0);
+        self.global.clear();
+        self.global.resize(GLOBAL * shape.batch, 0.0);
         Inputs {
-            spatial: &mut b.spatial,
-            global: &mut b.global,
-            metadata: &mut b.metadata,
+            spatial: &mut self.spatial,
+            global: &mut self.global,
+            metadata: &mut self.metadata,
         }
     }
 
-    fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]) {
-        use std::sync::atomic::Ordering::Relaxed;
-        self.passes.fetch_add(1, Relaxed);
-        self.boards.fetch_add(shape.batch, Relaxed);
-        let b = own(ws);
+    fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), PassError> {
+        self.counts.passes.fetch_add(1, Relaxed);
+        self.counts.boards.fetch_add(shape.batch, Relaxed);
         let points = shape.points();
         let (w, h) = (shape.width as isize, shape.height as isize);
         for (board, raw) in out.iter_mut().enumerate().take(shape.batch) {
-            let plane = |p: usize, k: usize| b.spatial[(board * points + p) * SPATIAL + k];
+            let plane = |p: usize, k: usize| self.spatial[(board * points + p) * SPATIAL + k];
             let stone = |x: isize, y: isize, k: usize| {
                 if (0..w).contains(&x) && (0..h).contains(&y) {
                     plane((y * w + x) as usize, k)
@@ -108,47 +94,26 @@ impl Backend for Counting {
             raw.value = [lean, -lean, -5.0];
             raw.score = [mine - theirs, 0.0, mine - theirs, 0.0, 0.0, 0.0];
         }
+        Ok(())
+    }
+}
+
+impl Backend for Counting {
+    fn attributes(&self) -> &Attributes {
+        &self.attributes
+    }
+
+    fn computation(self: Arc<Self>) -> Box<dyn Computation> {
+        Box::new(CountingComputation {
+            counts: self,
+            spatial: Vec::new(),
+            global: Vec::new(),
+            metadata: Vec::new(),
+        })
     }
 
     fn macs(&self, size: BoardSize) -> f64 {
         size.points() as f64
-    }
-
-    fn peak_flops_per_cycle(&self) -> f64 {
-        1.0
-    }
-}
-
-/// The same backend shared, so that a test reads its counts after the
-/// evaluator took it.
-#[cfg(test)]
-impl Backend for std::sync::Arc<Counting> {
-    fn name(&self) -> String {
-        Counting::name(self)
-    }
-    fn max_batch(&self, size: BoardSize) -> usize {
-        Counting::max_batch(self, size)
-    }
-    fn preferred_batch(&self, size: BoardSize) -> usize {
-        Counting::preferred_batch(self, size)
-    }
-    fn arithmetic(&self) -> Arithmetic {
-        Counting::arithmetic(self)
-    }
-    fn workspace(&self) -> Box<dyn Workspace> {
-        Counting::workspace(self)
-    }
-    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a> {
-        Counting::inputs(self, ws, shape)
-    }
-    fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]) {
-        Counting::forward(self, shape, ws, out)
-    }
-    fn macs(&self, size: BoardSize) -> f64 {
-        Counting::macs(self, size)
-    }
-    fn peak_flops_per_cycle(&self) -> f64 {
-        Counting::peak_flops_per_cycle(self)
     }
 }
 

@@ -704,76 +704,94 @@ thread_local! {
     pub static FORWARD_FLUSHED: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
 }
 
-impl backend::Workspace for Workspace {
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
-}
-
-/// The CPU network's own workspace inside a backend's.
-fn own(ws: &mut dyn backend::Workspace) -> &mut Workspace {
-    ws.as_any_mut()
-        .downcast_mut()
-        .expect("a workspace of the CPU backend")
-}
-
 /// Most points a batch runs through the CPU's layers together: boards go
 /// together only while their activations stay in cache (measured: 8
 /// boards of 19×19 at once cost 20% more a board than one at a time).
 const BATCH_POINTS: usize = 400;
 
-impl backend::Backend for Network {
-    fn max_batch(&self, size: BoardSize) -> usize {
-        (BATCH_POINTS / size.points()).max(1)
-    }
-
-    /// One: the kernels reach their rate on one board (9×9 with the
-    /// embedded net on AMD: 0.64 ms an evaluation alone, 0.69 in batches
-    /// of 8), and a search's threads each evaluate their own leaves.
-    fn preferred_batch(&self, _size: BoardSize) -> usize {
-        1
-    }
-
-    fn arithmetic(&self) -> backend::Arithmetic {
-        match self.arithmetic.precision {
-            Precision::F32 => backend::Arithmetic::F32,
-            Precision::Bf16 => backend::Arithmetic::Bf16,
+impl Network {
+    /// The facts the evaluator and `bench` read.
+    fn facts(&self) -> backend::Attributes {
+        // `vdpbf16ps` and `bfdot` do two multiply-adds a lane where an FMA
+        // does one.
+        let (arithmetic, name, per_fma) = match self.arithmetic.precision {
+            Precision::F32 => (
+                backend::Arithmetic::F32,
+                format!("cpu {}", self.arithmetic.kernel.name()),
+                1.0,
+            ),
+            Precision::Bf16 => (
+                backend::Arithmetic::Bf16,
+                format!("cpu {}", super::gemm::bf16_name()),
+                2.0,
+            ),
+        };
+        backend::Attributes {
+            name,
+            arithmetic,
+            // One board preferred: the kernels reach their rate on one
+            // board (9×9 with the embedded net on AMD: 0.64 ms an
+            // evaluation alone, 0.69 in batches of 8), and a search's
+            // threads each evaluate their own leaves.
+            batching: backend::Batching {
+                max_points: BATCH_POINTS,
+                max_boards: usize::MAX,
+                preferred_points: 0,
+                min_preferred: 1,
+            },
+            peak_flops_per_cycle: self.arithmetic.kernel.peak_flops_per_cycle() * per_fma,
+            on_processor: true,
         }
     }
+}
 
-    fn name(&self) -> String {
-        match self.arithmetic.precision {
-            Precision::F32 => {
-                format!("cpu {}", self.arithmetic.kernel.name())
-            }
-            Precision::Bf16 => format!("cpu {}", super::gemm::bf16_name()),
+/// The CPU network as a backend: the network and its facts.
+pub struct CpuBackend {
+    net: Network,
+    attributes: backend::Attributes,
+}
+
+impl CpuBackend {
+    pub fn new(net: Network) -> CpuBackend {
+        CpuBackend {
+            attributes: net.facts(),
+            net,
         }
     }
+}
 
-    fn workspace(&self) -> Box<dyn backend::Workspace> {
-        Box::<Workspace>::default()
+/// One thread's passes through the CPU network: its workspace.
+struct CpuComputation {
+    backend: std::sync::Arc<CpuBackend>,
+    ws: Workspace,
+}
+
+impl backend::Computation for CpuComputation {
+    fn inputs(&mut self, shape: Shape) -> Inputs<'_> {
+        self.backend.net.input_planes(&mut self.ws, shape)
     }
 
-    fn inputs<'a>(&self, ws: &'a mut dyn backend::Workspace, shape: Shape) -> Inputs<'a> {
-        self.input_planes(own(ws), shape)
+    fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), backend::PassError> {
+        let net = &self.backend.net;
+        let ws = &mut self.ws;
+        net.arithmetic.run(|| net.forward(shape, ws, out));
+        Ok(())
+    }
+}
+
+impl backend::Backend for CpuBackend {
+    fn attributes(&self) -> &backend::Attributes {
+        &self.attributes
     }
 
-    fn forward(&self, shape: Shape, ws: &mut dyn backend::Workspace, out: &mut [RawOutput]) {
-        self.arithmetic
-            .run(|| Network::forward(self, shape, own(ws), out))
+    fn computation(self: std::sync::Arc<Self>) -> Box<dyn backend::Computation> {
+        Box::new(CpuComputation {
+            backend: self,
+            ws: Workspace::default(),
+        })
     }
 
     fn macs(&self, size: BoardSize) -> f64 {
-        Network::macs(self, size)
-    }
-
-    fn peak_flops_per_cycle(&self) -> f64 {
-        // `vdpbf16ps` and `bfdot` do two multiply-adds a lane where an FMA
-        // does one.
-        let per_fma = match self.arithmetic.precision {
-            Precision::F32 => 1.0,
-            Precision::Bf16 => 2.0,
-        };
-        self.arithmetic.kernel.peak_flops_per_cycle() * per_fma
+        self.net.macs(size)
     }
 }

@@ -1,4 +1,4 @@
-//! CUDA as a [`Device`]: `kernels.cu` compiled by NVRTC for the GPU at
+//! CUDA as a [`Device`]: the [`kernels`](super::kernels) compiled by NVRTC for the GPU at
 //! hand, cuBLAS for the products (single precision, or half-precision
 //! factors with single-precision sums on the tensor cores), a CUDA stream
 //! with its own cuBLAS handle for each queue. The libraries are loaded at
@@ -86,7 +86,7 @@ struct CudaDevice {
 }
 
 impl CudaDevice {
-    /// GPU `gpu` with `kernels.cu` compiled for its architecture.
+    /// GPU `gpu` with the kernels compiled for its architecture.
     fn open(gpu: usize) -> Result<CudaDevice, String> {
         let ctx = probe(gpu)?;
         let name = ctx.name().map_err(said("the device's name"))?;
@@ -98,7 +98,7 @@ impl CudaDevice {
             arch: Some(arch),
             ..Default::default()
         };
-        let ptx = cudarc::nvrtc::compile_ptx_with_opts(super::KERNELS, options)
+        let ptx = cudarc::nvrtc::compile_ptx_with_opts(super::kernels::SOURCE, options)
             .map_err(|e| format!("NVRTC: the kernels do not compile for {arch}: {e:?}"))?;
         let module = ctx.load_module(ptx).map_err(said("the kernels' module"))?;
         let kernels = Kernel::ALL
@@ -251,7 +251,7 @@ impl Queue for CudaQueue {
             block_dim: launch.block,
             shared_mem_bytes: launch.shared_bytes,
         };
-        // SAFETY: the arguments are those kernels.cu declares for the
+        // SAFETY: the arguments are those the source declares for the
         // kernel, in its order, each address an allocation sized by the
         // executor for the launch's shape.
         unsafe { builder.launch(config) }

@@ -1,13 +1,13 @@
 //! What a GPU program's executor asks of a device: its weights kept, and
 //! queues (one a thread that evaluates) that allocate memory, copy to and
-//! from it, launch `kernels.cu`'s kernels and multiply matrices, in order.
+//! from it, launch the [`kernels`](super::kernels) and multiply matrices, in order.
 //! CUDA is one device (`cuda.rs`); the tests' emulator, which runs the
 //! same kernels compiled for the host, is the other, so that the executor
 //! and the kernels are held to the CPU backend without a GPU.
 
 use super::Kernel;
 
-/// A kernel's argument, as `kernels.cu` declares it: an address, an
+/// A kernel's argument, as the kernels' source declares it: an address, an
 /// `int`, a `long long` or a `float`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Arg {

@@ -1,4 +1,4 @@
-//! An emulated GPU for the tests: `kernels.cu` compiled for the host by
+//! An emulated GPU for the tests: the kernels' source compiled for the host by
 //! g++ (a shim gives CUDA's thread indices, shared memory and
 //! `__syncthreads`: a block's threads run as threads that wait at a
 //! barrier), loaded as a shared library, and a [`Device`] whose memory is
@@ -42,9 +42,8 @@ static inline unsigned short host_half_bits(float x) {
 }
 "#;
 
-/// The launcher: a kernel by name, its arguments as CUDA's
-/// `kernelParams` (an address per argument), each block's threads in turn
-/// or, for a kernel that waits at `__syncthreads`, as threads at a barrier.
+/// The launcher's first half: a kernel called with its arguments from
+/// CUDA's `kernelParams`, and a table's row.
 const LAUNCHER: &str = r#"
 template <typename... A, std::size_t... I>
 static void emu_call(void (*f)(A...), void** args, std::index_sequence<I...>) {
@@ -55,19 +54,12 @@ static std::function<void(void**)> emu_entry(void (*f)(A...)) {
     return [f](void** args) { emu_call(f, args, std::index_sequence_for<A...>{}); };
 }
 struct EmuKernel { const char* name; std::function<void(void**)> run; bool syncs; };
-static EmuKernel emu_kernels[] = {
-    {"im2col", emu_entry(im2col), false},
-    {"im2col_half", emu_entry(im2col_half), false},
-    {"to_half", emu_entry(to_half), false},
-    {"norm_act", emu_entry(norm_act), false},
-    {"bias_act", emu_entry(bias_act), false},
-    {"add_spatial_bias", emu_entry(add_spatial_bias), false},
-    {"pool", emu_entry(pool), false},
-    {"rms_norm", emu_entry(rms_norm), true},
-    {"rope", emu_entry(rope), false},
-    {"attention", emu_entry(attention), true},
-    {"swiglu", emu_entry(swiglu), false},
-};
+"#;
+
+/// The launcher's second half: one kernel by name, its arguments as CUDA's
+/// `kernelParams` (an address per argument), each block's threads in turn
+/// or, for a kernel that waits at `__syncthreads`, as threads at a barrier.
+const LAUNCH: &str = r#"
 extern "C" int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                           unsigned by, unsigned bz, unsigned shared, void** args) {
     // One launch at a time: the indices' sizes, the barrier and shared
@@ -117,6 +109,21 @@ extern "C" int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned g
 type LaunchFn =
     unsafe extern "C" fn(*const c_char, u32, u32, u32, u32, u32, u32, u32, *mut *mut c_void) -> i32;
 
+/// The launcher's table of the kernels, from their declarations.
+fn table() -> String {
+    let rows: String = Kernel::ALL
+        .iter()
+        .map(|k| {
+            format!(
+                "    {{\"{0}\", emu_entry({0}), {1}}},\n",
+                k.name(),
+                k.syncs()
+            )
+        })
+        .collect();
+    format!("static EmuKernel emu_kernels[] = {{\n{rows}}};")
+}
+
 /// The kernels built for the host and loaded, or why not (no g++).
 fn launcher() -> Result<LaunchFn, String> {
     static LOADED: OnceLock<Result<usize, String>> = OnceLock::new();
@@ -125,7 +132,11 @@ fn launcher() -> Result<LaunchFn, String> {
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let source = dir.join("kernels.cpp");
         let library = dir.join("libkernels.so");
-        let text = format!("{SHIM}\n{}\n{LAUNCHER}", super::KERNELS);
+        let text = format!(
+            "{SHIM}\n{}\n{LAUNCHER}\n{}\n{LAUNCH}",
+            super::kernels::SOURCE,
+            table()
+        );
         std::fs::write(&source, text).map_err(|e| e.to_string())?;
         let out = std::process::Command::new("g++")
             .args([
@@ -352,7 +363,7 @@ mod tests {
     fn agrees(desc: &ModelDesc, half: bool, tolerance: f32, sizes: &[(usize, usize)]) {
         let Some(device) = emulator() else { return };
         let gpu = GpuNetwork::new(desc, Box::new(device), half, 4).unwrap();
-        crate::nn::gpu::tests::holds_to_the_cpu(desc, Box::new(gpu), sizes, tolerance);
+        crate::nn::gpu::tests::holds_to_the_cpu(desc, std::sync::Arc::new(gpu), sizes, tolerance);
     }
 
     fn model(file: &str) -> ModelDesc {

@@ -1,6 +1,6 @@
 //! A GPU program run on a [`Device`]: the weights kept on it once (again
 //! as halves for the products in half precision), and each operation one
-//! launch of a `kernels.cu` kernel or one product, on the queue of the
+//! launch of a kernel ([`super::kernels`]) or one product, on the queue of the
 //! thread that evaluates. A workspace is a queue with its own buffers, so
 //! that the threads that evaluate run their batches side by side. The
 //! backend is the same whatever the device: CUDA on a GPU, or the tests'
@@ -8,11 +8,13 @@
 
 use super::device::{Device, Queue};
 use super::ops::DeviceStep;
-use super::program::{Conv, Extent, Op, Program};
+use super::program::{Buf, Conv, Extent, Op, Program};
 use crate::go::board::BoardSize;
-use crate::nn::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
+use crate::nn::backend::{
+    Arithmetic, Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
+};
 use crate::nn::model::ModelDesc;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The most boards a batch holds on a GPU unless told otherwise (KataGo's
 /// `nnMaxBatchSize`).
@@ -28,8 +30,7 @@ pub(crate) struct GpuNetwork {
     /// address of each, 0 for the weights of other operations).
     half: bool,
     halves: Vec<u64>,
-    /// The most boards a batch holds.
-    max_batch: usize,
+    attributes: Attributes,
     /// One workspace made at load for the largest batch on 19×19, so that
     /// a device without the memory for it refuses the net at once; the
     /// first thread to evaluate takes it.
@@ -65,13 +66,33 @@ impl GpuNetwork {
                 }
             }
         }
+        let attributes = Attributes {
+            name: format!("{} {}", device.name(), if half { "f16" } else { "f32" }),
+            arithmetic: if half {
+                Arithmetic::F16
+            } else {
+                Arithmetic::F32
+            },
+            // Enough boards to fill the GPU: about 128 of 19×19 (PyTorch's
+            // anchor reaches its rate there), more of smaller boards.
+            batching: Batching {
+                max_points: usize::MAX,
+                max_boards: max_batch,
+                preferred_points: 128 * 361,
+                min_preferred: 16,
+            },
+            // A GPU's peak is not counted by a core's cycles; `bench` gives
+            // a GPU's rate beside its evaluations a second instead.
+            peak_flops_per_cycle: 0.0,
+            on_processor: false,
+        };
         let mut net = GpuNetwork {
             program,
             device,
             weights,
             half,
             halves,
-            max_batch,
+            attributes,
             first: Mutex::new(None),
         };
         let first = net
@@ -154,7 +175,8 @@ pub(crate) struct GpuWorkspace {
     /// half precision a copy of every product's input.
     col: u64,
     host: Vec<Vec<f32>>,
-    /// The first failure of this workspace's device work, said once.
+    /// The first failure of this workspace's device work: every later
+    /// pass fails with it.
     failed: Option<String>,
 }
 
@@ -197,139 +219,70 @@ impl GpuWorkspace {
     }
 }
 
-impl Workspace for GpuWorkspace {
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
+/// One thread's passes on the device: its queue and buffers, or why they
+/// could not be made (its inputs then the host's alone, and every pass
+/// failing with the reason).
+struct GpuComputation {
+    net: Arc<GpuNetwork>,
+    buffers: Result<GpuWorkspace, (String, [Vec<f32>; 3])>,
+}
+
+impl Computation for GpuComputation {
+    fn inputs(&mut self, shape: Shape) -> Inputs<'_> {
+        let p = &self.net.program;
+        match &mut self.buffers {
+            Ok(ws) => {
+                if let Err(why) = ws.fit(p, shape, self.net.half) {
+                    // The host's buffers are sized; the pass fails with
+                    // the reason.
+                    ws.failed.get_or_insert(why);
+                }
+                p.inputs(&mut ws.host, shape)
+            }
+            Err((_, [spatial, global, metadata])) => {
+                let len = |b: Buf| p.buffers[b.0].len(shape);
+                spatial.resize(len(p.spatial_input), 0.0);
+                global.resize(len(p.global_input), 0.0);
+                metadata.resize(p.metadata_input.map_or(0, len), 0.0);
+                Inputs {
+                    spatial,
+                    global,
+                    metadata,
+                }
+            }
+        }
     }
-}
 
-/// A workspace that could not be made: its inputs are the host's alone,
-/// and every evaluation through it fails with the reason.
-struct Broken {
-    why: String,
-    inputs: [Vec<f32>; 3],
-}
-
-impl Workspace for Broken {
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
-}
-
-/// Says once a process what failed on the GPU.
-fn failed_once(why: &str) {
-    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
-        eprintln!("kosumi: the GPU failed ({why}); its evaluations are dropped");
-    }
-}
-
-/// Marks every output as no evaluation: a NaN the searches drop.
-fn no_outputs(out: &mut [RawOutput]) {
-    for o in out {
-        o.value = [f32::NAN; 3];
-        o.pass = f32::NAN;
+    fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), PassError> {
+        let ws = match &mut self.buffers {
+            Ok(ws) => ws,
+            Err((why, _)) => return Err(PassError::Device(why.clone())),
+        };
+        if let Some(why) = &ws.failed {
+            return Err(PassError::Device(why.clone()));
+        }
+        self.net.run(shape, ws, out).map_err(|why| {
+            ws.failed = Some(why.clone());
+            PassError::Device(why)
+        })
     }
 }
 
 impl Backend for GpuNetwork {
-    fn name(&self) -> String {
-        let precision = if self.half { "f16" } else { "f32" };
-        format!("{} {precision}", self.device.name())
+    fn attributes(&self) -> &Attributes {
+        &self.attributes
     }
 
-    fn max_batch(&self, _size: BoardSize) -> usize {
-        self.max_batch
-    }
-
-    fn preferred_batch(&self, size: BoardSize) -> usize {
-        // Enough boards to fill the GPU: about 128 of 19×19 (PyTorch's
-        // anchor reaches its rate there), more of smaller boards.
-        (128 * 361 / size.points().max(1))
-            .clamp(16, MAX_BATCH)
-            .min(self.max_batch)
-    }
-
-    fn arithmetic(&self) -> Arithmetic {
-        if self.half {
-            Arithmetic::F16
-        } else {
-            Arithmetic::F32
-        }
-    }
-
-    fn workspace(&self) -> Box<dyn Workspace> {
-        if let Some(ws) = self.first.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            return Box::new(ws);
-        }
-        match self.new_workspace(Shape::of(BoardSize::square(19), 1)) {
-            Ok(ws) => Box::new(ws),
-            Err(why) => Box::new(Broken {
-                why,
-                inputs: Default::default(),
-            }),
-        }
-    }
-
-    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a> {
-        let p = &self.program;
-        let any = ws.as_any_mut();
-        if any.is::<Broken>() {
-            let (spatial, global) = (
-                p.buffers[p.spatial_input.0].len(shape),
-                p.buffers[p.global_input.0].len(shape),
-            );
-            let metadata = p.metadata_input.map_or(0, |b| p.buffers[b.0].len(shape));
-            // Inputs to nowhere: the pass fails with the reason.
-            let broken: &mut Broken = any.downcast_mut().expect("a broken workspace");
-            let [s, g, m] = &mut broken.inputs;
-            for (v, n) in [(&mut *s, spatial), (&mut *g, global), (&mut *m, metadata)] {
-                v.resize(n, 0.0);
-            }
-            return Inputs {
-                spatial: s,
-                global: g,
-                metadata: m,
-            };
-        }
-        let ws: &mut GpuWorkspace = any.downcast_mut().expect("a GPU workspace");
-        if let Err(why) = ws.fit(p, shape, self.half) {
-            // The host's buffers are sized; the pass fails with the reason.
-            ws.failed = Some(why);
-        }
-        p.inputs(&mut ws.host, shape)
-    }
-
-    fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]) {
-        let any = ws.as_any_mut();
-        if let Some(Broken { why, .. }) = any.downcast_ref::<Broken>() {
-            failed_once(why);
-            no_outputs(out);
-            return;
-        }
-        let ws: &mut GpuWorkspace = any.downcast_mut().expect("a GPU workspace");
-        let result = match ws.failed.clone() {
-            Some(why) => Err(why),
-            None => self.run(shape, ws, out),
-        };
-        if let Err(why) = result {
-            ws.failed = Some(why.clone());
-            failed_once(&why);
-            no_outputs(out);
-        }
+    fn computation(self: Arc<Self>) -> Box<dyn Computation> {
+        let first = self.first.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let buffers = first
+            .map(Ok)
+            .unwrap_or_else(|| self.new_workspace(Shape::of(BoardSize::square(19), 1)))
+            .map_err(|why| (why, Default::default()));
+        Box::new(GpuComputation { net: self, buffers })
     }
 
     fn macs(&self, size: BoardSize) -> f64 {
         self.program.macs(size.points())
-    }
-
-    fn peak_flops_per_cycle(&self) -> f64 {
-        // A GPU's peak is not counted by a core's cycles; `bench` gives a
-        // GPU's rate beside its evaluations a second instead.
-        0.0
-    }
-
-    fn on_processor(&self) -> bool {
-        false
     }
 }

@@ -7,39 +7,39 @@
 use super::ops::HostStep;
 use super::program::{Buf, Program};
 use crate::go::board::BoardSize;
-use crate::nn::backend::{Arithmetic, Backend, Inputs, RawOutput, Shape, Workspace};
+use crate::nn::backend::{
+    Arithmetic, Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
+};
 use crate::nn::model::ModelDesc;
+use std::sync::Arc;
 
 /// A program run on the host.
 pub(crate) struct HostProgram {
     program: Program,
+    attributes: Attributes,
 }
 
 impl HostProgram {
     pub(crate) fn new(desc: &ModelDesc) -> HostProgram {
         HostProgram {
             program: Program::compile(desc),
+            attributes: Attributes {
+                name: "host program".into(),
+                arithmetic: Arithmetic::F32,
+                batching: Batching::boards(8, 1),
+                peak_flops_per_cycle: 1.0,
+                on_processor: true,
+            },
         }
     }
 }
 
-/// A thread's buffers: one a program buffer, and the im2col matrix.
-#[derive(Default)]
-struct Buffers {
+/// A thread's passes: one buffer a program buffer, and the product's
+/// input matrix.
+struct HostComputation {
+    host: Arc<HostProgram>,
     values: Vec<Vec<f32>>,
     col: Vec<f32>,
-}
-
-impl Workspace for Buffers {
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
-}
-
-fn own(ws: &mut dyn Workspace) -> &mut Buffers {
-    ws.as_any_mut()
-        .downcast_mut()
-        .expect("the host program's buffers")
 }
 
 /// Runs `program` on `values` (each buffer sized for `shape`), each
@@ -57,51 +57,41 @@ pub(crate) fn run(program: &Program, shape: Shape, values: &mut [Vec<f32>], col:
     }
 }
 
-impl Backend for HostProgram {
-    fn name(&self) -> String {
-        "host program".into()
-    }
-
-    fn max_batch(&self, _size: BoardSize) -> usize {
-        8
-    }
-
-    fn preferred_batch(&self, _size: BoardSize) -> usize {
-        1
-    }
-
-    fn arithmetic(&self) -> Arithmetic {
-        Arithmetic::F32
-    }
-
-    fn workspace(&self) -> Box<dyn Workspace> {
-        Box::<Buffers>::default()
-    }
-
-    fn inputs<'a>(&self, ws: &'a mut dyn Workspace, shape: Shape) -> Inputs<'a> {
-        let b = own(ws);
-        b.values = self
-            .program
+impl Computation for HostComputation {
+    fn inputs(&mut self, shape: Shape) -> Inputs<'_> {
+        let program = &self.host.program;
+        self.values = program
             .buffers
             .iter()
             .map(|e| vec![0.0; e.len(shape)])
             .collect();
-        self.program.inputs(&mut b.values, shape)
+        program.inputs(&mut self.values, shape)
     }
 
-    fn forward(&self, shape: Shape, ws: &mut dyn Workspace, out: &mut [RawOutput]) {
-        let b = own(ws);
-        run(&self.program, shape, &mut b.values, &mut b.col);
-        let values = &b.values;
-        self.program.read_heads(shape, |Buf(i)| &values[i][..], out);
+    fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), PassError> {
+        let program = &self.host.program;
+        run(program, shape, &mut self.values, &mut self.col);
+        let values = &self.values;
+        program.read_heads(shape, |Buf(i)| &values[i][..], out);
+        Ok(())
+    }
+}
+
+impl Backend for HostProgram {
+    fn attributes(&self) -> &Attributes {
+        &self.attributes
+    }
+
+    fn computation(self: Arc<Self>) -> Box<dyn Computation> {
+        Box::new(HostComputation {
+            host: self,
+            values: Vec::new(),
+            col: Vec::new(),
+        })
     }
 
     fn macs(&self, size: BoardSize) -> f64 {
         self.program.macs(size.points())
-    }
-
-    fn peak_flops_per_cycle(&self) -> f64 {
-        1.0
     }
 }
 
@@ -114,7 +104,7 @@ mod tests {
     /// The same positions through the CPU backend and the host's program
     /// of `desc`: every raw number within `tolerance`.
     fn agrees_with_the_cpu(desc: &ModelDesc, sizes: &[(usize, usize)], tolerance: f32) {
-        let host = Box::new(HostProgram::new(desc));
+        let host = std::sync::Arc::new(HostProgram::new(desc));
         crate::nn::gpu::tests::holds_to_the_cpu(desc, host, sizes, tolerance);
     }
 

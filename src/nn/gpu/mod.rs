@@ -1,6 +1,6 @@
 //! The GPU backend: the network compiled to a [`program`] of device
 //! operations on numbered buffers, run by the [`executor`] on a
-//! [`device`]: CUDA's (`cuda`, behind the `cuda` feature: `kernels.cu`
+//! [`device`]: CUDA's (`cuda`, behind the `cuda` feature: the [`kernels`]
 //! by NVRTC, cuBLAS), or in the tests an emulator that runs the same
 //! kernels compiled for the host (`emulator`). The host's executor of a
 //! program ([`host`], plain loops) holds a program to the CPU backend in
@@ -16,63 +16,11 @@ mod emulator;
 pub(crate) mod executor;
 #[cfg(test)]
 pub(crate) mod host;
+pub(crate) mod kernels;
 pub(crate) mod ops;
 pub(crate) mod program;
 
-/// The kernels of `kernels.cu`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kernel {
-    Im2col,
-    Im2colHalf,
-    ToHalf,
-    NormAct,
-    BiasAct,
-    AddSpatialBias,
-    Pool,
-    RmsNorm,
-    Rope,
-    Attention,
-    SwiGlu,
-}
-
-impl Kernel {
-    /// Every kernel, in the order of their numbers.
-    #[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
-    pub(crate) const ALL: [Kernel; 11] = [
-        Kernel::Im2col,
-        Kernel::Im2colHalf,
-        Kernel::ToHalf,
-        Kernel::NormAct,
-        Kernel::BiasAct,
-        Kernel::AddSpatialBias,
-        Kernel::Pool,
-        Kernel::RmsNorm,
-        Kernel::Rope,
-        Kernel::Attention,
-        Kernel::SwiGlu,
-    ];
-
-    /// Its name in `kernels.cu`.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Kernel::Im2col => "im2col",
-            Kernel::Im2colHalf => "im2col_half",
-            Kernel::ToHalf => "to_half",
-            Kernel::NormAct => "norm_act",
-            Kernel::BiasAct => "bias_act",
-            Kernel::AddSpatialBias => "add_spatial_bias",
-            Kernel::Pool => "pool",
-            Kernel::RmsNorm => "rms_norm",
-            Kernel::Rope => "rope",
-            Kernel::Attention => "attention",
-            Kernel::SwiGlu => "swiglu",
-        }
-    }
-}
-
-/// The kernels' source (`kernels.cu`), compiled at run time by NVRTC.
-#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-pub(crate) const KERNELS: &str = include_str!("kernels.cu");
+pub(crate) use kernels::Kernel;
 
 #[cfg(test)]
 pub(crate) mod tests {
@@ -81,7 +29,7 @@ pub(crate) mod tests {
     /// within `tolerance` (relative: `tolerance · (1 + |x|)`).
     pub(crate) fn holds_to_the_cpu(
         desc: &crate::nn::model::ModelDesc,
-        backend: Box<dyn crate::nn::backend::Backend>,
+        backend: std::sync::Arc<dyn crate::nn::backend::Backend>,
         sizes: &[(usize, usize)],
         tolerance: f32,
     ) {
@@ -171,7 +119,11 @@ extern "C" __device__ float powf(float, float);
         let dir = std::env::temp_dir().join(format!("kosumi-kernels-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let source = dir.join("kernels.cu");
-        std::fs::write(&source, format!("{NVRTC_PRELUDE}\n{}", super::KERNELS)).unwrap();
+        std::fs::write(
+            &source,
+            format!("{NVRTC_PRELUDE}\n{}", super::kernels::SOURCE),
+        )
+        .unwrap();
         let out = std::process::Command::new("clang")
             .args([
                 "-x",
@@ -199,7 +151,7 @@ extern "C" __device__ float powf(float, float);
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        for kernel in super::Kernel::ALL.map(super::Kernel::name) {
+        for kernel in super::Kernel::ALL.iter().map(|k| k.name()) {
             assert!(
                 ptx.contains(&format!(".entry {kernel}(")),
                 "{kernel} in the PTX"

@@ -9,10 +9,7 @@ use super::{Angles, Buf};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{DeviceStep, threads};
 #[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::{
-    Kernel,
-    device::{Arg, Launch},
-};
+use crate::nn::gpu::{device::Launch, kernels::launch};
 
 /// Threads a block of the attention kernel (a power of two, at most 256).
 #[cfg(any(feature = "cuda", all(test, unix)))]
@@ -48,41 +45,31 @@ impl Rope {
     pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
         let (freqs, tables, theta) = match self.angles {
             Angles::Learned { freqs, tables } => (s.weights(freqs), tables as i32, 0.0),
-            Angles::Fixed { theta } => (Arg::Ptr(0), 0, theta),
+            Angles::Fixed { theta } => (0, 0, theta),
         };
-        let args = [
-            s.buf(self.values),
-            Arg::I32(s.rows()),
-            Arg::I32(s.points()),
-            Arg::I32(s.shape.width as i32),
-            Arg::I32(self.heads as i32),
-            Arg::I32(self.dim as i32),
-            freqs,
-            Arg::I32(tables),
-            Arg::F32(theta),
-        ];
         let n = s.shape.rows() * self.heads * (self.dim / 2);
-        s.queue.launch(Kernel::Rope, threads(n), &args)
+        launch::rope(
+            threads(n),
+            s.buf(self.values),
+            s.rows(),
+            s.points(),
+            s.shape.width as i32,
+            self.heads as i32,
+            self.dim as i32,
+            freqs,
+            tables,
+            theta,
+            s.queue,
+        )
     }
 }
 
 #[cfg(any(feature = "cuda", all(test, unix)))]
 impl Attention {
     pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let args = [
-            s.buf(self.q),
-            s.buf(self.k),
-            s.buf(self.v),
-            s.buf(self.out),
-            Arg::I32(s.points()),
-            Arg::I32(self.heads as i32),
-            Arg::I32(self.kv_heads as i32),
-            Arg::I32(self.dim as i32),
-            Arg::I32(self.v_dim as i32),
-        ];
         // A block a query point, head and board; the board's scores in
         // shared memory.
-        let launch = Launch {
+        let blocks = Launch {
             grid: (
                 s.shape.points() as u32,
                 self.heads as u32,
@@ -91,7 +78,19 @@ impl Attention {
             block: (ATTENTION_THREADS, 1, 1),
             shared_bytes: (s.shape.points() * 4) as u32,
         };
-        s.queue.launch(Kernel::Attention, launch, &args)
+        launch::attention(
+            blocks,
+            s.buf(self.q),
+            s.buf(self.k),
+            s.buf(self.v),
+            s.buf(self.out),
+            s.points(),
+            self.heads as i32,
+            self.kv_heads as i32,
+            self.dim as i32,
+            self.v_dim as i32,
+            s.queue,
+        )
     }
 }
 

@@ -8,10 +8,7 @@ use super::{Buf, Weights};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{DeviceStep, threads};
 #[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::{
-    Kernel,
-    device::{Arg, Gemm},
-};
+use crate::nn::gpu::{device::Gemm, kernels::launch};
 
 /// What a product's input is multiplied by on its way to half precision
 /// (and the product by its inverse).
@@ -45,7 +42,7 @@ impl Conv {
         let shape = s.shape;
         let k = size * size * cin;
         let n = shape.rows() * k;
-        let (c, col) = (s.addr(dst), s.col);
+        let (c, col) = (s.buf(dst), s.col);
         let gemm = |a: u64, b: u64, alpha: f32, half: bool| Gemm {
             m: shape.rows(),
             k,
@@ -57,36 +54,46 @@ impl Conv {
             beta: if accumulate { 1.0 } else { 0.0 },
             half,
         };
-        let im2col = [
-            s.buf(src),
-            Arg::Ptr(col),
-            Arg::I32(s.boards()),
-            Arg::I32(shape.width as i32),
-            Arg::I32(shape.height as i32),
-            Arg::I32(cin as i32),
-            Arg::I32(size as i32),
-        ];
+        let input = s.buf(src);
+        let (boards, width, height) = (s.boards(), shape.width as i32, shape.height as i32);
+        let (cin, size) = (cin as i32, size as i32);
         if s.half {
             // The input in halves, scaled down by 8; the product scales
             // back up.
-            let scale = Arg::F32(INPUT_SCALE);
             if size == 1 {
-                let args = [s.buf(src), Arg::Ptr(col), Arg::I64(n as i64), scale];
-                s.queue.launch(Kernel::ToHalf, threads(n), &args)?;
+                launch::to_half(threads(n), input, col, n as i64, INPUT_SCALE, s.queue)?;
             } else {
-                // im2col's arguments and the scale, on the stack.
-                let [a, b, c, d, e, f, g] = im2col;
-                let args = [a, b, c, d, e, f, g, scale];
-                s.queue.launch(Kernel::Im2colHalf, threads(n), &args)?;
+                launch::im2col_half(
+                    threads(n),
+                    input,
+                    col,
+                    boards,
+                    width,
+                    height,
+                    cin,
+                    size,
+                    INPUT_SCALE,
+                    s.queue,
+                )?;
             }
             let halves = s.halves[weights.0];
             s.product(gemm(col, halves, 1.0 / INPUT_SCALE, true))
         } else if size == 1 {
-            let (a, b) = (s.addr(src), s.weights[weights.0]);
-            s.product(gemm(a, b, 1.0, false))
+            let b = s.weights(weights);
+            s.product(gemm(input, b, 1.0, false))
         } else {
-            s.queue.launch(Kernel::Im2col, threads(n), &im2col)?;
-            let b = s.weights[weights.0];
+            launch::im2col(
+                threads(n),
+                input,
+                col,
+                boards,
+                width,
+                height,
+                cin,
+                size,
+                s.queue,
+            )?;
+            let b = s.weights(weights);
             s.product(gemm(col, b, 1.0, false))
         }
     }

@@ -6,10 +6,7 @@ use super::{Buf, Weights};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{DeviceStep, threads};
 #[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::{
-    Kernel,
-    device::{Arg, Gemm},
-};
+use crate::nn::gpu::{device::Gemm, kernels::launch};
 
 /// `dst[board] = src[board] · W`, per-board rows of `cin` and `cout`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,9 +33,9 @@ impl MatMul {
             m: s.shape.batch,
             k: self.cin,
             n: self.cout,
-            a: s.addr(self.src),
+            a: s.buf(self.src),
             b: s.weights[self.weights.0],
-            c: s.addr(self.dst),
+            c: s.buf(self.dst),
             alpha: 1.0,
             beta: 0.0,
             half: false,
@@ -51,8 +48,8 @@ impl MatMul {
 impl SwiGlu {
     pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
         let n = s.shape.rows() * self.channels;
-        let args = [s.buf(self.hidden), s.buf(self.gate), Arg::I64(n as i64)];
-        s.queue.launch(Kernel::SwiGlu, threads(n), &args)
+        let (hidden, gate) = (s.buf(self.hidden), s.buf(self.gate));
+        launch::swiglu(threads(n), hidden, gate, n as i64, s.queue)
     }
 }
 

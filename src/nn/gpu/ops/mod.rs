@@ -15,7 +15,7 @@ pub(crate) mod norm;
 pub(crate) mod pool;
 
 #[cfg(any(feature = "cuda", all(test, unix)))]
-use super::device::{Arg, Gemm, Launch, Queue};
+use super::device::{Gemm, Launch, Queue};
 use crate::nn::backend::Shape;
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use crate::nn::model::Activation;
@@ -57,19 +57,17 @@ pub(crate) struct DeviceStep<'a> {
 
 #[cfg(any(feature = "cuda", all(test, unix)))]
 impl DeviceStep<'_> {
-    fn buf(&self, b: Buf) -> Arg {
-        Arg::Ptr(self.buffers[b.0])
-    }
-
-    fn addr(&self, b: Buf) -> u64 {
+    /// A buffer's address.
+    fn buf(&self, b: Buf) -> u64 {
         self.buffers[b.0]
     }
 
-    fn weights(&self, w: Weights) -> Arg {
-        Arg::Ptr(self.weights[w.0])
+    /// A weights tensor's address.
+    fn weights(&self, w: Weights) -> u64 {
+        self.weights[w.0]
     }
 
-    /// The batch's rows, points, boards, width and height, as `kernels.cu`
+    /// The batch's rows, points, boards, width and height, as the kernels
     /// reads them.
     fn rows(&self) -> i32 {
         self.shape.rows() as i32
@@ -103,7 +101,7 @@ fn threads(n: usize) -> Launch {
     }
 }
 
-/// The number of an activation, as `kernels.cu` reads it.
+/// The number of an activation, as the kernels read it.
 #[cfg(any(feature = "cuda", all(test, unix)))]
 fn act_code(act: Activation) -> i32 {
     match act {

@@ -8,10 +8,7 @@
 use super::{BLOCK, DeviceStep, act_code, threads};
 use super::{Buf, Weights};
 #[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::{
-    Kernel,
-    device::{Arg, Launch},
-};
+use crate::nn::gpu::{device::Launch, kernels::launch};
 use crate::nn::model::Activation;
 
 /// `dst = act((src + extra[board]) · scale + bias)` channel by channel at
@@ -62,78 +59,82 @@ pub(crate) struct RmsNorm {
 #[cfg(any(feature = "cuda", all(test, unix)))]
 impl NormAct {
     pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let args = [
+        let n = s.shape.rows() * self.channels;
+        launch::norm_act(
+            threads(n),
             s.buf(self.src),
             s.buf(self.dst),
             s.weights(self.scale),
             s.weights(self.bias),
-            self.extra.map_or(Arg::Ptr(0), |e| s.buf(e)),
-            Arg::I32(s.rows()),
-            Arg::I32(s.points()),
-            Arg::I32(self.channels as i32),
-            Arg::I32(act_code(self.act)),
-        ];
-        let n = s.shape.rows() * self.channels;
-        s.queue.launch(Kernel::NormAct, threads(n), &args)
+            self.extra.map_or(0, |e| s.buf(e)),
+            s.rows(),
+            s.points(),
+            self.channels as i32,
+            act_code(self.act),
+            s.queue,
+        )
     }
 }
 
 #[cfg(any(feature = "cuda", all(test, unix)))]
 impl BiasAct {
     pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let args = [
+        let n = s.shape.batch * self.channels;
+        launch::bias_act(
+            threads(n),
             s.buf(self.dst),
             s.weights(self.bias),
-            Arg::I32(s.boards()),
-            Arg::I32(self.channels as i32),
-            Arg::I32(act_code(self.act)),
-        ];
-        let n = s.shape.batch * self.channels;
-        s.queue.launch(Kernel::BiasAct, threads(n), &args)
+            s.boards(),
+            self.channels as i32,
+            act_code(self.act),
+            s.queue,
+        )
     }
 }
 
 #[cfg(any(feature = "cuda", all(test, unix)))]
 impl AddSpatialBias {
     pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let args = [
+        let n = s.shape.rows() * self.channels;
+        launch::add_spatial_bias(
+            threads(n),
             s.buf(self.src),
             s.buf(self.dst),
-            Arg::I32(s.rows()),
-            Arg::I32(s.points()),
-            Arg::I32(self.channels as i32),
-        ];
-        let n = s.shape.rows() * self.channels;
-        s.queue.launch(Kernel::AddSpatialBias, threads(n), &args)
+            s.rows(),
+            s.points(),
+            self.channels as i32,
+            s.queue,
+        )
     }
 }
 
 #[cfg(any(feature = "cuda", all(test, unix)))]
 impl RmsNorm {
     pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let args = [
-            s.buf(self.src),
-            s.buf(self.dst),
-            s.weights(self.gamma),
-            self.beta.map_or(Arg::Ptr(0), |b| s.weights(b)),
-            Arg::I32(s.points()),
-            Arg::I32(self.channels as i32),
-            Arg::F32(self.epsilon),
-            Arg::I32(i32::from(self.board)),
-            Arg::I32(act_code(self.act)),
-        ];
         // A block a point, or a block a board.
         let blocks = if self.board {
             s.shape.batch
         } else {
             s.shape.rows()
         };
-        let launch = Launch {
+        let one_block_each = Launch {
             grid: (blocks as u32, 1, 1),
             block: (BLOCK, 1, 1),
             shared_bytes: 0,
         };
-        s.queue.launch(Kernel::RmsNorm, launch, &args)
+        launch::rms_norm(
+            one_block_each,
+            s.buf(self.src),
+            s.buf(self.dst),
+            s.weights(self.gamma),
+            self.beta.map_or(0, |b| s.weights(b)),
+            s.points(),
+            self.channels as i32,
+            self.epsilon,
+            i32::from(self.board),
+            act_code(self.act),
+            s.queue,
+        )
     }
 }
 

@@ -6,7 +6,7 @@ use super::Buf;
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{DeviceStep, threads};
 #[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::{Kernel, device::Arg};
+use crate::nn::gpu::kernels::launch;
 
 /// The third term of a pooling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,16 +30,17 @@ pub(crate) struct Pool {
 #[cfg(any(feature = "cuda", all(test, unix)))]
 impl Pool {
     pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let args = [
+        let n = s.shape.batch * self.channels;
+        launch::pool(
+            threads(n),
             s.buf(self.src),
             s.buf(self.dst),
-            Arg::I32(s.boards()),
-            Arg::I32(s.points()),
-            Arg::I32(self.channels as i32),
-            Arg::I32(i32::from(self.third == Third::Quadratic)),
-        ];
-        let n = s.shape.batch * self.channels;
-        s.queue.launch(Kernel::Pool, threads(n), &args)
+            s.boards(),
+            s.points(),
+            self.channels as i32,
+            i32::from(self.third == Third::Quadratic),
+            s.queue,
+        )
     }
 }
 

@@ -1,0 +1,227 @@
+//! The kernels of the GPU programs: their CUDA source, split by concern as
+//! the operations are (`kernels/common.cuh`, then `conv.cu`, `norm.cu`,
+//! `pool.cu`, `attention.cu`, `dense.cu`, compiled as one source), and one
+//! declaration a kernel: its name and parameters as the source has them,
+//! and whether its threads wait for each other at `__syncthreads`. From
+//! the declarations come the [`Kernel`] names the devices load, a typed
+//! launcher a kernel (an operation passes its kernel's parameters, in
+//! their order and types, or does not compile), and the emulator's table;
+//! a test holds every declaration to the source's signature.
+
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use super::device::{Arg, Launch, Queue};
+
+/// The kernels' source, compiled at run time by NVRTC (and for the tests
+/// by g++ and clang).
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) const SOURCE: &str = concat!(
+    include_str!("kernels/common.cuh"),
+    "\n",
+    include_str!("kernels/conv.cu"),
+    "\n",
+    include_str!("kernels/norm.cu"),
+    "\n",
+    include_str!("kernels/pool.cu"),
+    "\n",
+    include_str!("kernels/attention.cu"),
+    "\n",
+    include_str!("kernels/dense.cu"),
+);
+
+/// The kind of a kernel's parameter, as the source declares it: an
+/// address, an `int`, a `long long` or a `float`.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Param {
+    Ptr,
+    I32,
+    I64,
+    F32,
+}
+
+/// A parameter's Rust type in a launcher.
+macro_rules! param_type {
+    (Ptr) => {
+        u64
+    };
+    (I32) => {
+        i32
+    };
+    (I64) => {
+        i64
+    };
+    (F32) => {
+        f32
+    };
+}
+
+/// The kernels, each once: `Variant name(parameter: Kind, …) syncs;`.
+macro_rules! kernels {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident $name:ident($($param:ident: $kind:ident),* $(,)?) $syncs:literal;
+    )*) => {
+        /// A kernel of the source.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum Kernel {
+            $($variant),*
+        }
+
+        #[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
+        impl Kernel {
+            /// Every kernel, in the order of their numbers.
+            pub(crate) const ALL: &'static [Kernel] = &[$(Kernel::$variant),*];
+
+            /// Its name in the source.
+            pub(crate) fn name(self) -> &'static str {
+                match self {
+                    $(Kernel::$variant => stringify!($name)),*
+                }
+            }
+
+            /// Its parameters' names and kinds, in order.
+            #[cfg(test)]
+            pub(crate) fn params(self) -> &'static [(&'static str, Param)] {
+                match self {
+                    $(Kernel::$variant => &[$((stringify!($param), Param::$kind)),*]),*
+                }
+            }
+
+            /// Whether its threads wait for each other at `__syncthreads`
+            /// (the emulator then runs a block's threads side by side).
+            #[cfg(test)]
+            pub(crate) fn syncs(self) -> bool {
+                match self {
+                    $(Kernel::$variant => $syncs),*
+                }
+            }
+        }
+
+        /// One launcher a kernel: the launch, the kernel's parameters in
+        /// the source's order and types, then the queue it goes on.
+        #[cfg(any(feature = "cuda", all(test, unix)))]
+        pub(crate) mod launch {
+            use super::*;
+            $(
+                $(#[doc = $doc])*
+                #[allow(clippy::too_many_arguments)]
+                pub(crate) fn $name(
+                    launch: Launch,
+                    $($param: param_type!($kind),)*
+                    queue: &mut dyn Queue,
+                ) -> Result<(), String> {
+                    queue.launch(Kernel::$variant, launch, &[$(Arg::$kind($param)),*])
+                }
+            )*
+        }
+    };
+}
+
+kernels! {
+    /// The im2col matrix of a `size × size` convolution.
+    Im2col im2col(r#in: Ptr, col: Ptr, batch: I32, width: I32, height: I32, cin: I32, size: I32)
+        false;
+    /// The im2col matrix in half precision, each value times `scale`.
+    Im2colHalf im2col_half(
+        r#in: Ptr, col: Ptr, batch: I32, width: I32, height: I32, cin: I32, size: I32, scale: F32,
+    ) false;
+    /// `out = in · scale` in half precision.
+    ToHalf to_half(r#in: Ptr, out: Ptr, n: I64, scale: F32) false;
+    /// `out = act((in + extra[board]) · scale + bias)` channel by channel.
+    NormAct norm_act(
+        r#in: Ptr, out: Ptr, scale: Ptr, bias: Ptr, extra: Ptr, rows: I32, points: I32,
+        channels: I32, act: I32,
+    ) false;
+    /// `v[board] = act(v[board] + bias)`.
+    BiasAct bias_act(v: Ptr, bias: Ptr, batch: I32, channels: I32, act: I32) false;
+    /// `v[board][point] += bias[board]`.
+    AddSpatialBias add_spatial_bias(bias: Ptr, v: Ptr, rows: I32, points: I32, channels: I32)
+        false;
+    /// KataGo's global pooling, a thread a board and channel.
+    Pool pool(r#in: Ptr, out: Ptr, batch: I32, points: I32, channels: I32, quadratic: I32) false;
+    /// An RMSNorm, a block a point or a board.
+    RmsNorm rms_norm(
+        r#in: Ptr, out: Ptr, gamma: Ptr, beta: Ptr, points: I32, channels: I32, epsilon: F32,
+        board: I32, act: I32,
+    ) true;
+    /// Rotary position embedding, a thread a row, head and pair.
+    Rope rope(
+        v: Ptr, rows: I32, points: I32, width: I32, heads: I32, dim: I32, freqs: Ptr, tables: I32,
+        theta: F32,
+    ) false;
+    /// Attention, a block a query point, head and board.
+    Attention attention(
+        q: Ptr, k: Ptr, v: Ptr, out: Ptr, points: I32, heads: I32, kv_heads: I32, dim: I32,
+        v_dim: I32,
+    ) true;
+    /// `hidden = silu(hidden) · gate`.
+    SwiGlu swiglu(hidden: Ptr, gate: Ptr, n: I64) false;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each `extern "C" __global__` kernel of the source: its name and its
+    /// parameters' names and kinds.
+    fn declared_in_source() -> Vec<(String, Vec<(String, Param)>)> {
+        let mut kernels = Vec::new();
+        for piece in SOURCE.split("extern \"C\" __global__ void ").skip(1) {
+            let open = piece.find('(').expect("a parameter list");
+            let close = piece.find(')').expect("a parameter list's end");
+            let params = piece[open + 1..close]
+                .split(',')
+                .map(|p| {
+                    let p = p.split_whitespace().collect::<Vec<_>>().join(" ");
+                    let (ty, name) = p.rsplit_once(' ').expect("a type and a name");
+                    let kind = match ty {
+                        _ if ty.ends_with('*') => Param::Ptr,
+                        "int" => Param::I32,
+                        "long long" => Param::I64,
+                        "float" => Param::F32,
+                        _ => panic!("a parameter of an unknown type: {p}"),
+                    };
+                    (name.to_string(), kind)
+                })
+                .collect();
+            kernels.push((piece[..open].to_string(), params));
+        }
+        kernels
+    }
+
+    #[test]
+    fn every_kernel_is_declared_as_the_source_has_it() {
+        let source = declared_in_source();
+        assert_eq!(
+            source.len(),
+            Kernel::ALL.len(),
+            "every kernel declared once"
+        );
+        for &kernel in Kernel::ALL {
+            let ours: Vec<(String, Param)> = kernel
+                .params()
+                .iter()
+                .map(|&(n, k)| (n.trim_start_matches("r#").to_string(), k))
+                .collect();
+            let theirs = source.iter().find(|(name, _)| name == kernel.name());
+            let theirs = theirs.unwrap_or_else(|| panic!("{} is not in the source", kernel.name()));
+            assert_eq!(ours, theirs.1, "{}'s parameters", kernel.name());
+        }
+    }
+
+    #[test]
+    fn the_kernels_that_wait_at_a_barrier_are_those_that_say_so() {
+        for &kernel in Kernel::ALL {
+            let at = SOURCE
+                .find(&format!("__global__ void {}(", kernel.name()))
+                .unwrap();
+            let rest = &SOURCE[at..];
+            let end = rest.find("\n}\n").unwrap();
+            let body = &rest[..end];
+            let waits = ["__syncthreads", "block_sum", "block_max"]
+                .iter()
+                .any(|w| body.contains(w));
+            assert_eq!(waits, kernel.syncs(), "{}", kernel.name());
+        }
+    }
+}

@@ -1,0 +1,83 @@
+// What every kernel of kosumi's GPU programs shares: shared memory sized
+// at launch, the activations, a thread's index, rounding to half precision
+// and a block's sums. The kernels are split by concern, as the operations
+// of src/nn/gpu/ops/ are (conv.cu, norm.cu, pool.cu, attention.cu,
+// dense.cu), and compiled at run time as one source by NVRTC, after this
+// file. Each kernel is the host executor's loop of the same operation,
+// one thread a value unless it says otherwise. Activations are
+// [board][point][channel] in single precision (with half-precision copies
+// of a product's input for the tensor cores); a per-board buffer is
+// [board][value]. The matrix products are cuBLAS's.
+
+// A kernel's shared memory sized at launch (the tests' emulator of a GPU
+// defines it otherwise).
+#ifndef DYNAMIC_SHARED
+#define DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+#endif
+
+// The activations, numbered as executor.rs passes them.
+__device__ __forceinline__ float activate(int act, float x) {
+    switch (act) {
+    case 1:
+        return fmaxf(x, 0.0f);
+    case 2: {
+        float sp = x > 20.0f ? x : log1pf(expf(x));
+        return x * tanhf(sp);
+    }
+    case 3:
+        return x / (1.0f + expf(-x));
+    default:
+        return x;
+    }
+}
+
+// A thread's index among a launch's. Indices, and the index arithmetic of
+// every kernel, are 32-bit: a GPU divides 64-bit integers in software. The
+// largest buffer, a 3x3 convolution's im2col matrix of 1024 channels for
+// 256 boards of 25x25 (the most a batch holds, the largest board), has
+// 1.5e9 values, below 2^32.
+__device__ __forceinline__ unsigned thread_index() {
+    return blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+// x * scale rounded to half precision (to nearest, ties to even), as bits.
+__device__ __forceinline__ unsigned short half_bits(float x) {
+#ifdef __CUDA_ARCH__
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
+    return h;
+#else
+    return host_half_bits(x);
+#endif
+}
+
+// A block's sum of its threads' values (blockDim.x a power of two, at most
+// 256), every thread reading it.
+__device__ float block_sum(float value, float* scratch) {
+    scratch[threadIdx.x] = value;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            scratch[threadIdx.x] += scratch[threadIdx.x + s];
+        }
+        __syncthreads();
+    }
+    float sum = scratch[0];
+    __syncthreads();
+    return sum;
+}
+
+// A block's maximum of its threads' values, as block_sum.
+__device__ float block_max(float value, float* scratch) {
+    scratch[threadIdx.x] = value;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            scratch[threadIdx.x] = fmaxf(scratch[threadIdx.x], scratch[threadIdx.x + s]);
+        }
+        __syncthreads();
+    }
+    float top = scratch[0];
+    __syncthreads();
+    return top;
+}
