@@ -5,6 +5,7 @@ use kosumi::engine::{Config, Engine};
 use kosumi::frontends::analysis::Perspective;
 use kosumi::frontends::gtp::serve;
 use kosumi::frontends::katago_args;
+use kosumi::frontends::networks::{self, PrecisionChoice};
 use kosumi::go::rules::Rules;
 use kosumi::phantom::Kind;
 use kosumi::phantom::options::Options;
@@ -658,17 +659,12 @@ fn puct_settings(cli: &Cli) -> Puct {
 /// The network `--nn` and `--model` ask for; exits on a file that does
 /// not load.
 fn load_network(cli: &Cli, backends: &kosumi::nn::Backends) -> Option<kosumi::nn::Evaluator> {
-    match (cli.nn, &cli.model) {
-        (Switch::Off, Some(_)) => refuse("--model names a network and --nn off asks for none"),
-        (Switch::Off, None) => None,
-        (Switch::On, Some(path)) => {
-            let net = kosumi::nn::Evaluator::load_on(path, backends)
-                .unwrap_or_else(|e| refuse(format!("--model {}: {e}", path.display())));
-            set_human_profile(cli, &net);
-            Some(net)
-        }
-        (Switch::On, None) => Some(kosumi::nn::Evaluator::embedded_on(backends)),
+    let net = networks::network(cli.nn == Switch::On, cli.model.as_deref(), backends)
+        .unwrap_or_else(|e| refuse(e))?;
+    if cli.model.is_some() {
+        set_human_profile(cli, &net);
     }
+    Some(net)
 }
 
 /// Names for one line of stderr: the first twelve, then how many more.
@@ -681,67 +677,30 @@ fn listed(names: &[String]) -> String {
     text
 }
 
-/// How the networks run, as the command line asks, held to the machine
-/// before any network is loaded: a GPU asked for where there is none (or
-/// the build has no GPU backend), a precision or kernel the processor
-/// lacks, are refused with the reason (exit 2) rather than quietly run
-/// otherwise. `kernel`: bench's `--kernel`.
+/// How the networks run, as the command line asks ([`networks`]); exits
+/// with the reason where the machine refuses it. `kernel`: bench's
+/// `--kernel`.
 fn backends(cli: &Cli, kernel: Option<&str>) -> kosumi::nn::Backends {
-    use kosumi::nn::{BackendKind, OptionsError, Precision};
-    let kind = match cli.backend {
-        BackendArg::Auto => BackendKind::Auto,
-        BackendArg::Cpu => BackendKind::Cpu,
-        BackendArg::Cuda => BackendKind::Cuda,
+    use kosumi::nn::BackendKind;
+    let precision = |p: PrecisionArg| match p {
+        PrecisionArg::Auto => PrecisionChoice::Auto,
+        PrecisionArg::F32 => PrecisionChoice::F32,
+        PrecisionArg::Bf16 => PrecisionChoice::Bf16,
+        PrecisionArg::F16 => PrecisionChoice::F16,
     };
-    let name = format!("{kind:?}").to_lowercase();
-    // A GPU's products in half precision unless f32 is asked for (f16
-    // where the GPU has tensor cores, under auto); a config's wish
-    // (cudaUseFP16) only where a GPU answers.
-    let half = match cli.precision {
-        PrecisionArg::Auto => None,
-        PrecisionArg::F16 => Some(true),
-        PrecisionArg::F32 | PrecisionArg::Bf16 => Some(false),
-    };
-    let kernel = kernel.map(|k| {
-        kosumi::nn::Kernel::named(k).unwrap_or_else(|e| refuse(format!("bench --kernel {k}: {e}")))
-    });
-    let options = kosumi::nn::Options {
-        backend: kind,
+    let choice = networks::BackendChoice {
+        backend: match cli.backend {
+            BackendArg::Auto => BackendKind::Auto,
+            BackendArg::Cpu => BackendKind::Cpu,
+            BackendArg::Cuda => BackendKind::Cuda,
+        },
         gpu: cli.gpu,
-        half,
         max_batch: cli.nn_max_batch.map(|n| n as usize),
-        precision: match cli.precision {
-            PrecisionArg::Bf16 => Precision::Bf16,
-            _ => Precision::F32,
-        },
-        kernel,
+        precision: precision(cli.precision),
+        config_precision: cli.gpu_precision.map(precision),
+        kernel: kernel.map(str::to_string),
     };
-    // The kernel was checked above: what the processor lacks is bfloat16.
-    let backends = options.check().unwrap_or_else(|e| match e {
-        OptionsError::Processor(why) => refuse(format!("--precision bf16: {why}")),
-        OptionsError::Bf16OnGpu => refuse(
-            "--precision bf16 is the CPU's; a GPU multiplies in f16 or f32 (or --backend cpu)",
-        ),
-        e if cli.precision == PrecisionArg::F16 => refuse(format!(
-            "--precision f16: half-precision products are a GPU's: {e}"
-        )),
-        e => match cli.gpu {
-            Some(n) => refuse(format!("--backend {name} --gpu {n}: {e}")),
-            None => refuse(format!("--backend {name}: {e}")),
-        },
-    });
-    match cli.gpu_precision {
-        Some(wish) if cli.precision == PrecisionArg::Auto && backends.on_gpu() => {
-            backends.with_half(wish == PrecisionArg::F16)
-        }
-        Some(PrecisionArg::F16) if cli.precision == PrecisionArg::Auto => {
-            eprintln!(
-                "kosumi: cudaUseFP16 = true is a GPU's setting and no GPU runs the networks here: set aside (the CPU multiplies in f32)"
-            );
-            backends
-        }
-        _ => backends,
-    }
+    choice.backends().unwrap_or_else(|e| refuse(e))
 }
 
 /// The human-like net `--human-model` names, under `--human-profile` if
@@ -752,17 +711,7 @@ fn load_human_network(
     with_network: bool,
 ) -> Option<kosumi::nn::Evaluator> {
     let path = cli.human_model.as_ref()?;
-    if !with_network {
-        refuse("--human-model goes beside a network (--nn off asks for none)");
-    }
-    let net = kosumi::nn::Evaluator::load_on(path, backends)
-        .unwrap_or_else(|e| refuse(format!("--human-model {}: {e}", path.display())));
-    if !net.is_human() {
-        log::warn!(
-            "--human-model {}: this net reads no profile (no metadata encoder)",
-            path.display()
-        );
-    }
+    let net = networks::human_network(path, with_network, backends).unwrap_or_else(|e| refuse(e));
     // A level draws from this net under its rank's profile.
     level_profile(cli);
     net.set_profile(cli.human_profile.clone());
@@ -898,7 +847,7 @@ fn analysis_engine(cli: &Cli, backends: &kosumi::nn::Backends, args: &AnalysisAr
         workers: 1,
         search: search_config(cli),
         human_network,
-        reader_gone: Some(kosumi::frontends::analysis::stdout_reader_gone),
+        reader_gone: Some(kosumi::core::os::stdout_reader_gone),
     };
     // What runs at once, whatever a config made for a GPU asks: said once.
     // On the processor, the cores bound it; on a device the threads wait
@@ -923,7 +872,7 @@ fn analysis_engine(cli: &Cli, backends: &kosumi::nn::Backends, args: &AnalysisAr
     };
     // KaTrain runs a custom engine command through a shell and ends it by
     // ending that shell: kosumi goes with its parent.
-    kosumi::tools::process::end_with_parent();
+    kosumi::core::os::end_with_parent();
     eprintln!("kosumi analysis: network {}; ready for queries", net.name());
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
@@ -997,13 +946,8 @@ fn review_record(cli: &Cli, backends: &kosumi::nn::Backends, args: &ReviewArgs) 
 
 /// `kosumi bench`: speed figures on stdout.
 fn bench(model: Option<&std::path::Path>, backends: &kosumi::nn::Backends, args: &BenchArgs) {
-    // Figures piped into `head` end the bench quietly, as a Unix tool
-    // ends, when the reader has what it wanted.
-    #[cfg(unix)]
-    // SAFETY: restoring a signal's default action, before any thread.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    // Figures piped into `head` end the bench quietly.
+    kosumi::core::os::end_quietly_on_closed_pipe();
     if !args.sizes.iter().all(|&s| board_size_ok(s)) {
         refuse("bench sizes must be 2 to 25");
     }

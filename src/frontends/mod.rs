@@ -4,10 +4,13 @@
 //! record searched position by position and written back annotated), and
 //! [`katago_rules`] (KataGo's rules names and JSON, which GTP and the JSON
 //! engine share), and [`katago_args`] (KataGo's own command line and config
-//! files, turned into kosumi's options). Nothing below this folder names it.
+//! files, turned into kosumi's options), and [`networks`] (the backends and
+//! networks the command line asks for, set up before any of them starts).
+//! Nothing below this folder names it.
 
 pub mod analysis;
 pub mod gtp;
 pub mod katago_args;
 pub mod katago_rules;
+pub mod networks;
 pub mod review;

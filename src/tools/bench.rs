@@ -501,7 +501,7 @@ fn katago_ms_per_eval(
         let affordable = seconds * 1000.0 / (3.0 * ours_ms.max(0.01)) / KATAGO_POSITIONS as f64;
         let visits = (affordable as usize).clamp(4, ((seconds * 40.0) as usize).max(20));
         let mut command = Command::new(katago);
-        super::process::prepare(&mut command);
+        crate::core::os::prepare(&mut command);
         let mut child = command
             .args(["benchmark", "-model"])
             .arg(&model)
@@ -523,7 +523,7 @@ fn katago_ms_per_eval(
             .stderr(Stdio::null())
             .spawn()
             .ok()?;
-        let mut tree = super::process::ChildTree::adopt(&child);
+        let mut tree = crate::core::os::ChildTree::adopt(&child);
         let mut stdout = child.stdout.take()?;
         let reader = std::thread::Builder::new().spawn(move || {
             let mut text = String::new();

@@ -7,7 +7,7 @@
 //! is dropped (a shell wrapper's children too). The phantom match runner
 //! drives its seats with it, and the tests drive kosumi.
 
-use super::process::{self, ChildTree};
+use crate::core::os::{self as process, ChildTree};
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};

@@ -12,5 +12,4 @@ pub mod client;
 pub mod fuzzing;
 pub mod gpu_error;
 pub mod phantom_match;
-pub mod process;
 pub mod train_patterns;

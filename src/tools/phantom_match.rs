@@ -22,6 +22,7 @@
 //! settings and folder, the match plays only the games the table lacks.
 
 use crate::core::files::write_atomically;
+use crate::core::os;
 use crate::go::board::{Board, BoardSize, Color, Point};
 use crate::go::game::Game;
 use crate::go::rules::Rules;
@@ -102,7 +103,7 @@ struct SeatEngine(Client, Duration);
 impl SeatEngine {
     fn start(command: &str, timeout: Duration) -> Result<SeatEngine, String> {
         let mut client = Client::shell(command).map_err(|e| format!("'{command}': {e}"))?;
-        live_groups().push(client.child_mut().id() as i32);
+        live_groups().push(client.child_mut().id());
         Ok(SeatEngine(client, timeout))
     }
 
@@ -131,59 +132,30 @@ impl SeatEngine {
 
 impl Drop for SeatEngine {
     fn drop(&mut self) {
-        let id = self.0.child_mut().id() as i32;
+        let id = self.0.child_mut().id();
         live_groups().retain(|&g| g != id);
     }
 }
 
 /// The process groups of the seats' engines now running (each engine
 /// leads its own), for [`end_seats_on_signals`].
-fn live_groups() -> std::sync::MutexGuard<'static, Vec<i32>> {
-    static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+fn live_groups() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    static LIVE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Ctrl+Break in Windows' C runtime (`signal.h`'s `SIGBREAK`), which the
-/// libc crate does not name.
-#[cfg(windows)]
-const SIGBREAK: libc::c_int = 21;
-
-/// The signal that asked the match to end (0: none yet).
-static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
-
-extern "C" fn note_signal(signal: libc::c_int) {
-    SIGNALLED.store(signal, Ordering::SeqCst);
-}
-
 /// On SIGTERM or SIGINT (Ctrl+C; Ctrl+Break too on Windows), ends every
-/// seat's process group and exits (the
-/// table of the games played is already written, after each game): a
-/// match stopped leaves no engine running. The handler only notes the
-/// signal; a watcher thread does the rest.
+/// seat's process group and exits (the table of the games played is
+/// already written, after each game): a match stopped leaves no engine
+/// running. The signals are only noted; a watcher thread does the rest.
 fn end_seats_on_signals() {
-    let handler = note_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    // SAFETY: the handler only stores into an atomic, which is
-    // async-signal-safe; signal(2) touches no memory of ours.
-    unsafe {
-        libc::signal(libc::SIGTERM, handler);
-        libc::signal(libc::SIGINT, handler);
-        // Ctrl+Break, which Windows' C runtime reports as its own signal.
-        #[cfg(windows)]
-        libc::signal(SIGBREAK, handler);
-    }
+    os::catch_stop_signals();
     let watcher = std::thread::Builder::new().spawn(|| {
         loop {
             std::thread::sleep(Duration::from_millis(50));
-            let signal = SIGNALLED.load(Ordering::SeqCst);
-            if signal != 0 {
-                // On Windows each seat's job object ends it as this
-                // process exits.
-                #[cfg(unix)]
+            if let Some(signal) = os::stop_signal() {
                 for &group in live_groups().iter() {
-                    // SAFETY: kill(2) on a process group a seat leads.
-                    unsafe {
-                        libc::kill(-group, libc::SIGKILL);
-                    }
+                    os::kill_group(group);
                 }
                 eprintln!("kosumi phantom-match: stopped by signal {signal}; every seat ended");
                 std::process::exit(128 + signal);
@@ -194,11 +166,7 @@ fn end_seats_on_signals() {
         // The signals then end the match by their default action; the
         // seats still end with it (their parent-death signal, or job).
         eprintln!("kosumi phantom-match: no thread to watch for signals ({err})");
-        // SAFETY: restoring the default actions touches no memory.
-        unsafe {
-            libc::signal(libc::SIGTERM, libc::SIG_DFL);
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-        }
+        os::default_stop_signals();
     }
 }
 

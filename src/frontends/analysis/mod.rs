@@ -50,26 +50,6 @@ pub struct Settings {
 /// How often `reader_gone` is asked.
 const READER_CHECK: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// Whether standard output's reader has gone: on Unix, a pipe or socket
-/// whose other end is closed reports an error or hang-up to `poll`.
-pub fn stdout_reader_gone() -> bool {
-    #[cfg(unix)]
-    {
-        let mut fd = libc::pollfd {
-            fd: 1,
-            events: 0,
-            revents: 0,
-        };
-        // SAFETY: poll(2) on one descriptor record of ours, no waiting.
-        let ready = unsafe { libc::poll(&mut fd, 1, 0) };
-        ready > 0 && fd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
-    }
-    #[cfg(not(unix))]
-    {
-        false
-    }
-}
-
 /// The most positions waiting at once (each holds its query's moves, not
 /// a game): past it a query is refused whole with an error.
 const MAX_WAITING: usize = 100_000;

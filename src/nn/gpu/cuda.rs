@@ -6,9 +6,9 @@
 //! runs on a machine without CUDA, where [`probe`] says why there is no GPU
 //! rather than failing inside the loader.
 
-use super::Kernel;
 use super::device::{Arg, Device, Gemm, Launch, Queue};
 use super::executor::GpuNetwork;
+use super::kernels::Kernel;
 use crate::nn::model::ModelDesc;
 use cudarc::cublas::CudaBlas;
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};

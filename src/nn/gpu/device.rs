@@ -5,7 +5,7 @@
 //! same kernels compiled for the host, is the other, so that the executor
 //! and the kernels are held to the CPU backend without a GPU.
 
-use super::Kernel;
+use super::kernels::Kernel;
 
 /// A kernel's argument, as the kernels' source declares it: an address, an
 /// `int`, a `long long` or a `float`.

@@ -7,8 +7,8 @@
 //! the same launches, arguments and products, so that the kernels' indices
 //! and the executor's arguments are held to the CPU backend without a GPU.
 
-use super::Kernel;
 use super::device::{Arg, Device, Gemm, Launch, Queue};
+use super::kernels::Kernel;
 use std::ffi::{CString, c_char, c_void};
 use std::sync::OnceLock;
 

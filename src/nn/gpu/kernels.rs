@@ -4,12 +4,10 @@
 //! declaration a kernel: its name and parameters as the source has them,
 //! and whether its threads wait for each other at `__syncthreads`. From
 //! the declarations come the [`Kernel`] names the devices load, a typed
-//! launcher a kernel (an operation passes its kernel's parameters, in
-//! their order and types, or does not compile), and the emulator's table;
-//! a test holds every declaration to the source's signature.
-
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::device::{Arg, Launch, Queue};
+//! launcher a kernel (`ops/launch.rs`: an operation passes its kernel's
+//! parameters, in their order and types, or does not compile), and the
+//! emulator's table; a test holds every declaration to the source's
+//! signature.
 
 /// The kernels' source, compiled at run time by NVRTC (and for the tests
 /// by g++ and clang).
@@ -39,24 +37,8 @@ pub(crate) enum Param {
     F32,
 }
 
-/// A parameter's Rust type in a launcher.
-macro_rules! param_type {
-    (Ptr) => {
-        u64
-    };
-    (I32) => {
-        i32
-    };
-    (I64) => {
-        i64
-    };
-    (F32) => {
-        f32
-    };
-}
-
-/// The kernels, each once: `Variant name(parameter: Kind, …) syncs;`.
-macro_rules! kernels {
+/// The [`Kernel`] enum and its facts, from the declarations.
+macro_rules! declare {
     ($(
         $(#[doc = $doc:literal])*
         $variant:ident $name:ident($($param:ident: $kind:ident),* $(,)?) $syncs:literal;
@@ -97,27 +79,14 @@ macro_rules! kernels {
             }
         }
 
-        /// One launcher a kernel: the launch, the kernel's parameters in
-        /// the source's order and types, then the queue it goes on.
-        #[cfg(any(feature = "cuda", all(test, unix)))]
-        pub(crate) mod launch {
-            use super::*;
-            $(
-                $(#[doc = $doc])*
-                #[allow(clippy::too_many_arguments)]
-                pub(crate) fn $name(
-                    launch: Launch,
-                    $($param: param_type!($kind),)*
-                    queue: &mut dyn Queue,
-                ) -> Result<(), String> {
-                    queue.launch(Kernel::$variant, launch, &[$(Arg::$kind($param)),*])
-                }
-            )*
-        }
     };
 }
 
-kernels! {
+/// Hands the kernels' declarations to `$then`, a macro that makes
+/// something of each: `Variant name(parameter: Kind, …) syncs;`.
+macro_rules! with_kernels {
+    ($then:ident) => {
+        $then! {
     /// The im2col matrix of a `size × size` convolution.
     Im2col im2col(r#in: Ptr, col: Ptr, batch: I32, width: I32, height: I32, cin: I32, size: I32)
         false;
@@ -156,7 +125,13 @@ kernels! {
     ) true;
     /// `hidden = silu(hidden) · gate`.
     SwiGlu swiglu(hidden: Ptr, gate: Ptr, n: I64) false;
+        }
+    };
 }
+#[cfg(any(feature = "cuda", all(test, unix)))]
+pub(crate) use with_kernels;
+
+with_kernels!(declare);
 
 #[cfg(test)]
 mod tests {

@@ -20,8 +20,6 @@ pub(crate) mod kernels;
 pub(crate) mod ops;
 pub(crate) mod program;
 
-pub(crate) use kernels::Kernel;
-
 #[cfg(test)]
 pub(crate) mod tests {
     /// Holds `backend` (of `desc`) to the CPU backend: a few positions on each
@@ -151,7 +149,7 @@ extern "C" __device__ float powf(float, float);
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        for kernel in super::Kernel::ALL.iter().map(|k| k.name()) {
+        for kernel in super::kernels::Kernel::ALL.iter().map(|k| k.name()) {
             assert!(
                 ptx.contains(&format!(".entry {kernel}(")),
                 "{kernel} in the PTX"

@@ -5,11 +5,13 @@
 //! block a query point, head and board keeps the board's scores in shared
 //! memory.
 
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use super::launch;
 use super::{Angles, Buf};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{DeviceStep, threads};
 #[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::{device::Launch, kernels::launch};
+use crate::nn::gpu::device::Launch;
 
 /// Threads a block of the attention kernel (a power of two, at most 256).
 #[cfg(any(feature = "cuda", all(test, unix)))]

@@ -4,11 +4,13 @@
 //! on its way (KataGo's "Scale8", which keeps a mish net's large
 //! activations inside half precision's range) and the product scales back.
 
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use super::launch;
 use super::{Buf, Weights};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{DeviceStep, threads};
 #[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::{device::Gemm, kernels::launch};
+use crate::nn::gpu::device::Gemm;
 
 /// What a product's input is multiplied by on its way to half precision
 /// (and the product by its inverse).

@@ -2,11 +2,13 @@
 //! matrix (`MatMul`, the global layers and heads), and SwiGLU's
 //! `silu(hidden) · gate` value by value (`SwiGlu`).
 
+#[cfg(any(feature = "cuda", all(test, unix)))]
+use super::launch;
 use super::{Buf, Weights};
 #[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{DeviceStep, threads};
 #[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::{device::Gemm, kernels::launch};
+use crate::nn::gpu::device::Gemm;
 
 /// `dst[board] = src[board] · W`, per-board rows of `cin` and `cout`.
 #[derive(Clone, Copy, Debug, PartialEq)]

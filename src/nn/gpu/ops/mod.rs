@@ -11,6 +11,8 @@
 pub(crate) mod attention;
 pub(crate) mod conv;
 pub(crate) mod dense;
+#[cfg(any(feature = "cuda", all(test, unix)))]
+pub(crate) mod launch;
 pub(crate) mod norm;
 pub(crate) mod pool;
 

@@ -5,10 +5,12 @@
 //! and the RMSNorm of transformer nets (`RmsNorm`).
 
 #[cfg(any(feature = "cuda", all(test, unix)))]
+use super::launch;
+#[cfg(any(feature = "cuda", all(test, unix)))]
 use super::{BLOCK, DeviceStep, act_code, threads};
 use super::{Buf, Weights};
 #[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::{device::Launch, kernels::launch};
+use crate::nn::gpu::device::Launch;
 use crate::nn::model::Activation;
 
 /// `dst = act((src + extra[board]) · scale + bias)` channel by channel at

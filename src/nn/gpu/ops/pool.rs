@@ -4,9 +4,9 @@
 
 use super::Buf;
 #[cfg(any(feature = "cuda", all(test, unix)))]
-use super::{DeviceStep, threads};
+use super::launch;
 #[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::kernels::launch;
+use super::{DeviceStep, threads};
 
 /// The third term of a pooling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

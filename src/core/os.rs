@@ -1,5 +1,8 @@
-//! An engine started as a child process, and everything it starts, ended
-//! as one tree with the runner however the runner ends. On Unix the child
+//! What differs between operating systems, in one place: child processes,
+//! signals, and whether standard output's reader is still there.
+//!
+//! An engine started as a child process, and everything it starts, is
+//! ended as one tree with the runner however the runner ends. On Unix the child
 //! leads its own process group (a wrapper script's engine is in it too),
 //! which a kill ends whole, and on Linux the child is sent SIGKILL by the
 //! kernel when the thread that started it dies (`PR_SET_PDEATHSIG`: a
@@ -54,12 +57,7 @@ impl ChildTree {
 
     /// Ends the child and everything it started, and reaps the child.
     pub fn kill(&mut self, child: &mut Child) {
-        #[cfg(unix)]
-        // SAFETY: kill(2) with a negative pid signals the process group the
-        // child leads (started with process_group(0)); no memory is touched.
-        unsafe {
-            libc::kill(-(child.id() as i32), libc::SIGKILL);
-        }
+        kill_group(child.id());
         #[cfg(windows)]
         if let Some(job) = self.job.take() {
             job.terminate();
@@ -102,6 +100,94 @@ pub fn shell(command_line: &str) -> Command {
         command.args(["-c", &format!("exec {command_line}")]);
         command
     }
+}
+
+/// Whether standard output's reader has gone: on Unix, a pipe or socket
+/// whose other end is closed reports an error or hang-up to `poll`;
+/// elsewhere it cannot be told (`false`).
+pub fn stdout_reader_gone() -> bool {
+    #[cfg(unix)]
+    {
+        let mut fd = libc::pollfd {
+            fd: 1,
+            events: 0,
+            revents: 0,
+        };
+        // SAFETY: poll(2) on one descriptor record of ours, no waiting.
+        let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+        ready > 0 && fd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
+/// Lets a closed output pipe end the process quietly, as a Unix tool ends
+/// when its reader (`head`) has what it wanted: SIGPIPE's default action
+/// (Rust ignores it). Nothing elsewhere. Call before any thread starts.
+pub fn end_quietly_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default action touches no memory.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Ctrl+Break in Windows' C runtime (`signal.h`'s `SIGBREAK`), which the
+/// libc crate does not name.
+#[cfg(windows)]
+const SIGBREAK: libc::c_int = 21;
+
+/// The stop signal noted (0: none yet).
+static STOP_SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+extern "C" fn note_stop_signal(signal: libc::c_int) {
+    STOP_SIGNAL.store(signal, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Notes SIGTERM and SIGINT (Ctrl+C; Ctrl+Break too on Windows) rather
+/// than dying of them: [`stop_signal`] then says which came, for a thread
+/// that watches to end things in order.
+pub fn catch_stop_signals() {
+    let handler = note_stop_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    // SAFETY: the handler only stores into an atomic, which is
+    // async-signal-safe; signal(2) touches no memory of ours.
+    unsafe {
+        libc::signal(libc::SIGTERM, handler);
+        libc::signal(libc::SIGINT, handler);
+        #[cfg(windows)]
+        libc::signal(SIGBREAK, handler);
+    }
+}
+
+/// The stop signal [`catch_stop_signals`] noted, if one came.
+pub fn stop_signal() -> Option<i32> {
+    match STOP_SIGNAL.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
+    }
+}
+
+/// Gives SIGTERM and SIGINT their default actions back.
+pub fn default_stop_signals() {
+    // SAFETY: restoring the default actions touches no memory.
+    unsafe {
+        libc::signal(libc::SIGTERM, libc::SIG_DFL);
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+    }
+}
+
+/// Ends the process group child `id` leads ([`prepare`]d), on Unix; on
+/// Windows each child's job object ends it as this process exits.
+pub fn kill_group(id: u32) {
+    #[cfg(unix)]
+    // SAFETY: kill(2) on a process group a child leads.
+    unsafe {
+        libc::kill(-(id as i32), libc::SIGKILL);
+    }
+    #[cfg(not(unix))]
+    let _ = id;
 }
 
 #[cfg(windows)]
