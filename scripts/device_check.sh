@@ -27,12 +27,17 @@
 #      net's shape (b18c384nbt, written here by scripts/synthetic_model.py):
 #      evaluations a second at batches 1 to 256 and the search's visits a
 #      second, and the same for the embedded net and each NET on 19×19;
+#      then `bench --nn --profile` for the b18-shaped net and each NET on
+#      19×19: each operation kind's device time (CUDA events) at batches 1,
+#      8 and 128, and the host's input planes;
 #   3. with each NET, a KaTrain-like JSON query on the GPU (33 turns of a
 #      19×19 game, 500 visits each, 12 positions at once × 8 threads);
 #   4. a PyTorch anchor (a script that times a net of the same shape in
 #      PyTorch fp16) in the same run, where ANCHOR names one (copy it into
 #      the work tree to carry it).
-# Prints one line per figure and gate; about seven minutes in all.
+# Prints one line per figure and gate. Each step has its own timeout, and
+# the CPU's figures take the NETs on 19×19 only, so that the whole stays
+# near five minutes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$(mktemp -d)
@@ -52,21 +57,23 @@ echo "cpu: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), $(nproc
 echo "flags: $(grep -m1 -o -w -E 'avx2|avx512f|avx512_bf16|amx_tile|asimd|bf16' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 "$kosumi" --backend cpu bench --nn --size 9 --size 19 --seconds 1
 for net in "$@"; do
-  "$kosumi" --backend cpu --model "$net" bench --nn --size 9 --size 19 --seconds 1
+  "$kosumi" --backend cpu --model "$net" bench --nn --size 19 --seconds 1
 done
 command -v nvidia-smi >/dev/null || { echo "gpu: none (no nvidia-smi)"; exit 0; }
 echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
 models=$here/tests/data/models
 status=0
-timeout 180 "$kosumi" --backend cuda gpu-error --positions 150 \
+timeout 120 "$kosumi" --backend cuda gpu-error --positions 100 \
   "$models"/*.bin.gz "$models"/*.txt.gz || status=1
 timeout 30 "$kosumi" --backend cuda gpu-error --positions 60 || status=1
 python3 "$here/scripts/synthetic_model.py" --shape b18c384nbt > "$scratch/b18c384nbt.txt"
-timeout 150 "$kosumi" --backend cuda --model "$scratch/b18c384nbt.txt" bench --nn --size 19 --seconds 2 || status=1
-timeout 60 "$kosumi" --backend cuda bench --nn --size 19 --seconds 1 || status=1
+timeout 100 "$kosumi" --backend cuda --model "$scratch/b18c384nbt.txt" bench --nn --size 19 --seconds 1 || status=1
+timeout 30 "$kosumi" --backend cuda --model "$scratch/b18c384nbt.txt" bench --nn --profile --size 19 --seconds 0.5 || status=1
+timeout 40 "$kosumi" --backend cuda bench --nn --size 19 --seconds 1 || status=1
 rm -f "$scratch/b18c384nbt.txt"
 for net in "$@"; do
-  timeout 120 "$kosumi" --backend cuda --model "$net" bench --nn --size 19 --seconds 2 || status=1
+  timeout 90 "$kosumi" --backend cuda --model "$net" bench --nn --size 19 --seconds 1 || status=1
+  timeout 30 "$kosumi" --backend cuda --model "$net" bench --nn --profile --size 19 --seconds 0.5 || status=1
   # A KaTrain-like JSON query: 33 turns of a 19×19 game, 500 visits each,
   # ownership and policy, as KaTrain's config asks (12 positions at once,
   # 8 search threads each); its visits a second.
@@ -79,7 +86,7 @@ print(json.dumps({"id": "kt", "moves": [["BW"[i % 2], m] for i, m in enumerate(m
                   "analyzeTurns": list(range(33))}))
 QUERY
   start=$(date +%s.%N)
-  answers=$(timeout 90 "$kosumi" --backend cuda --model "$net" --threads 8 analysis --positions 12 \
+  answers=$(timeout 60 "$kosumi" --backend cuda --model "$net" --threads 8 analysis --positions 12 \
     < "$scratch/query.json" 2>/dev/null | grep -c '"id":"kt"' || true)
   awk -v a="$start" -v b="$(date +%s.%N)" -v n="$answers" -v net="$(basename "$net")" \
     'BEGIN { printf "json_query net=%s turns=33 answered=%d visits=500 seconds=%.1f visits_per_s=%.0f\n", net, n, b - a, n * 500 / (b - a) }'

@@ -360,6 +360,12 @@ struct BenchArgs {
     /// choice where not given), for --simulate.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
     leaves: Option<u64>,
+    /// With --nn: where a forward pass spends its time instead, part by
+    /// part (each operation's kind on a GPU, by CUDA events; each block's
+    /// kind and head on the CPU, by the clock), and the host's input
+    /// planes, at batches 1, 8 and 128 (those the backend takes).
+    #[arg(long)]
+    profile: bool,
 }
 
 /// A latency model: `FIXED,PER_BOARD[,BATCH]`, milliseconds from 0 to
@@ -965,6 +971,9 @@ fn bench(model: Option<&std::path::Path>, backends: &kosumi::nn::Backends, args:
     if args.kernel.is_some() && !args.nn {
         refuse("bench --kernel goes with --nn (the network's figures)");
     }
+    if args.profile && !args.nn {
+        refuse("bench --profile goes with --nn (the network's figures)");
+    }
     if args.simulate.is_none() && (!args.threads.is_empty() || args.leaves.is_some()) {
         refuse("bench --threads and --leaves go with --simulate");
     }
@@ -982,8 +991,12 @@ fn bench(model: Option<&std::path::Path>, backends: &kosumi::nn::Backends, args:
         let leaves = args.leaves.map(|l| l as usize);
         kosumi::tools::bench::simulated(&sizes, args.seconds, model, &threads, leaves);
     } else if args.nn {
-        if let Err(e) = kosumi::tools::bench::network(&sizes, args.seconds, model, backends) {
-            refuse(format!("--model {e}"));
+        let figures = match args.profile {
+            true => kosumi::tools::bench::profile(&sizes, args.seconds, model, backends),
+            false => kosumi::tools::bench::network(&sizes, args.seconds, model, backends),
+        };
+        if let Err(e) = figures {
+            refuse(e);
         }
     } else {
         kosumi::tools::bench::run(&sizes, &threads, args.seconds);

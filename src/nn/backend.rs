@@ -83,6 +83,55 @@ impl std::fmt::Display for PassError {
     }
 }
 
+/// Where profiled passes spent their time: each part's name (an
+/// operation's kind, a block's, a head) and its total over the passes, in
+/// the order the parts first ran.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PassProfile {
+    pub parts: Vec<(&'static str, std::time::Duration)>,
+    /// The passes the times are totals of.
+    pub passes: usize,
+}
+
+impl PassProfile {
+    /// Adds `took` to the part `name`.
+    pub fn add(&mut self, name: &'static str, took: std::time::Duration) {
+        match self.parts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, total)) => *total += took,
+            None => self.parts.push((name, took)),
+        }
+    }
+
+    /// The parts' time together.
+    pub fn total(&self) -> std::time::Duration {
+        self.parts.iter().map(|&(_, d)| d).sum()
+    }
+}
+
+/// Laps of the wall clock into a [`PassProfile`], where one is kept: each
+/// [`Laps::lap`] adds the time since the last to a part. Without a profile
+/// it reads no clock.
+pub struct Laps<'a> {
+    profile: Option<&'a mut PassProfile>,
+    last: Option<std::time::Instant>,
+}
+
+impl<'a> Laps<'a> {
+    pub fn new(profile: Option<&'a mut PassProfile>) -> Laps<'a> {
+        let last = profile.as_ref().map(|_| std::time::Instant::now());
+        Laps { profile, last }
+    }
+
+    /// The time since the last lap, as the part `name`.
+    pub fn lap(&mut self, name: &'static str) {
+        if let (Some(profile), Some(last)) = (self.profile.as_deref_mut(), self.last.as_mut()) {
+            let now = std::time::Instant::now();
+            profile.add(name, now - *last);
+            *last = now;
+        }
+    }
+}
+
 /// One thread's passes through a backend: the buffers, of the backend's
 /// own types, and the backend they run on (lc0's `BackendComputation`).
 /// A thread fills the inputs of a shape, then runs the pass.
@@ -93,6 +142,20 @@ pub trait Computation: Send {
     /// Runs the model on the inputs and writes each board's raw heads, or
     /// says why it could not (the outputs are then not to be read).
     fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), PassError>;
+    /// [`Computation::forward`], its time added to `profile` part by part
+    /// (by the wall clock on the processor, by the device's own clock on
+    /// a device); a backend without parts gives the pass whole.
+    fn forward_profiled(
+        &mut self,
+        shape: Shape,
+        out: &mut [RawOutput],
+        profile: &mut PassProfile,
+    ) -> Result<(), PassError> {
+        let mut laps = Laps::new(Some(profile));
+        let ran = self.forward(shape, out);
+        laps.lap("forward pass");
+        ran
+    }
 }
 
 /// The arithmetic a backend's products run in.

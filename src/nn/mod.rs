@@ -40,6 +40,7 @@ pub(crate) mod test_models;
 
 use crate::go::board::{BoardSize, Color};
 use crate::go::game::Game;
+pub use backend::PassProfile;
 use backend::{Backend, RawOutput, Shape};
 use inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
 use model::ModelDesc;
@@ -327,6 +328,11 @@ impl Evaluator {
             .attributes()
             .batching
             .max(BoardSize::square(19))
+    }
+
+    /// The most positions of `size` its backend evaluates at once.
+    pub fn max_batch_of(&self, size: BoardSize) -> usize {
+        self.backend.attributes().batching.max(size)
     }
 
     /// The positions of `size` its backend wants at once: what a search
@@ -785,6 +791,66 @@ impl Evaluator {
         self.counts.boards.fetch_add(boards, Relaxed);
     }
 
+    /// Where a forward pass of `batch` copies of `game` (to move, in its
+    /// eight symmetries in turn) spends its time: the backend's parts over
+    /// `passes` passes after one untimed, and the host's input planes for
+    /// them (features, ladders, symmetries) as "inputs (host)"; the
+    /// backend's error where a pass fails. The cache is not read.
+    pub fn profile_passes(
+        &self,
+        game: &Game,
+        batch: usize,
+        passes: usize,
+    ) -> Result<PassProfile, backend::PassError> {
+        let size = game.size();
+        let batch = batch.clamp(1, self.backend.attributes().batching.max(size));
+        let requests: Vec<Request> = (0..batch)
+            .map(|b| Request {
+                game,
+                to_move: game.to_move(),
+                fresh: false,
+                symmetry: b % 8,
+                white_advantage: 0.0,
+            })
+            .collect();
+        let shape = Shape::of(size, batch);
+        let mut computation = self.backend.clone().computation();
+        let mut maker = FeatureMaker::default();
+        let mut features = vec![Features::new(size); batch];
+        let mut raw = vec![RawOutput::default(); batch];
+        let own = self
+            .profile
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let mut profile = PassProfile::default();
+        for pass in 0..=passes {
+            {
+                let mut laps = backend::Laps::new((pass > 0).then_some(&mut profile));
+                for (r, f) in requests.iter().zip(&mut features) {
+                    maker.fill(r.game, r.to_move, r.fresh, r.mover_advantage(), f);
+                }
+                let inputs = computation.inputs(shape);
+                self.write_rows(
+                    &requests,
+                    own.as_ref(),
+                    &features,
+                    size,
+                    inputs.spatial,
+                    inputs.global,
+                    inputs.metadata,
+                );
+                laps.lap("inputs (host)");
+            }
+            match pass {
+                0 => computation.forward(shape, &mut raw)?,
+                _ => computation.forward_profiled(shape, &mut raw, &mut profile)?,
+            }
+        }
+        profile.passes = passes;
+        Ok(profile)
+    }
+
     /// What the network has done since it was loaded (or the counts were
     /// last taken): forward passes, the boards in them, and evaluations
     /// the cache answered.
@@ -837,6 +903,34 @@ fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
 mod tests {
     use super::*;
     use crate::go::rules::Rules;
+
+    #[test]
+    fn a_profiled_pass_on_the_cpu_times_each_block_kind_and_head() {
+        let net = Evaluator::embedded();
+        let game = Game::new(9, Rules::default(), 7.5);
+        let profile = net.profile_passes(&game, 1, 3).unwrap();
+        assert_eq!(profile.passes, 3);
+        let parts: Vec<&str> = profile.parts.iter().map(|&(p, _)| p).collect();
+        assert_eq!(
+            parts,
+            [
+                "inputs (host)",
+                "inputs layer",
+                "residual block",
+                "global pooling block",
+                "trunk tip",
+                "policy head",
+                "value head",
+                "ownership head"
+            ]
+        );
+        // A batch past the backend's largest is cut to it; the test
+        // backend gives its pass whole.
+        let (test, _) = on_test_backend();
+        let profile = test.profile_passes(&game, 100, 1).unwrap();
+        let parts: Vec<&str> = profile.parts.iter().map(|&(p, _)| p).collect();
+        assert_eq!(parts, ["inputs (host)", "forward pass"]);
+    }
 
     #[test]
     fn the_network_reads_the_playout_doubling_advantage() {

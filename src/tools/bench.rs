@@ -166,16 +166,7 @@ pub fn network(
     model: Option<&std::path::Path>,
     backends: &crate::nn::Backends,
 ) -> Result<(), String> {
-    let net = match model {
-        Some(path) => crate::nn::Evaluator::load_on(path, backends)
-            .map_err(|e| format!("{}: {e}", path.display()))?,
-        None => crate::nn::Evaluator::embedded_on(backends),
-    };
-    if net.is_human() {
-        // A human-like net is timed under a rank's profile (every profile
-        // costs the same).
-        net.set_profile(crate::nn::HumanProfile::parse("rank_5k").ok());
-    }
+    let net = timed_net(model, backends)?;
     let katago = katago_path();
     // A core's peak (a GPU's is not counted in a core's cycles).
     let peak = cpu_mhz()
@@ -260,6 +251,68 @@ pub fn network(
                 rate.words(),
                 rate.visits / best[0].visits.max(1e-9)
             );
+        }
+    }
+    Ok(())
+}
+
+/// The net `bench --nn` times: `model`'s, or the embedded one; a
+/// human-like net under a rank's profile (every profile costs the same).
+fn timed_net(
+    model: Option<&std::path::Path>,
+    backends: &crate::nn::Backends,
+) -> Result<crate::nn::Evaluator, String> {
+    let net = match model {
+        Some(path) => crate::nn::Evaluator::load_on(path, backends)
+            .map_err(|e| format!("--model {}: {e}", path.display()))?,
+        None => crate::nn::Evaluator::embedded_on(backends),
+    };
+    if net.is_human() {
+        net.set_profile(crate::nn::HumanProfile::parse("rank_5k").ok());
+    }
+    Ok(net)
+}
+
+/// `kosumi bench --nn --profile`: for each size and each of the batches
+/// 1, 8 and 128 the backend takes, a forward pass's time part by part
+/// (a line a part: its time a pass and its share of the pass), the
+/// passes enough for about `seconds` after one untimed.
+pub fn profile(
+    sizes: &[usize],
+    seconds: f64,
+    model: Option<&std::path::Path>,
+    backends: &crate::nn::Backends,
+) -> Result<(), String> {
+    let net = timed_net(model, backends)?;
+    for &size in sizes {
+        let game = middle_game(size);
+        let most = net.max_batch_of(size.into());
+        for batch in [1, 8, 128].into_iter().filter(|&b| b <= most) {
+            // A first pass tells how many fill the time.
+            let first = net
+                .profile_passes(&game, batch, 1)
+                .map_err(|e| e.to_string())?;
+            let per_pass = first.total().as_secs_f64().max(1e-6);
+            let passes = ((seconds / per_pass) as usize).clamp(3, 1000);
+            let profile = net
+                .profile_passes(&game, batch, passes)
+                .map_err(|e| e.to_string())?;
+            let total = profile.total().as_secs_f64();
+            let pass_ms = total / passes as f64 * 1e3;
+            println!(
+                "profile board={size} nn={} backend=\"{}\" batch={batch} passes={passes} ms_per_pass={pass_ms:.3} us_per_board={:.1}",
+                net.name(),
+                net.backend_name(),
+                pass_ms * 1e3 / batch as f64
+            );
+            for (part, took) in &profile.parts {
+                let s = took.as_secs_f64();
+                println!(
+                    "profile board={size} batch={batch} part=\"{part}\" us_per_pass={:.1} share={:.3}",
+                    s / passes as f64 * 1e6,
+                    s / total.max(1e-12)
+                );
+            }
         }
     }
     Ok(())

@@ -131,6 +131,17 @@ impl Block {
         }
     }
 
+    /// The block's kind, as a profile names it.
+    fn kind(&self) -> &'static str {
+        match self {
+            Block::Ordinary { .. } => "residual block",
+            Block::GlobalPooling { .. } => "global pooling block",
+            Block::NestedBottleneck { .. } => "nested bottleneck block",
+            Block::Attention(_) => "attention block",
+            Block::FeedForward(_) => "feed-forward block",
+        }
+    }
+
     /// Multiply-adds on a board of `size`.
     fn macs(&self, size: BoardSize) -> f64 {
         let points = size.points();
@@ -215,7 +226,17 @@ impl Block {
 
     /// `trunk += block(trunk)`, with the buffers of this level and those
     /// below it (for a bottleneck's inner blocks).
-    fn apply(&self, shape: Shape, trunk: &mut [f32], levels: &mut [Level], shared: &mut Shared) {
+    /// Runs the block on `trunk`, its time lapped as its kind (a nested
+    /// bottleneck's inner blocks each as theirs, its own convolutions as
+    /// one part).
+    fn apply(
+        &self,
+        shape: Shape,
+        trunk: &mut [f32],
+        levels: &mut [Level],
+        shared: &mut Shared,
+        laps: &mut backend::Laps,
+    ) {
         let (level, deeper) = levels.split_first_mut().expect("a level per nesting");
         let [a, b, c] = &mut level.work;
         match self {
@@ -264,15 +285,19 @@ impl Block {
                 let inner = &mut level.inner_trunk;
                 pre.apply(shape, trunk, a);
                 pre_conv.apply(shape, a, inner, &mut shared.scratch, false);
+                laps.lap("nested bottleneck 1x1 convs");
                 for block in blocks {
-                    block.apply(shape, inner, deeper, shared);
+                    block.apply(shape, inner, deeper, shared, laps);
                 }
                 post.apply(shape, inner, a);
                 post_conv.apply(shape, a, trunk, &mut shared.scratch, true);
+                laps.lap("nested bottleneck 1x1 convs");
+                return;
             }
             Block::Attention(att) => att.apply(shape, trunk, &mut shared.transformer),
             Block::FeedForward(ffn) => ffn.apply(shape, trunk, &mut shared.transformer),
         }
+        laps.lap(self.kind());
     }
 }
 
@@ -576,6 +601,19 @@ impl Network {
     /// Runs the network on the inputs in `ws` (filled through
     /// [`Network::input_planes`]) and writes each board's raw outputs.
     pub fn forward(&self, shape: Shape, ws: &mut Workspace, outputs: &mut [RawOutput]) {
+        self.forward_timed(shape, ws, outputs, None);
+    }
+
+    /// [`Network::forward`], each part's wall-clock time added to
+    /// `profile` where given.
+    pub fn forward_timed(
+        &self,
+        shape: Shape,
+        ws: &mut Workspace,
+        outputs: &mut [RawOutput],
+        profile: Option<&mut backend::PassProfile>,
+    ) {
+        let mut laps = backend::Laps::new(profile);
         // Subnormal activations cost an Intel core about a hundred cycles
         // an operation: flushed for this pass, the thread's mode put back.
         let _flush = super::denormals::FlushDenormals::new();
@@ -612,11 +650,13 @@ impl Network {
             m.apply(shape.batch, metadata, [h1, h2], head_bias);
             layers::add_spatial_bias(shape, c, head_bias, trunk);
         }
+        laps.lap("inputs layer");
         for block in &self.blocks {
-            block.apply(shape, trunk, levels, shared);
+            block.apply(shape, trunk, levels, shared, &mut laps);
         }
         let scratch = &mut shared.scratch;
         self.tip.apply(shape, trunk, trunk_out);
+        laps.lap("trunk tip");
 
         // Policy head.
         let g = self.g1_conv.out_channels;
@@ -666,6 +706,8 @@ impl Network {
             };
         }
 
+        laps.lap("policy head");
+
         // Value head.
         let v = self.v1_conv.out_channels;
         self.v1_conv.apply(shape, trunk_out, head_b, scratch, false);
@@ -688,6 +730,7 @@ impl Network {
             out.score = [0.0; 6];
             out.score[..scores].copy_from_slice(&head_bias[b * scores..(b + 1) * scores]);
         }
+        laps.lap("value head");
         self.ownership_conv
             .apply(shape, head_a, head_b, scratch, false);
         for (b, out) in outputs.iter_mut().enumerate().take(shape.batch) {
@@ -695,6 +738,7 @@ impl Network {
             out.ownership
                 .extend_from_slice(&head_b[b * points..(b + 1) * points]);
         }
+        laps.lap("ownership head");
     }
 }
 
@@ -775,6 +819,19 @@ impl backend::Computation for CpuComputation {
         let net = &self.backend.net;
         let ws = &mut self.ws;
         net.arithmetic.run(|| net.forward(shape, ws, out));
+        Ok(())
+    }
+
+    fn forward_profiled(
+        &mut self,
+        shape: Shape,
+        out: &mut [RawOutput],
+        profile: &mut backend::PassProfile,
+    ) -> Result<(), backend::PassError> {
+        let net = &self.backend.net;
+        let ws = &mut self.ws;
+        net.arithmetic
+            .run(|| net.forward_timed(shape, ws, out, Some(profile)));
         Ok(())
     }
 }

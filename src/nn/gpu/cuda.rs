@@ -159,6 +159,7 @@ impl Device for CudaDevice {
             kernels: self.kernels.clone(),
             f32s: Vec::new(),
             halves: Vec::new(),
+            marks: Vec::new(),
         }))
     }
 }
@@ -170,6 +171,8 @@ struct CudaQueue {
     kernels: Vec<CudaFunction>,
     f32s: Vec<CudaSlice<f32>>,
     halves: Vec<CudaSlice<u16>>,
+    /// The events of a profiled pass.
+    marks: Vec<cudarc::driver::CudaEvent>,
 }
 
 // SAFETY: a queue is used by one thread at a time (the evaluator's pool
@@ -301,6 +304,28 @@ impl Queue for CudaQueue {
             )
         }
         .map_err(|e| format!("cuBLAS: a product of {m}×{k} by {k}×{n}: {e:?}"))
+    }
+
+    fn mark(&mut self) -> Result<(), String> {
+        let flags = cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT;
+        let event = self
+            .stream
+            .record_event(Some(flags))
+            .map_err(said("an event"))?;
+        self.marks.push(event);
+        Ok(())
+    }
+
+    fn take_mark_intervals(&mut self) -> Result<Vec<f64>, String> {
+        let marks = std::mem::take(&mut self.marks);
+        marks
+            .windows(2)
+            .map(|w| {
+                w[0].elapsed_ms(&w[1])
+                    .map(f64::from)
+                    .map_err(said("an event's time"))
+            })
+            .collect()
     }
 
     fn synchronize(&mut self) -> Result<(), String> {

@@ -71,4 +71,10 @@ pub(crate) trait Queue: Send {
     fn gemm(&mut self, gemm: Gemm) -> Result<(), String>;
     /// Waits until everything queued is done.
     fn synchronize(&mut self) -> Result<(), String>;
+    /// Marks the point the queue's work has reached (a CUDA event), for
+    /// timing the work between marks.
+    fn mark(&mut self) -> Result<(), String>;
+    /// After [`Queue::synchronize`], the milliseconds from each mark to
+    /// the next, in order; the marks are then forgotten.
+    fn take_mark_intervals(&mut self) -> Result<Vec<f64>, String>;
 }

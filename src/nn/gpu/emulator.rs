@@ -226,6 +226,7 @@ impl Device for Emulator {
         Ok(Box::new(EmulatedQueue {
             launch: self.launch,
             memory: Vec::new(),
+            marks: Vec::new(),
         }))
     }
 }
@@ -234,6 +235,7 @@ impl Device for Emulator {
 struct EmulatedQueue {
     launch: LaunchFn,
     memory: Vec<Box<[u64]>>,
+    marks: Vec<std::time::Instant>,
 }
 
 impl Queue for EmulatedQueue {
@@ -331,6 +333,20 @@ impl Queue for EmulatedQueue {
         Ok(())
     }
 
+    fn mark(&mut self) -> Result<(), String> {
+        // The emulator's work is done when it is queued.
+        self.marks.push(std::time::Instant::now());
+        Ok(())
+    }
+
+    fn take_mark_intervals(&mut self) -> Result<Vec<f64>, String> {
+        let marks = std::mem::take(&mut self.marks);
+        Ok(marks
+            .windows(2)
+            .map(|w| (w[1] - w[0]).as_secs_f64() * 1e3)
+            .collect())
+    }
+
     fn synchronize(&mut self) -> Result<(), String> {
         Ok(())
     }
@@ -388,6 +404,36 @@ mod tests {
         ] {
             agrees(&model(file), false, 1e-4, &[(5, 4)]);
         }
+    }
+
+    #[test]
+    fn a_profiled_pass_times_each_operation_kind_and_the_copies() {
+        let Some(device) = emulator() else { return };
+        let desc = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
+        let gpu = GpuNetwork::new(&desc, Box::new(device), false, 4).unwrap();
+        let net = crate::nn::Evaluator::with_backend(&desc, std::sync::Arc::new(gpu));
+        let game = crate::go::game::Game::new(9, crate::go::rules::Rules::default(), 7.5);
+        let profile = net.profile_passes(&game, 2, 2).unwrap();
+        assert_eq!(profile.passes, 2);
+        let parts: Vec<&str> = profile.parts.iter().map(|&(p, _)| p).collect();
+        // The host's inputs, the upload, the operations in the order they
+        // first run, the download.
+        assert_eq!(parts[..3], ["inputs (host)", "upload inputs", "conv 3x3"]);
+        assert_eq!(parts.last(), Some(&"download heads"));
+        for kind in [
+            "conv 1x1",
+            "norm and activation",
+            "global pooling",
+            "dense product",
+        ] {
+            assert!(parts.contains(&kind), "{kind} in {parts:?}");
+        }
+        assert!(
+            profile
+                .parts
+                .iter()
+                .all(|&(_, d)| d > std::time::Duration::ZERO)
+        );
     }
 
     #[test]

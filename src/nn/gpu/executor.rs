@@ -11,7 +11,8 @@ use super::ops::DeviceStep;
 use super::program::{Buf, Conv, Extent, Op, Program};
 use crate::go::board::BoardSize;
 use crate::nn::backend::{
-    Arithmetic, Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
+    Arithmetic, Attributes, Backend, Batching, Computation, Inputs, PassError, PassProfile,
+    RawOutput, Shape,
 };
 use crate::nn::model::ModelDesc;
 use std::sync::{Arc, Mutex};
@@ -118,15 +119,21 @@ impl GpuNetwork {
     }
 
     /// Runs the program on `ws`'s inputs (uploaded first) and downloads
-    /// the heads.
+    /// the heads; with a profile, each operation's device time (CUDA
+    /// events between operations, read after the one synchronize) added
+    /// to it by the operation's kind, and the copies' as theirs.
     fn run(
         &self,
         shape: Shape,
         ws: &mut GpuWorkspace,
         out: &mut [RawOutput],
+        profile: Option<&mut PassProfile>,
     ) -> Result<(), String> {
         let p = &self.program;
         let q = &mut *ws.queue;
+        let timed = profile.is_some();
+        let mark = |q: &mut dyn Queue| if timed { q.mark() } else { Ok(()) };
+        mark(q)?;
         for buf in [
             Some(p.spatial_input),
             Some(p.global_input),
@@ -138,6 +145,7 @@ impl GpuNetwork {
             let n = p.buffers[buf.0].len(shape);
             q.upload(&ws.host[buf.0][..n], ws.ptrs[buf.0])?;
         }
+        mark(q)?;
         let mut step = DeviceStep {
             queue: q,
             shape,
@@ -149,13 +157,24 @@ impl GpuNetwork {
         };
         for op in &p.ops {
             op.on_device(&mut step)?;
+            mark(step.queue)?;
         }
         let h = p.heads;
         for b in [h.policy, h.pass, h.value, h.score, h.ownership] {
             let n = p.buffers[b.0].len(shape);
             q.download(ws.ptrs[b.0], &mut ws.host[b.0][..n])?;
         }
+        mark(q)?;
         q.synchronize()?;
+        if let Some(profile) = profile {
+            let intervals = q.take_mark_intervals()?;
+            let parts = std::iter::once("upload inputs")
+                .chain(p.ops.iter().map(Op::kind))
+                .chain(["download heads"]);
+            for (part, ms) in parts.zip(intervals) {
+                profile.add(part, std::time::Duration::from_secs_f64(ms / 1e3));
+            }
+        }
         let host = &ws.host;
         p.read_heads(shape, |b| &host[b.0][..], out);
         Ok(())
@@ -261,7 +280,26 @@ impl Computation for GpuComputation {
         if let Some(why) = &ws.failed {
             return Err(PassError::Device(why.clone()));
         }
-        self.net.run(shape, ws, out).map_err(|why| {
+        self.net.run(shape, ws, out, None).map_err(|why| {
+            ws.failed = Some(why.clone());
+            PassError::Device(why)
+        })
+    }
+
+    fn forward_profiled(
+        &mut self,
+        shape: Shape,
+        out: &mut [RawOutput],
+        profile: &mut PassProfile,
+    ) -> Result<(), PassError> {
+        let ws = match &mut self.buffers {
+            Ok(ws) => ws,
+            Err((why, _)) => return Err(PassError::Device(why.clone())),
+        };
+        if let Some(why) = &ws.failed {
+            return Err(PassError::Device(why.clone()));
+        }
+        self.net.run(shape, ws, out, Some(profile)).map_err(|why| {
             ws.failed = Some(why.clone());
             PassError::Device(why)
         })
