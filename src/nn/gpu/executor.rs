@@ -273,17 +273,7 @@ impl Computation for GpuComputation {
     }
 
     fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), PassError> {
-        let ws = match &mut self.buffers {
-            Ok(ws) => ws,
-            Err((why, _)) => return Err(PassError::Device(why.clone())),
-        };
-        if let Some(why) = &ws.failed {
-            return Err(PassError::Device(why.clone()));
-        }
-        self.net.run(shape, ws, out, None).map_err(|why| {
-            ws.failed = Some(why.clone());
-            PassError::Device(why)
-        })
+        self.pass(shape, out, None)
     }
 
     fn forward_profiled(
@@ -292,6 +282,19 @@ impl Computation for GpuComputation {
         out: &mut [RawOutput],
         profile: &mut PassProfile,
     ) -> Result<(), PassError> {
+        self.pass(shape, out, Some(profile))
+    }
+}
+
+impl GpuComputation {
+    /// A pass on this thread's buffers (timed into `profile` where given);
+    /// a failure, the buffers' or the device's, fails every later pass.
+    fn pass(
+        &mut self,
+        shape: Shape,
+        out: &mut [RawOutput],
+        profile: Option<&mut PassProfile>,
+    ) -> Result<(), PassError> {
         let ws = match &mut self.buffers {
             Ok(ws) => ws,
             Err((why, _)) => return Err(PassError::Device(why.clone())),
@@ -299,7 +302,7 @@ impl Computation for GpuComputation {
         if let Some(why) = &ws.failed {
             return Err(PassError::Device(why.clone()));
         }
-        self.net.run(shape, ws, out, Some(profile)).map_err(|why| {
+        self.net.run(shape, ws, out, profile).map_err(|why| {
             ws.failed = Some(why.clone());
             PassError::Device(why)
         })
