@@ -128,6 +128,9 @@ struct Scratch {
     legal: Vec<bool>,
 }
 
+/// The fewest timed passes [`Evaluator::profile_passes`] runs.
+pub const PROFILED_PASSES: usize = 3;
+
 /// How much of the optimistic policy (version 12 on) the evaluations
 /// blend in: KataGo's `policyOptimism` in its search (its default 1.0;
 /// the root's is 0.2, which `kata-raw-nn` takes by default).
@@ -324,10 +327,7 @@ impl Evaluator {
     /// The most positions of 19×19 its backend evaluates at once, as
     /// KataGo's `query_models` reports `maxBatchSize`.
     pub fn max_batch(&self) -> usize {
-        self.backend
-            .attributes()
-            .batching
-            .max(BoardSize::square(19))
+        self.max_batch_of(BoardSize::square(19))
     }
 
     /// The most positions of `size` its backend evaluates at once.
@@ -593,7 +593,7 @@ impl Evaluator {
         let Some(first) = requests.first() else {
             return;
         };
-        let chunk = self.backend.attributes().batching.max(first.game.size());
+        let chunk = self.max_batch_of(first.game.size());
         self.with_scratch(|scratch| {
             for (requests, out) in requests.chunks(chunk).zip(out.chunks_mut(chunk)) {
                 self.evaluate_together(requests, SEARCH_POLICY_OPTIMISM, None, scratch, out);
@@ -792,18 +792,20 @@ impl Evaluator {
     }
 
     /// Where a forward pass of `batch` copies of `game` (to move, in its
-    /// eight symmetries in turn) spends its time: the backend's parts over
-    /// `passes` passes after one untimed, and the host's input planes for
-    /// them (features, ladders, symmetries) as "inputs (host)"; the
-    /// backend's error where a pass fails. The cache is not read.
+    /// eight symmetries in turn) spends its time: after one untimed pass,
+    /// the backend's parts over passes enough to fill `time` (at least
+    /// [`PROFILED_PASSES`], at most a thousand), and the host's input
+    /// planes for them (features, ladders, symmetries) as "inputs
+    /// (host)"; the backend's error where a pass fails. The cache is not
+    /// read.
     pub fn profile_passes(
         &self,
         game: &Game,
         batch: usize,
-        passes: usize,
+        time: std::time::Duration,
     ) -> Result<PassProfile, backend::PassError> {
         let size = game.size();
-        let batch = batch.clamp(1, self.backend.attributes().batching.max(size));
+        let batch = batch.clamp(1, self.max_batch_of(size));
         let requests: Vec<Request> = (0..batch)
             .map(|b| Request {
                 game,
@@ -818,13 +820,9 @@ impl Evaluator {
         let mut maker = FeatureMaker::default();
         let mut features = vec![Features::new(size); batch];
         let mut raw = vec![RawOutput::default(); batch];
-        let own = self
-            .profile
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
         let mut profile = PassProfile::default();
-        for pass in 0..=passes {
+        let mut pass = 0;
+        while pass <= PROFILED_PASSES || (profile.total() < time && pass <= 1000) {
             {
                 let mut laps = backend::Laps::new((pass > 0).then_some(&mut profile));
                 for (r, f) in requests.iter().zip(&mut features) {
@@ -833,7 +831,7 @@ impl Evaluator {
                 let inputs = computation.inputs(shape);
                 self.write_rows(
                     &requests,
-                    own.as_ref(),
+                    None,
                     &features,
                     size,
                     inputs.spatial,
@@ -846,8 +844,9 @@ impl Evaluator {
                 0 => computation.forward(shape, &mut raw)?,
                 _ => computation.forward_profiled(shape, &mut raw, &mut profile)?,
             }
+            pass += 1;
         }
-        profile.passes = passes;
+        profile.passes = pass - 1;
         Ok(profile)
     }
 
@@ -908,7 +907,9 @@ mod tests {
     fn a_profiled_pass_on_the_cpu_times_each_block_kind_and_head() {
         let net = Evaluator::embedded();
         let game = Game::new(9, Rules::default(), 7.5);
-        let profile = net.profile_passes(&game, 1, 3).unwrap();
+        let profile = net
+            .profile_passes(&game, 1, std::time::Duration::ZERO)
+            .unwrap();
         assert_eq!(profile.passes, 3);
         let parts: Vec<&str> = profile.parts.iter().map(|&(p, _)| p).collect();
         assert_eq!(
@@ -927,7 +928,9 @@ mod tests {
         // A batch past the backend's largest is cut to it; the test
         // backend gives its pass whole.
         let (test, _) = on_test_backend();
-        let profile = test.profile_passes(&game, 100, 1).unwrap();
+        let profile = test
+            .profile_passes(&game, 100, std::time::Duration::ZERO)
+            .unwrap();
         let parts: Vec<&str> = profile.parts.iter().map(|&(p, _)| p).collect();
         assert_eq!(parts, ["inputs (host)", "forward pass"]);
     }

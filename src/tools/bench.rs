@@ -275,8 +275,8 @@ fn timed_net(
 
 /// `kosumi bench --nn --profile`: for each size and each of the batches
 /// 1, 8 and 128 the backend takes, a forward pass's time part by part
-/// (a line a part: its time a pass and its share of the pass), the
-/// passes enough for about `seconds` after one untimed.
+/// (a line a part: its time a pass and its share of the pass), over
+/// passes enough to fill about `seconds`.
 pub fn profile(
     sizes: &[usize],
     seconds: f64,
@@ -288,15 +288,10 @@ pub fn profile(
         let game = middle_game(size);
         let most = net.max_batch_of(size.into());
         for batch in [1, 8, 128].into_iter().filter(|&b| b <= most) {
-            // A first pass tells how many fill the time.
-            let first = net
-                .profile_passes(&game, batch, 1)
-                .map_err(|e| e.to_string())?;
-            let per_pass = first.total().as_secs_f64().max(1e-6);
-            let passes = ((seconds / per_pass) as usize).clamp(3, 1000);
             let profile = net
-                .profile_passes(&game, batch, passes)
+                .profile_passes(&game, batch, Duration::from_secs_f64(seconds))
                 .map_err(|e| e.to_string())?;
+            let passes = profile.passes;
             let total = profile.total().as_secs_f64();
             let pass_ms = total / passes as f64 * 1e3;
             println!(

@@ -413,8 +413,10 @@ mod tests {
         let gpu = GpuNetwork::new(&desc, Box::new(device), false, 4).unwrap();
         let net = crate::nn::Evaluator::with_backend(&desc, std::sync::Arc::new(gpu));
         let game = crate::go::game::Game::new(9, crate::go::rules::Rules::default(), 7.5);
-        let profile = net.profile_passes(&game, 2, 2).unwrap();
-        assert_eq!(profile.passes, 2);
+        let profile = net
+            .profile_passes(&game, 2, std::time::Duration::ZERO)
+            .unwrap();
+        assert_eq!(profile.passes, crate::nn::PROFILED_PASSES);
         let parts: Vec<&str> = profile.parts.iter().map(|&(p, _)| p).collect();
         // The host's inputs, the upload, the operations in the order they
         // first run, the download.
