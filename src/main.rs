@@ -5,7 +5,7 @@ use kosumi::engine::{Config, Engine};
 use kosumi::frontends::analysis::Perspective;
 use kosumi::frontends::gtp::serve;
 use kosumi::frontends::katago_args;
-use kosumi::frontends::networks::{self, PrecisionChoice};
+use kosumi::frontends::networks;
 use kosumi::go::rules::Rules;
 use kosumi::phantom::Kind;
 use kosumi::phantom::options::Options;
@@ -116,12 +116,9 @@ struct Cli {
     /// net, or --model): on or off.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     nn: Switch,
-    /// What evaluates the network: auto (a GPU where this build has a GPU
-    /// backend and the machine a GPU, else the CPU), cpu, or cuda (an
-    /// NVIDIA GPU; builds with --features cuda), refused with the reason
-    /// where there is none.
-    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
-    backend: BackendArg,
+    /// What evaluates the network.
+    #[arg(long, value_enum, default_value_t)]
+    backend: kosumi::nn::BackendKind,
     /// The GPU a GPU backend runs on (CUDA's device number; KataGo's
     /// cudaDeviceToUse).
     #[arg(long, value_name = "N")]
@@ -146,17 +143,16 @@ struct Cli {
     /// to use instead of the embedded network.
     #[arg(long, value_name = "FILE", global = true)]
     model: Option<std::path::PathBuf>,
-    /// The precision of the network's products: auto (f32 on the CPU, f16
-    /// on a GPU with tensor cores), f32, bf16 (the CPU's: factors rounded
-    /// to bfloat16, sums in f32; processors with AVX-512 BF16 or ARM's
-    /// BF16), or f16 (a GPU's: factors in half precision, sums in f32).
-    #[arg(long, value_enum, default_value_t = PrecisionArg::Auto, global = true)]
-    precision: PrecisionArg,
+    /// The precision of the network's products (where not given, the
+    /// best of what runs them: f32 on the CPU, f16 on a GPU with tensor
+    /// cores).
+    #[arg(long, value_enum, global = true)]
+    precision: Option<kosumi::nn::Precision>,
     /// A GPU's precision as a KataGo config wishes it (`cudaUseFP16`):
     /// applied where a GPU runs the networks, said once and set aside
     /// where none does; --precision, given, wins.
     #[arg(long, value_enum, hide = true)]
-    gpu_precision: Option<PrecisionArg>,
+    gpu_precision: Option<kosumi::nn::Precision>,
     /// Answer `version` with this instead of kosumi's own version
     /// (KataGo's option of the same name): Lizzie runs an engine in its
     /// Leela Zero mode only where `version` says 0.15 or later
@@ -355,7 +351,7 @@ struct BenchArgs {
     /// portable; neon on ARM), any this processor runs, in place of the
     /// fastest (bfloat16 products are --precision bf16).
     #[arg(long, value_name = "KERNEL")]
-    kernel: Option<String>,
+    kernel: Option<kosumi::nn::Kernel>,
     /// The leaves each search thread gathers a round (the search's own
     /// choice where not given), for --simulate.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
@@ -393,23 +389,6 @@ fn latency_model(s: &str) -> Result<(f64, f64, usize), String> {
         return Err("a pass must take some time".into());
     }
     Ok((fixed, per_board, batch))
-}
-
-/// The network's precision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum PrecisionArg {
-    Auto,
-    F32,
-    Bf16,
-    F16,
-}
-
-/// What evaluates the network.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum BackendArg {
-    Auto,
-    Cpu,
-    Cuda,
 }
 
 /// `on` or `off`.
@@ -683,30 +662,18 @@ fn listed(names: &[String]) -> String {
     text
 }
 
-/// How the networks run, as the command line asks ([`networks`]); exits
-/// with the reason where the machine refuses it. `kernel`: bench's
-/// `--kernel`.
-fn backends(cli: &Cli, kernel: Option<&str>) -> kosumi::nn::Backends {
-    use kosumi::nn::BackendKind;
-    let precision = |p: PrecisionArg| match p {
-        PrecisionArg::Auto => PrecisionChoice::Auto,
-        PrecisionArg::F32 => PrecisionChoice::F32,
-        PrecisionArg::Bf16 => PrecisionChoice::Bf16,
-        PrecisionArg::F16 => PrecisionChoice::F16,
-    };
-    let choice = networks::BackendChoice {
-        backend: match cli.backend {
-            BackendArg::Auto => BackendKind::Auto,
-            BackendArg::Cpu => BackendKind::Cpu,
-            BackendArg::Cuda => BackendKind::Cuda,
-        },
+/// How the networks run, as the command line asks; exits with the reason
+/// where the machine refuses it. `kernel`: bench's `--kernel`.
+fn backends(cli: &Cli, kernel: Option<kosumi::nn::Kernel>) -> kosumi::nn::Backends {
+    let options = kosumi::nn::Options {
+        backend: cli.backend,
         gpu: cli.gpu,
         max_batch: cli.nn_max_batch.map(|n| n as usize),
-        precision: precision(cli.precision),
-        config_precision: cli.gpu_precision.map(precision),
-        kernel: kernel.map(str::to_string),
+        precision: cli.precision,
+        config_precision: cli.gpu_precision,
+        kernel,
     };
-    choice.backends().unwrap_or_else(|e| refuse(e))
+    options.check().unwrap_or_else(|e| refuse(e))
 }
 
 /// The human-like net `--human-model` names, under `--human-profile` if
@@ -1100,7 +1067,7 @@ fn main() {
         }
     };
     let kernel = match &cli.command {
-        Some(Command::Bench(args)) => args.kernel.as_deref(),
+        Some(Command::Bench(args)) => args.kernel,
         _ => None,
     };
     let backends = backends(&cli, kernel);
@@ -1111,12 +1078,13 @@ fn main() {
         Some(Command::Review(args)) => review_record(&cli, &backends, args),
         Some(Command::Bench(args)) => bench(cli.model.as_deref(), &backends, args),
         Some(Command::GpuError(args)) => {
+            use kosumi::nn::Precision;
             use kosumi::tools::gpu_error::{Checked, run};
             let checked = match cli.precision {
-                PrecisionArg::Auto => Checked::Both,
-                PrecisionArg::F32 => Checked::Single,
-                PrecisionArg::F16 => Checked::Half,
-                PrecisionArg::Bf16 => refuse(
+                None => Checked::Both,
+                Some(Precision::F32) => Checked::Single,
+                Some(Precision::F16) => Checked::Half,
+                Some(Precision::Bf16) => refuse(
                     "gpu-error: --precision bf16 is the CPU's; the GPU is checked in f32 and f16",
                 ),
             };

@@ -99,7 +99,7 @@ const KEYS: &[Key] = &[
         name: "cudaUseFP16",
         target: Target::Engine("--gpu-precision"),
         value: |v| match v {
-            "auto" => Ok(Some("auto".into())),
+            "auto" => Ok(None),
             "true" => Ok(Some("f16".into())),
             "false" => Ok(Some("f32".into())),
             _ => Err("auto, true or false".into()),

@@ -8,6 +8,7 @@
 //! (`nn/gpu/`).
 
 use crate::go::board::BoardSize;
+use crate::nn::precision::Precision;
 
 /// The shape of the activations a layer works on: `batch` boards of
 /// `width` columns and `height` rows, each laid out row by row.
@@ -158,17 +159,6 @@ pub trait Computation: Send {
     }
 }
 
-/// The arithmetic a backend's products run in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arithmetic {
-    /// Single precision throughout.
-    F32,
-    /// bfloat16 factors, single-precision sums.
-    Bf16,
-    /// Half-precision factors (a GPU's tensor cores).
-    F16,
-}
-
 /// How many boards a backend runs at once, by board size: a batch holds
 /// at most `max_points` points and `max_boards` boards (at least one
 /// board), and the backend reaches its rate at `preferred_points` points
@@ -212,8 +202,8 @@ impl Batching {
 pub struct Attributes {
     /// Where it runs, as `bench` and the logs name it (`cpu avx512`).
     pub name: String,
-    /// The arithmetic of its products.
-    pub arithmetic: Arithmetic,
+    /// The precision of its products.
+    pub precision: Precision,
     pub batching: Batching,
     /// Single-precision operations one core issues a cycle at most with
     /// the instructions in use: the peak `bench` sets the reached rate

@@ -32,6 +32,7 @@ pub(crate) mod ladder;
 pub(crate) mod model;
 pub(crate) mod options;
 pub(crate) mod output;
+pub(crate) mod precision;
 pub(crate) mod profile;
 pub(crate) mod simulated;
 pub(crate) mod test_backend;
@@ -51,7 +52,8 @@ pub use profile::HumanProfile;
 use profile::METADATA_INPUTS;
 use std::sync::{Mutex, RwLock};
 
-pub use cpu::gemm::{Kernel, Precision};
+pub use cpu::gemm::Kernel;
+pub use precision::Precision;
 
 /// The embedded network's file.
 pub static EMBEDDED_MODEL: &[u8] = include_bytes!("g170-b6c96-s175395328-d26788732.bin.gz");
@@ -160,35 +162,6 @@ pub struct Evaluator {
 impl std::fmt::Debug for Evaluator {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(f, "Evaluator({})", self.name)
-    }
-}
-
-/// A net (`model`, or the embedded one) on the CPU backend and on GPU
-/// `gpu` twice, its products in single and in half precision, for holding
-/// one to the other; why not where there is no GPU backend or GPU.
-pub fn on_cpu_and_gpu(
-    model: Option<&std::path::Path>,
-    gpu: usize,
-) -> Result<(Evaluator, [Evaluator; 2]), String> {
-    let desc = match model {
-        Some(path) => ModelDesc::load(path).map_err(|e| format!("{}: {e}", path.display()))?,
-        None => ModelDesc::parse(EMBEDDED_MODEL).map_err(|e| e.to_string())?,
-    };
-    #[cfg(feature = "cuda")]
-    {
-        let on_gpu = |half| -> Result<Evaluator, String> {
-            let backend = gpu::cuda::network(&desc, gpu, Some(half), gpu::cuda::MAX_BATCH)?;
-            Ok(Evaluator::with_backend(&desc, std::sync::Arc::new(backend)))
-        };
-        Ok((Evaluator::new(&desc), [on_gpu(false)?, on_gpu(true)?]))
-    }
-    #[cfg(not(feature = "cuda"))]
-    {
-        let _ = (desc, gpu);
-        Err(
-            "this kosumi was built without a GPU backend (cargo build --release --features cuda)"
-                .into(),
-        )
     }
 }
 
@@ -349,7 +322,7 @@ impl Evaluator {
 
     /// Whether its products run in half precision (KataGo's `usingFP16`).
     pub fn uses_fp16(&self) -> bool {
-        self.backend.attributes().arithmetic == backend::Arithmetic::F16
+        self.backend.attributes().precision == Precision::F16
     }
 
     /// The backend's peak single-precision operations a cycle.

@@ -2,31 +2,47 @@
 //! ([`Options`], as KataGo passes its settings to `createComputeContext`
 //! and lc0 its options to the backend's factory): the backend asked for
 //! (`--backend auto|cpu|cuda`), the GPU (`--gpu N`, KataGo's
-//! `cudaDeviceToUse`), a GPU's largest batch (`--nn-max-batch`) and half
-//! precision, and the CPU's precision and kernel. [`Options::check`]
-//! holds them to the machine once, at start, into [`Backends`]: `cuda`
-//! without a GPU is refused with the reason; `auto` takes the GPU where
-//! there is one and otherwise the CPU, saying why once (a build without a
-//! GPU backend says nothing unless a GPU was named); bfloat16 needs the
-//! processor's dot products, half precision a GPU. A net the GPU does not
-//! take (its memory, or a failure of the driver) is refused where `cuda`
-//! was asked for, and runs on the CPU, said, under `auto`. Nothing of it is
-//! kept by the process: each network holds what it was loaded with.
+//! `cudaDeviceToUse`), a GPU's largest batch (`--nn-max-batch`), the
+//! precision ([`Precision`]: `--precision`, or a KataGo config's
+//! `cudaUseFP16` wish) and the CPU's kernel (`bench --kernel`).
+//! [`Options::check`] holds them to the machine once, at start, into
+//! [`Backends`]: `cuda` without a GPU is refused with the reason; `auto`
+//! takes the GPU where there is one and otherwise the CPU, saying why once
+//! (a build without a GPU backend says nothing unless a GPU was named); a
+//! precision is held to what runs it. Each refusal names the option it
+//! came from. A net the GPU does not take (its memory, or a failure of the
+//! driver) is refused where `cuda` was asked for, and runs on the CPU,
+//! said, under `auto`. Nothing of it is kept by the process: each network
+//! holds what it was loaded with.
 
 use super::backend::Backend;
-use super::cpu::gemm::{Arithmetic, Kernel, Precision};
+use super::cpu::gemm::{Arithmetic, Kernel};
 use super::model::ModelDesc;
+use super::precision::Precision;
 use std::sync::Arc;
 
 /// What was asked for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum BackendKind {
-    /// A GPU where the build and the machine have one, else the CPU.
+    /// A GPU where this build has a GPU backend and the machine a GPU,
+    /// else the CPU.
     #[default]
     Auto,
+    /// The processor.
     Cpu,
-    /// An NVIDIA GPU through CUDA.
+    /// An NVIDIA GPU (builds with --features cuda), refused with the
+    /// reason where there is none.
     Cuda,
+}
+
+impl BackendKind {
+    fn name(self) -> &'static str {
+        match self {
+            BackendKind::Auto => "auto",
+            BackendKind::Cpu => "cpu",
+            BackendKind::Cuda => "cuda",
+        }
+    }
 }
 
 /// How the networks are to run, as asked.
@@ -35,14 +51,16 @@ pub struct Options {
     pub backend: BackendKind,
     /// The GPU (CUDA's device number); 0 where not named.
     pub gpu: Option<usize>,
-    /// A GPU's products in half precision: asked for, or (`None`) where
-    /// the GPU has tensor cores (compute capability 7 on).
-    pub half: Option<bool>,
     /// The most boards a GPU's batch holds (KataGo's `nnMaxBatchSize`;
     /// 256 where not given).
     pub max_batch: Option<usize>,
-    /// The CPU's products.
-    pub precision: Precision,
+    /// The products' precision; `None`: the best of whatever runs the
+    /// networks ([`Precision::best_on_cpu`], a GPU's by its tensor cores).
+    pub precision: Option<Precision>,
+    /// A KataGo config's wish for a GPU's precision (`cudaUseFP16`): taken
+    /// where a GPU runs the networks and `precision` is `None`, said once
+    /// and set aside where none does.
+    pub config_precision: Option<Precision>,
     /// The CPU's kernel where not the fastest the processor runs.
     pub kernel: Option<Kernel>,
 }
@@ -69,29 +87,37 @@ impl Default for Backends {
     }
 }
 
-/// Why options were refused.
+/// Why options were refused; each says the option it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OptionsError {
     /// A GPU's number with the CPU backend.
     GpuNumberOnCpu,
-    /// The processor lacks the precision's or the kernel's instructions.
-    Processor(String),
-    /// A GPU was needed (`cuda`, or half precision) and none answered.
-    NoGpu(String),
-    /// bfloat16 asked for where a GPU runs the networks.
-    Bf16OnGpu,
+    /// A kernel the processor does not run.
+    Kernel(Kernel, String),
+    /// A precision that what runs the networks does not run.
+    Precision(Precision, String),
+    /// A GPU was needed (`cuda`, or a GPU's precision) and none answered.
+    NoGpu {
+        backend: BackendKind,
+        gpu: Option<usize>,
+        why: String,
+    },
 }
 
 impl std::fmt::Display for OptionsError {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
             OptionsError::GpuNumberOnCpu => {
-                f.write_str("a GPU number goes with a GPU backend (--backend cuda or auto)")
+                f.write_str("--gpu: a GPU number goes with a GPU backend (--backend cuda or auto)")
             }
-            OptionsError::Processor(why) | OptionsError::NoGpu(why) => f.write_str(why),
-            OptionsError::Bf16OnGpu => {
-                f.write_str("bfloat16 is the CPU's; a GPU multiplies in f16 or f32")
+            OptionsError::Kernel(kernel, why) => {
+                write!(f, "bench --kernel {}: {why}", kernel.name())
             }
+            OptionsError::Precision(precision, why) => write!(f, "--precision {precision}: {why}"),
+            OptionsError::NoGpu { backend, gpu, why } => match gpu {
+                Some(n) => write!(f, "--backend {} --gpu {n}: {why}", backend.name()),
+                None => write!(f, "--backend {}: {why}", backend.name()),
+            },
         }
     }
 }
@@ -102,51 +128,80 @@ impl std::error::Error for OptionsError {}
 pub const GPU_BUILT: bool = cfg!(feature = "cuda");
 
 impl Options {
-    /// Holds the options to the machine: a GPU asked for (`cuda`, or half
-    /// precision) where the build or the machine has none is refused with
-    /// the reason, as are a GPU's number on the CPU, bfloat16 where the
-    /// processor lacks its products or a GPU runs the nets, and a kernel
-    /// the processor does not run; `auto` without a GPU falls back to the
-    /// CPU, the reason said once on stderr (a build without a GPU backend
-    /// says nothing unless a GPU was named).
+    /// Holds the options to the machine: a GPU asked for (`cuda`, or a
+    /// GPU's precision) where the build or the machine has none is refused
+    /// with the reason, as are a GPU's number on the CPU, a precision that
+    /// what runs the networks lacks, and a kernel the processor does not
+    /// run; `auto` without a GPU falls back to the CPU, the reason said
+    /// once on stderr (a build without a GPU backend says nothing unless a
+    /// GPU was named), and a config's wish for a GPU's precision is then
+    /// said and set aside.
     pub fn check(self) -> Result<Backends, OptionsError> {
         if self.backend == BackendKind::Cpu && self.gpu.is_some() {
             return Err(OptionsError::GpuNumberOnCpu);
         }
-        self.precision.check().map_err(OptionsError::Processor)?;
         if let Some(kernel) = self.kernel {
-            Kernel::named(kernel.name()).map_err(OptionsError::Processor)?;
+            kernel
+                .check()
+                .map_err(|why| OptionsError::Kernel(kernel, why))?;
         }
-        // Half-precision products need a GPU: under auto, one must answer.
-        let kind = match self.backend {
-            BackendKind::Auto if self.half == Some(true) => BackendKind::Cuda,
-            kind => kind,
-        };
-        let probed = match kind {
+        let refused = |precision: Precision, why: String| OptionsError::Precision(precision, why);
+        // A GPU's precision needs a GPU: under auto, one must answer.
+        let needs_gpu = self.precision.is_some_and(Precision::needs_gpu);
+        let probed = match self.backend {
             BackendKind::Cpu => Ok(false),
             BackendKind::Cuda | BackendKind::Auto => {
                 gpu_answers(self.gpu.unwrap_or(0)).map(|()| true)
             }
         };
-        let gpu_ready = match (kind, probed) {
-            (_, Ok(ready)) => ready,
-            (BackendKind::Cuda, Err(why)) => return Err(OptionsError::NoGpu(why)),
-            (_, Err(_)) if !GPU_BUILT && self.gpu.is_none() => false,
+        let gpu_ready = match probed {
+            Ok(ready) => ready,
+            Err(why) if needs_gpu => {
+                let precision = self.precision.unwrap_or_default();
+                let what = precision.check_on_cpu().err().unwrap_or_default();
+                return Err(refused(precision, format!("{what}: {why}")));
+            }
+            Err(why) if self.backend == BackendKind::Cuda => {
+                return Err(OptionsError::NoGpu {
+                    backend: self.backend,
+                    gpu: self.gpu,
+                    why,
+                });
+            }
+            Err(_) if !GPU_BUILT && self.gpu.is_none() => false,
             // Auto never refuses: a GPU named (KataGo's `cudaDeviceToUse`
             // in a config made for a GPU machine) that does not answer is
             // said.
-            (_, Err(why)) => {
+            Err(why) => {
                 eprintln!("kosumi: no GPU ({why}); the networks run on the CPU");
                 false
             }
         };
-        if gpu_ready && self.precision == Precision::Bf16 {
-            return Err(OptionsError::Bf16OnGpu);
+        let mut options = self;
+        if let Some(precision) = self.precision {
+            match gpu_ready {
+                true => precision.check_on_gpu(),
+                false => precision.check_on_cpu(),
+            }
+            .map_err(|why| refused(precision, why))?;
         }
-        Ok(Backends {
-            options: self,
-            gpu_ready,
-        })
+        match self.config_precision {
+            // A config's wish a GPU does not run is a wish: set aside.
+            Some(wish) if gpu_ready && wish.check_on_gpu().is_err() => {
+                options.config_precision = None;
+            }
+            Some(_) if gpu_ready => {}
+            Some(wish) => {
+                if wish.needs_gpu() {
+                    eprintln!(
+                        "kosumi: cudaUseFP16 = true is a GPU's setting and no GPU runs the networks here: set aside (the CPU multiplies in f32)"
+                    );
+                }
+                options.config_precision = None;
+            }
+            None => {}
+        }
+        Ok(Backends { options, gpu_ready })
     }
 }
 
@@ -156,19 +211,21 @@ impl Backends {
         self.gpu_ready
     }
 
-    /// With a GPU's products in half precision or not (KataGo's
-    /// `cudaUseFP16`, a config's wish): the GPU already answered, so
-    /// nothing is probed again.
-    pub fn with_half(mut self, half: bool) -> Backends {
-        self.options.half = Some(half);
-        self
+    /// The precision a GPU runs the networks in: as asked, else as a
+    /// config wished, else (`None`) the GPU's best.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    fn gpu_precision(&self) -> Option<Precision> {
+        self.options.precision.or(self.options.config_precision)
     }
 
     /// The CPU's arithmetic.
     fn arithmetic(&self) -> Arithmetic {
         Arithmetic {
             kernel: self.options.kernel.unwrap_or_else(Kernel::detected),
-            precision: self.options.precision,
+            precision: self
+                .options
+                .precision
+                .unwrap_or_else(Precision::best_on_cpu),
         }
     }
 
@@ -203,7 +260,8 @@ impl Backends {
             use super::gpu::cuda;
             let o = &self.options;
             let max_batch = o.max_batch.unwrap_or(cuda::MAX_BATCH);
-            let network = cuda::network(desc, o.gpu.unwrap_or(0), o.half, max_batch)?;
+            let precision = self.gpu_precision();
+            let network = cuda::network(desc, o.gpu.unwrap_or(0), precision, max_batch)?;
             Ok(Arc::new(network))
         }
         #[cfg(not(feature = "cuda"))]
@@ -257,7 +315,7 @@ mod tests {
         // Half precision asks for a GPU; a GPU's number needs a GPU
         // backend; auto and the CPU run the nets on the CPU.
         let half = Options {
-            half: Some(true),
+            precision: Some(Precision::F16),
             ..Options::default()
         };
         assert!(half.check().is_err());
@@ -317,5 +375,83 @@ mod tests {
         };
         let (a, b) = (slow.evaluate(request), fast.evaluate(request));
         assert!((a.white_win - b.white_win).abs() < 1e-4);
+    }
+
+    #[test]
+    fn each_refusal_names_the_option_it_came_from() {
+        let cpu = Options {
+            backend: BackendKind::Cpu,
+            ..Options::default()
+        };
+        let numbered = Options {
+            gpu: Some(1),
+            ..cpu
+        };
+        assert!(
+            numbered
+                .check()
+                .unwrap_err()
+                .to_string()
+                .starts_with("--gpu: ")
+        );
+        let f16 = Options {
+            precision: Some(Precision::F16),
+            ..cpu
+        };
+        let err = f16.check().unwrap_err().to_string();
+        assert!(err.starts_with("--precision f16: "), "{err}");
+        if !crate::nn::cpu::gemm::bf16_available() {
+            let bf16 = Options {
+                precision: Some(Precision::Bf16),
+                ..cpu
+            };
+            let err = bf16.check().unwrap_err().to_string();
+            assert!(err.starts_with("--precision bf16: "), "{err}");
+        }
+        if let Some(missing) = Kernel::ALL.iter().find(|k| k.check().is_err()) {
+            let kernel = Options {
+                kernel: Some(*missing),
+                ..cpu
+            };
+            let err = kernel.check().unwrap_err().to_string();
+            assert!(err.starts_with("bench --kernel "), "{err}");
+        }
+        if !GPU_BUILT {
+            let half = Options {
+                precision: Some(Precision::F16),
+                ..Options::default()
+            };
+            let err = half.check().unwrap_err().to_string();
+            assert!(err.starts_with("--precision f16: "), "{err}");
+            let cuda = Options {
+                backend: BackendKind::Cuda,
+                gpu: Some(3),
+                ..Options::default()
+            };
+            let err = cuda.check().unwrap_err().to_string();
+            assert!(err.starts_with("--backend cuda --gpu 3: "), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_configs_gpu_precision_is_a_wish_set_aside_where_no_gpu_runs_the_nets() {
+        let wish = Options {
+            backend: BackendKind::Cpu,
+            config_precision: Some(Precision::F16),
+            ..Options::default()
+        };
+        let backends = wish.check().unwrap();
+        assert!(!backends.on_gpu());
+        assert_eq!(backends.gpu_precision(), None);
+        assert_eq!(backends.arithmetic().precision, Precision::F32);
+        // Asked for, a precision wins over a config's wish.
+        let asked = Options {
+            precision: Some(Precision::F32),
+            config_precision: Some(Precision::F16),
+            ..Options::default()
+        };
+        if !GPU_BUILT {
+            assert_eq!(asked.check().unwrap().gpu_precision(), Some(Precision::F32));
+        }
     }
 }

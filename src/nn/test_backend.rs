@@ -8,7 +8,7 @@
 //! more stones; ownership is each point's stone.
 
 use super::backend::{
-    Arithmetic, Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
+    Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
 };
 use super::inputs::{GLOBAL, SPATIAL};
 use crate::go::board::BoardSize;
@@ -29,7 +29,7 @@ impl Default for Counting {
             boards: AtomicUsize::new(0),
             attributes: Attributes {
                 name: "test".into(),
-                arithmetic: Arithmetic::F32,
+                precision: crate::nn::Precision::F32,
                 batching: Batching::boards(4, 4),
                 peak_flops_per_cycle: 1.0,
                 on_processor: true,

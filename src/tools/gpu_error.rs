@@ -232,6 +232,40 @@ impl Errors {
     }
 }
 
+/// A net (`model`, or the embedded one) on the CPU and on GPU `gpu` twice,
+/// its products in single and in half precision, each through the
+/// options as every network is loaded; why not where there is no GPU
+/// backend or GPU, or the GPU does not run the net.
+fn on_cpu_and_gpu(
+    model: Option<&std::path::Path>,
+    gpu: usize,
+) -> Result<(Evaluator, [Evaluator; 2]), String> {
+    use crate::nn::{BackendKind, Options, Precision, model::ModelDesc};
+    let desc = match model {
+        Some(path) => ModelDesc::load(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        None => ModelDesc::parse(crate::nn::EMBEDDED_MODEL).map_err(|e| e.to_string())?,
+    };
+    let on = |options: Options| -> Result<Evaluator, String> {
+        let backends = options.check().map_err(|e| e.to_string())?;
+        Evaluator::on(&desc, &backends).map_err(|e| e.to_string())
+    };
+    let on_gpu = |precision| {
+        on(Options {
+            backend: BackendKind::Cuda,
+            gpu: Some(gpu),
+            precision: Some(precision),
+            ..Options::default()
+        })
+    };
+    let single = on_gpu(Precision::F32)?;
+    let half = on_gpu(Precision::F16)?;
+    let cpu = on(Options {
+        backend: BackendKind::Cpu,
+        ..Options::default()
+    })?;
+    Ok((cpu, [single, half]))
+}
+
 /// Which of the GPU's arithmetics a run holds to the CPU's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Checked {
@@ -265,7 +299,7 @@ pub fn run(
     // Every net read (and the GPU started) before the first position.
     let mut loaded = Vec::with_capacity(models.len());
     for model in models {
-        loaded.push(crate::nn::on_cpu_and_gpu(model, gpu)?);
+        loaded.push(on_cpu_and_gpu(model, gpu)?);
     }
     let mut all = true;
     for (cpu, [single, half]) in &loaded {

@@ -14,17 +14,7 @@
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use super::simd::Lanes;
-
-/// The precision of the products.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Precision {
-    /// Single precision throughout.
-    #[default]
-    F32,
-    /// Factors rounded to bfloat16 (8 bits of mantissa), sums in single
-    /// precision.
-    Bf16,
-}
+use crate::nn::precision::Precision;
 
 /// Whether this processor multiplies bfloat16 pairs (AVX-512 BF16 on x86,
 /// BF16 on ARM64: Neoverse V1 and N2 on, Apple M2 on).
@@ -50,22 +40,6 @@ pub fn bf16_name() -> &'static str {
         "neon-bf16"
     } else {
         "avx512-bf16"
-    }
-}
-
-impl Precision {
-    /// Whether this processor runs it: bfloat16 needs its dot products
-    /// (the error names what is missing).
-    pub fn check(self) -> Result<Precision, String> {
-        if self == Precision::Bf16 && !bf16_available() {
-            let missing = if cfg!(target_arch = "aarch64") {
-                "BF16 dot products (ARM's FEAT_BF16)"
-            } else {
-                "AVX-512 BF16 instructions"
-            };
-            return Err(format!("this processor has no {missing}"));
-        }
-        Ok(self)
     }
 }
 
@@ -155,7 +129,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// From the slowest to the fastest.
-    const ALL: &[Kernel] = &[
+    pub(crate) const ALL: &[Kernel] = &[
         Kernel::Portable,
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2,
@@ -204,21 +178,18 @@ impl Kernel {
         .run(f)
     }
 
-    /// The kernel of this name (as `bench` prints it) where this processor
-    /// runs it; otherwise why not, naming those it runs.
-    pub fn named(name: &str) -> Result<Kernel, String> {
-        let runs: Vec<&str> = Self::available().map(Kernel::name).collect();
-        match Self::ALL.iter().find(|k| k.name() == name) {
-            Some(&k) if k.runs_here() => Ok(k),
-            Some(_) => Err(format!(
-                "this processor has no {name} instructions (it runs {})",
-                runs.join(", ")
-            )),
-            None => Err(format!(
-                "no kernel '{name}' here (this processor runs {})",
-                runs.join(", ")
-            )),
+    /// Itself where this processor runs it; otherwise why not, naming
+    /// those it runs.
+    pub fn check(self) -> Result<Kernel, String> {
+        if self.runs_here() {
+            return Ok(self);
         }
+        let runs: Vec<&str> = Self::available().map(Kernel::name).collect();
+        Err(format!(
+            "this processor has no {} instructions (it runs {})",
+            self.name(),
+            runs.join(", ")
+        ))
     }
 
     /// Every kernel this processor runs, from the slowest to the fastest.
@@ -264,6 +235,23 @@ impl Kernel {
             Kernel::Avx512 => MR_MAX,
             _ => 6,
         }
+    }
+}
+
+impl std::str::FromStr for Kernel {
+    type Err = String;
+
+    /// The kernel of this name (as `bench` prints it), of those this build
+    /// has; whether the processor runs it is [`Kernel::check`]'s.
+    fn from_str(name: &str) -> Result<Kernel, String> {
+        Kernel::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
+                format!("no kernel '{name}' (known: {})", known.join(", "))
+            })
     }
 }
 
@@ -641,7 +629,7 @@ fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
     let (k, n, q) = (b.k, b.n, b.row_pairs());
     assert!(a.len() >= m * k && c.len() >= m * n);
     // `b` holds pairs only where bfloat16 products were asked for, which
-    // `Precision::check` allows only where the processor has them.
+    // `Precision::check_on_cpu` allows only where the processor has them.
     assert!(bf16_available(), "bfloat16 products on {}", bf16_name());
     A_PAIRS.with_borrow_mut(|pairs| {
         pairs.clear();

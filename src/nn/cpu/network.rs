@@ -10,7 +10,7 @@
 //! allocates nothing.
 
 use super::conv::Conv;
-use super::gemm::{Arithmetic, Precision};
+use super::gemm::Arithmetic;
 use super::layers::{self, MatMul, NormAct, Pooling};
 use super::transformer::{self, Attention, FeedForward, Needs, RmsNorm};
 use crate::go::board::BoardSize;
@@ -756,23 +756,11 @@ const BATCH_POINTS: usize = 400;
 impl Network {
     /// The facts the evaluator and `bench` read.
     fn facts(&self) -> backend::Attributes {
-        // `vdpbf16ps` and `bfdot` do two multiply-adds a lane where an FMA
-        // does one.
-        let (arithmetic, name, per_fma) = match self.arithmetic.precision {
-            Precision::F32 => (
-                backend::Arithmetic::F32,
-                format!("cpu {}", self.arithmetic.kernel.name()),
-                1.0,
-            ),
-            Precision::Bf16 => (
-                backend::Arithmetic::Bf16,
-                format!("cpu {}", super::gemm::bf16_name()),
-                2.0,
-            ),
-        };
+        let precision = self.arithmetic.precision;
+        let (products, per_fma) = precision.on_cpu(self.arithmetic.kernel.name());
         backend::Attributes {
-            name,
-            arithmetic,
+            name: format!("cpu {products}"),
+            precision,
             // One board preferred: the kernels reach their rate on one
             // board (9×9 with the embedded net on AMD: 0.64 ms an
             // evaluation alone, 0.69 in batches of 8), and a search's

@@ -10,6 +10,7 @@ use super::device::{Arg, Device, Gemm, Launch, Queue};
 use super::executor::GpuNetwork;
 use super::kernels::Kernel;
 use crate::nn::model::ModelDesc;
+use crate::nn::precision::Precision;
 use cudarc::cublas::CudaBlas;
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
 use cudarc::driver::{
@@ -53,18 +54,19 @@ pub(crate) fn probe(gpu: usize) -> Result<Arc<CudaContext>, String> {
     CudaContext::new(gpu).map_err(|e| format!("GPU {gpu} does not start: {e}"))
 }
 
-/// `desc` on GPU `gpu` (products in half precision as `half` says, or
-/// with `None` where the GPU has tensor cores: compute capability 7 on;
-/// batches of up to `max_batch`), or why not.
+/// `desc` on GPU `gpu` (products in `precision`, or with `None` the GPU's
+/// best: half-precision factors where it has tensor cores, compute
+/// capability 7 on; batches of up to `max_batch`), or why not.
 pub(crate) fn network(
     desc: &ModelDesc,
     gpu: usize,
-    half: Option<bool>,
+    precision: Option<Precision>,
     max_batch: usize,
 ) -> Result<GpuNetwork, String> {
     let device = CudaDevice::open(gpu)?;
-    let half = half.unwrap_or(device.tensor_cores);
-    GpuNetwork::new(desc, Box::new(device), half, max_batch).map_err(|why| format!("CUDA: {why}"))
+    let precision = precision.unwrap_or(Precision::best_on_gpu(device.tensor_cores));
+    GpuNetwork::new(desc, Box::new(device), precision, max_batch)
+        .map_err(|why| format!("CUDA: {why}"))
 }
 
 /// A failure of the device, as the user reads it.

@@ -357,6 +357,7 @@ mod tests {
     use super::*;
     use crate::nn::gpu::executor::GpuNetwork;
     use crate::nn::model::ModelDesc;
+    use crate::nn::precision::Precision;
 
     /// The emulator, or `None` (said) where g++ is missing and CI does
     /// not require the kernels' checks.
@@ -374,11 +375,11 @@ mod tests {
         }
     }
 
-    /// `desc` on the emulated GPU (half precision with `half`) held to the
+    /// `desc` on the emulated GPU (products in `precision`) held to the
     /// CPU backend within `tolerance`.
-    fn agrees(desc: &ModelDesc, half: bool, tolerance: f32, sizes: &[(usize, usize)]) {
+    fn agrees(desc: &ModelDesc, precision: Precision, tolerance: f32, sizes: &[(usize, usize)]) {
         let Some(device) = emulator() else { return };
-        let gpu = GpuNetwork::new(desc, Box::new(device), half, 4).unwrap();
+        let gpu = GpuNetwork::new(desc, Box::new(device), precision, 4).unwrap();
         crate::nn::gpu::tests::holds_to_the_cpu(desc, std::sync::Arc::new(gpu), sizes, tolerance);
     }
 
@@ -394,15 +395,15 @@ mod tests {
         // nets on a small rectangle only (a block's threads at a barrier
         // are slow to emulate).
         let embedded = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
-        agrees(&embedded, false, 1e-4, &[(9, 9), (7, 11)]);
+        agrees(&embedded, Precision::F32, 1e-4, &[(9, 9), (7, 11)]);
         for file in ["synthetic-v16.txt.gz", "synthetic-v16-human.txt.gz"] {
-            agrees(&model(file), false, 1e-4, &[(9, 9), (7, 11)]);
+            agrees(&model(file), Precision::F32, 1e-4, &[(9, 9), (7, 11)]);
         }
         for file in [
             "b7c96h3tfrs-test5-cnorm.bin.gz",
             "b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz",
         ] {
-            agrees(&model(file), false, 1e-4, &[(5, 4)]);
+            agrees(&model(file), Precision::F32, 1e-4, &[(5, 4)]);
         }
     }
 
@@ -410,7 +411,7 @@ mod tests {
     fn a_profiled_pass_times_each_operation_kind_and_the_copies() {
         let Some(device) = emulator() else { return };
         let desc = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
-        let gpu = GpuNetwork::new(&desc, Box::new(device), false, 4).unwrap();
+        let gpu = GpuNetwork::new(&desc, Box::new(device), Precision::F32, 4).unwrap();
         let net = crate::nn::Evaluator::with_backend(&desc, std::sync::Arc::new(gpu));
         let game = crate::go::game::Game::new(9, crate::go::rules::Rules::default(), 7.5);
         let profile = net
@@ -443,10 +444,10 @@ mod tests {
         // The halves' kernels and the scaled products: within the f16
         // gate's worst win rate (5%), lead and policy on these positions.
         let embedded = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
-        agrees(&embedded, true, 0.03, &[(9, 9), (7, 11)]);
+        agrees(&embedded, Precision::F16, 0.03, &[(9, 9), (7, 11)]);
         agrees(
             &model("b7c96h3tfrs-test5-cnorm.bin.gz"),
-            true,
+            Precision::F16,
             0.03,
             &[(5, 4)],
         );

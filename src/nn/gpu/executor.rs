@@ -11,10 +11,10 @@ use super::ops::DeviceStep;
 use super::program::{Buf, Conv, Extent, Op, Program};
 use crate::go::board::BoardSize;
 use crate::nn::backend::{
-    Arithmetic, Attributes, Backend, Batching, Computation, Inputs, PassError, PassProfile,
-    RawOutput, Shape,
+    Attributes, Backend, Batching, Computation, Inputs, PassError, PassProfile, RawOutput, Shape,
 };
 use crate::nn::model::ModelDesc;
+use crate::nn::precision::Precision;
 use std::sync::{Arc, Mutex};
 
 /// The most boards a batch holds on a GPU unless told otherwise (KataGo's
@@ -27,9 +27,10 @@ pub(crate) struct GpuNetwork {
     device: Box<dyn Device>,
     /// The weights' addresses on the device.
     weights: Vec<u64>,
-    /// In half precision, the convolutions' weights again as halves (the
-    /// address of each, 0 for the weights of other operations).
-    half: bool,
+    /// The products' precision.
+    precision: Precision,
+    /// With half-precision factors, the convolutions' weights again as
+    /// halves (the address of each, 0 for the weights of other operations).
     halves: Vec<u64>,
     attributes: Attributes,
     /// One workspace made at load for the largest batch on 19×19, so that
@@ -39,15 +40,16 @@ pub(crate) struct GpuNetwork {
 }
 
 impl GpuNetwork {
-    /// `desc` compiled and kept on `device`, its products' factors in half
-    /// precision with `half` (sums in single), batches of up to
+    /// `desc` compiled and kept on `device`, its products in `precision`
+    /// (a GPU's: f32, or f16 factors with sums in single), batches of up to
     /// `max_batch` boards, or why not.
     pub(crate) fn new(
         desc: &ModelDesc,
         device: Box<dyn Device>,
-        half: bool,
+        precision: Precision,
         max_batch: usize,
     ) -> Result<GpuNetwork, String> {
+        let precision = precision.check_on_gpu()?;
         let max_batch = max_batch.clamp(1, MAX_BATCH);
         let program = Program::compile(desc);
         let weights = program
@@ -56,7 +58,7 @@ impl GpuNetwork {
             .map(|w| device.keep(w))
             .collect::<Result<Vec<_>, String>>()?;
         let mut halves = vec![0u64; program.weights.len()];
-        if half {
+        if precision.half_factors() {
             for op in &program.ops {
                 if let Op::Conv(Conv { weights: w, .. }) = *op {
                     let bits: Vec<u16> = program.weights[w.0]
@@ -68,12 +70,8 @@ impl GpuNetwork {
             }
         }
         let attributes = Attributes {
-            name: format!("{} {}", device.name(), if half { "f16" } else { "f32" }),
-            arithmetic: if half {
-                Arithmetic::F16
-            } else {
-                Arithmetic::F32
-            },
+            name: format!("{} {precision}", device.name()),
+            precision,
             // Enough boards to fill the GPU: about 128 of 19×19 (PyTorch's
             // anchor reaches its rate there), more of smaller boards.
             batching: Batching {
@@ -91,7 +89,7 @@ impl GpuNetwork {
             program,
             device,
             weights,
-            half,
+            precision,
             halves,
             attributes,
             first: Mutex::new(None),
@@ -114,7 +112,7 @@ impl GpuNetwork {
             host: Vec::new(),
             failed: None,
         };
-        ws.fit(&self.program, shape, self.half)?;
+        ws.fit(&self.program, shape, self.precision.half_factors())?;
         Ok(ws)
     }
 
@@ -153,7 +151,7 @@ impl GpuNetwork {
             weights: &self.weights,
             halves: &self.halves,
             col: ws.col,
-            half: self.half,
+            half: self.precision.half_factors(),
         };
         for op in &p.ops {
             op.on_device(&mut step)?;
@@ -251,7 +249,7 @@ impl Computation for GpuComputation {
         let p = &self.net.program;
         match &mut self.buffers {
             Ok(ws) => {
-                if let Err(why) = ws.fit(p, shape, self.net.half) {
+                if let Err(why) = ws.fit(p, shape, self.net.precision.half_factors()) {
                     // The host's buffers are sized; the pass fails with
                     // the reason.
                     ws.failed.get_or_insert(why);

@@ -8,7 +8,7 @@ use super::ops::HostStep;
 use super::program::{Buf, Program};
 use crate::go::board::BoardSize;
 use crate::nn::backend::{
-    Arithmetic, Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
+    Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
 };
 use crate::nn::model::ModelDesc;
 use std::sync::Arc;
@@ -25,7 +25,7 @@ impl HostProgram {
             program: Program::compile(desc),
             attributes: Attributes {
                 name: "host program".into(),
-                arithmetic: Arithmetic::F32,
+                precision: crate::nn::Precision::F32,
                 batching: Batching::boards(8, 1),
                 peak_flops_per_cycle: 1.0,
                 on_processor: true,
