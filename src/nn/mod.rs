@@ -5,15 +5,17 @@
 //! ends name: a game, the colour to move and one of the eight symmetries
 //! in, an [`Evaluation`] out (read by board point), for one position or a
 //! batch, from any thread. It owns the buffers (a pool of them, one taken
-//! per evaluation and given back), the symmetries, the cache of evaluations
-//! ([`cache`]) and the answer to whether a network applies to a game. The
-//! back door is [`backend::Backend`]: a model's layers that run a batch of
-//! input planes and give the heads' raw numbers: the CPU's ([`cpu`]) or a
-//! GPU's (`gpu`, with the `cuda` feature), as [`choice`] chose at start. Below the front door, [`model`] reads a file into layer
-//! descriptions, [`inputs`] makes KataGo's input planes for a kosumi
-//! [`Game`] (with [`ladder`] and [`area`], KataGo's ladder and pass-alive
-//! readers), and [`output`] turns the heads' numbers into probabilities and
-//! scores.
+//! per evaluation and given back), the cache of evaluations ([`cache`]) and
+//! the answer to whether a network applies to a game; a batch goes through
+//! it by the steps of [`pass`] (rows in their symmetries by [`rows`], the
+//! pass, the outputs mapped back). The back door is [`backend::Backend`]: a
+//! model's layers that run a batch of input planes and give the heads' raw
+//! numbers: the CPU's ([`cpu`]) or a GPU's (`gpu`, with the `cuda`
+//! feature), as the [`options`] chose at start, in a [`Precision`]. Below
+//! the front door, [`model`] reads a file into layer descriptions,
+//! [`inputs`] makes KataGo's input planes for a kosumi [`Game`] (with
+//! [`ladder`] and [`area`], KataGo's ladder and pass-alive readers), and
+//! [`output`] turns the heads' numbers into probabilities and scores.
 //!
 //! kosumi embeds KataGo's six-block net of 2020
 //! (`g170-b6c96-s175395328-d26788732`, MIT; see `LICENSE-KataGo.txt` beside
@@ -32,8 +34,10 @@ pub(crate) mod ladder;
 pub(crate) mod model;
 pub(crate) mod options;
 pub(crate) mod output;
+mod pass;
 pub(crate) mod precision;
 pub(crate) mod profile;
+pub(crate) mod rows;
 pub(crate) mod simulated;
 pub(crate) mod test_backend;
 #[cfg(test)]
@@ -41,15 +45,16 @@ pub(crate) mod test_models;
 
 use crate::go::board::{BoardSize, Color};
 use crate::go::game::Game;
+use backend::Backend;
 pub use backend::PassProfile;
-use backend::{Backend, RawOutput, Shape};
-use inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
 use model::ModelDesc;
 pub use model::ModelError;
 pub use options::{BackendKind, Backends, GPU_BUILT, Options, OptionsError};
 pub use output::Evaluation;
+pub use pass::Counts;
+use pass::{AtomicCounts, Scratch};
 pub use profile::HumanProfile;
-use profile::METADATA_INPUTS;
+pub use rows::{SYMMETRIES, applicable_symmetry, symmetric_position};
 use std::sync::{Mutex, RwLock};
 
 pub use cpu::gemm::Kernel;
@@ -58,49 +63,12 @@ pub use precision::Precision;
 /// The embedded network's file.
 pub static EMBEDDED_MODEL: &[u8] = include_bytes!("g170-b6c96-s175395328-d26788732.bin.gz");
 
-/// The number of symmetries of a square board.
-pub const SYMMETRIES: usize = 8;
-
-/// The symmetry a board of `size` is evaluated under when `symmetry` is
-/// asked: itself on a square board; on a rectangle its flips alone (bit 2,
-/// the transposition, dropped), since a transposed rectangle is another
-/// board shape, so the eight symmetries a search draws from or averages
-/// over become the rectangle's four, each twice.
-pub fn applicable_symmetry(symmetry: usize, size: BoardSize) -> usize {
-    if size.is_square() {
-        symmetry
-    } else {
-        symmetry & 3
-    }
-}
-
-/// Where `pos` (row from the top · width + column) of a board of `size`
-/// goes under `symmetry` (bit 0 flips rows, bit 1 columns, bit 2
-/// transposes: square boards only), as KataGo's `copyWithSymmetry` moves
-/// inputs (`reverse` false) or brings outputs back (`reverse` true).
-pub fn symmetric_position(symmetry: usize, size: BoardSize, pos: usize, reverse: bool) -> usize {
-    let transpose = symmetry & 4 != 0;
-    debug_assert!(!transpose || size.is_square(), "a transposed rectangle");
-    let (mut flip_x, mut flip_y) = (symmetry & 2 != 0, symmetry & 1 != 0);
-    if transpose && !reverse {
-        std::mem::swap(&mut flip_x, &mut flip_y);
-    }
-    let BoardSize { width, height } = size;
-    let (row, column) = (pos / width, pos % width);
-    let flip = |v: usize, f: bool, n: usize| if f { n - 1 - v } else { v };
-    if transpose {
-        flip(column, flip_y, width) * width + flip(row, flip_x, height)
-    } else {
-        flip(row, flip_y, height) * width + flip(column, flip_x, width)
-    }
-}
-
 /// One position to evaluate.
 #[derive(Clone, Copy)]
 pub struct Request<'a> {
     pub game: &'a Game,
     pub to_move: Color,
-    /// See the note on `fresh` in [`FeatureMaker::fill`].
+    /// See the note on `fresh` in [`inputs::FeatureMaker::fill`].
     pub fresh: bool,
     pub symmetry: usize,
     /// The playout doublings White is assumed to have over Black (negative:
@@ -114,20 +82,6 @@ impl Request<'_> {
     pub fn mover_advantage(&self) -> f32 {
         self.to_move.from_white() as f32 * self.white_advantage
     }
-}
-
-/// The buffers one evaluation uses, kept in the evaluator's pool and
-/// reused: after the first evaluations of a board size nothing more is
-/// allocated.
-struct Scratch {
-    maker: FeatureMaker,
-    features: Vec<Features>,
-    computation: Box<dyn backend::Computation>,
-    raw: Vec<RawOutput>,
-    /// This thread's rows and outputs when the batcher gathers them.
-    submission: batcher::Submission,
-    unmapped: RawOutput,
-    legal: Vec<bool>,
 }
 
 /// The fewest timed passes [`Evaluator::profile_passes`] runs.
@@ -163,27 +117,6 @@ impl std::fmt::Debug for Evaluator {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(f, "Evaluator({})", self.name)
     }
-}
-
-/// An evaluator on the test backend (the embedded net's description for
-/// its name and scalings), and the backend's counts.
-#[cfg(test)]
-pub(crate) fn on_test_backend() -> (Evaluator, std::sync::Arc<test_backend::Counting>) {
-    let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded net");
-    let backend = std::sync::Arc::new(test_backend::Counting::default());
-    (Evaluator::with_backend(&desc, backend.clone()), backend)
-}
-
-/// The embedded net on the CPU backend and on the host's executor of its
-/// GPU program: the GPU's arithmetic without a GPU, for the tests.
-#[cfg(test)]
-pub(crate) fn on_cpu_and_host_program() -> (Evaluator, Evaluator) {
-    let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded network reads");
-    let host = gpu::host::HostProgram::new(&desc);
-    (
-        Evaluator::new(&desc),
-        Evaluator::with_backend(&desc, std::sync::Arc::new(host)),
-    )
 }
 
 impl Evaluator {
@@ -335,15 +268,8 @@ impl Evaluator {
     fn with_scratch<T>(&self, f: impl FnOnce(&mut Scratch) -> T) -> T {
         let lock = || self.scratches.lock().unwrap_or_else(|e| e.into_inner());
         let popped = lock().pop();
-        let mut scratch = popped.unwrap_or_else(|| Scratch {
-            maker: FeatureMaker::default(),
-            features: Vec::new(),
-            computation: self.backend.clone().computation(),
-            raw: Vec::new(),
-            submission: batcher::Submission::default(),
-            unmapped: RawOutput::default(),
-            legal: Vec::new(),
-        });
+        let mut scratch =
+            popped.unwrap_or_else(|| Scratch::new(self.backend.clone().computation()));
         let out = f(&mut scratch);
         lock().push(scratch);
         out
@@ -384,7 +310,8 @@ impl Evaluator {
         if warm_up {
             self.set_profile(HumanProfile::parse("proyear_2020").ok());
         }
-        let finite = self.outputs_are_finite();
+        // The refusal below says it: the door says nothing of it.
+        let finite = self.unsaid(|| self.outputs_are_finite());
         if warm_up {
             self.set_profile(None);
         }
@@ -573,523 +500,7 @@ impl Evaluator {
             }
         });
     }
-
-    /// Evaluates `requests` as one batch; a human-like net under `profile`
-    /// where given, its own profile otherwise.
-    fn evaluate_together(
-        &self,
-        requests: &[Request],
-        optimism: f32,
-        profile: Option<&HumanProfile>,
-        scratch: &mut Scratch,
-        out: &mut [Evaluation],
-    ) {
-        let Some(first) = requests.first() else {
-            return;
-        };
-        // A human-like net's policy is a person's: KataGo blends in none
-        // of its optimistic policy.
-        let optimism = if self.human { 0.0 } else { optimism };
-        let size = first.game.size();
-        assert!(
-            requests.iter().all(|r| r.game.size() == size),
-            "one board size per batch"
-        );
-        let batch = requests.len();
-        let shape = Shape::of(size, batch);
-        let points = shape.points();
-        scratch.features.resize_with(batch, || Features::new(size));
-        scratch.raw.resize_with(batch, RawOutput::default);
-        for (r, f) in requests.iter().zip(&mut scratch.features) {
-            scratch
-                .maker
-                .fill(r.game, r.to_move, r.fresh, r.mover_advantage(), f);
-        }
-        // A backend that wants batches gets this thread's rows gathered
-        // with other threads' ([`batcher`]); another runs them here.
-        let gathered = self.preferred_batch(size) > 1;
-        let mut submission = std::mem::take(&mut scratch.submission);
-        let failed;
-        if gathered {
-            let s = &mut submission;
-            s.size = Some(size);
-            s.boards = batch;
-            s.spatial.resize(points * SPATIAL * batch, 0.0);
-            s.global.resize(GLOBAL * batch, 0.0);
-            s.metadata.resize(
-                if self.human {
-                    METADATA_INPUTS * batch
-                } else {
-                    0
-                },
-                0.0,
-            );
-            self.write_rows(
-                requests,
-                profile,
-                &scratch.features,
-                size,
-                &mut s.spatial,
-                &mut s.global,
-                &mut s.metadata,
-            );
-            let mut runs = (0, 0);
-            submission = self.batcher.evaluate(
-                submission,
-                &self.backend.attributes().batching,
-                &mut *scratch.computation,
-                &mut runs,
-            );
-            self.count_runs(runs);
-            failed = submission.failed.take();
-        } else {
-            let inputs = scratch.computation.inputs(shape);
-            self.write_rows(
-                requests,
-                profile,
-                &scratch.features,
-                size,
-                inputs.spatial,
-                inputs.global,
-                inputs.metadata,
-            );
-            failed = scratch.computation.forward(shape, &mut scratch.raw).err();
-            self.count_runs((1, batch as u64));
-        }
-        if let Some(why) = &failed {
-            self.say_failure(why);
-        }
-        let raws = if gathered {
-            &submission.raw
-        } else {
-            &scratch.raw
-        };
-        for (b, r) in requests.iter().enumerate() {
-            if failed.is_some() {
-                legal_moves(r, &scratch.features[b], &mut scratch.legal);
-                out[b].fail_on(&scratch.legal, size);
-                continue;
-            }
-            let raw = &raws[b];
-            let u = &mut scratch.unmapped;
-            u.policy.resize(points, 0.0);
-            u.ownership.resize(points, 0.0);
-            let blend = |p: f32, optimistic: f32| p + (optimistic - p) * optimism;
-            let symmetry = applicable_symmetry(r.symmetry, size);
-            for pos in 0..points {
-                let to = symmetric_position(symmetry, size, pos, true);
-                u.policy[to] = match raw.policy_optimistic.get(pos) {
-                    Some(&o) => blend(raw.policy[pos], o),
-                    None => raw.policy[pos],
-                };
-                u.ownership[to] = raw.ownership[pos];
-            }
-            u.pass = blend(raw.pass, raw.pass_optimistic);
-            u.value = raw.value;
-            u.score = raw.score;
-            legal_moves(r, &scratch.features[b], &mut scratch.legal);
-            let rules = NetRules::of(&r.game.rules);
-            output::postprocess(
-                u,
-                &scratch.legal,
-                r.to_move,
-                &rules,
-                size,
-                &self.scaling,
-                &mut out[b],
-            );
-            // The door: no consumer sees a number that is none.
-            out[b].failed = false;
-            if !out[b].is_finite() {
-                out[b].fail();
-            }
-        }
-        scratch.submission = submission;
-    }
-
-    /// Writes `requests`' input rows, in their symmetries, into the
-    /// backend's layout: `spatial` point by point, `global` and (a
-    /// human-like net's) `metadata` board by board.
-    #[allow(clippy::too_many_arguments)]
-    fn write_rows(
-        &self,
-        requests: &[Request],
-        profile: Option<&HumanProfile>,
-        features: &[Features],
-        size: BoardSize,
-        spatial: &mut [f32],
-        global: &mut [f32],
-        metadata: &mut [f32],
-    ) {
-        let points = size.points();
-        if self.human {
-            let own = self.profile.read().unwrap_or_else(|e| e.into_inner());
-            let rows = metadata.chunks_exact_mut(METADATA_INPUTS);
-            for (r, row) in requests.iter().zip(rows) {
-                match profile.or(own.as_ref()) {
-                    Some(p) => p.fill_row(r.to_move, points, row),
-                    None => row.fill(0.0),
-                }
-            }
-        }
-        for (b, (r, f)) in requests.iter().zip(features).enumerate() {
-            let board = &mut spatial[b * points * SPATIAL..(b + 1) * points * SPATIAL];
-            let symmetry = applicable_symmetry(r.symmetry, size);
-            for pos in 0..points {
-                let to = symmetric_position(symmetry, size, pos, false);
-                for c in 0..SPATIAL {
-                    board[to * SPATIAL + c] = f.spatial[c * points + pos];
-                }
-            }
-            global[b * GLOBAL..(b + 1) * GLOBAL].copy_from_slice(&f.global);
-        }
-    }
-
-    /// Says on stderr, the first time, why a pass gave no evaluations:
-    /// they fail at the door, and the search goes on without them.
-    fn say_failure(&self, why: &backend::PassError) {
-        use std::sync::atomic::Ordering::Relaxed;
-        if !self.counts.failure_said.swap(true, Relaxed) {
-            eprintln!(
-                "kosumi: {} gave no evaluations ({why}); they are dropped",
-                self.name
-            );
-        }
-    }
-
-    /// Counts forward passes and their boards (`runs`).
-    fn count_runs(&self, (passes, boards): (u64, u64)) {
-        use std::sync::atomic::Ordering::Relaxed;
-        self.counts.passes.fetch_add(passes, Relaxed);
-        self.counts.boards.fetch_add(boards, Relaxed);
-    }
-
-    /// Where a forward pass of `batch` copies of `game` (to move, in its
-    /// eight symmetries in turn) spends its time: after one untimed pass,
-    /// the backend's parts over passes enough to fill `time` (at least
-    /// [`PROFILED_PASSES`], at most a thousand), and the host's input
-    /// planes for them (features, ladders, symmetries) as "inputs
-    /// (host)"; the backend's error where a pass fails. The cache is not
-    /// read.
-    pub fn profile_passes(
-        &self,
-        game: &Game,
-        batch: usize,
-        time: std::time::Duration,
-    ) -> Result<PassProfile, backend::PassError> {
-        let size = game.size();
-        let batch = batch.clamp(1, self.max_batch_of(size));
-        let requests: Vec<Request> = (0..batch)
-            .map(|b| Request {
-                game,
-                to_move: game.to_move(),
-                fresh: false,
-                symmetry: b % 8,
-                white_advantage: 0.0,
-            })
-            .collect();
-        let shape = Shape::of(size, batch);
-        let mut computation = self.backend.clone().computation();
-        let mut maker = FeatureMaker::default();
-        let mut features = vec![Features::new(size); batch];
-        let mut raw = vec![RawOutput::default(); batch];
-        let mut profile = PassProfile::default();
-        let mut pass = 0;
-        while pass <= PROFILED_PASSES || (profile.total() < time && pass <= 1000) {
-            {
-                let mut laps = backend::Laps::new((pass > 0).then_some(&mut profile));
-                for (r, f) in requests.iter().zip(&mut features) {
-                    maker.fill(r.game, r.to_move, r.fresh, r.mover_advantage(), f);
-                }
-                let inputs = computation.inputs(shape);
-                self.write_rows(
-                    &requests,
-                    None,
-                    &features,
-                    size,
-                    inputs.spatial,
-                    inputs.global,
-                    inputs.metadata,
-                );
-                laps.lap("inputs (host)");
-            }
-            match pass {
-                0 => computation.forward(shape, &mut raw)?,
-                _ => computation.forward_profiled(shape, &mut raw, &mut profile)?,
-            }
-            pass += 1;
-        }
-        profile.passes = pass - 1;
-        Ok(profile)
-    }
-
-    /// What the network has done since it was loaded (or the counts were
-    /// last taken): forward passes, the boards in them, and evaluations
-    /// the cache answered.
-    pub fn take_counts(&self) -> Counts {
-        use std::sync::atomic::Ordering::Relaxed;
-        Counts {
-            passes: self.counts.passes.swap(0, Relaxed),
-            boards: self.counts.boards.swap(0, Relaxed),
-            cache_hits: self.counts.cache_hits.swap(0, Relaxed),
-        }
-    }
-}
-
-/// What a network did: its forward passes, the boards in them, and the
-/// evaluations its cache answered without it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub passes: u64,
-    pub boards: u64,
-    pub cache_hits: u64,
-}
-
-/// [`Counts`] as they are kept, by every thread at once.
-#[derive(Default)]
-struct AtomicCounts {
-    /// Whether a failed pass has been said.
-    failure_said: std::sync::atomic::AtomicBool,
-    passes: std::sync::atomic::AtomicU64,
-    boards: std::sync::atomic::AtomicU64,
-    cache_hits: std::sync::atomic::AtomicU64,
-}
-
-/// Which points the mover may play, in KataGo's order: placement by the
-/// board, ko and superko from the inputs' ban plane, and a suicide (which
-/// the ban plane leaves out) by the game's own rules.
-fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
-    let board = r.game.board();
-    let points = board.size().points();
-    legal.clear();
-    legal.resize(points, false);
-    for p in board.points() {
-        let pos = inputs::position(board, p);
-        legal[pos] = board.check(r.to_move, p, r.game.rules.suicide).is_ok()
-            && f.spatial[6 * points + pos] == 0.0
-            && (r.fresh || !board.is_suicide(r.to_move, p) || r.game.check(r.to_move, p).is_ok());
-    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::go::rules::Rules;
-
-    #[test]
-    fn a_profiled_pass_on_the_cpu_times_each_block_kind_and_head() {
-        let net = Evaluator::embedded();
-        let game = Game::new(9, Rules::default(), 7.5);
-        let profile = net
-            .profile_passes(&game, 1, std::time::Duration::ZERO)
-            .unwrap();
-        assert_eq!(profile.passes, 3);
-        let parts: Vec<&str> = profile.parts.iter().map(|&(p, _)| p).collect();
-        assert_eq!(
-            parts,
-            [
-                "inputs (host)",
-                "inputs layer",
-                "residual block",
-                "global pooling block",
-                "trunk tip",
-                "policy head",
-                "value head",
-                "ownership head"
-            ]
-        );
-        // A batch past the backend's largest is cut to it; the test
-        // backend gives its pass whole.
-        let (test, _) = on_test_backend();
-        let profile = test
-            .profile_passes(&game, 100, std::time::Duration::ZERO)
-            .unwrap();
-        let parts: Vec<&str> = profile.parts.iter().map(|&(p, _)| p).collect();
-        assert_eq!(parts, ["inputs (host)", "forward pass"]);
-    }
-
-    #[test]
-    fn the_network_reads_the_playout_doubling_advantage() {
-        // Nine stones on 19×19, White to move: White, assumed much the
-        // stronger, sees its deficit halved (KataGo's handicap play).
-        let net = Evaluator::embedded();
-        let mut game = Game::new(19, Rules::default(), 0.5);
-        let stones: Vec<_> = crate::go::handicap::fixed(19.into(), 9)
-            .unwrap()
-            .into_iter()
-            .map(|(x, y)| (Color::Black, game.board().point(x, y)))
-            .collect();
-        game.setup(&stones, true).unwrap();
-        let lead = |white_advantage| {
-            let request = Request {
-                game: &game,
-                to_move: Color::White,
-                fresh: false,
-                symmetry: 0,
-                white_advantage,
-            };
-            net.evaluate(request).white_lead
-        };
-        let (even, stronger, weaker) = (lead(0.0), lead(2.75), lead(-1.0));
-        assert!(even < -80.0, "{even}");
-        assert!(stronger > even + 30.0, "{stronger} {even}");
-        assert!(weaker < even, "{weaker} {even}");
-    }
-
-    #[test]
-    fn every_evaluating_thread_flushes_subnormals_inside_the_network_only() {
-        use crate::nn::cpu::denormals::flushing;
-        use crate::nn::cpu::network::FORWARD_FLUSHED;
-        let net = Evaluator::embedded();
-        let game = Game::new(9, Rules::default(), 7.5);
-        std::thread::scope(|scope| {
-            for _ in 0..2 {
-                scope.spawn(|| {
-                    assert!(!flushing());
-                    assert_eq!(FORWARD_FLUSHED.get(), None);
-                    let e = net.evaluate(Request {
-                        game: &game,
-                        to_move: Color::Black,
-                        fresh: true,
-                        symmetry: 0,
-                        white_advantage: 0.0,
-                    });
-                    assert!(e.white_win.is_finite());
-                    assert_eq!(FORWARD_FLUSHED.get(), Some(true));
-                    assert!(!flushing(), "the thread's mode put back");
-                });
-            }
-        });
-    }
-
-    #[test]
-    fn nets_narrower_than_their_heads_evaluate_without_a_fault() {
-        // A trunk and heads of one or two channels, narrower than the
-        // value head's three outputs and the scores' six: every buffer
-        // holds what is written to it.
-        for width in [1, 2, 5] {
-            let desc = ModelDesc::parse(test_models::narrow(width, 0.0).as_bytes())
-                .unwrap_or_else(|e| panic!("width {width}: {e}"));
-            let net = Evaluator::new(&desc);
-            let mut game = Game::new(9, Rules::default(), 7.5);
-            game.play(Color::Black, Some(game.board().point(4, 4)))
-                .unwrap();
-            for batch in [1, 3] {
-                let requests: Vec<Request> = (0..batch)
-                    .map(|symmetry| Request {
-                        game: &game,
-                        to_move: Color::White,
-                        fresh: true,
-                        symmetry,
-                        white_advantage: 0.0,
-                    })
-                    .collect();
-                let mut out = vec![Evaluation::default(); batch];
-                net.evaluate_batch(&requests, &mut out);
-                for e in &out {
-                    assert!(
-                        e.white_win.is_finite() && e.white_lead.is_finite(),
-                        "width {width}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn symmetries_are_permutations_that_come_back() {
-        for (width, height) in [(2, 2), (5, 5), (9, 9), (13, 9), (3, 7)] {
-            let size = BoardSize::new(width, height).unwrap();
-            for s in 0..SYMMETRIES {
-                let s = applicable_symmetry(s, size);
-                let mut seen = vec![false; size.points()];
-                for pos in 0..size.points() {
-                    let to = symmetric_position(s, size, pos, false);
-                    assert!(!seen[to]);
-                    seen[to] = true;
-                    assert_eq!(
-                        symmetric_position(s, size, to, true),
-                        pos,
-                        "symmetry {s} board {width}x{height}"
-                    );
-                }
-            }
-        }
-        // A rectangle's flips: the top-left point (row 0, column 0) of 13x9
-        // goes to the top-right, the bottom-left and the bottom-right.
-        let size = BoardSize::new(13, 9).unwrap();
-        let corners: Vec<usize> = (0..4)
-            .map(|s| symmetric_position(s, size, 0, false))
-            .collect();
-        assert_eq!(corners, [0, 8 * 13, 12, 8 * 13 + 12]);
-    }
-
-    #[test]
-    fn the_empty_board_gets_a_symmetric_policy_and_an_even_game() {
-        let net = Evaluator::embedded();
-        let game = Game::new(9, Rules::default(), 7.5);
-        let evals: Vec<Evaluation> = (0..SYMMETRIES)
-            .map(|s| {
-                net.evaluate(Request {
-                    game: &game,
-                    to_move: Color::Black,
-                    fresh: false,
-                    symmetry: s,
-                    white_advantage: 0.0,
-                })
-            })
-            .collect();
-        for e in &evals {
-            let total: f32 = e.policy.iter().sum::<f32>() + e.pass;
-            assert!((total - 1.0).abs() < 1e-4);
-            // The tengen and the 3-3 points are likely, the corners not.
-            assert!(e.policy[40] > e.policy[0] * 10.0);
-            assert!((0.2..0.8).contains(&e.white_win), "{}", e.white_win);
-            // On an empty board every symmetry sees the same position; the
-            // net is nearly, not exactly, symmetric.
-            assert!((e.white_win - evals[0].white_win).abs() < 0.02);
-        }
-        // A batch gives what one at a time gives.
-        let requests: Vec<Request> = (0..3)
-            .map(|s| Request {
-                game: &game,
-                to_move: Color::Black,
-                fresh: false,
-                symmetry: s,
-                white_advantage: 0.0,
-            })
-            .collect();
-        let mut batch = vec![Evaluation::default(); 3];
-        net.evaluate_batch(&requests, &mut batch);
-        for (s, e) in batch.iter().enumerate() {
-            assert!((e.white_win - evals[s].white_win).abs() < 1e-5);
-        }
-    }
-
-    #[test]
-    fn a_net_whose_outputs_are_not_finite_is_refused_at_load() {
-        use std::io::Read;
-        let mut text = Vec::new();
-        flate2::read::GzDecoder::new(EMBEDDED_MODEL)
-            .read_to_end(&mut text)
-            .unwrap();
-        // The score head's biases 3·10³⁸: finite weights, scores that are
-        // not (KataGo scales them by 20). They are the last block but one.
-        let blocks: Vec<usize> = text
-            .windows(5)
-            .enumerate()
-            .filter(|(_, w)| *w == b"@BIN@")
-            .map(|(i, _)| i + 5)
-            .collect();
-        let at = blocks[blocks.len() - 2];
-        let huge = 3e38f32.to_le_bytes();
-        for w in text[at..at + 4 * 4].chunks_exact_mut(4) {
-            w.copy_from_slice(&huge);
-        }
-        let path = std::env::temp_dir().join(format!("kosumi-nan-{}.bin", std::process::id()));
-        std::fs::write(&path, &text).unwrap();
-        let err = Evaluator::load(&path).unwrap_err();
-        std::fs::remove_file(&path).unwrap();
-        assert!(err.to_string().contains("not finite"), "{err}");
-    }
-}
+mod tests;

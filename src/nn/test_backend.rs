@@ -11,6 +11,8 @@ use super::backend::{
     Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
 };
 use super::inputs::{GLOBAL, SPATIAL};
+#[cfg(test)]
+use super::{Evaluator, model::ModelDesc};
 use crate::go::board::BoardSize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -117,6 +119,27 @@ impl Backend for Counting {
     }
 }
 
+/// An evaluator on the test backend (the embedded net's description for
+/// its name and scalings), and the backend's counts.
+#[cfg(test)]
+pub(crate) fn on_test_backend() -> (Evaluator, std::sync::Arc<Counting>) {
+    let desc = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).expect("the embedded net");
+    let backend = std::sync::Arc::new(Counting::default());
+    (Evaluator::with_backend(&desc, backend.clone()), backend)
+}
+
+/// The embedded net on the CPU backend and on the host's executor of its
+/// GPU program: the GPU's arithmetic without a GPU, for the tests.
+#[cfg(test)]
+pub(crate) fn on_cpu_and_host_program() -> (Evaluator, Evaluator) {
+    let desc = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).expect("the embedded network reads");
+    let host = crate::nn::gpu::host::HostProgram::new(&desc);
+    (
+        Evaluator::new(&desc),
+        Evaluator::with_backend(&desc, std::sync::Arc::new(host)),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use crate::go::board::Color;
@@ -127,7 +150,7 @@ mod tests {
 
     #[test]
     fn a_cached_batch_runs_only_what_the_cache_does_not_know() {
-        let (net, counts) = crate::nn::on_test_backend();
+        let (net, counts) = crate::nn::test_backend::on_test_backend();
         let mut games = Vec::new();
         for x in 0..6 {
             let mut game = Game::new(9, Rules::default(), 7.5);
@@ -169,7 +192,7 @@ mod tests {
 
     #[test]
     fn the_evaluator_runs_on_any_backend_in_its_batches() {
-        let (net, counts) = crate::nn::on_test_backend();
+        let (net, counts) = crate::nn::test_backend::on_test_backend();
         assert_eq!(net.backend_name(), "test");
         assert_eq!(net.max_batch(), 4);
         assert!(!net.uses_fp16());

@@ -372,7 +372,7 @@ mod tests {
         // The comparison as `gpu-error` runs it, on the host's executor of
         // the GPU program: it passes the single-precision gate at batch 1
         // and in batches; another net fails it.
-        let (cpu, host) = crate::nn::on_cpu_and_host_program();
+        let (cpu, host) = crate::nn::test_backend::on_cpu_and_host_program();
         let games: Vec<Game> = positions(18, 1).collect();
         for batch in [1, 8] {
             let (pass, line) = compare(&cpu, &host, &games, batch).judge(&F32_GATE);

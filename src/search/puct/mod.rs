@@ -128,7 +128,8 @@ pub struct Outcome {
     /// The root player's score lead by the search.
     pub lead: f64,
     pub visits: u64,
-    /// Visits dropped for an evaluation that was not finite.
+    /// Visits dropped for an evaluation that failed at the network's door
+    /// (a failed pass, or outputs that are not numbers).
     pub dropped: u64,
     /// With a watch: what the search found at its end.
     pub report: Option<Report>,

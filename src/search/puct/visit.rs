@@ -35,7 +35,7 @@ pub(super) struct Shared {
     /// The back-up's scratch space.
     pub(super) weighed: Vec<Weighed>,
     /// Visits begun, visits backed up, and visits dropped for an
-    /// evaluation that was not finite.
+    /// evaluation that failed at the network's door.
     pub(super) started: u64,
     pub(super) visits: u64,
     pub(super) dropped: u64,
@@ -43,18 +43,6 @@ pub(super) struct Shared {
     /// took, all threads' together: a round's mean duration.
     pub(super) rounds_done: u64,
     pub(super) round_time: std::time::Duration,
-}
-
-/// Says once a process that `net` gave an evaluation that was not finite.
-fn dropped_once(net: &crate::nn::Evaluator) {
-    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if !SAID.swap(true, Ordering::Relaxed) {
-        eprintln!(
-            "kosumi: the network {} gave an evaluation that is not finite (NaN or infinity); \
-             the search drops such evaluations",
-            net.name()
-        );
-    }
 }
 
 /// One walk down the tree to a leaf: the game as played down (a copy of
@@ -193,27 +181,23 @@ impl Job<'_> {
         }
         self.evaluate(&w.leaves[..gathered], &mut w.evals[..gathered]);
         let mut s = lock();
-        let mut dropped = false;
         for (leaf, eval) in w.leaves[..gathered].iter().zip(&w.evals) {
             if !eval.failed {
                 self.back_up(&mut s, leaf, eval);
             } else {
-                // Dropped: nothing of it reaches the tree; the visit
-                // counts against the budget, so a net that never gives a
-                // finite evaluation still ends the search.
+                // Failed at the network's door (which said why): nothing
+                // of it reaches the tree, and it is counted as dropped;
+                // the visit counts against the budget, so a net that never
+                // gives an evaluation still ends the search.
                 for &n in &leaf.path {
                     s.nodes[n].virtual_loss -= 1;
                 }
                 s.dropped += 1;
-                dropped = true;
             }
         }
         s.rounds_done += 1;
         s.round_time += began.elapsed();
         drop(s);
-        if dropped {
-            dropped_once(self.net);
-        }
         for leaf in &mut w.leaves[..gathered] {
             leaf.undo();
         }

@@ -1,0 +1,119 @@
+//! The input rows a backend reads, and the board's symmetries that move
+//! them: each position's planes written point by point into the symmetry
+//! it is evaluated under (KataGo's `copyWithSymmetry`), its global inputs
+//! and a human-like net's metadata row beside them; the outputs brought
+//! back by the same map. KataGo keeps these (`nninputs.h`) apart from the
+//! evaluator (`nneval.h`), as kosumi keeps them apart from [`super::Evaluator`].
+
+use super::Request;
+use super::inputs::{Features, GLOBAL, SPATIAL};
+use super::profile::{HumanProfile, METADATA_INPUTS};
+use crate::go::board::BoardSize;
+
+/// The number of symmetries of a square board.
+pub const SYMMETRIES: usize = 8;
+
+/// The symmetry a board of `size` is evaluated under when `symmetry` is
+/// asked: itself on a square board; on a rectangle its flips alone (bit 2,
+/// the transposition, dropped), since a transposed rectangle is another
+/// board shape, so the eight symmetries a search draws from or averages
+/// over become the rectangle's four, each twice.
+pub fn applicable_symmetry(symmetry: usize, size: BoardSize) -> usize {
+    if size.is_square() {
+        symmetry
+    } else {
+        symmetry & 3
+    }
+}
+
+/// Where `pos` (row from the top · width + column) of a board of `size`
+/// goes under `symmetry` (bit 0 flips rows, bit 1 columns, bit 2
+/// transposes: square boards only), as KataGo's `copyWithSymmetry` moves
+/// inputs (`reverse` false) or brings outputs back (`reverse` true).
+pub fn symmetric_position(symmetry: usize, size: BoardSize, pos: usize, reverse: bool) -> usize {
+    let transpose = symmetry & 4 != 0;
+    debug_assert!(!transpose || size.is_square(), "a transposed rectangle");
+    let (mut flip_x, mut flip_y) = (symmetry & 2 != 0, symmetry & 1 != 0);
+    if transpose && !reverse {
+        std::mem::swap(&mut flip_x, &mut flip_y);
+    }
+    let BoardSize { width, height } = size;
+    let (row, column) = (pos / width, pos % width);
+    let flip = |v: usize, f: bool, n: usize| if f { n - 1 - v } else { v };
+    if transpose {
+        flip(column, flip_y, width) * width + flip(row, flip_x, height)
+    } else {
+        flip(row, flip_y, height) * width + flip(column, flip_x, width)
+    }
+}
+
+/// Writes `requests`' input rows, in their symmetries, into the backend's
+/// layout: `spatial` point by point, `global` and (a human-like net's,
+/// `human`) `metadata` board by board, the metadata under `profile` (zero
+/// rows where there is none).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn write(
+    requests: &[Request],
+    features: &[Features],
+    size: BoardSize,
+    human: bool,
+    profile: Option<&HumanProfile>,
+    spatial: &mut [f32],
+    global: &mut [f32],
+    metadata: &mut [f32],
+) {
+    let points = size.points();
+    if human {
+        let rows = metadata.chunks_exact_mut(METADATA_INPUTS);
+        for (r, row) in requests.iter().zip(rows) {
+            match profile {
+                Some(p) => p.fill_row(r.to_move, points, row),
+                None => row.fill(0.0),
+            }
+        }
+    }
+    for (b, (r, f)) in requests.iter().zip(features).enumerate() {
+        let board = &mut spatial[b * points * SPATIAL..(b + 1) * points * SPATIAL];
+        let symmetry = applicable_symmetry(r.symmetry, size);
+        for pos in 0..points {
+            let to = symmetric_position(symmetry, size, pos, false);
+            for c in 0..SPATIAL {
+                board[to * SPATIAL + c] = f.spatial[c * points + pos];
+            }
+        }
+        global[b * GLOBAL..(b + 1) * GLOBAL].copy_from_slice(&f.global);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symmetries_are_permutations_that_come_back() {
+        for (width, height) in [(2, 2), (5, 5), (9, 9), (13, 9), (3, 7)] {
+            let size = BoardSize::new(width, height).unwrap();
+            for s in 0..SYMMETRIES {
+                let s = applicable_symmetry(s, size);
+                let mut seen = vec![false; size.points()];
+                for pos in 0..size.points() {
+                    let to = symmetric_position(s, size, pos, false);
+                    assert!(!seen[to]);
+                    seen[to] = true;
+                    assert_eq!(
+                        symmetric_position(s, size, to, true),
+                        pos,
+                        "symmetry {s} board {width}x{height}"
+                    );
+                }
+            }
+        }
+        // A rectangle's flips: the top-left point (row 0, column 0) of 13x9
+        // goes to the top-right, the bottom-left and the bottom-right.
+        let size = BoardSize::new(13, 9).unwrap();
+        let corners: Vec<usize> = (0..4)
+            .map(|s| symmetric_position(s, size, 0, false))
+            .collect();
+        assert_eq!(corners, [0, 8 * 13, 12, 8 * 13 + 12]);
+    }
+}
