@@ -6,7 +6,7 @@
 //! runs on a machine without CUDA, where [`probe`] says why there is no GPU
 //! rather than failing inside the loader.
 
-use super::device::{Arg, Device, Gemm, Launch, Queue};
+use super::device::{Arg, Device, F32s, Factors, Gemm, Halves, Launch, Queue};
 use super::executor::GpuNetwork;
 use super::kernels::Kernel;
 use crate::nn::model::ModelDesc;
@@ -100,7 +100,7 @@ impl CudaDevice {
             arch: Some(arch),
             ..Default::default()
         };
-        let ptx = cudarc::nvrtc::compile_ptx_with_opts(super::kernels::SOURCE, options)
+        let ptx = cudarc::nvrtc::compile_ptx_with_opts(super::kernels::source(), options)
             .map_err(|e| format!("NVRTC: the kernels do not compile for {arch}: {e:?}"))?;
         let module = ctx.load_module(ptx).map_err(said("the kernels' module"))?;
         let kernels = Kernel::ALL
@@ -136,20 +136,20 @@ impl Device for CudaDevice {
         self.name.clone()
     }
 
-    fn keep(&self, values: &[f32]) -> Result<u64, String> {
+    fn keep(&self, values: &[f32]) -> Result<F32s, String> {
         let (slice, at) = self.upload(values)?;
         self.kept
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(slice);
-        Ok(at)
+        Ok(F32s::at(at))
     }
 
-    fn keep_halves(&self, bits: &[u16]) -> Result<u64, String> {
+    fn keep_halves(&self, bits: &[u16]) -> Result<Halves, String> {
         let (slice, at) = self.upload(bits)?;
         let mut kept = self.kept_halves.lock().unwrap_or_else(|e| e.into_inner());
         kept.push(slice);
-        Ok(at)
+        Ok(Halves::at(at))
     }
 
     fn queue(&self) -> Result<Box<dyn Queue>, String> {
@@ -212,32 +212,36 @@ impl Queue for CudaQueue {
         self.halves.clear();
     }
 
-    fn alloc(&mut self, n: usize) -> Result<u64, String> {
+    fn alloc(&mut self, n: usize) -> Result<F32s, String> {
         let (slice, at) = self.zeroed(n)?;
         self.f32s.push(slice);
-        Ok(at)
+        Ok(F32s::at(at))
     }
 
-    fn alloc_halves(&mut self, n: usize) -> Result<u64, String> {
+    fn alloc_halves(&mut self, n: usize) -> Result<Halves, String> {
         let (slice, at) = self.zeroed(n)?;
         self.halves.push(slice);
-        Ok(at)
+        Ok(Halves::at(at))
     }
 
-    fn upload(&mut self, src: &[f32], dst: u64) -> Result<(), String> {
+    fn upload(&mut self, src: &[f32], dst: F32s) -> Result<(), String> {
         self.bind()?;
         // SAFETY: `dst` is an allocation of this queue of at least
         // `src.len()` values (the executor sizes its buffers so).
-        unsafe { cudarc::driver::result::memcpy_htod_async(dst, src, self.stream.cu_stream()) }
-            .map_err(said("the inputs' upload"))
+        unsafe {
+            cudarc::driver::result::memcpy_htod_async(dst.addr(), src, self.stream.cu_stream())
+        }
+        .map_err(said("the inputs' upload"))
     }
 
-    fn download(&mut self, src: u64, dst: &mut [f32]) -> Result<(), String> {
+    fn download(&mut self, src: F32s, dst: &mut [f32]) -> Result<(), String> {
         self.bind()?;
         // SAFETY: as `upload`; the copy is waited for before `dst` is read
         // (`synchronize`).
-        unsafe { cudarc::driver::result::memcpy_dtoh_async(dst, src, self.stream.cu_stream()) }
-            .map_err(said("the heads' download"))
+        unsafe {
+            cudarc::driver::result::memcpy_dtoh_async(dst, src.addr(), self.stream.cu_stream())
+        }
+        .map_err(said("the heads' download"))
     }
 
     fn launch(&mut self, kernel: Kernel, launch: Launch, args: &[Arg]) -> Result<(), String> {
@@ -268,16 +272,19 @@ impl Queue for CudaQueue {
         self.bind()?;
         // Row-major `c = a · b` is column-major `cᵀ = bᵀ · aᵀ`.
         let (m, k, n) = (g.m as i32, g.k as i32, g.n as i32);
-        let (kind, compute) = if g.half {
-            (
+        let (a, b, kind, compute) = match g.factors {
+            Factors::F16 { a, b } => (
+                a.addr(),
+                b.addr(),
                 cudaDataType::CUDA_R_16F,
                 cublasComputeType_t::CUBLAS_COMPUTE_32F,
-            )
-        } else {
-            (
+            ),
+            Factors::F32 { a, b } => (
+                a.addr(),
+                b.addr(),
                 cudaDataType::CUDA_R_32F,
                 cublasComputeType_t::CUBLAS_COMPUTE_32F_PEDANTIC,
-            )
+            ),
         };
         // SAFETY: the addresses hold the matrices of those sizes and types
         // (the executor's buffers and kept weights); alpha and beta are
@@ -291,14 +298,14 @@ impl Queue for CudaQueue {
                 m,
                 k,
                 (&g.alpha as *const f32).cast(),
-                g.b as *const std::ffi::c_void,
+                b as *const std::ffi::c_void,
                 kind,
                 n,
-                g.a as *const std::ffi::c_void,
+                a as *const std::ffi::c_void,
                 kind,
                 k,
                 (&g.beta as *const f32).cast(),
-                g.c as *mut std::ffi::c_void,
+                g.c.addr() as *mut std::ffi::c_void,
                 cudaDataType::CUDA_R_32F,
                 n,
                 compute,

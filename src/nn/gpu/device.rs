@@ -6,6 +6,81 @@
 //! and the kernels are held to the CPU backend without a GPU.
 
 use super::kernels::Kernel;
+use std::marker::PhantomData;
+
+/// A half-precision value as a device stores it: its 16 bits (a `__half`,
+/// `unsigned short` in the kernels' source).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Half(pub u16);
+
+/// The address of a device buffer of `T`s: `f32`, or [`Half`]. A buffer of
+/// one element type passed where the other goes does not compile; the
+/// kernels' declarations say each pointer's type, held to the source.
+pub(crate) struct DevicePtr<T> {
+    addr: u64,
+    element: PhantomData<fn() -> T>,
+}
+
+/// Single-precision values on a device.
+pub(crate) type F32s = DevicePtr<f32>;
+/// Half-precision values on a device.
+pub(crate) type Halves = DevicePtr<Half>;
+
+impl<T> DevicePtr<T> {
+    /// No buffer (a kernel's optional operand, read only where its flag
+    /// says).
+    pub(crate) const NULL: DevicePtr<T> = DevicePtr::at(0);
+
+    /// The buffer at `addr`, as a device hands it out.
+    pub(crate) const fn at(addr: u64) -> DevicePtr<T> {
+        DevicePtr {
+            addr,
+            element: PhantomData,
+        }
+    }
+
+    /// Its address, as a launch passes it.
+    pub(crate) fn addr(self) -> u64 {
+        self.addr
+    }
+}
+
+impl<T> Clone for DevicePtr<T> {
+    fn clone(&self) -> DevicePtr<T> {
+        *self
+    }
+}
+
+impl<T> Copy for DevicePtr<T> {}
+
+impl<T> PartialEq for DevicePtr<T> {
+    fn eq(&self, other: &DevicePtr<T>) -> bool {
+        self.addr == other.addr
+    }
+}
+
+impl<T> std::fmt::Debug for DevicePtr<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}@{:#x}", std::any::type_name::<T>(), self.addr)
+    }
+}
+
+/// A buffer on a device, of its storage's type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum DeviceBuffer {
+    F32(F32s),
+    F16(Halves),
+}
+
+impl DeviceBuffer {
+    /// Its single-precision values, or why it holds none.
+    pub(crate) fn f32s(self) -> Result<F32s, String> {
+        match self {
+            DeviceBuffer::F32(p) => Ok(p),
+            DeviceBuffer::F16(_) => Err("a buffer in f16 where f32 is read".into()),
+        }
+    }
+}
 
 /// A kernel's argument, as the kernels' source declares it: an address, an
 /// `int`, a `long long` or a `float`.
@@ -25,20 +100,31 @@ pub(crate) struct Launch {
     pub shared_bytes: u32,
 }
 
+/// A product's factors, both of one precision.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Factors {
+    F32 {
+        a: F32s,
+        b: F32s,
+    },
+    /// Half precision, their sums in single.
+    F16 {
+        a: Halves,
+        b: Halves,
+    },
+}
+
 /// A product `c = alpha · a · b + beta · c` of row-major matrices: `a`
-/// `m × k`, `b` `k × n`, `c` `m × n` in single precision; `a` and `b` in
-/// half precision with `half` (their sums in single).
+/// `m × k`, `b` `k × n`, `c` `m × n` in single precision.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Gemm {
     pub m: usize,
     pub k: usize,
     pub n: usize,
-    pub a: u64,
-    pub b: u64,
-    pub c: u64,
+    pub factors: Factors,
+    pub c: F32s,
     pub alpha: f32,
     pub beta: f32,
-    pub half: bool,
 }
 
 /// A device: a GPU, or the tests' emulator of one.
@@ -46,9 +132,9 @@ pub(crate) trait Device: Send + Sync {
     /// Its name, as the backend's name gives it.
     fn name(&self) -> String;
     /// Keeps `values` on the device for good; their address.
-    fn keep(&self, values: &[f32]) -> Result<u64, String>;
+    fn keep(&self, values: &[f32]) -> Result<F32s, String>;
     /// Keeps half-precision `bits` on the device for good; their address.
-    fn keep_halves(&self, bits: &[u16]) -> Result<u64, String>;
+    fn keep_halves(&self, bits: &[u16]) -> Result<Halves, String>;
     /// A new queue, for one thread's evaluations.
     fn queue(&self) -> Result<Box<dyn Queue>, String>;
 }
@@ -58,13 +144,13 @@ pub(crate) trait Queue: Send {
     /// Frees everything this queue allocated.
     fn free(&mut self);
     /// `n` zeroed single-precision values; their address.
-    fn alloc(&mut self, n: usize) -> Result<u64, String>;
+    fn alloc(&mut self, n: usize) -> Result<F32s, String>;
     /// `n` zeroed half-precision values; their address.
-    fn alloc_halves(&mut self, n: usize) -> Result<u64, String>;
+    fn alloc_halves(&mut self, n: usize) -> Result<Halves, String>;
     /// Copies `src` to the device at `dst`.
-    fn upload(&mut self, src: &[f32], dst: u64) -> Result<(), String>;
+    fn upload(&mut self, src: &[f32], dst: F32s) -> Result<(), String>;
     /// Copies `dst.len()` values from the device at `src`.
-    fn download(&mut self, src: u64, dst: &mut [f32]) -> Result<(), String>;
+    fn download(&mut self, src: F32s, dst: &mut [f32]) -> Result<(), String>;
     /// Runs `kernel` on `args`.
     fn launch(&mut self, kernel: Kernel, launch: Launch, args: &[Arg]) -> Result<(), String>;
     /// Runs a product.

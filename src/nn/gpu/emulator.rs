@@ -7,7 +7,7 @@
 //! the same launches, arguments and products, so that the kernels' indices
 //! and the executor's arguments are held to the CPU backend without a GPU.
 
-use super::device::{Arg, Device, Gemm, Launch, Queue};
+use super::device::{Arg, Device, F32s, Factors, Gemm, Halves, Launch, Queue};
 use super::kernels::Kernel;
 use std::ffi::{CString, c_char, c_void};
 use std::sync::OnceLock;
@@ -134,7 +134,7 @@ fn launcher() -> Result<LaunchFn, String> {
         let library = dir.join("libkernels.so");
         let text = format!(
             "{SHIM}\n{}\n{LAUNCHER}\n{}\n{LAUNCH}",
-            super::kernels::SOURCE,
+            super::kernels::source(),
             table()
         );
         std::fs::write(&source, text).map_err(|e| e.to_string())?;
@@ -206,20 +206,20 @@ impl Device for Emulator {
         "emulated gpu".into()
     }
 
-    fn keep(&self, values: &[f32]) -> Result<u64, String> {
+    fn keep(&self, values: &[f32]) -> Result<F32s, String> {
         let (memory, at) = zeroed(values.len() * 4);
         // SAFETY: `memory` holds `values.len()` floats.
         unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), at as *mut f32, values.len()) };
         self.kept.lock().unwrap().push(memory);
-        Ok(at)
+        Ok(F32s::at(at))
     }
 
-    fn keep_halves(&self, bits: &[u16]) -> Result<u64, String> {
+    fn keep_halves(&self, bits: &[u16]) -> Result<Halves, String> {
         let (memory, at) = zeroed(bits.len() * 2);
         // SAFETY: `memory` holds `bits.len()` halves.
         unsafe { std::ptr::copy_nonoverlapping(bits.as_ptr(), at as *mut u16, bits.len()) };
         self.kept.lock().unwrap().push(memory);
-        Ok(at)
+        Ok(Halves::at(at))
     }
 
     fn queue(&self) -> Result<Box<dyn Queue>, String> {
@@ -243,28 +243,30 @@ impl Queue for EmulatedQueue {
         self.memory.clear();
     }
 
-    fn alloc(&mut self, n: usize) -> Result<u64, String> {
+    fn alloc(&mut self, n: usize) -> Result<F32s, String> {
         let (memory, at) = zeroed(n * 4);
         self.memory.push(memory);
-        Ok(at)
+        Ok(F32s::at(at))
     }
 
-    fn alloc_halves(&mut self, n: usize) -> Result<u64, String> {
+    fn alloc_halves(&mut self, n: usize) -> Result<Halves, String> {
         let (memory, at) = zeroed(n * 2);
         self.memory.push(memory);
-        Ok(at)
+        Ok(Halves::at(at))
     }
 
-    fn upload(&mut self, src: &[f32], dst: u64) -> Result<(), String> {
+    fn upload(&mut self, src: &[f32], dst: F32s) -> Result<(), String> {
+        let dst = dst.addr() as *mut f32;
         // SAFETY: `dst` is an allocation of this queue of at least
         // `src.len()` floats (the executor sizes its buffers so).
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut f32, src.len()) };
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) };
         Ok(())
     }
 
-    fn download(&mut self, src: u64, dst: &mut [f32]) -> Result<(), String> {
+    fn download(&mut self, src: F32s, dst: &mut [f32]) -> Result<(), String> {
+        let src = src.addr() as *const f32;
         // SAFETY: as `upload`.
-        unsafe { std::ptr::copy_nonoverlapping(src as *const f32, dst.as_mut_ptr(), dst.len()) };
+        unsafe { std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len()) };
         Ok(())
     }
 
@@ -308,10 +310,15 @@ impl Queue for EmulatedQueue {
     }
 
     fn gemm(&mut self, g: Gemm) -> Result<(), String> {
+        // Each factor read as it is stored: real halves widened to f32.
+        let (a, b, half) = match g.factors {
+            Factors::F32 { a, b } => (a.addr(), b.addr(), false),
+            Factors::F16 { a, b } => (a.addr(), b.addr(), true),
+        };
         let read = |at: u64, i: usize| -> f32 {
             // SAFETY: the executor's matrices, of the sizes `g` gives.
             unsafe {
-                if g.half {
+                if half {
                     ::half::f16::from_bits(*(at as *const u16).add(i)).to_f32()
                 } else {
                     *(at as *const f32).add(i)
@@ -321,11 +328,11 @@ impl Queue for EmulatedQueue {
         for row in 0..g.m {
             for col in 0..g.n {
                 let sum: f32 = (0..g.k)
-                    .map(|x| read(g.a, row * g.k + x) * read(g.b, x * g.n + col))
+                    .map(|x| read(a, row * g.k + x) * read(b, x * g.n + col))
                     .sum();
                 // SAFETY: `c` holds `m × n` floats.
                 unsafe {
-                    let c = (g.c as *mut f32).add(row * g.n + col);
+                    let c = (g.c.addr() as *mut f32).add(row * g.n + col);
                     *c = g.alpha * sum + g.beta * *c;
                 }
             }

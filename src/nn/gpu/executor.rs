@@ -6,9 +6,9 @@
 //! backend is the same whatever the device: CUDA on a GPU, or the tests'
 //! emulator of one.
 
-use super::device::{Device, Queue};
+use super::device::{Device, DeviceBuffer, F32s, Halves, Queue};
 use super::ops::DeviceStep;
-use super::program::{Buf, Conv, Extent, Op, Program};
+use super::program::{Buf, Conv, Extent, Op, Program, Storage};
 use crate::go::board::BoardSize;
 use crate::nn::backend::{
     Attributes, Backend, Batching, Computation, Inputs, PassError, PassProfile, RawOutput, Shape,
@@ -26,12 +26,12 @@ pub(crate) struct GpuNetwork {
     program: Program,
     device: Box<dyn Device>,
     /// The weights' addresses on the device.
-    weights: Vec<u64>,
+    weights: Vec<F32s>,
     /// The products' precision.
     precision: Precision,
     /// With half-precision factors, the convolutions' weights again as
-    /// halves (the address of each, 0 for the weights of other operations).
-    halves: Vec<u64>,
+    /// halves (none for the weights of other operations).
+    halves: Vec<Option<Halves>>,
     attributes: Attributes,
     /// One workspace made at load for the largest batch on 19×19, so that
     /// a device without the memory for it refuses the net at once; the
@@ -57,7 +57,7 @@ impl GpuNetwork {
             .iter()
             .map(|w| device.keep(w))
             .collect::<Result<Vec<_>, String>>()?;
-        let mut halves = vec![0u64; program.weights.len()];
+        let mut halves = vec![None; program.weights.len()];
         if precision.half_factors() {
             for op in &program.ops {
                 if let Op::Conv(Conv { weights: w, .. }) = *op {
@@ -65,7 +65,7 @@ impl GpuNetwork {
                         .iter()
                         .map(|&x| ::half::f16::from_f32(x).to_bits())
                         .collect();
-                    halves[w.0] = device.keep_halves(&bits)?;
+                    halves[w.0] = Some(device.keep_halves(&bits)?);
                 }
             }
         }
@@ -108,7 +108,7 @@ impl GpuNetwork {
             rows: 0,
             batch: 0,
             ptrs: Vec::new(),
-            col: 0,
+            col: DeviceBuffer::F32(F32s::NULL),
             host: Vec::new(),
             failed: None,
         };
@@ -141,7 +141,7 @@ impl GpuNetwork {
         .flatten()
         {
             let n = p.buffers[buf.0].len(shape);
-            q.upload(&ws.host[buf.0][..n], ws.ptrs[buf.0])?;
+            q.upload(&ws.host[buf.0][..n], ws.ptrs[buf.0].f32s()?)?;
         }
         mark(q)?;
         let mut step = DeviceStep {
@@ -151,7 +151,6 @@ impl GpuNetwork {
             weights: &self.weights,
             halves: &self.halves,
             col: ws.col,
-            half: self.precision.half_factors(),
         };
         for op in &p.ops {
             op.on_device(&mut step)?;
@@ -160,7 +159,7 @@ impl GpuNetwork {
         let h = p.heads;
         for b in [h.policy, h.pass, h.value, h.score, h.ownership] {
             let n = p.buffers[b.0].len(shape);
-            q.download(ws.ptrs[b.0], &mut ws.host[b.0][..n])?;
+            q.download(ws.ptrs[b.0].f32s()?, &mut ws.host[b.0][..n])?;
         }
         mark(q)?;
         q.synchronize()?;
@@ -186,11 +185,11 @@ pub(crate) struct GpuWorkspace {
     /// The rows (points × boards) and boards the buffers hold.
     rows: usize,
     batch: usize,
-    /// Each program buffer's address.
-    ptrs: Vec<u64>,
-    /// The products' input: the im2col matrix (single precision), or in
-    /// half precision a copy of every product's input.
-    col: u64,
+    /// Each program buffer, of its storage's type.
+    ptrs: Vec<DeviceBuffer>,
+    /// The products' input: the im2col matrix (single precision), or with
+    /// half-precision factors a copy of every product's input.
+    col: DeviceBuffer,
     host: Vec<Vec<f32>>,
     /// The first failure of this workspace's device work: every later
     /// pass fails with it.
@@ -216,23 +215,34 @@ impl GpuWorkspace {
         self.ptrs.clear();
         self.rows = 0;
         self.batch = 0;
-        for extent in &program.buffers {
-            self.ptrs.push(self.queue.alloc(len(extent).max(1))?);
+        for (extent, &storage) in program.buffers.iter().zip(&program.storage) {
+            let buffer = self.alloc(storage, len(extent))?;
+            self.ptrs.push(buffer);
         }
         let rows_shape = Shape {
             width: rows,
             height: 1,
             batch: 1,
         };
-        self.col = if half {
-            let n = program.product_input_len(rows_shape);
-            self.queue.alloc_halves(n.max(1))?
-        } else {
-            self.queue.alloc(program.im2col_len(rows_shape).max(1))?
+        self.col = match half {
+            true => self.alloc(Storage::F16, program.product_input_len(rows_shape))?,
+            false => self.alloc(Storage::F32, program.im2col_len(rows_shape))?,
         };
         self.rows = rows;
         self.batch = batch;
         Ok(())
+    }
+}
+
+impl GpuWorkspace {
+    /// `n` zeroed values (at least one) of `storage`'s type on this
+    /// workspace's queue.
+    fn alloc(&mut self, storage: Storage, n: usize) -> Result<DeviceBuffer, String> {
+        let n = n.max(1);
+        Ok(match storage {
+            Storage::F32 => DeviceBuffer::F32(self.queue.alloc(n)?),
+            Storage::F16 => DeviceBuffer::F16(self.queue.alloc_halves(n)?),
+        })
     }
 }
 

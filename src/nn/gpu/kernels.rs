@@ -9,9 +9,41 @@
 //! emulator's table; a test holds every declaration to the source's
 //! signature.
 
-/// The kernels' source, compiled at run time by NVRTC (and for the tests
-/// by g++ and clang).
-#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+use crate::nn::model::Activation;
+
+/// The activations the kernels apply, each by its number: its place here.
+/// The kernels read them by name (`ACT_RELU`), defined from this table in
+/// the source's prelude ([`source`]), so that each is numbered once.
+#[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
+pub(crate) const ACTIVATIONS: [(Activation, &str); 4] = [
+    (Activation::Identity, "ACT_IDENTITY"),
+    (Activation::Relu, "ACT_RELU"),
+    (Activation::Mish, "ACT_MISH"),
+    (Activation::Silu, "ACT_SILU"),
+];
+
+/// An activation's number, as the kernels read it.
+#[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
+pub(crate) fn activation_code(act: Activation) -> i32 {
+    ACTIVATIONS
+        .iter()
+        .position(|&(a, _)| a == act)
+        .expect("every activation is in the table") as i32
+}
+
+/// The kernels' whole source: the activations' numbers, then [`SOURCE`];
+/// compiled at run time by NVRTC (and for the tests by g++ and clang).
+#[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
+pub(crate) fn source() -> String {
+    let mut text = String::from("// The activations' numbers (src/nn/gpu/kernels.rs).\n");
+    for (code, (_, name)) in ACTIVATIONS.iter().enumerate() {
+        text += &format!("#define {name} {code}\n");
+    }
+    text + SOURCE
+}
+
+/// The kernels' own source, after the prelude [`source`] writes.
+#[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
 pub(crate) const SOURCE: &str = concat!(
     include_str!("kernels/common.cuh"),
     "\n",
@@ -27,11 +59,15 @@ pub(crate) const SOURCE: &str = concat!(
 );
 
 /// The kind of a kernel's parameter, as the source declares it: an
-/// address, an `int`, a `long long` or a `float`.
+/// address of floats or of halves (`unsigned short`), written to or only
+/// read (`const`), an `int`, a `long long` or a `float`.
 #[cfg(test)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Param {
-    Ptr,
+    F32s,
+    ConstF32s,
+    Halves,
+    ConstHalves,
     I32,
     I64,
     F32,
@@ -88,48 +124,54 @@ macro_rules! with_kernels {
     ($then:ident) => {
         $then! {
     /// The im2col matrix of a `size × size` convolution.
-    Im2col im2col(r#in: Ptr, col: Ptr, batch: I32, width: I32, height: I32, cin: I32, size: I32)
-        false;
+    Im2col im2col(
+        r#in: ConstF32s, col: F32s, batch: I32, width: I32, height: I32, cin: I32, size: I32,
+    ) false;
     /// The im2col matrix in half precision, each value times `scale`.
     Im2colHalf im2col_half(
-        r#in: Ptr, col: Ptr, batch: I32, width: I32, height: I32, cin: I32, size: I32, scale: F32,
+        r#in: ConstF32s, col: Halves, batch: I32, width: I32, height: I32, cin: I32,
+        size: I32, scale: F32,
     ) false;
     /// `out = in · scale` in half precision.
-    ToHalf to_half(r#in: Ptr, out: Ptr, n: I64, scale: F32) false;
+    ToHalf to_half(r#in: ConstF32s, out: Halves, n: I64, scale: F32) false;
     /// `out = act((in + extra[board]) · scale + bias)` channel by channel.
     NormAct norm_act(
-        r#in: Ptr, out: Ptr, scale: Ptr, bias: Ptr, extra: Ptr, rows: I32, points: I32,
-        channels: I32, act: I32,
+        r#in: ConstF32s, out: F32s, scale: ConstF32s, bias: ConstF32s, extra: ConstF32s,
+        rows: I32, points: I32, channels: I32, act: I32,
     ) false;
     /// `v[board] = act(v[board] + bias)`.
-    BiasAct bias_act(v: Ptr, bias: Ptr, batch: I32, channels: I32, act: I32) false;
+    BiasAct bias_act(v: F32s, bias: ConstF32s, batch: I32, channels: I32, act: I32) false;
     /// `v[board][point] += bias[board]`.
-    AddSpatialBias add_spatial_bias(bias: Ptr, v: Ptr, rows: I32, points: I32, channels: I32)
-        false;
+    AddSpatialBias add_spatial_bias(
+        bias: ConstF32s, v: F32s, rows: I32, points: I32, channels: I32,
+    ) false;
     /// KataGo's global pooling, a thread a board and channel.
-    Pool pool(r#in: Ptr, out: Ptr, batch: I32, points: I32, channels: I32, quadratic: I32) false;
+    Pool pool(
+        r#in: ConstF32s, out: F32s, batch: I32, points: I32, channels: I32, quadratic: I32,
+    ) false;
     /// An RMSNorm, a block a point or a board.
     RmsNorm rms_norm(
-        r#in: Ptr, out: Ptr, gamma: Ptr, beta: Ptr, points: I32, channels: I32, epsilon: F32,
-        board: I32, act: I32,
+        r#in: ConstF32s, out: F32s, gamma: ConstF32s, beta: ConstF32s, points: I32,
+        channels: I32, epsilon: F32, board: I32, act: I32,
     ) true;
     /// Rotary position embedding, a thread a row, head and pair.
     Rope rope(
-        v: Ptr, rows: I32, points: I32, width: I32, heads: I32, dim: I32, freqs: Ptr, tables: I32,
-        theta: F32,
+        v: F32s, rows: I32, points: I32, width: I32, heads: I32, dim: I32, freqs: ConstF32s,
+        tables: I32, theta: F32,
     ) false;
     /// Attention, a block a query point, head and board.
     Attention attention(
-        q: Ptr, k: Ptr, v: Ptr, out: Ptr, points: I32, heads: I32, kv_heads: I32, dim: I32,
-        v_dim: I32,
+        q: ConstF32s, k: ConstF32s, v: ConstF32s, out: F32s, points: I32, heads: I32,
+        kv_heads: I32, dim: I32, v_dim: I32,
     ) true;
     /// `hidden = silu(hidden) · gate`.
-    SwiGlu swiglu(hidden: Ptr, gate: Ptr, n: I64) false;
+    SwiGlu swiglu(hidden: F32s, gate: ConstF32s, n: I64) false;
         }
     };
 }
-#[cfg(any(feature = "cuda", all(test, unix)))]
-pub(crate) use with_kernels;
+cfg_device! {
+    pub(crate) use with_kernels;
+}
 
 with_kernels!(declare);
 
@@ -150,7 +192,10 @@ mod tests {
                     let p = p.split_whitespace().collect::<Vec<_>>().join(" ");
                     let (ty, name) = p.rsplit_once(' ').expect("a type and a name");
                     let kind = match ty {
-                        _ if ty.ends_with('*') => Param::Ptr,
+                        "float*" => Param::F32s,
+                        "const float*" => Param::ConstF32s,
+                        "unsigned short*" => Param::Halves,
+                        "const unsigned short*" => Param::ConstHalves,
                         "int" => Param::I32,
                         "long long" => Param::I64,
                         "float" => Param::F32,
@@ -182,6 +227,24 @@ mod tests {
             let theirs = theirs.unwrap_or_else(|| panic!("{} is not in the source", kernel.name()));
             assert_eq!(ours, theirs.1, "{}'s parameters", kernel.name());
         }
+    }
+
+    #[test]
+    fn each_activation_is_numbered_once_and_the_source_reads_it_by_name() {
+        let source = source();
+        for (code, &(act, name)) in ACTIVATIONS.iter().enumerate() {
+            assert_eq!(activation_code(act), code as i32);
+            assert!(source.contains(&format!("#define {name} {code}\n")));
+            assert!(
+                SOURCE.contains(name) || act == Activation::Identity,
+                "{name}"
+            );
+        }
+        let mut acts: Vec<String> = ACTIVATIONS.iter().map(|(a, _)| format!("{a:?}")).collect();
+        acts.dedup();
+        assert_eq!(acts.len(), ACTIVATIONS.len());
+        // No number is written into the source itself.
+        assert!(!SOURCE.contains("case 1:") && !SOURCE.contains("case 2:"));
     }
 
     #[test]

@@ -6,14 +6,27 @@
 //! program ([`host`], plain loops) holds a program to the CPU backend in
 //! the tests.
 
+/// Items a device runs or needs: built with the CUDA backend, and in the
+/// tests on Unix, where the emulator runs the kernels on the host. The
+/// predicate is written here alone, as tokio writes its `cfg_rt!`; the
+/// modules below the macro use it.
+macro_rules! cfg_device {
+    ($($item:item)*) => {
+        $(
+            #[cfg(any(feature = "cuda", all(test, unix)))]
+            $item
+        )*
+    };
+}
+
 #[cfg(feature = "cuda")]
 pub(crate) mod cuda;
-#[cfg(any(feature = "cuda", all(test, unix)))]
-pub(crate) mod device;
+cfg_device! {
+    pub(crate) mod device;
+    pub(crate) mod executor;
+}
 #[cfg(all(test, unix))]
 mod emulator;
-#[cfg(any(feature = "cuda", all(test, unix)))]
-pub(crate) mod executor;
 #[cfg(test)]
 pub(crate) mod host;
 pub(crate) mod kernels;
@@ -119,7 +132,7 @@ extern "C" __device__ float powf(float, float);
         let source = dir.join("kernels.cu");
         std::fs::write(
             &source,
-            format!("{NVRTC_PRELUDE}\n{}", super::kernels::SOURCE),
+            format!("{NVRTC_PRELUDE}\n{}", super::kernels::source()),
         )
         .unwrap();
         let out = std::process::Command::new("clang")

@@ -60,38 +60,39 @@ pub(crate) enum Op {
     SwiGlu(SwiGlu),
 }
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl Op {
-    /// The operation's kind, as a profile names it.
-    pub(crate) fn kind(&self) -> &'static str {
-        match self {
-            Op::Conv(c) if c.size == 1 => "conv 1x1",
-            Op::Conv(_) => "conv 3x3",
-            Op::NormAct(_) => "norm and activation",
-            Op::MatMul(_) => "dense product",
-            Op::BiasAct(_) => "bias and activation",
-            Op::AddSpatialBias(_) => "spatial bias",
-            Op::Pool(_) => "global pooling",
-            Op::RmsNorm(_) => "rms norm",
-            Op::Rope(_) => "rotary embedding",
-            Op::Attention(_) => "attention",
-            Op::SwiGlu(_) => "swiglu",
+cfg_device! {
+    impl Op {
+        /// The operation's kind, as a profile names it.
+        pub(crate) fn kind(&self) -> &'static str {
+            match self {
+                Op::Conv(c) if c.size == 1 => "conv 1x1",
+                Op::Conv(_) => "conv 3x3",
+                Op::NormAct(_) => "norm and activation",
+                Op::MatMul(_) => "dense product",
+                Op::BiasAct(_) => "bias and activation",
+                Op::AddSpatialBias(_) => "spatial bias",
+                Op::Pool(_) => "global pooling",
+                Op::RmsNorm(_) => "rms norm",
+                Op::Rope(_) => "rotary embedding",
+                Op::Attention(_) => "attention",
+                Op::SwiGlu(_) => "swiglu",
+            }
         }
-    }
 
-    /// Runs the operation on a device.
-    pub(crate) fn on_device(&self, s: &mut super::ops::DeviceStep) -> Result<(), String> {
-        match self {
-            Op::Conv(op) => op.on_device(s),
-            Op::NormAct(op) => op.on_device(s),
-            Op::MatMul(op) => op.on_device(s),
-            Op::BiasAct(op) => op.on_device(s),
-            Op::AddSpatialBias(op) => op.on_device(s),
-            Op::Pool(op) => op.on_device(s),
-            Op::RmsNorm(op) => op.on_device(s),
-            Op::Rope(op) => op.on_device(s),
-            Op::Attention(op) => op.on_device(s),
-            Op::SwiGlu(op) => op.on_device(s),
+        /// Runs the operation on a device.
+        pub(crate) fn on_device(&self, s: &mut super::ops::DeviceStep) -> Result<(), String> {
+            match self {
+                Op::Conv(op) => op.on_device(s),
+                Op::NormAct(op) => op.on_device(s),
+                Op::MatMul(op) => op.on_device(s),
+                Op::BiasAct(op) => op.on_device(s),
+                Op::AddSpatialBias(op) => op.on_device(s),
+                Op::Pool(op) => op.on_device(s),
+                Op::RmsNorm(op) => op.on_device(s),
+                Op::Rope(op) => op.on_device(s),
+                Op::Attention(op) => op.on_device(s),
+                Op::SwiGlu(op) => op.on_device(s),
+            }
         }
     }
 }
@@ -133,10 +134,21 @@ pub(crate) struct Heads {
     pub ownership: Buf,
 }
 
+/// How a buffer of a program stores its values on a device: its element
+/// type, as data the program carries (every activation is single
+/// precision today; a product's halves are the executor's scratch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Storage {
+    F32,
+    F16,
+}
+
 /// A network compiled for a device.
 pub(crate) struct Program {
     pub ops: Vec<Op>,
     pub buffers: Vec<Extent>,
+    /// Each buffer's element type.
+    pub storage: Vec<Storage>,
     pub weights: Vec<Vec<f32>>,
     pub spatial_input: Buf,
     pub global_input: Buf,
@@ -208,6 +220,7 @@ impl Compiler {
         let empty = Program {
             ops: Vec::new(),
             buffers: Vec::new(),
+            storage: Vec::new(),
             weights: Vec::new(),
             spatial_input: Buf(0),
             global_input: Buf(0),
@@ -357,6 +370,7 @@ impl Compiler {
     }
     fn buffer(&mut self, extent: Extent) -> Buf {
         self.program.buffers.push(extent);
+        self.program.storage.push(Storage::F32);
         Buf(self.program.buffers.len() - 1)
     }
 

@@ -15,16 +15,16 @@
 #define DYNAMIC_SHARED(type, name) extern __shared__ type name[]
 #endif
 
-// The activations, numbered as executor.rs passes them.
+// The activations, by the numbers the prelude defines (ACT_RELU, ...).
 __device__ __forceinline__ float activate(int act, float x) {
     switch (act) {
-    case 1:
+    case ACT_RELU:
         return fmaxf(x, 0.0f);
-    case 2: {
+    case ACT_MISH: {
         float sp = x > 20.0f ? x : log1pf(expf(x));
         return x * tanhf(sp);
     }
-    case 3:
+    case ACT_SILU:
         return x / (1.0f + expf(-x));
     default:
         return x;

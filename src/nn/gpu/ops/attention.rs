@@ -5,17 +5,19 @@
 //! block a query point, head and board keeps the board's scores in shared
 //! memory.
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::launch;
+cfg_device! {
+    use super::launch;
+}
 use super::{Angles, Buf};
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::{DeviceStep, threads};
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::device::Launch;
+cfg_device! {
+    use super::{DeviceStep, threads};
+    use crate::nn::gpu::device::{F32s, Launch};
+}
 
-/// Threads a block of the attention kernel (a power of two, at most 256).
-#[cfg(any(feature = "cuda", all(test, unix)))]
-const ATTENTION_THREADS: u32 = 128;
+cfg_device! {
+    /// Threads a block of the attention kernel (a power of two, at most 256).
+    const ATTENTION_THREADS: u32 = 128;
+}
 
 /// Rotates each head's pairs of channels `(2p, 2p + 1)` of `values` (rows
 /// of `heads · dim`) by the angle of the point, as [`Angles`] says.
@@ -42,57 +44,59 @@ pub(crate) struct Attention {
     pub(crate) v_dim: usize,
 }
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl Rope {
-    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let (freqs, tables, theta) = match self.angles {
-            Angles::Learned { freqs, tables } => (s.weights(freqs), tables as i32, 0.0),
-            Angles::Fixed { theta } => (0, 0, theta),
-        };
-        let n = s.shape.rows() * self.heads * (self.dim / 2);
-        launch::rope(
-            threads(n),
-            s.buf(self.values),
-            s.rows(),
-            s.points(),
-            s.shape.width as i32,
-            self.heads as i32,
-            self.dim as i32,
-            freqs,
-            tables,
-            theta,
-            s.queue,
-        )
+cfg_device! {
+    impl Rope {
+        pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+            let (freqs, tables, theta) = match self.angles {
+                Angles::Learned { freqs, tables } => (s.weights(freqs), tables as i32, 0.0),
+                Angles::Fixed { theta } => (F32s::NULL, 0, theta),
+            };
+            let n = s.shape.rows() * self.heads * (self.dim / 2);
+            launch::rope(
+                threads(n),
+                s.buf(self.values)?,
+                s.rows(),
+                s.points(),
+                s.shape.width as i32,
+                self.heads as i32,
+                self.dim as i32,
+                freqs,
+                tables,
+                theta,
+                s.queue,
+            )
+        }
     }
 }
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl Attention {
-    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        // A block a query point, head and board; the board's scores in
-        // shared memory.
-        let blocks = Launch {
-            grid: (
-                s.shape.points() as u32,
-                self.heads as u32,
-                s.shape.batch as u32,
-            ),
-            block: (ATTENTION_THREADS, 1, 1),
-            shared_bytes: (s.shape.points() * 4) as u32,
-        };
-        launch::attention(
-            blocks,
-            s.buf(self.q),
-            s.buf(self.k),
-            s.buf(self.v),
-            s.buf(self.out),
-            s.points(),
-            self.heads as i32,
-            self.kv_heads as i32,
-            self.dim as i32,
-            self.v_dim as i32,
-            s.queue,
-        )
+cfg_device! {
+    impl Attention {
+        pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+            // A block a query point, head and board; the board's scores in
+            // shared memory.
+            let blocks = Launch {
+                grid: (
+                    s.shape.points() as u32,
+                    self.heads as u32,
+                    s.shape.batch as u32,
+                ),
+                block: (ATTENTION_THREADS, 1, 1),
+                shared_bytes: (s.shape.points() * 4) as u32,
+            };
+            launch::attention(
+                blocks,
+                s.buf(self.q)?,
+                s.buf(self.k)?,
+                s.buf(self.v)?,
+                s.buf(self.out)?,
+                s.points(),
+                self.heads as i32,
+                self.kv_heads as i32,
+                self.dim as i32,
+                self.v_dim as i32,
+                s.queue,
+            )
+        }
     }
 }
 

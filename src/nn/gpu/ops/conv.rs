@@ -4,18 +4,20 @@
 //! on its way (KataGo's "Scale8", which keeps a mish net's large
 //! activations inside half precision's range) and the product scales back.
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::launch;
+cfg_device! {
+    use super::launch;
+}
 use super::{Buf, Weights};
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::{DeviceStep, threads};
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::device::Gemm;
+cfg_device! {
+    use super::{DeviceStep, threads};
+    use crate::nn::gpu::device::{DeviceBuffer, Factors, Gemm};
+}
 
-/// What a product's input is multiplied by on its way to half precision
-/// (and the product by its inverse).
-#[cfg(any(feature = "cuda", all(test, unix)))]
-const INPUT_SCALE: f32 = 0.125;
+cfg_device! {
+    /// What a product's input is multiplied by on its way to half precision
+    /// (and the product by its inverse).
+    const INPUT_SCALE: f32 = 0.125;
+}
 
 /// A convolution's arguments.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -29,74 +31,77 @@ pub(crate) struct Conv {
     pub(crate) accumulate: bool,
 }
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl Conv {
-    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let &Conv {
-            src,
-            dst,
-            weights,
-            size,
-            cin,
-            cout,
-            accumulate,
-        } = self;
-        let shape = s.shape;
-        let k = size * size * cin;
-        let n = shape.rows() * k;
-        let (c, col) = (s.buf(dst), s.col);
-        let gemm = |a: u64, b: u64, alpha: f32, half: bool| Gemm {
-            m: shape.rows(),
-            k,
-            n: cout,
-            a,
-            b,
-            c,
-            alpha,
-            beta: if accumulate { 1.0 } else { 0.0 },
-            half,
-        };
-        let input = s.buf(src);
-        let (boards, width, height) = (s.boards(), shape.width as i32, shape.height as i32);
-        let (cin, size) = (cin as i32, size as i32);
-        if s.half {
-            // The input in halves, scaled down by 8; the product scales
-            // back up.
-            if size == 1 {
-                launch::to_half(threads(n), input, col, n as i64, INPUT_SCALE, s.queue)?;
-            } else {
-                launch::im2col_half(
-                    threads(n),
-                    input,
-                    col,
-                    boards,
-                    width,
-                    height,
-                    cin,
-                    size,
-                    INPUT_SCALE,
-                    s.queue,
-                )?;
-            }
-            let halves = s.halves[weights.0];
-            s.product(gemm(col, halves, 1.0 / INPUT_SCALE, true))
-        } else if size == 1 {
-            let b = s.weights(weights);
-            s.product(gemm(input, b, 1.0, false))
-        } else {
-            launch::im2col(
-                threads(n),
-                input,
-                col,
-                boards,
-                width,
-                height,
-                cin,
+cfg_device! {
+    impl Conv {
+        pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+            let &Conv {
+                src,
+                dst,
+                weights,
                 size,
-                s.queue,
-            )?;
-            let b = s.weights(weights);
-            s.product(gemm(col, b, 1.0, false))
+                cin,
+                cout,
+                accumulate,
+            } = self;
+            let shape = s.shape;
+            let k = size * size * cin;
+            let n = shape.rows() * k;
+            let c = s.buf(dst)?;
+            let gemm = |factors: Factors, alpha: f32| Gemm {
+                m: shape.rows(),
+                k,
+                n: cout,
+                factors,
+                c,
+                alpha,
+                beta: if accumulate { 1.0 } else { 0.0 },
+            };
+            let input = s.buf(src)?;
+            let (boards, width, height) = (s.boards(), shape.width as i32, shape.height as i32);
+            let (cin, size) = (cin as i32, size as i32);
+            match s.col {
+                DeviceBuffer::F16(col) => {
+                    // The input in halves, scaled down by 8; the product
+                    // scales back up.
+                    if size == 1 {
+                        launch::to_half(threads(n), input, col, n as i64, INPUT_SCALE, s.queue)?;
+                    } else {
+                        launch::im2col_half(
+                            threads(n),
+                            input,
+                            col,
+                            boards,
+                            width,
+                            height,
+                            cin,
+                            size,
+                            INPUT_SCALE,
+                            s.queue,
+                        )?;
+                    }
+                    let b = s.halves(weights)?;
+                    s.product(gemm(Factors::F16 { a: col, b }, 1.0 / INPUT_SCALE))
+                }
+                DeviceBuffer::F32(_) if size == 1 => {
+                    let b = s.weights(weights);
+                    s.product(gemm(Factors::F32 { a: input, b }, 1.0))
+                }
+                DeviceBuffer::F32(col) => {
+                    launch::im2col(
+                        threads(n),
+                        input,
+                        col,
+                        boards,
+                        width,
+                        height,
+                        cin,
+                        size,
+                        s.queue,
+                    )?;
+                    let b = s.weights(weights);
+                    s.product(gemm(Factors::F32 { a: col, b }, 1.0))
+                }
+            }
         }
     }
 }

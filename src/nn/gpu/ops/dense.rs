@@ -2,13 +2,14 @@
 //! matrix (`MatMul`, the global layers and heads), and SwiGLU's
 //! `silu(hidden) · gate` value by value (`SwiGlu`).
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::launch;
+cfg_device! {
+    use super::launch;
+}
 use super::{Buf, Weights};
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::{DeviceStep, threads};
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::device::Gemm;
+cfg_device! {
+    use super::{DeviceStep, threads};
+    use crate::nn::gpu::device::{Factors, Gemm};
+}
 
 /// `dst[board] = src[board] · W`, per-board rows of `cin` and `cout`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -28,30 +29,33 @@ pub(crate) struct SwiGlu {
     pub(crate) channels: usize,
 }
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl MatMul {
-    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let gemm = Gemm {
-            m: s.shape.batch,
-            k: self.cin,
-            n: self.cout,
-            a: s.buf(self.src),
-            b: s.weights[self.weights.0],
-            c: s.buf(self.dst),
-            alpha: 1.0,
-            beta: 0.0,
-            half: false,
-        };
-        s.product(gemm)
+cfg_device! {
+    impl MatMul {
+        pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+            let gemm = Gemm {
+                m: s.shape.batch,
+                k: self.cin,
+                n: self.cout,
+                factors: Factors::F32 {
+                    a: s.buf(self.src)?,
+                    b: s.weights(self.weights),
+                },
+                c: s.buf(self.dst)?,
+                alpha: 1.0,
+                beta: 0.0,
+            };
+            s.product(gemm)
+        }
     }
 }
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl SwiGlu {
-    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let n = s.shape.rows() * self.channels;
-        let (hidden, gate) = (s.buf(self.hidden), s.buf(self.gate));
-        launch::swiglu(threads(n), hidden, gate, n as i64, s.queue)
+cfg_device! {
+    impl SwiGlu {
+        pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+            let n = s.shape.rows() * self.channels;
+            let (hidden, gate) = (s.buf(self.hidden)?, s.buf(self.gate)?);
+            launch::swiglu(threads(n), hidden, gate, n as i64, s.queue)
+        }
     }
 }
 

@@ -3,13 +3,24 @@
 //! the source's order and types, then the queue it goes on. An operation
 //! that passes another kernel's arguments does not compile.
 
-use crate::nn::gpu::device::{Arg, Launch, Queue};
+use crate::nn::gpu::device::{Arg, F32s, Halves, Launch, Queue};
 use crate::nn::gpu::kernels::{Kernel, with_kernels};
 
-/// A parameter's Rust type in a launcher.
+/// A parameter's Rust type in a launcher: an address typed by its
+/// elements (whether the kernel writes it is the source's, held to the
+/// declarations by their test).
 macro_rules! param_type {
-    (Ptr) => {
-        u64
+    (F32s) => {
+        F32s
+    };
+    (ConstF32s) => {
+        F32s
+    };
+    (Halves) => {
+        Halves
+    };
+    (ConstHalves) => {
+        Halves
     };
     (I32) => {
         i32
@@ -19,6 +30,25 @@ macro_rules! param_type {
     };
     (F32) => {
         f32
+    };
+}
+
+/// A parameter as the queue passes it.
+macro_rules! arg {
+    (F32s, $v:ident) => {
+        Arg::Ptr($v.addr())
+    };
+    (ConstF32s, $v:ident) => {
+        Arg::Ptr($v.addr())
+    };
+    (Halves, $v:ident) => {
+        Arg::Ptr($v.addr())
+    };
+    (ConstHalves, $v:ident) => {
+        Arg::Ptr($v.addr())
+    };
+    ($kind:ident, $v:ident) => {
+        Arg::$kind($v)
     };
 }
 
@@ -36,7 +66,7 @@ macro_rules! launchers {
                 $($param: param_type!($kind),)*
                 queue: &mut dyn Queue,
             ) -> Result<(), String> {
-                queue.launch(Kernel::$variant, launch, &[$(Arg::$kind($param)),*])
+                queue.launch(Kernel::$variant, launch, &[$(arg!($kind, $param)),*])
             }
         )*
     };

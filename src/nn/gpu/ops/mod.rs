@@ -11,16 +11,16 @@
 pub(crate) mod attention;
 pub(crate) mod conv;
 pub(crate) mod dense;
-#[cfg(any(feature = "cuda", all(test, unix)))]
-pub(crate) mod launch;
+cfg_device! {
+    pub(crate) mod launch;
+}
 pub(crate) mod norm;
 pub(crate) mod pool;
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::device::{Gemm, Launch, Queue};
+cfg_device! {
+    use super::device::{DeviceBuffer, F32s, Gemm, Halves, Launch, Queue};
+}
 use crate::nn::backend::Shape;
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::model::Activation;
 
 /// A buffer of the program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,76 +41,74 @@ pub(crate) enum Angles {
     Fixed { theta: f32 },
 }
 
-/// What a device's operation is run with: the thread's queue, the batch's
-/// shape, the buffers' and the weights' addresses, the products' input
-/// scratch, and whether the products are in half precision.
-#[cfg(any(feature = "cuda", all(test, unix)))]
-pub(crate) struct DeviceStep<'a> {
-    pub(crate) queue: &'a mut dyn Queue,
-    pub(crate) shape: Shape,
-    pub(crate) buffers: &'a [u64],
-    pub(crate) weights: &'a [u64],
-    /// The convolutions' weights as halves (0 for other weights).
-    pub(crate) halves: &'a [u64],
-    /// The scratch a product's input is laid out in (im2col, halves).
-    pub(crate) col: u64,
-    pub(crate) half: bool,
-}
-
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl DeviceStep<'_> {
-    /// A buffer's address.
-    fn buf(&self, b: Buf) -> u64 {
-        self.buffers[b.0]
-    }
-
-    /// A weights tensor's address.
-    fn weights(&self, w: Weights) -> u64 {
-        self.weights[w.0]
-    }
-
-    /// The batch's rows, points, boards, width and height, as the kernels
-    /// reads them.
-    fn rows(&self) -> i32 {
-        self.shape.rows() as i32
-    }
-
-    fn points(&self) -> i32 {
-        self.shape.points() as i32
-    }
-
-    fn boards(&self) -> i32 {
-        self.shape.batch as i32
-    }
-
-    fn product(&mut self, gemm: Gemm) -> Result<(), String> {
-        self.queue.gemm(gemm)
+cfg_device! {
+    /// What a device's operation is run with: the thread's queue, the batch's
+    /// shape, the buffers (each of its storage's type) and the weights'
+    /// addresses, and the products' input scratch, whose type says the
+    /// products' factors: halves, or single precision.
+    pub(crate) struct DeviceStep<'a> {
+        pub(crate) queue: &'a mut dyn Queue,
+        pub(crate) shape: Shape,
+        pub(crate) buffers: &'a [DeviceBuffer],
+        pub(crate) weights: &'a [F32s],
+        /// The convolutions' weights as halves, with half-precision factors.
+        pub(crate) halves: &'a [Option<Halves>],
+        /// The scratch a product's input is laid out in (im2col, halves).
+        pub(crate) col: DeviceBuffer,
     }
 }
 
-/// Threads a block of the element-wise kernels, and of the RMSNorm's (a
-/// power of two: its sums are halved in turn).
-#[cfg(any(feature = "cuda", all(test, unix)))]
-pub(crate) const BLOCK: u32 = 256;
+cfg_device! {
+    impl DeviceStep<'_> {
+        /// A buffer's single-precision values, or why it holds none.
+        fn buf(&self, b: Buf) -> Result<F32s, String> {
+            self.buffers[b.0].f32s()
+        }
 
-/// The launch of `n` threads, one a value.
-#[cfg(any(feature = "cuda", all(test, unix)))]
-fn threads(n: usize) -> Launch {
-    Launch {
-        grid: ((n as u64).div_ceil(u64::from(BLOCK)).max(1) as u32, 1, 1),
-        block: (BLOCK, 1, 1),
-        shared_bytes: 0,
+        /// A weights tensor's address.
+        fn weights(&self, w: Weights) -> F32s {
+            self.weights[w.0]
+        }
+
+        /// A weights tensor's halves, or why there are none.
+        fn halves(&self, w: Weights) -> Result<Halves, String> {
+            self.halves[w.0].ok_or_else(|| format!("weights {} have no halves", w.0))
+        }
+
+        /// The batch's rows, points, boards, width and height, as the kernels
+        /// reads them.
+        fn rows(&self) -> i32 {
+            self.shape.rows() as i32
+        }
+
+        fn points(&self) -> i32 {
+            self.shape.points() as i32
+        }
+
+        fn boards(&self) -> i32 {
+            self.shape.batch as i32
+        }
+
+        fn product(&mut self, gemm: Gemm) -> Result<(), String> {
+            self.queue.gemm(gemm)
+        }
     }
 }
 
-/// The number of an activation, as the kernels read it.
-#[cfg(any(feature = "cuda", all(test, unix)))]
-fn act_code(act: Activation) -> i32 {
-    match act {
-        Activation::Identity => 0,
-        Activation::Relu => 1,
-        Activation::Mish => 2,
-        Activation::Silu => 3,
+cfg_device! {
+    /// Threads a block of the element-wise kernels, and of the RMSNorm's (a
+    /// power of two: its sums are halved in turn).
+    pub(crate) const BLOCK: u32 = 256;
+}
+
+cfg_device! {
+    /// The launch of `n` threads, one a value.
+    fn threads(n: usize) -> Launch {
+        Launch {
+            grid: ((n as u64).div_ceil(u64::from(BLOCK)).max(1) as u32, 1, 1),
+            block: (BLOCK, 1, 1),
+            shared_bytes: 0,
+        }
     }
 }
 

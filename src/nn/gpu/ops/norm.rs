@@ -4,13 +4,15 @@
 //! (`BiasAct`), a per-board bias added at every point (`AddSpatialBias`),
 //! and the RMSNorm of transformer nets (`RmsNorm`).
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::launch;
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::{BLOCK, DeviceStep, act_code, threads};
+cfg_device! {
+    use super::launch;
+    use super::{BLOCK, DeviceStep, threads};
+}
 use super::{Buf, Weights};
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use crate::nn::gpu::device::Launch;
+cfg_device! {
+    use crate::nn::gpu::device::{F32s, Launch};
+    use crate::nn::gpu::kernels::activation_code as act_code;
+}
 use crate::nn::model::Activation;
 
 /// `dst = act((src + extra[board]) · scale + bias)` channel by channel at
@@ -58,85 +60,89 @@ pub(crate) struct RmsNorm {
     pub(crate) act: Activation,
 }
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl NormAct {
-    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let n = s.shape.rows() * self.channels;
-        launch::norm_act(
-            threads(n),
-            s.buf(self.src),
-            s.buf(self.dst),
-            s.weights(self.scale),
-            s.weights(self.bias),
-            self.extra.map_or(0, |e| s.buf(e)),
-            s.rows(),
-            s.points(),
-            self.channels as i32,
-            act_code(self.act),
-            s.queue,
-        )
+cfg_device! {
+    impl NormAct {
+        pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+            let n = s.shape.rows() * self.channels;
+            launch::norm_act(
+                threads(n),
+                s.buf(self.src)?,
+                s.buf(self.dst)?,
+                s.weights(self.scale),
+                s.weights(self.bias),
+                self.extra.map_or(Ok(F32s::NULL), |e| s.buf(e))?,
+                s.rows(),
+                s.points(),
+                self.channels as i32,
+                act_code(self.act),
+                s.queue,
+            )
+        }
     }
 }
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl BiasAct {
-    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let n = s.shape.batch * self.channels;
-        launch::bias_act(
-            threads(n),
-            s.buf(self.dst),
-            s.weights(self.bias),
-            s.boards(),
-            self.channels as i32,
-            act_code(self.act),
-            s.queue,
-        )
+cfg_device! {
+    impl BiasAct {
+        pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+            let n = s.shape.batch * self.channels;
+            launch::bias_act(
+                threads(n),
+                s.buf(self.dst)?,
+                s.weights(self.bias),
+                s.boards(),
+                self.channels as i32,
+                act_code(self.act),
+                s.queue,
+            )
+        }
     }
 }
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl AddSpatialBias {
-    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let n = s.shape.rows() * self.channels;
-        launch::add_spatial_bias(
-            threads(n),
-            s.buf(self.src),
-            s.buf(self.dst),
-            s.rows(),
-            s.points(),
-            self.channels as i32,
-            s.queue,
-        )
+cfg_device! {
+    impl AddSpatialBias {
+        pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+            let n = s.shape.rows() * self.channels;
+            launch::add_spatial_bias(
+                threads(n),
+                s.buf(self.src)?,
+                s.buf(self.dst)?,
+                s.rows(),
+                s.points(),
+                self.channels as i32,
+                s.queue,
+            )
+        }
     }
 }
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl RmsNorm {
-    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        // A block a point, or a block a board.
-        let blocks = if self.board {
-            s.shape.batch
-        } else {
-            s.shape.rows()
-        };
-        let one_block_each = Launch {
-            grid: (blocks as u32, 1, 1),
-            block: (BLOCK, 1, 1),
-            shared_bytes: 0,
-        };
-        launch::rms_norm(
-            one_block_each,
-            s.buf(self.src),
-            s.buf(self.dst),
-            s.weights(self.gamma),
-            self.beta.map_or(0, |b| s.weights(b)),
-            s.points(),
-            self.channels as i32,
-            self.epsilon,
-            i32::from(self.board),
-            act_code(self.act),
-            s.queue,
-        )
+cfg_device! {
+    impl RmsNorm {
+        pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+            // A block a point, or a block a board.
+            let blocks = if self.board {
+                s.shape.batch
+            } else {
+                s.shape.rows()
+            };
+            let one_block_each = Launch {
+                grid: (blocks as u32, 1, 1),
+                block: (BLOCK, 1, 1),
+                shared_bytes: 0,
+            };
+            launch::rms_norm(
+                one_block_each,
+                s.buf(self.src)?,
+                s.buf(self.dst)?,
+                s.weights(self.gamma),
+                self.beta.map_or(F32s::NULL, |b| s.weights(b)),
+                s.points(),
+                self.channels as i32,
+                self.epsilon,
+                i32::from(self.board),
+                act_code(self.act),
+                s.queue,
+            )
+        }
     }
 }
 

@@ -3,10 +3,10 @@
 //! of the value head.
 
 use super::Buf;
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::launch;
-#[cfg(any(feature = "cuda", all(test, unix)))]
-use super::{DeviceStep, threads};
+cfg_device! {
+    use super::launch;
+    use super::{DeviceStep, threads};
+}
 
 /// The third term of a pooling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,20 +27,21 @@ pub(crate) struct Pool {
     pub(crate) third: Third,
 }
 
-#[cfg(any(feature = "cuda", all(test, unix)))]
-impl Pool {
-    pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-        let n = s.shape.batch * self.channels;
-        launch::pool(
-            threads(n),
-            s.buf(self.src),
-            s.buf(self.dst),
-            s.boards(),
-            s.points(),
-            self.channels as i32,
-            i32::from(self.third == Third::Quadratic),
-            s.queue,
-        )
+cfg_device! {
+    impl Pool {
+        pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+            let n = s.shape.batch * self.channels;
+            launch::pool(
+                threads(n),
+                s.buf(self.src)?,
+                s.buf(self.dst)?,
+                s.boards(),
+                s.points(),
+                self.channels as i32,
+                i32::from(self.third == Third::Quadratic),
+                s.queue,
+            )
+        }
     }
 }
 
