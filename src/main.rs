@@ -53,7 +53,7 @@ struct Cli {
     /// is evaluated under, as KataGo's humanSLProfile: rank_5k, preaz_1d,
     /// rank_3k_1d (Black's rank, then White's), proyear_1990. Such a net
     /// needs one, or a --level (which plays through its preaz_ profile).
-    #[arg(long, value_name = "PROFILE", value_parser = human_profile)]
+    #[arg(long, value_name = "PROFILE", value_parser = kosumi::nn::HumanProfile::parse)]
     human_profile: Option<kosumi::nn::HumanProfile>,
     /// A human-like KataGo net beside the network (KataGo's -human-model):
     /// a --level draws its moves from it under the rank's profile,
@@ -74,30 +74,25 @@ struct Cli {
     /// both sides, so a person's `play` in a GUI must obey the roll too.
     #[arg(long, requires = "dice")]
     dice_referee: bool,
-    /// Phantom player: determinized (flat Monte Carlo over samples of the
-    /// unseen stones), view (the Monte Carlo search on the view alone), net
-    /// (the network's search on the view, --playouts counting its visits),
-    /// or auto (determinized in Phantom Go; in Phantom Rengo net, or view
-    /// under --nn off).
-    #[arg(long, value_enum, default_value_t = PhantomSearch::Auto)]
-    phantom_search: PhantomSearch,
+    /// Phantom player: how it searches (net's visits are --playouts).
+    #[arg(long, value_enum, default_value_t = Mode::Auto)]
+    phantom_search: Mode,
     /// Host a phantom game for a person at this seat (1 to 4), kosumi
     /// playing every other seat: for GoGui's ruler interface.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=4))]
     phantom_human: Option<u8>,
     /// The hosted phantom game: go or rengo.
-    #[arg(long, value_enum, default_value_t = PhantomKind::Go)]
-    phantom_kind: PhantomKind,
+    #[arg(long, value_enum, default_value_t = Kind::Go)]
+    phantom_kind: Kind,
     /// The hosted phantom game's conventions: seed, olympiad or openspiel.
     #[arg(long, value_enum, default_value_t = PhantomPreset::Seed)]
     phantom_preset: PhantomPreset,
-    /// Phantom player: the playout policy, light (uniform) or full.
-    #[arg(long, value_enum, default_value_t = PlayoutPolicy::Light)]
-    phantom_policy: PlayoutPolicy,
-    /// Aléago: how the search plans for rolls below the root: chance (every
-    /// move under a drawn roll) or root-only (only the root obeys the roll).
-    #[arg(long, value_enum, default_value_t = DicePlanning::Chance)]
-    dice_planning: DicePlanning,
+    /// Phantom player: the playout policy.
+    #[arg(long, value_enum, default_value_t = Policy::Light)]
+    phantom_policy: Policy,
+    /// Aléago: how the search plans for rolls below the root.
+    #[arg(long, value_enum, default_value_t = Planning::Chance)]
+    dice_planning: Planning,
     /// Think on the opponent's time: after each move it plays, kosumi
     /// searches the opponent's position until the next input arrives, and
     /// the next genmove starts from that tree.
@@ -305,10 +300,9 @@ struct AnalysisArgs {
     #[arg(long, default_value_t = 2)]
     positions: usize,
     /// Whose side the values are given from, where a query does not
-    /// say (KataGo's reportAnalysisWinratesAs): black, white or
-    /// sidetomove.
-    #[arg(long, value_enum, default_value_t = ReportAs::Black)]
-    report_as: ReportAs,
+    /// say (KataGo's reportAnalysisWinratesAs).
+    #[arg(long, value_enum, default_value_t = Perspective::Black)]
+    report_as: Perspective,
 }
 
 /// The options of `kosumi review`.
@@ -341,54 +335,27 @@ struct BenchArgs {
     /// (a pass of n boards takes FIXED + PER_BOARD·n milliseconds of sleep,
     /// one pass at a time, batches of BATCH wanted: 128 unless given; 1 for
     /// a CPU net's threads side by side), 19×19 unless --size says.
-    #[arg(long, value_name = "FIXED,PER_BOARD[,BATCH]", value_parser = latency_model)]
+    #[arg(long, value_name = "FIXED,PER_BOARD[,BATCH]", value_parser = kosumi::tools::bench::latency_model)]
     simulate: Option<(f64, f64, usize)>,
     /// Search threads for --simulate (repeat the option): 1, 2, 4, 8, 16
     /// and 32 if none.
-    #[arg(long = "threads", value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long = "threads", requires = "simulate", value_parser = clap::value_parser!(u64).range(1..=256))]
     threads: Vec<u64>,
     /// With --nn: the CPU's products in this kernel (avx512, avx2,
     /// portable; neon on ARM), any this processor runs, in place of the
     /// fastest (bfloat16 products are --precision bf16).
-    #[arg(long, value_name = "KERNEL")]
+    #[arg(long, value_name = "KERNEL", requires = "nn")]
     kernel: Option<kosumi::nn::Kernel>,
     /// The leaves each search thread gathers a round (the search's own
     /// choice where not given), for --simulate.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, requires = "simulate", value_parser = clap::value_parser!(u64).range(1..=256))]
     leaves: Option<u64>,
     /// With --nn: where a forward pass spends its time instead, part by
     /// part (each operation's kind on a GPU, by CUDA events; each block's
     /// kind and head on the CPU, by the clock), and the host's input
     /// planes, at batches 1, 8 and 128 (those the backend takes).
-    #[arg(long)]
+    #[arg(long, requires = "nn")]
     profile: bool,
-}
-
-/// A latency model: `FIXED,PER_BOARD[,BATCH]`, milliseconds from 0 to
-/// 10000, a batch from 1 to 256.
-fn latency_model(s: &str) -> Result<(f64, f64, usize), String> {
-    let parts: Vec<&str> = s.split(',').collect();
-    let ms = |v: &str| match v.trim().parse::<f64>() {
-        Ok(x) if (0.0..=10_000.0).contains(&x) => Ok(x),
-        _ => Err(format!("'{v}' is not milliseconds from 0 to 10000")),
-    };
-    let (fixed, per_board, batch) = match parts[..] {
-        [a, b] => (ms(a)?, ms(b)?, 128),
-        [a, b, n] => (
-            ms(a)?,
-            ms(b)?,
-            n.trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|n| (1..=256).contains(n))
-                .ok_or_else(|| format!("'{n}' is not a batch from 1 to 256"))?,
-        ),
-        _ => return Err("FIXED,PER_BOARD or FIXED,PER_BOARD,BATCH (milliseconds)".into()),
-    };
-    if fixed + per_board <= 0.0 {
-        return Err("a pass must take some time".into());
-    }
-    Ok((fixed, per_board, batch))
 }
 
 /// `on` or `off`.
@@ -406,42 +373,6 @@ enum SearchKind {
     Mc,
 }
 
-/// How the phantom player searches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum PhantomSearch {
-    Auto,
-    Determinized,
-    View,
-    Net,
-}
-
-impl From<PhantomSearch> for Mode {
-    fn from(search: PhantomSearch) -> Mode {
-        match search {
-            PhantomSearch::Auto => Mode::Auto,
-            PhantomSearch::Determinized => Mode::Determinized,
-            PhantomSearch::View => Mode::View,
-            PhantomSearch::Net => Mode::Net,
-        }
-    }
-}
-
-/// The hosted phantom game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum PhantomKind {
-    Go,
-    Rengo,
-}
-
-impl From<PhantomKind> for Kind {
-    fn from(kind: PhantomKind) -> Kind {
-        match kind {
-            PhantomKind::Go => Kind::Go,
-            PhantomKind::Rengo => Kind::Rengo,
-        }
-    }
-}
-
 /// A phantom preset's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum PhantomPreset {
@@ -454,56 +385,6 @@ impl PhantomPreset {
     fn options(self) -> Options {
         let name = self.to_possible_value().expect("no variant is skipped");
         Options::preset(name.get_name()).expect("every preset name has options")
-    }
-}
-
-/// The phantom player's playout policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum PlayoutPolicy {
-    Light,
-    Full,
-}
-
-impl From<PlayoutPolicy> for Policy {
-    fn from(policy: PlayoutPolicy) -> Policy {
-        match policy {
-            PlayoutPolicy::Light => Policy::Light,
-            PlayoutPolicy::Full => Policy::Full,
-        }
-    }
-}
-
-/// How the search plans for rolls below the root.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum DicePlanning {
-    Chance,
-    RootOnly,
-}
-
-impl From<DicePlanning> for Planning {
-    fn from(planning: DicePlanning) -> Planning {
-        match planning {
-            DicePlanning::Chance => Planning::Chance,
-            DicePlanning::RootOnly => Planning::RootOnly,
-        }
-    }
-}
-
-/// Whose side the JSON engine's values are given from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ReportAs {
-    Black,
-    White,
-    Sidetomove,
-}
-
-impl From<ReportAs> for Perspective {
-    fn from(side: ReportAs) -> Perspective {
-        match side {
-            ReportAs::Black => Perspective::Black,
-            ReportAs::White => Perspective::White,
-            ReportAs::Sidetomove => Perspective::SideToMove,
-        }
     }
 }
 
@@ -581,7 +462,7 @@ fn search_config(cli: &Cli) -> SearchConfig {
         max_nodes: cli.max_nodes.max(1000),
         mc: MonteCarlo {
             patterns: cli.patterns == Switch::On,
-            planning: cli.dice_planning.into(),
+            planning: cli.dice_planning,
         },
         chooser: ChooserPolicy {
             level: cli.level.and_then(|l| l.0),
@@ -598,10 +479,6 @@ struct LevelArg(Option<kosumi::search::level::Rank>);
 
 fn level(text: &str) -> Result<LevelArg, String> {
     kosumi::search::level::Rank::parse(text).map(LevelArg)
-}
-
-fn human_profile(text: &str) -> Result<kosumi::nn::HumanProfile, String> {
-    kosumi::nn::HumanProfile::parse(text)
 }
 
 /// Sets a human-like net's profile: `--human-profile`, else the level's;
@@ -652,16 +529,6 @@ fn load_network(cli: &Cli, backends: &kosumi::nn::Backends) -> Option<kosumi::nn
     Some(net)
 }
 
-/// Names for one line of stderr: the first twelve, then how many more.
-fn listed(names: &[String]) -> String {
-    const SHOWN: usize = 12;
-    let mut text = names[..names.len().min(SHOWN)].join(", ");
-    if names.len() > SHOWN {
-        text += &format!(" and {} more", names.len() - SHOWN);
-    }
-    text
-}
-
 /// How the networks run, as the command line asks; exits with the reason
 /// where the machine refuses it. `kernel`: bench's `--kernel`.
 fn backends(cli: &Cli, kernel: Option<kosumi::nn::Kernel>) -> kosumi::nn::Backends {
@@ -699,39 +566,23 @@ fn needed_network(cli: &Cli, backends: &kosumi::nn::Backends, who: &str) -> kosu
 
 /// `kosumi phantom-match`: the games played, or the reason on stderr.
 fn phantom_match(args: &PhantomMatchArgs) {
-    let PhantomMatchArgs {
-        size,
-        handicap,
-        timeout,
-        ..
-    } = *args;
-    if handicap > 0 && kosumi::go::handicap::fixed(size.into(), handicap).is_err() {
-        refuse(format!(
-            "phantom-match: no fixed placement of {handicap} handicap stones on {size}x{size}"
-        ));
-    }
-    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 86_400.0) {
-        refuse(format!(
-            "phantom-match: --timeout must be more than 0 and at most 86400 seconds, not {timeout}"
-        ));
-    }
     let rules = rules_named(&args.rules);
     let options = Options {
         shared_view: args.shared_view,
         ..args.preset.options()
     };
-    if !board_size_ok(size) {
-        refuse("board size must be 2 to 25");
-    }
     let seats = [&args.seat1, &args.seat2]
         .into_iter()
         .chain(&args.seat3)
         .chain(&args.seat4)
         .cloned()
         .collect();
+    // A timeout that is no duration (negative, not a number) is caught by
+    // the check as none.
+    let timeout = std::time::Duration::try_from_secs_f64(args.timeout).unwrap_or_default();
     let config = kosumi::tools::phantom_match::MatchConfig {
         seats,
-        size,
+        size: args.size,
         komi: args.komi.unwrap_or(rules.default_komi),
         rules,
         options,
@@ -739,9 +590,12 @@ fn phantom_match(args: &PhantomMatchArgs) {
         sgf_dir: args.sgf.clone(),
         threads: args.threads.max(1),
         seed: args.seed,
-        timeout: std::time::Duration::from_secs_f64(timeout),
-        handicap,
+        timeout,
+        handicap: args.handicap,
     };
+    if let Err(e) = config.check() {
+        refuse(format!("phantom-match: {e}"));
+    }
     if let Err(e) = kosumi::tools::phantom_match::run(&config) {
         eprintln!("kosumi: phantom-match: {e}");
         std::process::exit(1);
@@ -750,7 +604,6 @@ fn phantom_match(args: &PhantomMatchArgs) {
 
 /// `kosumi train-patterns`: the table written, or the reason on stderr.
 fn train_patterns(args: &TrainPatternsArgs) {
-    use std::io::Write;
     let options = kosumi::tools::train_patterns::Options {
         dir: args.dir.clone(),
         games: args.games,
@@ -759,46 +612,22 @@ fn train_patterns(args: &TrainPatternsArgs) {
         iterations: args.iterations,
         threads: args
             .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .unwrap_or_else(kosumi::core::concurrency::cores)
             .max(1),
     };
-    let out = &args.out;
-    // The table's file is opened before training (which takes minutes),
-    // so that a place that cannot be written is reported at once.
-    let existed = out.exists();
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(out)
-        .unwrap_or_else(|e| {
-            refuse(format!(
-                "train-patterns: cannot write {}: {e}",
-                out.display()
-            ))
-        });
-    let trained = kosumi::tools::train_patterns::train(&options);
-    if trained.is_err() && !existed {
-        let _ = std::fs::remove_file(out);
+    // A place that cannot be written is said before the minutes of training.
+    if let Err(e) = kosumi::core::files::check_writable(&args.out) {
+        refuse(format!("train-patterns: --out {e}"));
     }
-    match trained {
-        Ok((model, s)) => {
-            if let Err(e) = file
-                .set_len(0)
-                .and_then(|_| file.write_all(&model.to_bytes()))
-            {
-                eprintln!("kosumi: cannot write {}: {e}", out.display());
-                std::process::exit(1);
-            }
-            println!(
-                "train-patterns: {} patterns, {} training positions; held out: {} positions, first choice {:.1}%, top 5 {:.1}%",
-                s.patterns,
-                s.train_positions,
-                s.test_positions,
-                100.0 * s.first_choice,
-                100.0 * s.top5
-            );
-        }
+    match kosumi::tools::train_patterns::train_into(&options, &args.out) {
+        Ok(s) => println!(
+            "train-patterns: {} patterns, {} training positions; held out: {} positions, first choice {:.1}%, top 5 {:.1}%",
+            s.patterns,
+            s.train_positions,
+            s.test_positions,
+            100.0 * s.first_choice,
+            100.0 * s.top5
+        ),
         Err(e) => {
             eprintln!("kosumi: train-patterns: {e}");
             std::process::exit(1);
@@ -815,7 +644,7 @@ fn analysis_engine(cli: &Cli, backends: &kosumi::nn::Backends, args: &AnalysisAr
         defaults: Defaults {
             max_visits: args.max_visits.max(1),
             max_time: args.max_time.map(std::time::Duration::from_secs_f64),
-            perspective: args.report_as.into(),
+            perspective: args.report_as,
         },
         workers: 1,
         search: search_config(cli),
@@ -859,7 +688,6 @@ fn analysis_engine(cli: &Cli, backends: &kosumi::nn::Backends, args: &AnalysisAr
 /// reviewed.
 fn review_record(cli: &Cli, backends: &kosumi::nn::Backends, args: &ReviewArgs) {
     use kosumi::core::files;
-    use std::io::Write;
     if args.visits < 2 {
         refuse(format!(
             "review: --visits {}: a position needs at least 2 visits to be judged",
@@ -883,36 +711,14 @@ fn review_record(cli: &Cli, backends: &kosumi::nn::Backends, args: &ReviewArgs) 
         refuse(format!("review: --out {e}"));
     }
     let net = needed_network(cli, backends, "review");
-    let fail = |what: String| -> ! {
-        eprintln!("kosumi: review: {what}");
-        std::process::exit(1);
-    };
-    let text = kosumi::go::sgf::read_file(&path.to_string_lossy()).unwrap_or_else(|e| fail(e));
     let template = kosumi::go::game::Game::new(19, rules, cli.komi.unwrap_or(rules.default_komi));
-    let record = kosumi::go::sgf::load_record(&text, &template)
-        .unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
-    let start = std::time::Instant::now();
-    let mut progress = |done: usize, total: usize| {
-        let width = 30;
-        let filled = done * width / total.max(1);
-        eprint!(
-            "\rreview: [{}{}] {done}/{total} positions, {:.0} s",
-            "#".repeat(filled),
-            "-".repeat(width - filled),
-            start.elapsed().as_secs_f64()
-        );
-        let _ = std::io::stderr().flush();
-    };
     let how = SearchConfig {
         playouts: Some(args.visits),
         ..search_config(cli)
     };
-    let found = kosumi::frontends::review::review(&record.game, &net, &how, &mut progress);
-    eprintln!();
-    let reviewed = kosumi::frontends::review::annotate(&text, &record, &found)
-        .unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
-    if let Err(e) = files::write_atomically(&out, reviewed.as_bytes()) {
-        fail(e.to_string());
+    if let Err(e) = kosumi::frontends::review::review_file(path, &out, &template, &net, &how) {
+        eprintln!("kosumi: review: {e}");
+        std::process::exit(1);
     }
     eprintln!("review: written to {}", out.display());
 }
@@ -929,21 +735,6 @@ fn bench(model: Option<&std::path::Path>, backends: &kosumi::nn::Backends, args:
     } else {
         args.sizes.clone()
     };
-    // Threads: 1, 2, 4, 8, 16, as many as the machine has cores.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads: Vec<usize> = [1, 2, 4, 8, 16]
-        .into_iter()
-        .filter(|&t| t <= cores.max(2))
-        .collect();
-    if args.kernel.is_some() && !args.nn {
-        refuse("bench --kernel goes with --nn (the network's figures)");
-    }
-    if args.profile && !args.nn {
-        refuse("bench --profile goes with --nn (the network's figures)");
-    }
-    if args.simulate.is_none() && (!args.threads.is_empty() || args.leaves.is_some()) {
-        refuse("bench --threads and --leaves go with --simulate");
-    }
     if let Some(model) = args.simulate {
         let sizes = if args.sizes.is_empty() {
             vec![19]
@@ -966,6 +757,12 @@ fn bench(model: Option<&std::path::Path>, backends: &kosumi::nn::Backends, args:
             refuse(e);
         }
     } else {
+        // Threads: 1, 2, 4, 8, 16, as many as the machine has cores.
+        let cores = kosumi::core::concurrency::cores().max(2);
+        let threads: Vec<usize> = [1, 2, 4, 8, 16]
+            .into_iter()
+            .filter(|&t| t <= cores)
+            .collect();
         kosumi::tools::bench::run(&sizes, &threads, args.seconds);
     }
 }
@@ -989,7 +786,7 @@ fn gtp_engine(cli: &Cli, backends: &kosumi::nn::Backends) {
         Err(e) => refuse(format!("--dice: {e}")),
     };
     let phantom_host = cli.phantom_human.map(|seat| {
-        let kind = Kind::from(cli.phantom_kind);
+        let kind = cli.phantom_kind;
         if usize::from(seat) > kind.seats() {
             refuse(format!(
                 "--phantom-human {seat}: phantom {} has {} seats",
@@ -1021,8 +818,8 @@ fn gtp_engine(cli: &Cli, backends: &kosumi::nn::Backends) {
     }
     let config = Config {
         search: search_config(cli),
-        phantom_mode: cli.phantom_search.into(),
-        phantom_policy: cli.phantom_policy.into(),
+        phantom_mode: cli.phantom_search,
+        phantom_policy: cli.phantom_policy,
         phantom_host,
         ponder: cli.ponder,
         live_gfx: cli.live_gfx,
@@ -1051,17 +848,8 @@ fn main() {
         Some(program) => {
             let t = katago_args::translate(&args, program, katago_args::read_config_file)
                 .unwrap_or_else(|e| refuse(e));
-            for warning in &t.warnings {
-                eprintln!("kosumi: {warning}");
-            }
-            if !t.ignored.is_empty() {
-                eprintln!("kosumi: KataGo settings ignored: {}", listed(&t.ignored));
-            }
-            if !t.set_aside.is_empty() {
-                eprintln!(
-                    "kosumi: settings of KataGo's other GPU backends set aside (kosumi's backends choose for themselves): {}",
-                    listed(&t.set_aside)
-                );
+            for note in t.notes() {
+                eprintln!("kosumi: {note}");
             }
             Cli::parse_from(t.args)
         }
@@ -1078,23 +866,9 @@ fn main() {
         Some(Command::Review(args)) => review_record(&cli, &backends, args),
         Some(Command::Bench(args)) => bench(cli.model.as_deref(), &backends, args),
         Some(Command::GpuError(args)) => {
-            use kosumi::nn::Precision;
-            use kosumi::tools::gpu_error::{Checked, run};
-            let checked = match cli.precision {
-                None => Checked::Both,
-                Some(Precision::F32) => Checked::Single,
-                Some(Precision::F16) => Checked::Half,
-                Some(Precision::Bf16) => refuse(
-                    "gpu-error: --precision bf16 is the CPU's; the GPU is checked in f32 and f16",
-                ),
-            };
             let nets: Vec<_> = args.nets.iter().chain(&cli.model).cloned().collect();
-            match run(
-                &nets,
-                args.positions as usize,
-                cli.gpu.unwrap_or(0),
-                checked,
-            ) {
+            let (count, gpu) = (args.positions as usize, cli.gpu.unwrap_or(0));
+            match kosumi::tools::gpu_error::run(&nets, count, gpu, cli.precision) {
                 Ok(true) => {}
                 Ok(false) => std::process::exit(1),
                 Err(why) => refuse(format!("gpu-error: {why}")),

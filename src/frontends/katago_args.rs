@@ -332,11 +332,42 @@ pub fn is_katago_form(args: &[OsString]) -> Option<Program> {
 pub struct Translated {
     pub args: Vec<OsString>,
     pub ignored: Vec<String>,
-    /// The keys of KataGo's other GPU backends ([`OTHER_BACKENDS`]), to be
-    /// named as set aside.
+    /// The keys of KataGo's GPU backends that kosumi's decide for
+    /// themselves ([`OTHER_BACKENDS`]), to be named as set aside.
     pub set_aside: Vec<String>,
     /// What to say on stderr (keys given twice in a file).
     pub warnings: Vec<String>,
+}
+
+impl Translated {
+    /// The lines to say on stderr before kosumi starts: the warnings, then
+    /// the keys ignored and those set aside, each list on one line.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = self.warnings.clone();
+        if !self.ignored.is_empty() {
+            notes.push(format!(
+                "KataGo settings ignored: {}",
+                listed(&self.ignored)
+            ));
+        }
+        if !self.set_aside.is_empty() {
+            notes.push(format!(
+                "KataGo's GPU settings that kosumi's backends choose for themselves, set aside: {}",
+                listed(&self.set_aside)
+            ));
+        }
+        notes
+    }
+}
+
+/// Names for one line of stderr: the first twelve, then how many more.
+fn listed(names: &[String]) -> String {
+    const SHOWN: usize = 12;
+    let mut text = names[..names.len().min(SHOWN)].join(", ");
+    if names.len() > SHOWN {
+        text += &format!(" and {} more", names.len() - SHOWN);
+    }
+    text
 }
 
 /// kosumi's arguments for KataGo's `args` (as [`is_katago_form`] found

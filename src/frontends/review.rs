@@ -20,6 +20,41 @@ use crate::nn::Evaluator;
 use crate::search::{Budget, Report, SearchConfig, Watch, puct};
 use std::sync::atomic::AtomicBool;
 
+/// Reviews the record at `path` (its main line, under `template`'s rules
+/// and komi where it sets none) with `net` as `how` says, a progress bar on
+/// stderr, and writes the reviewed record to `out` whole or not at all;
+/// why not, naming the record, where it does not read or the review cannot
+/// be written.
+pub fn review_file(
+    path: &std::path::Path,
+    out: &std::path::Path,
+    template: &Game,
+    net: &Evaluator,
+    how: &SearchConfig,
+) -> Result<(), String> {
+    use std::io::Write;
+    let text = crate::go::sgf::read_file(&path.to_string_lossy())?;
+    let record = crate::go::sgf::load_record(&text, template)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let start = std::time::Instant::now();
+    let mut progress = |done: usize, total: usize| {
+        let width = 30;
+        let filled = done * width / total.max(1);
+        eprint!(
+            "\rreview: [{}{}] {done}/{total} positions, {:.0} s",
+            "#".repeat(filled),
+            "-".repeat(width - filled),
+            start.elapsed().as_secs_f64()
+        );
+        let _ = std::io::stderr().flush();
+    };
+    let found = review(&record.game, net, how, &mut progress);
+    eprintln!();
+    let reviewed =
+        annotate(&text, &record, &found).map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::core::files::write_atomically(out, reviewed.as_bytes()).map_err(|e| e.to_string())
+}
+
 /// What the search found in one position.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evaluated {

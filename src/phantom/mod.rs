@@ -30,7 +30,7 @@ use crate::go::board::Color;
 pub const TRIES_PER_TURN: usize = 10;
 
 /// Phantom Go (two seats) or Phantom Rengo (four).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Kind {
     Go,
     Rengo,

@@ -20,7 +20,7 @@ pub enum Decision {
 }
 
 /// How the search plans for dice below the root.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Planning {
     /// Every move below the root is made under a roll drawn from the dice.
     Chance,

@@ -769,3 +769,30 @@ pub fn phantom_playouts_per_second(size: usize, duration: Duration) -> (f64, f64
     let plain = playouts_per_second_from(truth.board(), Policy::Light, None, 1, duration);
     (determinized, plain)
 }
+/// A simulated device's latency model as `bench --simulate` takes it:
+/// `FIXED,PER_BOARD[,BATCH]`, milliseconds from 0 to 10000, a batch from
+/// 1 to 256 (128 unless given).
+pub fn latency_model(s: &str) -> Result<(f64, f64, usize), String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    let ms = |v: &str| match v.trim().parse::<f64>() {
+        Ok(x) if (0.0..=10_000.0).contains(&x) => Ok(x),
+        _ => Err(format!("'{v}' is not milliseconds from 0 to 10000")),
+    };
+    let (fixed, per_board, batch) = match parts[..] {
+        [a, b] => (ms(a)?, ms(b)?, 128),
+        [a, b, n] => (
+            ms(a)?,
+            ms(b)?,
+            n.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=256).contains(n))
+                .ok_or_else(|| format!("'{n}' is not a batch from 1 to 256"))?,
+        ),
+        _ => return Err("FIXED,PER_BOARD or FIXED,PER_BOARD,BATCH (milliseconds)".into()),
+    };
+    if fixed + per_board <= 0.0 {
+        return Err("a pass must take some time".into());
+    }
+    Ok((fixed, per_board, batch))
+}

@@ -11,7 +11,7 @@
 use crate::go::board::BoardSize;
 use crate::go::game::Game;
 use crate::go::rules::Rules;
-use crate::nn::{Evaluation, Evaluator, Request};
+use crate::nn::{Evaluation, Evaluator, Precision, Request};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
@@ -232,15 +232,28 @@ impl Errors {
     }
 }
 
-/// A net (`model`, or the embedded one) on the CPU and on GPU `gpu` twice,
-/// its products in single and in half precision, each through the
-/// options as every network is loaded; why not where there is no GPU
-/// backend or GPU, or the GPU does not run the net.
+/// KataGo's gate for the GPU's products in `precision`, or why the GPU is
+/// not checked in it.
+fn gate_of(precision: Precision) -> Result<&'static Gate, String> {
+    match precision.check_on_gpu()? {
+        Precision::F16 => Ok(&F16_GATE),
+        _ => Ok(&F32_GATE),
+    }
+}
+
+/// A net on the GPU in one precision, and the gate that holds it.
+type OnGpu = (Evaluator, &'static Gate);
+
+/// A net (`model`, or the embedded one) on the CPU and on GPU `gpu` in each
+/// of `precisions`, each through the options as every network is loaded;
+/// why not where there is no GPU backend or GPU, or the GPU does not run
+/// the net.
 fn on_cpu_and_gpu(
     model: Option<&std::path::Path>,
     gpu: usize,
-) -> Result<(Evaluator, [Evaluator; 2]), String> {
-    use crate::nn::{BackendKind, Options, Precision, model::ModelDesc};
+    precisions: &[Precision],
+) -> Result<(Evaluator, Vec<OnGpu>), String> {
+    use crate::nn::{BackendKind, Options, model::ModelDesc};
     let desc = match model {
         Some(path) => ModelDesc::load(path).map_err(|e| format!("{}: {e}", path.display()))?,
         None => ModelDesc::parse(crate::nn::EMBEDDED_MODEL).map_err(|e| e.to_string())?,
@@ -249,43 +262,42 @@ fn on_cpu_and_gpu(
         let backends = options.check().map_err(|e| e.to_string())?;
         Evaluator::on(&desc, &backends).map_err(|e| e.to_string())
     };
-    let on_gpu = |precision| {
-        on(Options {
+    let mut on_gpu = Vec::new();
+    for &precision in precisions {
+        let options = Options {
             backend: BackendKind::Cuda,
             gpu: Some(gpu),
             precision: Some(precision),
             ..Options::default()
-        })
-    };
-    let single = on_gpu(Precision::F32)?;
-    let half = on_gpu(Precision::F16)?;
+        };
+        on_gpu.push((on(options)?, gate_of(precision)?));
+    }
     let cpu = on(Options {
         backend: BackendKind::Cpu,
         ..Options::default()
     })?;
-    Ok((cpu, [single, half]))
-}
-
-/// Which of the GPU's arithmetics a run holds to the CPU's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Checked {
-    /// Single precision (the f32 gate) and half (the f16 gate).
-    Both,
-    Single,
-    Half,
+    Ok((cpu, on_gpu))
 }
 
 /// Runs the check for each net (the embedded one where none is named) on
 /// GPU `gpu`: `count` positions (1 to [`MAX_POSITIONS`]) at batch 1 and in
-/// full batches, in the arithmetics `checked` names, a line each;
-/// `Ok(false)` where a gate fails. The GPU and every net are read before
-/// a position is made, and the positions are made a chunk at a time.
+/// full batches, in `precision` (`None`: f32 and f16, each by its gate), a
+/// line each; `Ok(false)` where a gate fails. The GPU and every net are
+/// read before a position is made, and the positions are made a chunk at
+/// a time.
 pub fn run(
     nets: &[std::path::PathBuf],
     count: usize,
     gpu: usize,
-    checked: Checked,
+    precision: Option<Precision>,
 ) -> Result<bool, String> {
+    let precisions = match precision {
+        Some(p) => vec![p],
+        None => vec![Precision::F32, Precision::F16],
+    };
+    for &p in &precisions {
+        gate_of(p).map_err(|why| format!("--precision {p}: {why}"))?;
+    }
     if !(1..=MAX_POSITIONS).contains(&count) {
         return Err(format!(
             "--positions must be from 1 to {MAX_POSITIONS}, not {count}"
@@ -299,28 +311,22 @@ pub fn run(
     // Every net read (and the GPU started) before the first position.
     let mut loaded = Vec::with_capacity(models.len());
     for model in models {
-        loaded.push(on_cpu_and_gpu(model, gpu)?);
+        loaded.push(on_cpu_and_gpu(model, gpu, &precisions)?);
     }
     let mut all = true;
-    for (cpu, [single, half]) in &loaded {
+    for (cpu, on_gpu) in &loaded {
         if cpu.is_human() {
             // A human-like net under a rank's profile.
             let profile = crate::nn::HumanProfile::parse("rank_3d").ok();
-            for net in [cpu, single, half] {
+            for net in std::iter::once(cpu).chain(on_gpu.iter().map(|(net, _)| net)) {
                 net.set_profile(profile.clone());
             }
         }
-        // The GPU's evaluations in single precision held to the CPU's by
-        // the f32 gate, in half by the f16 gate; at batch 1 and in full
-        // batches.
-        let arithmetics: Vec<(&Evaluator, &Gate)> = [(single, &F32_GATE), (half, &F16_GATE)]
-            .into_iter()
-            .zip([checked != Checked::Half, checked != Checked::Single])
-            .filter_map(|(pair, wanted)| wanted.then_some(pair))
-            .collect();
-        let runs: Vec<(&Evaluator, &Gate, usize)> = arithmetics
+        // The GPU's evaluations in each precision held to the CPU's by its
+        // gate (f32's, f16's); at batch 1 and in full batches.
+        let runs: Vec<(&Evaluator, &Gate, usize)> = on_gpu
             .iter()
-            .flat_map(|&(net, gate)| {
+            .flat_map(|&(ref net, gate)| {
                 [1, net.max_batch().min(64)]
                     .into_iter()
                     .map(move |batch| (net, gate, batch))

@@ -67,6 +67,28 @@ pub struct MatchConfig {
     pub handicap: usize,
 }
 
+impl MatchConfig {
+    /// Why the match cannot be played as set, before any seat starts: a
+    /// board kosumi does not play, a handicap with no fixed placement on
+    /// it, or a timeout that is not more than 0 and at most a day.
+    pub fn check(&self) -> Result<(), String> {
+        let (size, handicap) = (self.size, self.handicap);
+        if !(2..=crate::go::board::MAX_SIZE).contains(&size) {
+            return Err("board size must be 2 to 25".into());
+        }
+        if handicap > 0 && crate::go::handicap::fixed(size.into(), handicap).is_err() {
+            return Err(format!(
+                "no fixed placement of {handicap} handicap stones on {size}x{size}"
+            ));
+        }
+        let seconds = self.timeout.as_secs_f64();
+        if !(seconds > 0.0 && seconds <= 86_400.0) {
+            return Err("--timeout must be more than 0 and at most 86400 seconds".into());
+        }
+        Ok(())
+    }
+}
+
 /// One game's outcome, as a line of the table.
 #[derive(Clone, Debug)]
 pub struct GameRecord {

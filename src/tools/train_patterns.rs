@@ -45,6 +45,16 @@ pub struct Summary {
     pub top5: f64,
 }
 
+/// Trains as `options` say and writes the table to `out`, whole or not at
+/// all (the caller checks `out` can be written before the minutes of
+/// training: [`crate::core::files::check_writable`]); what training
+/// found, or why there is no table.
+pub fn train_into(options: &Options, out: &Path) -> Result<Summary, String> {
+    let (model, summary) = train(options)?;
+    crate::core::files::write_atomically(out, &model.to_bytes()).map_err(|e| e.to_string())?;
+    Ok(summary)
+}
+
 /// One game: its size and its moves (`None` a pass).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {

@@ -44,10 +44,11 @@ pub struct Warning {
 
 /// Whose side the values are given from (KataGo's
 /// `reportAnalysisWinratesAs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Perspective {
     Black,
     White,
+    #[value(name = "sidetomove")]
     SideToMove,
 }
 

@@ -123,50 +123,50 @@ macro_rules! declare {
 macro_rules! with_kernels {
     ($then:ident) => {
         $then! {
-    /// The im2col matrix of a `size × size` convolution.
-    Im2col im2col(
-        r#in: ConstF32s, col: F32s, batch: I32, width: I32, height: I32, cin: I32, size: I32,
-    ) false;
-    /// The im2col matrix in half precision, each value times `scale`.
-    Im2colHalf im2col_half(
-        r#in: ConstF32s, col: Halves, batch: I32, width: I32, height: I32, cin: I32,
-        size: I32, scale: F32,
-    ) false;
-    /// `out = in · scale` in half precision.
-    ToHalf to_half(r#in: ConstF32s, out: Halves, n: I64, scale: F32) false;
-    /// `out = act((in + extra[board]) · scale + bias)` channel by channel.
-    NormAct norm_act(
-        r#in: ConstF32s, out: F32s, scale: ConstF32s, bias: ConstF32s, extra: ConstF32s,
-        rows: I32, points: I32, channels: I32, act: I32,
-    ) false;
-    /// `v[board] = act(v[board] + bias)`.
-    BiasAct bias_act(v: F32s, bias: ConstF32s, batch: I32, channels: I32, act: I32) false;
-    /// `v[board][point] += bias[board]`.
-    AddSpatialBias add_spatial_bias(
-        bias: ConstF32s, v: F32s, rows: I32, points: I32, channels: I32,
-    ) false;
-    /// KataGo's global pooling, a thread a board and channel.
-    Pool pool(
-        r#in: ConstF32s, out: F32s, batch: I32, points: I32, channels: I32, quadratic: I32,
-    ) false;
-    /// An RMSNorm, a block a point or a board.
-    RmsNorm rms_norm(
-        r#in: ConstF32s, out: F32s, gamma: ConstF32s, beta: ConstF32s, points: I32,
-        channels: I32, epsilon: F32, board: I32, act: I32,
-    ) true;
-    /// Rotary position embedding, a thread a row, head and pair.
-    Rope rope(
-        v: F32s, rows: I32, points: I32, width: I32, heads: I32, dim: I32, freqs: ConstF32s,
-        tables: I32, theta: F32,
-    ) false;
-    /// Attention, a block a query point, head and board.
-    Attention attention(
-        q: ConstF32s, k: ConstF32s, v: ConstF32s, out: F32s, points: I32, heads: I32,
-        kv_heads: I32, dim: I32, v_dim: I32,
-    ) true;
-    /// `hidden = silu(hidden) · gate`.
-    SwiGlu swiglu(hidden: F32s, gate: ConstF32s, n: I64) false;
-        }
+        /// The im2col matrix of a `size × size` convolution.
+        Im2col im2col(
+            r#in: ConstF32s, col: F32s, batch: I32, width: I32, height: I32, cin: I32, size: I32,
+        ) false;
+        /// The im2col matrix in half precision, each value times `scale`.
+        Im2colHalf im2col_half(
+            r#in: ConstF32s, col: Halves, batch: I32, width: I32, height: I32, cin: I32,
+            size: I32, scale: F32,
+        ) false;
+        /// `out = in · scale` in half precision.
+        ToHalf to_half(r#in: ConstF32s, out: Halves, n: I64, scale: F32) false;
+        /// `out = act((in + extra[board]) · scale + bias)` channel by channel.
+        NormAct norm_act(
+            r#in: ConstF32s, out: F32s, scale: ConstF32s, bias: ConstF32s, extra: ConstF32s,
+            rows: I32, points: I32, channels: I32, act: I32,
+        ) false;
+        /// `v[board] = act(v[board] + bias)`.
+        BiasAct bias_act(v: F32s, bias: ConstF32s, batch: I32, channels: I32, act: I32) false;
+        /// `v[board][point] += bias[board]`.
+        AddSpatialBias add_spatial_bias(
+            bias: ConstF32s, v: F32s, rows: I32, points: I32, channels: I32,
+        ) false;
+        /// KataGo's global pooling, a thread a board and channel.
+        Pool pool(
+            r#in: ConstF32s, out: F32s, batch: I32, points: I32, channels: I32, quadratic: I32,
+        ) false;
+        /// An RMSNorm, a block a point or a board.
+        RmsNorm rms_norm(
+            r#in: ConstF32s, out: F32s, gamma: ConstF32s, beta: ConstF32s, points: I32,
+            channels: I32, epsilon: F32, board: I32, act: I32,
+        ) true;
+        /// Rotary position embedding, a thread a row, head and pair.
+        Rope rope(
+            v: F32s, rows: I32, points: I32, width: I32, heads: I32, dim: I32, freqs: ConstF32s,
+            tables: I32, theta: F32,
+        ) false;
+        /// Attention, a block a query point, head and board.
+        Attention attention(
+            q: ConstF32s, k: ConstF32s, v: ConstF32s, out: F32s, points: I32, heads: I32,
+            kv_heads: I32, dim: I32, v_dim: I32,
+        ) true;
+        /// `hidden = silu(hidden) · gate`.
+        SwiGlu swiglu(hidden: F32s, gate: ConstF32s, n: I64) false;
+            }
     };
 }
 cfg_device! {

@@ -24,7 +24,7 @@ use crate::search::{Budget, Decision, SearchConfig};
 use std::sync::atomic::AtomicBool;
 
 /// How the player searches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Mode {
     /// Flat Monte Carlo over determinizations of the unseen stones.
     Determinized,

@@ -44,13 +44,14 @@ impl Rolls {
 }
 
 /// How playouts choose their moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Policy {
     /// Uniform among legal points that are not the mover's own eye.
     Light,
     /// Captures a chain the last move left in atari, else uniform as light
     /// but never a self-atari: the policy of the ownership estimate (final
     /// status), where local fights should be settled bluntly.
+    #[value(skip)]
     Settle,
     /// Around the last move: capture a chain in atari, save an own chain
     /// from atari, play a 3×3 pattern move; else uniform as light but never
