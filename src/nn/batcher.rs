@@ -171,7 +171,7 @@ mod tests {
         // The test backend wants batches of 4 and prints each board's
         // stones into its value: eight threads, each its own position,
         // several rounds; every thread reads its own position's value.
-        let (net, counts) = crate::nn::test_backend::on_test_backend();
+        let (net, counts) = crate::nn::on_test_backend();
         let games: Vec<Game> = (0..8)
             .map(|k| {
                 let mut g = Game::new(9, Rules::default(), 7.5);

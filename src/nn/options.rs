@@ -400,7 +400,7 @@ mod tests {
         };
         let err = f16.check().unwrap_err().to_string();
         assert!(err.starts_with("--precision f16: "), "{err}");
-        if !crate::nn::cpu::gemm::bf16_available() {
+        if !crate::nn::precision::bf16_available() {
             let bf16 = Options {
                 precision: Some(Precision::Bf16),
                 ..cpu

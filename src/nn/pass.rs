@@ -10,14 +10,40 @@
 //! count what they drop and say nothing. Also here: the counts of passes
 //! and boards, and a pass timed part by part (`bench --nn --profile`).
 
-use super::backend::{self, Computation, Inputs, PassError, PassProfile, RawOutput, Shape};
+use super::backend::{
+    self, Backend, Computation, Inputs, PassError, PassProfile, RawOutput, Shape,
+};
+use super::batcher;
 use super::inputs::{self, FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
+use super::model::ModelDesc;
+use super::output::{self, Evaluation};
 use super::profile::{HumanProfile, METADATA_INPUTS};
-use super::rows::{applicable_symmetry, symmetric_position};
-use super::{Evaluation, Evaluator, PROFILED_PASSES, Request, batcher, output, rows};
+use super::rows::{self, Request, applicable_symmetry, symmetric_position};
 use crate::go::board::BoardSize;
 use crate::go::game::Game;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, RwLock};
+
+/// The fewest timed passes [`Evaluator::profile_passes`] runs.
+pub const PROFILED_PASSES: usize = 3;
+
+/// A loaded net's passes: its backend, where the threads' positions meet
+/// in one batch (for a backend that wants batches), its name and output
+/// scalings, whether it reads a human profile and the one it is under,
+/// and the counts of what it did.
+pub(super) struct Passes {
+    pub(super) backend: Arc<dyn Backend>,
+    pub(super) name: String,
+    scaling: output::Scaling,
+    batcher: batcher::Batcher,
+    pub(super) counts: AtomicCounts,
+    /// Whether the net reads KataGo's game metadata (a human-like net).
+    pub(super) human: bool,
+    /// The profile a human-like net is evaluated under (KataGo's
+    /// `humanSLProfile`); the frontends refuse to evaluate such a net
+    /// without one.
+    pub(super) profile: RwLock<Option<HumanProfile>>,
+}
 
 /// The buffers one evaluation uses, kept in the evaluator's pool and
 /// reused: after the first evaluations of a board size nothing more is
@@ -48,7 +74,33 @@ impl Scratch {
     }
 }
 
-impl Evaluator {
+impl Passes {
+    /// `desc`'s passes on `backend` (made from the same description).
+    pub(super) fn new(desc: &ModelDesc, backend: Arc<dyn Backend>) -> Passes {
+        Passes {
+            backend,
+            name: desc.name.clone(),
+            scaling: output::Scaling {
+                post: desc.post_process,
+                shortterm: desc.facts.shortterm,
+            },
+            batcher: batcher::Batcher::default(),
+            counts: AtomicCounts::default(),
+            human: desc.trunk.metadata_encoder.is_some(),
+            profile: RwLock::new(None),
+        }
+    }
+
+    /// The most positions of `size` the backend evaluates at once.
+    pub(super) fn max_batch_of(&self, size: BoardSize) -> usize {
+        self.backend.attributes().batching.max(size)
+    }
+
+    /// The positions of `size` the backend wants at once.
+    pub(super) fn preferred_batch(&self, size: BoardSize) -> usize {
+        self.backend.attributes().batching.preferred(size)
+    }
+
     /// Evaluates `requests` (one board size) as one batch; a human-like net
     /// under `profile` where given, its own profile otherwise: the pass,
     /// then its outputs mapped back, or every evaluation failed at the
@@ -251,7 +303,7 @@ impl Evaluator {
     /// planes for them (features, ladders, symmetries) as "inputs
     /// (host)"; the backend's error where a pass fails. The cache is not
     /// read.
-    pub fn profile_passes(
+    pub(super) fn profile_passes(
         &self,
         game: &Game,
         batch: usize,
@@ -298,7 +350,7 @@ impl Evaluator {
     /// What the network has done since it was loaded (or the counts were
     /// last taken): forward passes, the boards in them, and evaluations
     /// the cache answered.
-    pub fn take_counts(&self) -> Counts {
+    pub(super) fn take_counts(&self) -> Counts {
         Counts {
             passes: self.counts.passes.swap(0, Relaxed),
             boards: self.counts.boards.swap(0, Relaxed),

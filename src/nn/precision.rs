@@ -8,7 +8,32 @@
 //! precision is a variant and its checks in this file, and the backends'
 //! own arithmetic.
 
-use crate::nn::cpu::gemm::{bf16_available, bf16_name};
+/// Whether this processor multiplies bfloat16 pairs (AVX-512 BF16 on x86,
+/// BF16 on ARM64: Neoverse V1 and N2 on, Apple M2 on).
+pub fn bf16_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512bf16")
+            && std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        std::arch::is_aarch64_feature_detected!("bf16")
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        false
+    }
+}
+
+/// The bfloat16 dot products' name, as the backend's name gives it.
+pub fn bf16_name() -> &'static str {
+    if cfg!(target_arch = "aarch64") {
+        "neon-bf16"
+    } else {
+        "avx512-bf16"
+    }
+}
 
 /// The precision of a network's products.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]

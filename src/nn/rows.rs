@@ -1,14 +1,36 @@
-//! The input rows a backend reads, and the board's symmetries that move
-//! them: each position's planes written point by point into the symmetry
-//! it is evaluated under (KataGo's `copyWithSymmetry`), its global inputs
-//! and a human-like net's metadata row beside them; the outputs brought
-//! back by the same map. KataGo keeps these (`nninputs.h`) apart from the
-//! evaluator (`nneval.h`), as kosumi keeps them apart from [`super::Evaluator`].
+//! The positions asked for ([`Request`]), the input rows a backend reads
+//! for them, and the board's symmetries that move them: each position's
+//! planes written point by point into the symmetry it is evaluated under
+//! (KataGo's `copyWithSymmetry`), its global inputs and a human-like net's
+//! metadata row beside them; the outputs brought back by the same map.
+//! KataGo keeps these (`nninputs.h`) apart from the evaluator
+//! (`nneval.h`), as kosumi keeps them apart from `evaluator.rs`.
 
-use super::Request;
 use super::inputs::{Features, GLOBAL, SPATIAL};
 use super::profile::{HumanProfile, METADATA_INPUTS};
-use crate::go::board::BoardSize;
+use crate::go::board::{BoardSize, Color};
+use crate::go::game::Game;
+
+/// One position to evaluate.
+#[derive(Clone, Copy)]
+pub struct Request<'a> {
+    pub game: &'a Game,
+    pub to_move: Color,
+    /// See the note on `fresh` in [`super::inputs::FeatureMaker::fill`].
+    pub fresh: bool,
+    pub symmetry: usize,
+    /// The playout doublings White is assumed to have over Black (negative:
+    /// Black over White; 0 an even match): KataGo's playout doubling
+    /// advantage, which its network reads to play handicap games.
+    pub white_advantage: f32,
+}
+
+impl Request<'_> {
+    /// The advantage from the side of the player to move.
+    pub fn mover_advantage(&self) -> f32 {
+        self.to_move.from_white() as f32 * self.white_advantage
+    }
+}
 
 /// The number of symmetries of a square board.
 pub const SYMMETRIES: usize = 8;

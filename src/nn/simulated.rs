@@ -10,9 +10,30 @@
 use super::backend::{
     Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
 };
+use super::evaluator::{EMBEDDED_MODEL, Evaluator};
+use super::model::ModelDesc;
+use super::test_backend::Counting;
 use crate::go::board::BoardSize;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// A network on a simulated device: the test backend's arithmetic (the
+/// embedded net's name and scalings) behind a latency model, a pass of `n`
+/// boards taking `fixed_ms + per_board_ms · n` of sleep, one pass at a
+/// time; batches of `preferred` boards wanted (1: a CPU's net, each thread
+/// its own pass, side by side). For measuring how a search feeds a device,
+/// on any machine.
+pub fn on_simulated_device(fixed_ms: f64, per_board_ms: f64, preferred: usize) -> Evaluator {
+    let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded net");
+    let ms = |v: f64| Duration::from_secs_f64(v.max(0.0) / 1e3);
+    let backend = Simulated::new(
+        Arc::new(Counting::default()),
+        ms(fixed_ms),
+        ms(per_board_ms),
+        preferred.max(1),
+    );
+    Evaluator::with_backend(&desc, Arc::new(backend))
+}
 
 /// `inner`'s outputs, each pass taking the model's time.
 pub(crate) struct Simulated {

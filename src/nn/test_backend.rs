@@ -12,7 +12,7 @@ use super::backend::{
 };
 use super::inputs::{GLOBAL, SPATIAL};
 #[cfg(test)]
-use super::{Evaluator, model::ModelDesc};
+use super::{evaluator::Evaluator, model::ModelDesc};
 use crate::go::board::BoardSize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -31,7 +31,7 @@ impl Default for Counting {
             boards: AtomicUsize::new(0),
             attributes: Attributes {
                 name: "test".into(),
-                precision: crate::nn::Precision::F32,
+                precision: super::precision::Precision::F32,
                 batching: Batching::boards(4, 4),
                 peak_flops_per_cycle: 1.0,
                 on_processor: true,
@@ -123,7 +123,7 @@ impl Backend for Counting {
 /// its name and scalings), and the backend's counts.
 #[cfg(test)]
 pub(crate) fn on_test_backend() -> (Evaluator, std::sync::Arc<Counting>) {
-    let desc = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).expect("the embedded net");
+    let desc = ModelDesc::parse(super::evaluator::EMBEDDED_MODEL).expect("the embedded net");
     let backend = std::sync::Arc::new(Counting::default());
     (Evaluator::with_backend(&desc, backend.clone()), backend)
 }
@@ -132,7 +132,8 @@ pub(crate) fn on_test_backend() -> (Evaluator, std::sync::Arc<Counting>) {
 /// GPU program: the GPU's arithmetic without a GPU, for the tests.
 #[cfg(test)]
 pub(crate) fn on_cpu_and_host_program() -> (Evaluator, Evaluator) {
-    let desc = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).expect("the embedded network reads");
+    let desc =
+        ModelDesc::parse(super::evaluator::EMBEDDED_MODEL).expect("the embedded network reads");
     let host = crate::nn::gpu::host::HostProgram::new(&desc);
     (
         Evaluator::new(&desc),
@@ -150,7 +151,7 @@ mod tests {
 
     #[test]
     fn a_cached_batch_runs_only_what_the_cache_does_not_know() {
-        let (net, counts) = crate::nn::test_backend::on_test_backend();
+        let (net, counts) = crate::nn::on_test_backend();
         let mut games = Vec::new();
         for x in 0..6 {
             let mut game = Game::new(9, Rules::default(), 7.5);
@@ -192,7 +193,7 @@ mod tests {
 
     #[test]
     fn the_evaluator_runs_on_any_backend_in_its_batches() {
-        let (net, counts) = crate::nn::test_backend::on_test_backend();
+        let (net, counts) = crate::nn::on_test_backend();
         assert_eq!(net.backend_name(), "test");
         assert_eq!(net.max_batch(), 4);
         assert!(!net.uses_fp16());

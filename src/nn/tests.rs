@@ -4,7 +4,10 @@
 //! part by part, and a net whose outputs are not numbers refused at load.
 
 use super::*;
+use crate::go::board::Color;
+use crate::go::game::Game;
 use crate::go::rules::Rules;
+use model::ModelDesc;
 
 #[test]
 fn a_profiled_pass_on_the_cpu_times_each_block_kind_and_head() {
@@ -210,12 +213,12 @@ fn the_door_fails_what_a_faulty_net_gives_and_marks_each_kind_said() {
         });
         assert!(e.failed && e.is_finite(), "a neutral stand-in, marked");
     }
-    let said = [&net.counts.pass_failure_said, &net.counts.not_finite_said];
+    let said = [&net.passes.counts.pass_failure_said, &net.passes.counts.not_finite_said];
     assert!(said.iter().any(|flag| flag.load(Relaxed)));
     // Unsaid (the load's probe, whose refusal says it), the flags are as
     // they were after.
     let quiet = Evaluator::embedded().with_faults(1.0, 3);
-    quiet.unsaid(|| {
+    quiet.passes.unsaid(|| {
         quiet.evaluate(Request {
             game: &game,
             to_move: Color::Black,
@@ -224,6 +227,6 @@ fn the_door_fails_what_a_faulty_net_gives_and_marks_each_kind_said() {
             white_advantage: 0.0,
         })
     });
-    assert!(!quiet.counts.not_finite_said.load(Relaxed));
-    assert!(!quiet.counts.pass_failure_said.load(Relaxed));
+    assert!(!quiet.passes.counts.not_finite_said.load(Relaxed));
+    assert!(!quiet.passes.counts.pass_failure_said.load(Relaxed));
 }

@@ -7,8 +7,9 @@
 //! there gains nothing under area scoring, and the partner, who cannot see
 //! this board's stones, may fill the same area from the other board: the
 //! two fill the eyes of their own groups between them, and the groups die.
-//! In session 14's 50 Rengo records the kosumi seats made 40 tries a game
-//! in such regions (up to 109), the GNU Go seats 4.5 (docs/phantom.md).
+//! In 50 Rengo records (2026-11-24, commit b178fd2) the kosumi seats made
+//! 40 tries a game in such regions (up to 109), the GNU Go seats 4.5
+//! (docs/phantom.md).
 //!
 //! A region larger than a quarter of the board is not counted (early in
 //! the game, before the opponent has walled anything off, most of the

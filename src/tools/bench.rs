@@ -409,7 +409,7 @@ pub fn search_rate(
     }
 }
 
-/// The search on a simulated device ([`crate::nn::Evaluator::simulated`]:
+/// The search on a simulated device ([`crate::nn::on_simulated_device`]:
 /// a pass of n boards takes `fixed_ms + per_board_ms · n`, no processor
 /// time, batches of `preferred` wanted), from the middle game of each size
 /// with each count of `threads`: a line each with its visits, evaluations
@@ -422,12 +422,12 @@ pub fn simulated(
     threads: &[usize],
     leaves: Option<usize>,
 ) {
-    let net = crate::nn::Evaluator::simulated(fixed_ms, per_board_ms, preferred);
+    let net = crate::nn::on_simulated_device(fixed_ms, per_board_ms, preferred);
     let ceiling = preferred as f64 / (fixed_ms + per_board_ms * preferred as f64) * 1e3;
     // A null device (its passes take no time) leaves the host's own work a
     // position: the inputs with their ladders, the symmetries, the copies,
     // the outputs.
-    let null = crate::nn::Evaluator::simulated(0.0, 0.0, preferred);
+    let null = crate::nn::on_simulated_device(0.0, 0.0, preferred);
     for &size in sizes {
         let game = middle_game(size);
         let time = Duration::from_secs_f64(seconds);

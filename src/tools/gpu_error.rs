@@ -253,29 +253,33 @@ fn on_cpu_and_gpu(
     gpu: usize,
     precisions: &[Precision],
 ) -> Result<(Evaluator, Vec<OnGpu>), String> {
-    use crate::nn::{BackendKind, Options, model::ModelDesc};
-    let desc = match model {
-        Some(path) => ModelDesc::load(path).map_err(|e| format!("{}: {e}", path.display()))?,
-        None => ModelDesc::parse(crate::nn::EMBEDDED_MODEL).map_err(|e| e.to_string())?,
-    };
-    let on = |options: Options| -> Result<Evaluator, String> {
-        let backends = options.check().map_err(|e| e.to_string())?;
-        Evaluator::on(&desc, &backends).map_err(|e| e.to_string())
-    };
-    let mut on_gpu = Vec::new();
+    use crate::nn::{BackendKind, Options};
+    let check = |options: Options| options.check().map_err(|e| e.to_string());
+    let mut backends = vec![check(Options {
+        backend: BackendKind::Cpu,
+        ..Options::default()
+    })?];
     for &precision in precisions {
-        let options = Options {
+        backends.push(check(Options {
             backend: BackendKind::Cuda,
             gpu: Some(gpu),
             precision: Some(precision),
             ..Options::default()
-        };
-        on_gpu.push((on(options)?, gate_of(precision)?));
+        })?);
     }
-    let cpu = on(Options {
-        backend: BackendKind::Cpu,
-        ..Options::default()
-    })?;
+    let named = |e| match model {
+        Some(path) => format!("{}: {e}", path.display()),
+        None => e,
+    };
+    let mut nets = Evaluator::on_each(model, &backends)
+        .map_err(|e| named(e.to_string()))?
+        .into_iter();
+    let cpu = nets.next().ok_or("no net on the CPU")?;
+    let gates = precisions.iter().map(|&p| gate_of(p));
+    let on_gpu = nets
+        .zip(gates)
+        .map(|(net, gate)| Ok((net, gate?)))
+        .collect::<Result<_, String>>()?;
     Ok((cpu, on_gpu))
 }
 
@@ -378,7 +382,7 @@ mod tests {
         // The comparison as `gpu-error` runs it, on the host's executor of
         // the GPU program: it passes the single-precision gate at batch 1
         // and in batches; another net fails it.
-        let (cpu, host) = crate::nn::test_backend::on_cpu_and_host_program();
+        let (cpu, host) = crate::nn::on_cpu_and_host_program();
         let games: Vec<Game> = positions(18, 1).collect();
         for batch in [1, 8] {
             let (pass, line) = compare(&cpu, &host, &games, batch).judge(&F32_GATE);

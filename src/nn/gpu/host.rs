@@ -25,7 +25,7 @@ impl HostProgram {
             program: Program::compile(desc),
             attributes: Attributes {
                 name: "host program".into(),
-                precision: crate::nn::Precision::F32,
+                precision: crate::nn::precision::Precision::F32,
                 batching: Batching::boards(8, 1),
                 peak_flops_per_cycle: 1.0,
                 on_processor: true,

@@ -59,7 +59,7 @@ fn white_in_atari() -> Game {
 fn a_search_on_the_test_backend_is_exact_and_repeatable() {
     // The deterministic backend: each visit one evaluation, the same
     // seed the same tree, every visit backed up.
-    let (net, counts) = crate::nn::test_backend::on_test_backend();
+    let (net, counts) = crate::nn::on_test_backend();
     let game = white_in_atari();
     let budget = Budget {
         playouts: Some(120),
@@ -100,7 +100,7 @@ fn a_thread_gathers_its_leaves_in_batches_where_the_backend_wants_them() {
     };
     let mut batch = Vec::new();
     for leaves in [None, Some(1)] {
-        let (net, counts) = crate::nn::test_backend::on_test_backend();
+        let (net, counts) = crate::nn::on_test_backend();
         let mut tree = NetTree::default();
         let params = PuctParams {
             leaves,
