@@ -213,7 +213,10 @@ fn the_door_fails_what_a_faulty_net_gives_and_marks_each_kind_said() {
         });
         assert!(e.failed && e.is_finite(), "a neutral stand-in, marked");
     }
-    let said = [&net.passes.counts.pass_failure_said, &net.passes.counts.not_finite_said];
+    let said = [
+        &net.passes.counts.pass_failure_said,
+        &net.passes.counts.not_finite_said,
+    ];
     assert!(said.iter().any(|flag| flag.load(Relaxed)));
     // Unsaid (the load's probe, whose refusal says it), the flags are as
     // they were after.
