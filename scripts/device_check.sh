@@ -1,43 +1,34 @@
 #!/usr/bin/env bash
-# The check to run on a machine with an NVIDIA GPU (measured so far on a
-# 16-core Intel Xeon with AVX-512, BF16 and AMX beside an H100): the processor as
-# Linux names it and kosumi's network speed there, so that a figure names
-# the processor it came from; then, where `nvidia-smi` finds a GPU, the GPU
-# backend's gates and figures. Build here, with the GPU backend:
-#
-#   cargo build --release --features cuda
-#   mkdir -p target/device
-#   strip -o target/device/kosumi target/release/kosumi
-#   xz -9 -k target/device/kosumi                    # 9 MB, 4 MB packed
-#   cp KATRAIN_NET target/device/katrain.bin.gz      # 38 MB
-#   scripts/device_check.sh [KOSUMI] [NET ...]
-#
-# carrying target/device/kosumi.xz and target/device/katrain.bin.gz (with
-# the work tree's 21 MB, inside the device's 64 MiB). KOSUMI defaults to
-# target/device/kosumi(.xz), then target/release/kosumi; each NET
-# (KaTrain's b10c384h6nbttflrs.bin.gz: the subnormal flush's effect on
-# Intel, and a 19×19 search on the GPU with a net of its shape) is timed
-# beside the embedded six-block net. The GPU part:
-#   1. `kosumi gpu-error`: the GPU in f32 against the CPU backend by
-#      KataGo's gates (99th percentile and worst of the win rate, lead,
+# What kosumi's networks do on a machine with an NVIDIA GPU, in one run:
+# the processor as Linux names it and the CPU backend's speed there (so
+# that every figure names its processor), then, where `nvidia-smi` finds a
+# GPU:
+#   1. `kosumi gpu-error`: the GPU in f32 and f16 against the CPU backend
+#      by KataGo's gates (99th percentile and worst of the win rate, lead,
 #      top policy and ownership), at batch 1 and in batches, on square and
 #      rectangular boards, for every net in tests/data/models and the
 #      embedded one;
 #   2. `kosumi bench --nn --backend cuda` with a net of the kata1 standard
-#      net's shape (b18c384nbt, written here by scripts/synthetic_model.py):
-#      evaluations a second at batches 1 to 256 and the search's visits a
-#      second, and the same for the embedded net and each NET on 19×19;
-#      then `bench --nn --profile` for the b18-shaped net and each NET on
-#      19×19: each operation kind's device time (CUDA events) at batches 1,
-#      8 and 128, and the host's input planes;
-#   3. with each NET, a KaTrain-like JSON query on the GPU (33 turns of a
-#      19×19 game, 500 visits each, 12 positions at once × 8 threads);
-#   4. a PyTorch anchor (a script that times a net of the same shape in
-#      PyTorch fp16) in the same run, where ANCHOR names one (copy it into
-#      the work tree to carry it).
-# Prints one line per figure and gate. Each step has its own timeout, and
-# the CPU's figures take the NETs on 19×19 only, so that the whole stays
-# near five minutes.
+#      net's shape (b18c384nbt, random weights, written on the spot by
+#      scripts/synthetic_model.py): evaluations a second at batches 1 to 256
+#      and the search's visits a second, and the same for the embedded net
+#      and each NET on 19×19; then `bench --nn --profile` for the
+#      b18-shaped net and each NET: each operation kind's device time (CUDA
+#      events) at batches 1, 8 and 128, and the host's input planes;
+#   3. with each NET (KaTrain's b10c384h6nbttflrs.bin.gz is the one to
+#      give), a KaTrain-like JSON query on the GPU (33 turns of a 19×19
+#      game, 500 visits each, 12 positions at once × 8 threads);
+#   4. where PyTorch is installed, scripts/pytorch_anchor.py: PyTorch fp16
+#      on the same b18c384nbt shape, timed the same way, so that kosumi's
+#      evaluations a second have their peer from the same GPU and run.
+# Prints one line per figure and gate; exits 1 where a gate fails or a
+# step does not finish. Each step has its own timeout, and the CPU's
+# figures take the NETs on 19×19 only, so that the whole stays near five
+# minutes.
+#
+# Usage: scripts/device_check.sh [KOSUMI] [NET ...]
+# KOSUMI is a kosumi built with `--features cuda` (or it packed by xz);
+# without it, target/device/kosumi(.xz), then target/release/kosumi.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$(mktemp -d)
@@ -91,7 +82,9 @@ QUERY
   awk -v a="$start" -v b="$(date +%s.%N)" -v n="$answers" -v net="$(basename "$net")" \
     'BEGIN { printf "json_query net=%s turns=33 answered=%d visits=500 seconds=%.1f visits_per_s=%.0f\n", net, n, b - a, n * 500 / (b - a) }'
 done
-if [[ -n ${ANCHOR:-} ]]; then
-  timeout 120 python3 "$ANCHOR" || status=1
+if python3 -c 'import torch' 2>/dev/null; then
+  timeout 120 python3 "$here/scripts/pytorch_anchor.py" --seconds 1 || status=1
+else
+  echo "pytorch_anchor: no PyTorch here"
 fi
 exit $status
