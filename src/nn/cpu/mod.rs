@@ -1,7 +1,7 @@
 //! The CPU backend: a model's layers run on this processor's cores, the
 //! activations in single precision and the products in the net's
 //! precision (f32, or bfloat16 factors where the processor has their dot
-//! products: [`crate::nn::Precision`]). [`network`] holds a model's layers and runs a batch
+//! products: `Precision`). [`network`] holds a model's layers and runs a batch
 //! through them; the layers are [`conv`] (Winograd and im2col
 //! convolutions), [`layers`] (norms, dense layers, pooling) and
 //! [`transformer`] (RMSNorms, attention, feed-forward); all of them
