@@ -143,6 +143,9 @@ struct Cli {
     /// cores).
     #[arg(long, value_enum, global = true)]
     precision: Option<kosumi::nn::Precision>,
+    /// How a GPU runs attention (for comparing the two).
+    #[arg(long, value_enum, default_value_t, global = true)]
+    attention: kosumi::nn::GpuAttention,
     /// A GPU's precision as a KataGo config wishes it (`cudaUseFP16`):
     /// applied where a GPU runs the networks, said once and set aside
     /// where none does; --precision, given, wins.
@@ -539,6 +542,7 @@ fn backends(cli: &Cli, kernel: Option<kosumi::nn::Kernel>) -> kosumi::nn::Backen
         precision: cli.precision,
         config_precision: cli.gpu_precision,
         kernel,
+        attention: cli.attention,
     };
     options.check().unwrap_or_else(|e| refuse(e))
 }

@@ -48,7 +48,7 @@ pub use backend::PassProfile;
 pub use cpu::gemm::Kernel;
 pub use evaluator::{EMBEDDED_MODEL, Evaluator, SEARCH_POLICY_OPTIMISM};
 pub use model::ModelError;
-pub use options::{BackendKind, Backends, GPU_BUILT, Options, OptionsError};
+pub use options::{BackendKind, Backends, GPU_BUILT, GpuAttention, Options, OptionsError};
 pub use output::Evaluation;
 pub use pass::{Counts, PROFILED_PASSES};
 pub use precision::Precision;

@@ -45,6 +45,18 @@ impl BackendKind {
     }
 }
 
+/// How a GPU runs attention (`--attention`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum GpuAttention {
+    /// Each head's q·kᵀ and p·v as strided-batched products (on the
+    /// tensor cores, TF32, where the products are f16), a warp-per-row
+    /// softmax between, a chunk of boards' scores at a time.
+    #[default]
+    Batched,
+    /// One kernel on CUDA's cores, a block a query point, head and board.
+    Simt,
+}
+
 /// How the networks are to run, as asked.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options {
@@ -63,6 +75,8 @@ pub struct Options {
     pub config_precision: Option<Precision>,
     /// The CPU's kernel where not the fastest the processor runs.
     pub kernel: Option<Kernel>,
+    /// How a GPU runs attention.
+    pub attention: GpuAttention,
 }
 
 /// [`Options`] held to the machine: what each network loaded with them
@@ -260,8 +274,12 @@ impl Backends {
             use super::gpu::cuda;
             let o = &self.options;
             let max_batch = o.max_batch.unwrap_or(cuda::MAX_BATCH);
-            let precision = self.gpu_precision();
-            let network = cuda::network(desc, o.gpu.unwrap_or(0), precision, max_batch)?;
+            let settings = cuda::Settings {
+                precision: self.gpu_precision(),
+                max_batch,
+                attention: o.attention,
+            };
+            let network = cuda::network(desc, o.gpu.unwrap_or(0), settings)?;
             Ok(Arc::new(network))
         }
         #[cfg(not(feature = "cuda"))]

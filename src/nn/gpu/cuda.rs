@@ -7,9 +7,10 @@
 //! rather than failing inside the loader.
 
 use super::device::{Arg, Device, F32s, Factors, Gemm, Halves, Launch, Queue};
-use super::executor::GpuNetwork;
+use super::executor::{GpuNetwork, GpuSettings, SCORE_VALUES};
 use super::kernels::Kernel;
 use crate::nn::model::ModelDesc;
+use crate::nn::options::GpuAttention;
 use crate::nn::precision::Precision;
 use cudarc::cublas::CudaBlas;
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
@@ -54,19 +55,31 @@ pub(crate) fn probe(gpu: usize) -> Result<Arc<CudaContext>, String> {
     CudaContext::new(gpu).map_err(|e| format!("GPU {gpu} does not start: {e}"))
 }
 
-/// `desc` on GPU `gpu` (products in `precision`, or with `None` the GPU's
-/// best: half-precision factors where it has tensor cores, compute
-/// capability 7 on; batches of up to `max_batch`), or why not.
+/// How a net is to run on a GPU, as the options say.
+pub(crate) struct Settings {
+    /// The products' precision, or with `None` the GPU's best:
+    /// half-precision factors where it has tensor cores (compute
+    /// capability 7 on).
+    pub(crate) precision: Option<Precision>,
+    pub(crate) max_batch: usize,
+    pub(crate) attention: GpuAttention,
+}
+
+/// `desc` on GPU `gpu` as `settings` say, or why not.
 pub(crate) fn network(
     desc: &ModelDesc,
     gpu: usize,
-    precision: Option<Precision>,
-    max_batch: usize,
+    settings: Settings,
 ) -> Result<GpuNetwork, String> {
     let device = CudaDevice::open(gpu)?;
-    let precision = precision.unwrap_or(Precision::best_on_gpu(device.tensor_cores));
-    GpuNetwork::new(desc, Box::new(device), precision, max_batch)
-        .map_err(|why| format!("CUDA: {why}"))
+    let precision = (settings.precision).unwrap_or(Precision::best_on_gpu(device.tensor_cores));
+    let settings = GpuSettings {
+        precision,
+        max_batch: settings.max_batch,
+        attention: settings.attention,
+        score_values: SCORE_VALUES,
+    };
+    GpuNetwork::new(desc, Box::new(device), settings).map_err(|why| format!("CUDA: {why}"))
 }
 
 /// A failure of the device, as the user reads it.
@@ -270,14 +283,18 @@ impl Queue for CudaQueue {
 
     fn gemm(&mut self, g: Gemm) -> Result<(), String> {
         self.bind()?;
-        // Row-major `c = a · b` is column-major `cᵀ = bᵀ · aᵀ`.
-        let (m, k, n) = (g.m as i32, g.k as i32, g.n as i32);
         let (a, b, kind, compute) = match g.factors {
             Factors::F16 { a, b } => (
                 a.addr(),
                 b.addr(),
                 cudaDataType::CUDA_R_16F,
                 cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            ),
+            Factors::Tf32 { a, b } => (
+                a.addr(),
+                b.addr(),
+                cudaDataType::CUDA_R_32F,
+                cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32,
             ),
             Factors::F32 { a, b } => (
                 a.addr(),
@@ -286,13 +303,24 @@ impl Queue for CudaQueue {
                 cublasComputeType_t::CUBLAS_COMPUTE_32F_PEDANTIC,
             ),
         };
-        // SAFETY: the addresses hold the matrices of those sizes and types
-        // (the executor's buffers and kept weights); alpha and beta are
-        // single precision, as a 32-bit compute type reads them.
+        // Row-major `c = a · op(b)` is column-major `cᵀ = op(b)ᵀ · aᵀ`: the
+        // memory of row-major `b` is column-major `bᵀ`, transposed again
+        // where `b` is to be read transposed.
+        let op_b = match g.b_transposed {
+            true => cublasOperation_t::CUBLAS_OP_T,
+            false => cublasOperation_t::CUBLAS_OP_N,
+        };
+        let int = |v: usize| i32::try_from(v).map_err(|_| format!("cuBLAS: {v} is too large"));
+        let (m, k, n) = (int(g.m)?, int(g.k)?, int(g.n)?);
+        let (ld_a, ld_b, ld_c, batches) =
+            (int(g.ld_a)?, int(g.ld_b)?, int(g.ld_c)?, int(g.batches)?);
+        // SAFETY: the addresses hold the matrices of those sizes, strides
+        // and types (the executor's buffers and kept weights); alpha and
+        // beta are single precision, as a 32-bit compute type reads them.
         unsafe {
-            cudarc::cublas::result::gemm_ex(
+            cudarc::cublas::result::gemm_strided_batched_ex(
                 *self.blas.handle(),
-                cublasOperation_t::CUBLAS_OP_N,
+                op_b,
                 cublasOperation_t::CUBLAS_OP_N,
                 n,
                 m,
@@ -300,19 +328,23 @@ impl Queue for CudaQueue {
                 (&g.alpha as *const f32).cast(),
                 b as *const std::ffi::c_void,
                 kind,
-                n,
+                ld_b,
+                g.step_b as i64,
                 a as *const std::ffi::c_void,
                 kind,
-                k,
+                ld_a,
+                g.step_a as i64,
                 (&g.beta as *const f32).cast(),
                 g.c.addr() as *mut std::ffi::c_void,
                 cudaDataType::CUDA_R_32F,
-                n,
+                ld_c,
+                g.step_c as i64,
+                batches,
                 compute,
                 cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
             )
         }
-        .map_err(|e| format!("cuBLAS: a product of {m}×{k} by {k}×{n}: {e:?}"))
+        .map_err(|e| format!("cuBLAS: {batches} products of {m}×{k} by {k}×{n}: {e:?}"))
     }
 
     fn mark(&mut self) -> Result<(), String> {

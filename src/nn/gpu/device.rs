@@ -43,6 +43,11 @@ impl<T> DevicePtr<T> {
     pub(crate) fn addr(self) -> u64 {
         self.addr
     }
+
+    /// The buffer from its `n`th element on.
+    pub(crate) fn offset(self, n: usize) -> DevicePtr<T> {
+        DevicePtr::at(self.addr + (n * std::mem::size_of::<T>()) as u64)
+    }
 }
 
 impl<T> Clone for DevicePtr<T> {
@@ -103,19 +108,21 @@ pub(crate) struct Launch {
 /// A product's factors, both of one precision.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Factors {
-    F32 {
-        a: F32s,
-        b: F32s,
-    },
+    /// Single precision, multiplied exactly so (CUDA's cores).
+    F32 { a: F32s, b: F32s },
+    /// Single-precision storage multiplied on the tensor cores as TF32
+    /// (10 bits of mantissa, as half precision's), sums in single.
+    Tf32 { a: F32s, b: F32s },
     /// Half precision, their sums in single.
-    F16 {
-        a: Halves,
-        b: Halves,
-    },
+    F16 { a: Halves, b: Halves },
 }
 
-/// A product `c = alpha · a · b + beta · c` of row-major matrices: `a`
-/// `m × k`, `b` `k × n`, `c` `m × n` in single precision.
+/// A product `c = alpha · a · op(b) + beta · c` of row-major matrices in
+/// `batches` strided batches: `a` `m × k`, `op(b)` `k × n` (`b` itself,
+/// or with `b_transposed` the transpose of `b`, `n × k`), `c` `m × n` in
+/// single precision. Each has its row stride (`ld_a`, `ld_b`, `ld_c`, in
+/// elements: a row of a wider matrix) and its step from one batch to the
+/// next (`step_a`, `step_b`, `step_c`), as cuBLAS's strided batches.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Gemm {
     pub m: usize,
@@ -125,6 +132,44 @@ pub(crate) struct Gemm {
     pub c: F32s,
     pub alpha: f32,
     pub beta: f32,
+    pub b_transposed: bool,
+    pub ld_a: usize,
+    pub ld_b: usize,
+    pub ld_c: usize,
+    pub batches: usize,
+    pub step_a: usize,
+    pub step_b: usize,
+    pub step_c: usize,
+}
+
+impl Gemm {
+    /// One product of packed matrices (each row right after the one
+    /// before), `c = alpha · a · b + beta · c`.
+    pub(crate) fn packed(
+        (m, k, n): (usize, usize, usize),
+        factors: Factors,
+        c: F32s,
+        alpha: f32,
+        beta: f32,
+    ) -> Gemm {
+        Gemm {
+            m,
+            k,
+            n,
+            factors,
+            c,
+            alpha,
+            beta,
+            b_transposed: false,
+            ld_a: k,
+            ld_b: n,
+            ld_c: n,
+            batches: 1,
+            step_a: 0,
+            step_b: 0,
+            step_c: 0,
+        }
+    }
 }
 
 /// A device: a GPU, or the tests' emulator of one.

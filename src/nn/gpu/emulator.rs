@@ -28,12 +28,23 @@ static thread_local Dim3 threadIdx, blockIdx;
 static Dim3 blockDim, gridDim;
 static std::barrier<>* emu_barrier;
 static float* emu_dynamic_shared;
+static float* emu_lanes;
 #define __global__
 #define __device__
 #define __forceinline__ inline
 #define __shared__ static
 #define DYNAMIC_SHARED(type, name) type* name = (type*)emu_dynamic_shared
 static inline void __syncthreads() { emu_barrier->arrive_and_wait(); }
+// A warp's exchange, through the block: every thread posts its value, and
+// reads its partner's (a block's threads all take part, as a warp's do).
+static inline float __shfl_xor_sync(unsigned, float value, int lane) {
+    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    emu_lanes[t] = value;
+    __syncthreads();
+    float other = emu_lanes[t ^ (unsigned)lane];
+    __syncthreads();
+    return other;
+}
 static inline unsigned short host_half_bits(float x) {
     _Float16 h = (_Float16)x;
     unsigned short bits;
@@ -76,6 +87,8 @@ extern "C" int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned g
     std::vector<float> dynamic(shared / 4 + 1);
     emu_dynamic_shared = dynamic.data();
     unsigned threads = bx * by * bz;
+    std::vector<float> lanes(threads);
+    emu_lanes = lanes.data();
     auto thread = [&](unsigned t) {
         threadIdx = {t % bx, t / bx % by, t / (bx * by)};
         for (unsigned z = 0; z < gz; z++)
@@ -177,6 +190,43 @@ fn launcher() -> Result<LaunchFn, String> {
     loaded
         .clone()
         .map(|at| unsafe { std::mem::transmute::<usize, LaunchFn>(at) })
+}
+
+/// How a product's factors are stored and multiplied.
+#[derive(Clone, Copy)]
+enum Element {
+    F32,
+    /// f32 storage, rounded to TF32 (10 bits of mantissa, to nearest, ties
+    /// to even) as the tensor cores read it.
+    Tf32,
+    F16,
+}
+
+impl Element {
+    /// The address of the `n`th element from `at`.
+    fn at(self, at: u64, n: usize) -> u64 {
+        let size = match self {
+            Element::F16 => 2,
+            Element::F32 | Element::Tf32 => 4,
+        };
+        at + (n * size) as u64
+    }
+
+    /// The `i`th element from `at`, as the device multiplies it.
+    fn read(self, at: u64, i: usize) -> f32 {
+        // SAFETY: the executor's matrices, of the sizes the product gives.
+        unsafe {
+            match self {
+                Element::F32 => *(at as *const f32).add(i),
+                Element::Tf32 => {
+                    let bits = (*(at as *const f32).add(i)).to_bits();
+                    let rounded = bits + 0xfff + ((bits >> 13) & 1);
+                    f32::from_bits(rounded & !0x1fff)
+                }
+                Element::F16 => ::half::f16::from_bits(*(at as *const u16).add(i)).to_f32(),
+            }
+        }
+    }
 }
 
 /// The emulated GPU: its kept weights live as long as it.
@@ -310,30 +360,33 @@ impl Queue for EmulatedQueue {
     }
 
     fn gemm(&mut self, g: Gemm) -> Result<(), String> {
-        // Each factor read as it is stored: real halves widened to f32.
-        let (a, b, half) = match g.factors {
-            Factors::F32 { a, b } => (a.addr(), b.addr(), false),
-            Factors::F16 { a, b } => (a.addr(), b.addr(), true),
+        // Each factor read as it is stored and multiplied as the device
+        // multiplies it: real halves widened, TF32 rounded from f32.
+        let (a, b, kind) = match g.factors {
+            Factors::F32 { a, b } => (a.addr(), b.addr(), Element::F32),
+            Factors::Tf32 { a, b } => (a.addr(), b.addr(), Element::Tf32),
+            Factors::F16 { a, b } => (a.addr(), b.addr(), Element::F16),
         };
-        let read = |at: u64, i: usize| -> f32 {
-            // SAFETY: the executor's matrices, of the sizes `g` gives.
-            unsafe {
-                if half {
-                    ::half::f16::from_bits(*(at as *const u16).add(i)).to_f32()
-                } else {
-                    *(at as *const f32).add(i)
-                }
-            }
-        };
-        for row in 0..g.m {
-            for col in 0..g.n {
-                let sum: f32 = (0..g.k)
-                    .map(|x| read(a, row * g.k + x) * read(b, x * g.n + col))
-                    .sum();
-                // SAFETY: `c` holds `m × n` floats.
-                unsafe {
-                    let c = (g.c.addr() as *mut f32).add(row * g.n + col);
-                    *c = g.alpha * sum + g.beta * *c;
+        for batch in 0..g.batches {
+            let (a, b) = (kind.at(a, batch * g.step_a), kind.at(b, batch * g.step_b));
+            let c = g.c.addr() + (batch * g.step_c * 4) as u64;
+            for row in 0..g.m {
+                for col in 0..g.n {
+                    let sum: f32 = (0..g.k)
+                        .map(|x| {
+                            let b_at = match g.b_transposed {
+                                true => col * g.ld_b + x,
+                                false => x * g.ld_b + col,
+                            };
+                            kind.read(a, row * g.ld_a + x) * kind.read(b, b_at)
+                        })
+                        .sum();
+                    // SAFETY: `c` holds the `m` rows of `n` values at
+                    // stride `ld_c` the product writes.
+                    unsafe {
+                        let c = (c as *mut f32).add(row * g.ld_c + col);
+                        *c = g.alpha * sum + g.beta * *c;
+                    }
                 }
             }
         }
@@ -362,8 +415,9 @@ impl Queue for EmulatedQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn::gpu::executor::GpuNetwork;
+    use crate::nn::gpu::executor::{GpuNetwork, GpuSettings};
     use crate::nn::model::ModelDesc;
+    use crate::nn::options::GpuAttention;
     use crate::nn::precision::Precision;
 
     /// The emulator, or `None` (said) where g++ is missing and CI does
@@ -382,11 +436,32 @@ mod tests {
         }
     }
 
+    /// The settings of the tests: batches of 4, attention batched.
+    fn settings(precision: Precision) -> GpuSettings {
+        GpuSettings {
+            precision,
+            max_batch: 4,
+            attention: GpuAttention::Batched,
+            score_values: crate::nn::gpu::executor::SCORE_VALUES,
+        }
+    }
+
     /// `desc` on the emulated GPU (products in `precision`) held to the
     /// CPU backend within `tolerance`.
     fn agrees(desc: &ModelDesc, precision: Precision, tolerance: f32, sizes: &[(usize, usize)]) {
+        agrees_as(desc, settings(precision), tolerance, sizes);
+    }
+
+    /// `desc` on the emulated GPU as `settings` say, held to the CPU
+    /// backend within `tolerance`.
+    fn agrees_as(
+        desc: &ModelDesc,
+        settings: GpuSettings,
+        tolerance: f32,
+        sizes: &[(usize, usize)],
+    ) {
         let Some(device) = emulator() else { return };
-        let gpu = GpuNetwork::new(desc, Box::new(device), precision, 4).unwrap();
+        let gpu = GpuNetwork::new(desc, Box::new(device), settings).unwrap();
         crate::nn::gpu::tests::holds_to_the_cpu(desc, std::sync::Arc::new(gpu), sizes, tolerance);
     }
 
@@ -415,10 +490,34 @@ mod tests {
     }
 
     #[test]
+    fn attention_batched_and_in_one_kernel_both_compute_what_the_cpu_does() {
+        // Grouped key and value heads (6 heads, 3 kv heads) and plain
+        // ones; batched in chunks of one board (the scores' room cut to a
+        // board) and of all; one kernel.
+        for file in [
+            "b7c96h3tfrs-test5-cnorm.bin.gz",
+            "b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz",
+        ] {
+            for (attention, score_values) in [
+                (GpuAttention::Batched, 1),
+                (GpuAttention::Batched, 1 << 20),
+                (GpuAttention::Simt, 0),
+            ] {
+                let settings = GpuSettings {
+                    attention,
+                    score_values,
+                    ..settings(Precision::F32)
+                };
+                agrees_as(&model(file), settings, 1e-4, &[(5, 4), (3, 3)]);
+            }
+        }
+    }
+
+    #[test]
     fn a_profiled_pass_times_each_operation_kind_and_the_copies() {
         let Some(device) = emulator() else { return };
         let desc = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
-        let gpu = GpuNetwork::new(&desc, Box::new(device), Precision::F32, 4).unwrap();
+        let gpu = GpuNetwork::new(&desc, Box::new(device), settings(Precision::F32)).unwrap();
         let net = crate::nn::Evaluator::with_backend(&desc, std::sync::Arc::new(gpu));
         let game = crate::go::game::Game::new(9, crate::go::rules::Rules::default(), 7.5);
         let profile = net

@@ -14,6 +14,7 @@ use crate::nn::backend::{
     Attributes, Backend, Batching, Computation, Inputs, PassError, PassProfile, RawOutput, Shape,
 };
 use crate::nn::model::ModelDesc;
+use crate::nn::options::GpuAttention;
 use crate::nn::precision::Precision;
 use std::sync::{Arc, Mutex};
 
@@ -21,14 +22,32 @@ use std::sync::{Arc, Mutex};
 /// `nnMaxBatchSize`).
 pub(crate) const MAX_BATCH: usize = 256;
 
+/// How a program runs on a device: its products' precision (a GPU's: f32,
+/// or f16 factors with sums in single), the most boards a batch holds, how
+/// attention runs and the most attention scores kept at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GpuSettings {
+    pub(crate) precision: Precision,
+    pub(crate) max_batch: usize,
+    pub(crate) attention: GpuAttention,
+    /// The most attention score values a workspace keeps at once (at
+    /// least a board's matrix is kept).
+    pub(crate) score_values: usize,
+}
+
+/// The attention score values a workspace keeps at once unless told
+/// otherwise (32 MB: a chunk of boards' score matrices that stays in an
+/// H100's 50 MB L2 cache, 61 boards of 19×19).
+pub(crate) const SCORE_VALUES: usize = 8 << 20;
+
 /// A program ready on a device.
 pub(crate) struct GpuNetwork {
     program: Program,
     device: Box<dyn Device>,
     /// The weights' addresses on the device.
     weights: Vec<F32s>,
-    /// The products' precision.
-    precision: Precision,
+    /// The products' precision and the paths chosen.
+    settings: GpuSettings,
     /// With half-precision factors, the convolutions' weights again as
     /// halves (none for the weights of other operations).
     halves: Vec<Option<Halves>>,
@@ -40,17 +59,20 @@ pub(crate) struct GpuNetwork {
 }
 
 impl GpuNetwork {
-    /// `desc` compiled and kept on `device`, its products in `precision`
-    /// (a GPU's: f32, or f16 factors with sums in single), batches of up to
-    /// `max_batch` boards, or why not.
+    /// `desc` compiled and kept on `device`, run as `settings` say, or why
+    /// not.
     pub(crate) fn new(
         desc: &ModelDesc,
         device: Box<dyn Device>,
-        precision: Precision,
-        max_batch: usize,
+        settings: GpuSettings,
     ) -> Result<GpuNetwork, String> {
-        let precision = precision.check_on_gpu()?;
-        let max_batch = max_batch.clamp(1, MAX_BATCH);
+        let precision = settings.precision.check_on_gpu()?;
+        let max_batch = settings.max_batch.clamp(1, MAX_BATCH);
+        let settings = GpuSettings {
+            precision,
+            max_batch,
+            ..settings
+        };
         let program = Program::compile(desc);
         let weights = program
             .weights
@@ -89,7 +111,7 @@ impl GpuNetwork {
             program,
             device,
             weights,
-            precision,
+            settings,
             halves,
             attributes,
             first: Mutex::new(None),
@@ -109,10 +131,12 @@ impl GpuNetwork {
             batch: 0,
             ptrs: Vec::new(),
             col: DeviceBuffer::F32(F32s::NULL),
+            scores: F32s::NULL,
+            score_values: 0,
             host: Vec::new(),
             failed: None,
         };
-        ws.fit(&self.program, shape, self.precision.half_factors())?;
+        ws.fit(&self.program, shape, &self.settings)?;
         Ok(ws)
     }
 
@@ -151,6 +175,10 @@ impl GpuNetwork {
             weights: &self.weights,
             halves: &self.halves,
             col: ws.col,
+            scores: ws.scores,
+            score_values: ws.score_values,
+            attention: self.settings.attention,
+            tensor_cores: self.settings.precision.half_factors(),
         };
         for op in &p.ops {
             op.on_device(&mut step)?;
@@ -190,6 +218,10 @@ pub(crate) struct GpuWorkspace {
     /// The products' input: the im2col matrix (single precision), or with
     /// half-precision factors a copy of every product's input.
     col: DeviceBuffer,
+    /// Attention's scores, a chunk of boards at a time, and how many
+    /// values they hold.
+    scores: F32s,
+    score_values: usize,
     host: Vec<Vec<f32>>,
     /// The first failure of this workspace's device work: every later
     /// pass fails with it.
@@ -199,10 +231,19 @@ pub(crate) struct GpuWorkspace {
 impl GpuWorkspace {
     /// Grows the buffers to hold `shape`: the host's copies always, the
     /// device's where its memory allows.
-    fn fit(&mut self, program: &Program, shape: Shape, half: bool) -> Result<(), String> {
-        if shape.rows() <= self.rows && shape.batch <= self.batch {
+    fn fit(&mut self, program: &Program, shape: Shape, settings: &GpuSettings) -> Result<(), String> {
+        let half = settings.precision.half_factors();
+        // Attention's scores: one board's score matrix at least, a chunk of
+        // boards up to the settings' most.
+        let matrix = shape.points() * shape.points();
+        let scores = match program.has_attention() {
+            true => (shape.batch * matrix).min(settings.score_values).max(matrix),
+            false => 0,
+        };
+        if shape.rows() <= self.rows && shape.batch <= self.batch && scores <= self.score_values {
             return Ok(());
         }
+        let scores = scores.max(self.score_values);
         // A spatial buffer holds channels × rows, a global one values ×
         // boards: sized for the most rows and boards seen, together.
         let (rows, batch) = (shape.rows().max(self.rows), shape.batch.max(self.batch));
@@ -215,6 +256,7 @@ impl GpuWorkspace {
         self.ptrs.clear();
         self.rows = 0;
         self.batch = 0;
+        self.score_values = 0;
         for (extent, &storage) in program.buffers.iter().zip(&program.storage) {
             let buffer = self.alloc(storage, len(extent))?;
             self.ptrs.push(buffer);
@@ -228,6 +270,8 @@ impl GpuWorkspace {
             true => self.alloc(Storage::F16, program.product_input_len(rows_shape))?,
             false => self.alloc(Storage::F32, program.im2col_len(rows_shape))?,
         };
+        self.scores = self.alloc(Storage::F32, scores)?.f32s()?;
+        self.score_values = scores;
         self.rows = rows;
         self.batch = batch;
         Ok(())
@@ -259,7 +303,7 @@ impl Computation for GpuComputation {
         let p = &self.net.program;
         match &mut self.buffers {
             Ok(ws) => {
-                if let Err(why) = ws.fit(p, shape, self.net.precision.half_factors()) {
+                if let Err(why) = ws.fit(p, shape, &self.net.settings) {
                     // The host's buffers are sized; the pass fails with
                     // the reason.
                     ws.failed.get_or_insert(why);

@@ -164,6 +164,8 @@ macro_rules! with_kernels {
             q: ConstF32s, k: ConstF32s, v: ConstF32s, out: F32s, points: I32, heads: I32,
             kv_heads: I32, dim: I32, v_dim: I32,
         ) true;
+        /// The softmax of each row in place, a warp a row.
+        SoftmaxRows softmax_rows(s: F32s, rows: I32, n: I32) true;
         /// `hidden = silu(hidden) · gate`.
         SwiGlu swiglu(hidden: F32s, gate: ConstF32s, n: I64) false;
             }
@@ -256,9 +258,15 @@ mod tests {
             let rest = &SOURCE[at..];
             let end = rest.find("\n}\n").unwrap();
             let body = &rest[..end];
-            let waits = ["__syncthreads", "block_sum", "block_max"]
-                .iter()
-                .any(|w| body.contains(w));
+            let waits = [
+                "__syncthreads",
+                "block_sum",
+                "block_max",
+                "warp_sum",
+                "warp_max",
+            ]
+            .iter()
+            .any(|w| body.contains(w));
             assert_eq!(waits, kernel.syncs(), "{}", kernel.name());
         }
     }

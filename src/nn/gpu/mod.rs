@@ -119,6 +119,9 @@ extern "C" __device__ float fmaxf(float, float);
 extern "C" __device__ float sinf(float);
 extern "C" __device__ float cosf(float);
 extern "C" __device__ float powf(float, float);
+__device__ inline float __shfl_xor_sync(unsigned mask, float value, int lane) {
+    return __nvvm_shfl_sync_bfly_f32(mask, value, lane, 0x1f);
+}
 "#;
 
     #[test]
@@ -143,6 +146,8 @@ extern "C" __device__ float powf(float, float);
                 "-nocudainc",
                 "-nocudalib",
             ])
+            // PTX 7.0 (CUDA 11), for the warps' exchanges.
+            .args(["-Xclang", "-target-feature", "-Xclang", "+ptx70"])
             .args(["--cuda-gpu-arch=sm_70", "-Wall", "-Werror", "-S", "-o"])
             .arg(dir.join("kernels.ptx"))
             .arg(&source)

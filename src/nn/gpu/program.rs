@@ -746,6 +746,11 @@ impl Program {
             .unwrap_or(0)
     }
 
+    /// Whether an operation is attention (a workspace then keeps scores).
+    pub(crate) fn has_attention(&self) -> bool {
+        self.ops.iter().any(|op| matches!(op, Op::Attention(_)))
+    }
+
     /// The largest input of a product for `shape`: an im2col matrix, or a
     /// 1×1 convolution's input (where a copy of every product's input is
     /// made: in half precision, and by the host's executor).

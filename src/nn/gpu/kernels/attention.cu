@@ -77,3 +77,29 @@ extern "C" __global__ void attention(const float* q, const float* k, const float
         out[((b * points + i) * heads + h) * v_dim + e] = acc / sum;
     }
 }
+
+// The softmax of each row of n values in place, a warp a row: the row's
+// maximum and sum by the warp's exchanges, each lane reading every 32nd
+// value (consecutive lanes, consecutive addresses). A warp past the last
+// row computes nothing but takes part in the exchanges.
+extern "C" __global__ void softmax_rows(float* s, int rows, int n) {
+    unsigned row = thread_index() >> 5;
+    int lane = threadIdx.x & 31;
+    bool live = row < (unsigned)rows;
+    float* values = s + (live ? row : 0) * (unsigned)n;
+    float top = -3.0e38f;
+    for (int j = lane; live && j < n; j += 32) {
+        top = fmaxf(top, values[j]);
+    }
+    top = warp_max(top);
+    float sum = 0.0f;
+    for (int j = lane; live && j < n; j += 32) {
+        float e = expf(values[j] - top);
+        values[j] = e;
+        sum += e;
+    }
+    float scale = 1.0f / warp_sum(sum);
+    for (int j = lane; live && j < n; j += 32) {
+        values[j] *= scale;
+    }
+}

@@ -51,6 +51,22 @@ __device__ __forceinline__ unsigned short half_bits(float x) {
 #endif
 }
 
+// A warp's maximum and sum of its lanes' values, every lane reading it
+// (the warp's lanes all take part: none returns before).
+__device__ __forceinline__ float warp_max(float value) {
+    for (int lane = 16; lane > 0; lane >>= 1) {
+        value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, lane));
+    }
+    return value;
+}
+
+__device__ __forceinline__ float warp_sum(float value) {
+    for (int lane = 16; lane > 0; lane >>= 1) {
+        value += __shfl_xor_sync(0xffffffffu, value, lane);
+    }
+    return value;
+}
+
 // A block's sum of its threads' values (blockDim.x a power of two, at most
 // 256), every thread reading it.
 __device__ float block_sum(float value, float* scratch) {

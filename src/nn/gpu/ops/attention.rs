@@ -1,17 +1,21 @@
 //! Attention: rotary position embedding (`Rope`: each head's pairs of
 //! channels turned by the point's angle, learned or fixed) and attention
 //! at every point of each board (`Attention`: `softmax(q · kᵀ / √dim) · v`
-//! over the board's points, grouped key and value heads). On a device, a
-//! block a query point, head and board keeps the board's scores in shared
-//! memory.
+//! over the board's points, grouped key and value heads). On a device
+//! (`--attention`), each head's two products as strided-batched products
+//! (on the tensor cores where the products are f16) with a warp-per-row
+//! softmax between, a chunk of boards' scores at a time; or one kernel, a
+//! block a query point, head and board keeping the board's scores in
+//! shared memory.
 
 cfg_device! {
     use super::launch;
 }
 use super::{Angles, Buf};
 cfg_device! {
-    use super::{DeviceStep, threads};
-    use crate::nn::gpu::device::{F32s, Launch};
+    use super::{BLOCK, DeviceStep, threads};
+    use crate::nn::gpu::device::{F32s, Factors, Gemm, Launch};
+    use crate::nn::options::GpuAttention;
 }
 
 cfg_device! {
@@ -72,8 +76,90 @@ cfg_device! {
 cfg_device! {
     impl Attention {
         pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-            // A block a query point, head and board; the board's scores in
-            // shared memory.
+            match s.attention {
+                GpuAttention::Batched => self.batched(s),
+                GpuAttention::Simt => self.simt(s),
+            }
+        }
+
+        /// Each head's `q · kᵀ / √dim` for a chunk of boards as one
+        /// strided-batched product into the scores (a board's `points ×
+        /// points` matrix after another), their softmax a warp a row, and
+        /// `p · v` as another batched product into the head's columns of
+        /// `out`; the chunk as many boards as the scores hold.
+        fn batched(&self, s: &mut DeviceStep) -> Result<(), String> {
+            let &Attention {
+                heads,
+                kv_heads,
+                dim,
+                v_dim,
+                ..
+            } = self;
+            let points = s.shape.points();
+            let matrix = points * points;
+            let chunk = (s.score_values / matrix.max(1)).clamp(1, s.shape.batch);
+            let (q, k, v, out) = (s.buf(self.q)?, s.buf(self.k)?, s.buf(self.v)?, s.buf(self.out)?);
+            let scores = s.scores;
+            let tensor_cores = s.tensor_cores;
+            let factors = |a, b| match tensor_cores {
+                true => Factors::Tf32 { a, b },
+                false => Factors::F32 { a, b },
+            };
+            let group = heads / kv_heads.max(1);
+            for first in (0..s.shape.batch).step_by(chunk) {
+                let boards = chunk.min(s.shape.batch - first);
+                for h in 0..heads {
+                    let kvh = h / group.max(1);
+                    // The rows of this chunk's boards, this head's columns.
+                    let row = first * points;
+                    let q_h = q.offset(row * heads * dim + h * dim);
+                    let k_h = k.offset(row * kv_heads * dim + kvh * dim);
+                    let v_h = v.offset(row * kv_heads * v_dim + kvh * v_dim);
+                    let out_h = out.offset(row * heads * v_dim + h * v_dim);
+                    s.product(Gemm {
+                        m: points,
+                        k: dim,
+                        n: points,
+                        factors: factors(q_h, k_h),
+                        c: scores,
+                        alpha: 1.0 / (dim as f32).sqrt(),
+                        beta: 0.0,
+                        b_transposed: true,
+                        ld_a: heads * dim,
+                        ld_b: kv_heads * dim,
+                        ld_c: points,
+                        batches: boards,
+                        step_a: points * heads * dim,
+                        step_b: points * kv_heads * dim,
+                        step_c: matrix,
+                    })?;
+                    let rows = boards * points;
+                    launch::softmax_rows(warps(rows), scores, rows as i32, points as i32, s.queue)?;
+                    s.product(Gemm {
+                        m: points,
+                        k: points,
+                        n: v_dim,
+                        factors: factors(scores, v_h),
+                        c: out_h,
+                        alpha: 1.0,
+                        beta: 0.0,
+                        b_transposed: false,
+                        ld_a: points,
+                        ld_b: kv_heads * v_dim,
+                        ld_c: heads * v_dim,
+                        batches: boards,
+                        step_a: matrix,
+                        step_b: points * kv_heads * v_dim,
+                        step_c: points * heads * v_dim,
+                    })?;
+                }
+            }
+            Ok(())
+        }
+
+        /// One kernel: a block a query point, head and board, the board's
+        /// scores in shared memory.
+        fn simt(&self, s: &mut DeviceStep) -> Result<(), String> {
             let blocks = Launch {
                 grid: (
                     s.shape.points() as u32,
@@ -96,6 +182,17 @@ cfg_device! {
                 self.v_dim as i32,
                 s.queue,
             )
+        }
+    }
+
+    /// The launch of a warp (32 threads) a row for `rows` rows, eight rows
+    /// a block.
+    fn warps(rows: usize) -> Launch {
+        let per_block = (BLOCK / 32) as usize;
+        Launch {
+            grid: (rows.div_ceil(per_block).max(1) as u32, 1, 1),
+            block: (BLOCK, 1, 1),
+            shared_bytes: 0,
         }
     }
 }

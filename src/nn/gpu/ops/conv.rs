@@ -47,15 +47,9 @@ cfg_device! {
             let k = size * size * cin;
             let n = shape.rows() * k;
             let c = s.buf(dst)?;
-            let gemm = |factors: Factors, alpha: f32| Gemm {
-                m: shape.rows(),
-                k,
-                n: cout,
-                factors,
-                c,
-                alpha,
-                beta: if accumulate { 1.0 } else { 0.0 },
-            };
+            let beta = if accumulate { 1.0 } else { 0.0 };
+            let gemm =
+                |factors: Factors, alpha| Gemm::packed((shape.rows(), k, cout), factors, c, alpha, beta);
             let input = s.buf(src)?;
             let (boards, width, height) = (s.boards(), shape.width as i32, shape.height as i32);
             let (cin, size) = (cin as i32, size as i32);

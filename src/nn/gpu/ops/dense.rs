@@ -32,18 +32,12 @@ pub(crate) struct SwiGlu {
 cfg_device! {
     impl MatMul {
         pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-            let gemm = Gemm {
-                m: s.shape.batch,
-                k: self.cin,
-                n: self.cout,
-                factors: Factors::F32 {
-                    a: s.buf(self.src)?,
-                    b: s.weights(self.weights),
-                },
-                c: s.buf(self.dst)?,
-                alpha: 1.0,
-                beta: 0.0,
+            let factors = Factors::F32 {
+                a: s.buf(self.src)?,
+                b: s.weights(self.weights),
             };
+            let shape = (s.shape.batch, self.cin, self.cout);
+            let gemm = Gemm::packed(shape, factors, s.buf(self.dst)?, 1.0, 0.0);
             s.product(gemm)
         }
     }

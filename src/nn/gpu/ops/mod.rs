@@ -19,6 +19,7 @@ pub(crate) mod pool;
 
 cfg_device! {
     use super::device::{DeviceBuffer, F32s, Gemm, Halves, Launch, Queue};
+    use crate::nn::options::GpuAttention;
 }
 use crate::nn::backend::Shape;
 
@@ -55,6 +56,14 @@ cfg_device! {
         pub(crate) halves: &'a [Option<Halves>],
         /// The scratch a product's input is laid out in (im2col, halves).
         pub(crate) col: DeviceBuffer,
+        /// Attention's scores scratch, and the values it holds.
+        pub(crate) scores: F32s,
+        pub(crate) score_values: usize,
+        /// How attention runs.
+        pub(crate) attention: GpuAttention,
+        /// Whether products of activations by activations (attention's)
+        /// run on the tensor cores (TF32): where the products are f16.
+        pub(crate) tensor_cores: bool,
     }
 }
 
