@@ -359,6 +359,15 @@ struct BenchArgs {
     /// planes, at batches 1, 8 and 128 (those the backend takes).
     #[arg(long, requires = "nn")]
     profile: bool,
+    /// With --nn: the floors of the net compiled for this GPU instead
+    /// (h100, h100-pcie, h200, a100, l4, rtx4090, rtx3090), on any machine:
+    /// each operation kind's flops, bytes and least time at the GPU's peaks.
+    #[arg(long, value_name = "GPU", requires = "nn")]
+    roofline: Option<String>,
+    /// With --roofline: the batches (repeat the option); 1, 8, 128 and 256
+    /// if none.
+    #[arg(long = "batch", requires = "roofline", value_parser = clap::value_parser!(u64).range(1..=256))]
+    batches: Vec<u64>,
 }
 
 /// `on` or `off`.
@@ -728,7 +737,8 @@ fn review_record(cli: &Cli, backends: &kosumi::nn::Backends, args: &ReviewArgs) 
 }
 
 /// `kosumi bench`: speed figures on stdout.
-fn bench(model: Option<&std::path::Path>, backends: &kosumi::nn::Backends, args: &BenchArgs) {
+fn bench(cli: &Cli, backends: &kosumi::nn::Backends, args: &BenchArgs) {
+    let (model, precision) = (cli.model.as_deref(), cli.precision);
     // Figures piped into `head` end the bench quietly.
     kosumi::core::os::end_quietly_on_closed_pipe();
     if !args.sizes.iter().all(|&s| board_size_ok(s)) {
@@ -752,6 +762,18 @@ fn bench(model: Option<&std::path::Path>, backends: &kosumi::nn::Backends, args:
         };
         let leaves = args.leaves.map(|l| l as usize);
         kosumi::tools::bench::simulated(&sizes, args.seconds, model, &threads, leaves);
+    } else if let Some(gpu) = &args.roofline {
+        let batches: Vec<usize> = match args.batches.is_empty() {
+            true => vec![1, 8, 128, 256],
+            false => args.batches.iter().map(|&b| b as usize).collect(),
+        };
+        let sizes = if args.sizes.is_empty() {
+            vec![19]
+        } else {
+            sizes
+        };
+        kosumi::tools::bench::roofline(model, gpu, &sizes, &batches, precision)
+            .unwrap_or_else(|e| refuse(format!("bench --roofline: {e}")));
     } else if args.nn {
         let figures = match args.profile {
             true => kosumi::tools::bench::profile(&sizes, args.seconds, model, backends),
@@ -868,7 +890,7 @@ fn main() {
         Some(Command::TrainPatterns(args)) => train_patterns(args),
         Some(Command::Analysis(args)) => analysis_engine(&cli, &backends, args),
         Some(Command::Review(args)) => review_record(&cli, &backends, args),
-        Some(Command::Bench(args)) => bench(cli.model.as_deref(), &backends, args),
+        Some(Command::Bench(args)) => bench(&cli, &backends, args),
         Some(Command::GpuError(args)) => {
             let nets: Vec<_> = args.nets.iter().chain(&cli.model).cloned().collect();
             let (count, gpu) = (args.positions as usize, cli.gpu.unwrap_or(0));

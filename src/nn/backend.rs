@@ -92,6 +92,9 @@ pub struct PassProfile {
     pub parts: Vec<(&'static str, std::time::Duration)>,
     /// The passes the times are totals of.
     pub passes: usize,
+    /// Each part's floor over the same passes, where the device's peaks
+    /// are known: the least time its work takes there (a GPU's roofline).
+    pub floors: Vec<(&'static str, std::time::Duration)>,
 }
 
 impl PassProfile {
@@ -101,6 +104,22 @@ impl PassProfile {
             Some((_, total)) => *total += took,
             None => self.parts.push((name, took)),
         }
+    }
+
+    /// Adds `floor` to the floor of the part `name`.
+    pub fn add_floor(&mut self, name: &'static str, floor: std::time::Duration) {
+        match self.floors.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, total)) => *total += floor,
+            None => self.floors.push((name, floor)),
+        }
+    }
+
+    /// The floor of the part `name`, where known.
+    pub fn floor(&self, name: &str) -> Option<std::time::Duration> {
+        self.floors
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, d)| d)
     }
 
     /// The parts' time together.

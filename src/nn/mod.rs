@@ -28,7 +28,6 @@ pub(crate) mod cache;
 pub(crate) mod cpu;
 mod evaluator;
 pub(crate) mod faults;
-#[cfg(any(test, feature = "cuda"))]
 pub(crate) mod gpu;
 pub(crate) mod inputs;
 pub(crate) mod ladder;
@@ -47,6 +46,7 @@ pub(crate) mod test_models;
 pub use backend::PassProfile;
 pub use cpu::gemm::Kernel;
 pub use evaluator::{EMBEDDED_MODEL, Evaluator, SEARCH_POLICY_OPTIMISM};
+pub use gpu::roofline::{KindFloor, roofline};
 pub use model::ModelError;
 pub use options::{BackendKind, Backends, GPU_BUILT, GpuAttention, Options, OptionsError};
 pub use output::Evaluation;

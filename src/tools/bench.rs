@@ -302,12 +302,59 @@ pub fn profile(
             );
             for (part, took) in &profile.parts {
                 let s = took.as_secs_f64();
+                // The floor on this device and the share of it reached,
+                // where the device's peaks are known.
+                let floor = match profile.floor(part) {
+                    Some(f) => format!(
+                        " floor_us={:.1} eff={:.2}",
+                        f.as_secs_f64() / passes as f64 * 1e6,
+                        f.as_secs_f64() / s.max(1e-12)
+                    ),
+                    None => String::new(),
+                };
                 println!(
-                    "profile board={size} batch={batch} part=\"{part}\" us_per_pass={:.1} share={:.3}",
+                    "profile board={size} batch={batch} part=\"{part}\" us_per_pass={:.1} share={:.3}{floor}",
                     s / passes as f64 * 1e6,
                     s / total.max(1e-12)
                 );
             }
+        }
+    }
+    Ok(())
+}
+
+/// `bench --nn --roofline GPU`: the floors of the net (`model`, or the
+/// embedded one) compiled for a GPU, on that GPU's peaks, a line an
+/// operation kind and a total, for each board size and batch, its
+/// products in `precision` (f16 unless given).
+pub fn roofline(
+    model: Option<&std::path::Path>,
+    gpu: &str,
+    sizes: &[usize],
+    batches: &[usize],
+    precision: Option<crate::nn::Precision>,
+) -> Result<(), String> {
+    let precision = precision.unwrap_or(crate::nn::Precision::F16);
+    for &size in sizes {
+        for &batch in batches {
+            let kinds = crate::nn::roofline(model, gpu, size.into(), batch, precision)?;
+            let total: f64 = kinds.iter().map(|k| k.floor).sum();
+            for k in &kinds {
+                println!(
+                    "roofline gpu={gpu} precision={precision} board={size} batch={batch} part=\"{}\" ops={} gflop={:.3} mb={:.2} floor_us={:.1} share={:.3}",
+                    k.kind,
+                    k.ops,
+                    k.flops / 1e9,
+                    k.bytes / 1e6,
+                    k.floor * 1e6,
+                    k.floor / total.max(1e-12)
+                );
+            }
+            println!(
+                "roofline gpu={gpu} precision={precision} board={size} batch={batch} floor_us={:.1} evals_per_s_ceiling={:.0}",
+                total * 1e6,
+                batch as f64 / total.max(1e-12)
+            );
         }
     }
     Ok(())

@@ -9,6 +9,7 @@
 use super::device::{Device, DeviceBuffer, F32s, Halves, Queue};
 use super::ops::DeviceStep;
 use super::program::{Buf, Conv, Extent, Op, Program, Storage};
+use super::roofline::Peak;
 use crate::go::board::BoardSize;
 use crate::nn::backend::{
     Attributes, Backend, Batching, Computation, Inputs, PassError, PassProfile, RawOutput, Shape,
@@ -48,6 +49,8 @@ pub(crate) struct GpuNetwork {
     weights: Vec<F32s>,
     /// The products' precision and the paths chosen.
     settings: GpuSettings,
+    /// The device's peaks, where known: a profile's floors.
+    peak: Option<Peak>,
     /// With half-precision factors, the convolutions' weights again as
     /// halves (none for the weights of other operations).
     halves: Vec<Option<Halves>>,
@@ -91,6 +94,7 @@ impl GpuNetwork {
                 }
             }
         }
+        let peak = Peak::of_device(&device.name());
         let attributes = Attributes {
             name: format!("{} {precision}", device.name()),
             precision,
@@ -112,6 +116,7 @@ impl GpuNetwork {
             device,
             weights,
             settings,
+            peak,
             halves,
             attributes,
             first: Mutex::new(None),
@@ -198,6 +203,12 @@ impl GpuNetwork {
                 .chain(["download heads"]);
             for (part, ms) in parts.zip(intervals) {
                 profile.add(part, std::time::Duration::from_secs_f64(ms / 1e3));
+            }
+            if let Some(peak) = &self.peak {
+                for op in &p.ops {
+                    let floor = op.cost(shape, self.settings.precision).floor(peak);
+                    profile.add_floor(op.kind(), std::time::Duration::from_secs_f64(floor));
+                }
             }
         }
         let host = &ws.host;

@@ -31,7 +31,11 @@ mod emulator;
 pub(crate) mod host;
 pub(crate) mod kernels;
 pub(crate) mod ops;
+// Without a device (a build without the GPU backend) only the roofline
+// reads a program: what the executors read of it goes unused there.
+#[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
 pub(crate) mod program;
+pub(crate) mod roofline;
 
 #[cfg(test)]
 pub(crate) mod tests {

@@ -18,6 +18,7 @@ pub(crate) use super::ops::dense::{MatMul, SwiGlu};
 pub(crate) use super::ops::norm::{AddSpatialBias, BiasAct, NormAct, RmsNorm};
 pub(crate) use super::ops::pool::{Pool, Third};
 pub(crate) use super::ops::{Angles, Buf, Weights};
+
 use crate::nn::backend::{Inputs, RawOutput, Shape};
 use crate::nn::model::{
     Activation, AttentionDesc, BatchNormDesc, BlockDesc, ConvDesc, FeedForwardDesc, MatMulDesc,
@@ -60,25 +61,27 @@ pub(crate) enum Op {
     SwiGlu(SwiGlu),
 }
 
+impl Op {
+    /// The operation's kind, as a profile names it.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Op::Conv(c) if c.size == 1 => "conv 1x1",
+            Op::Conv(_) => "conv 3x3",
+            Op::NormAct(_) => "norm and activation",
+            Op::MatMul(_) => "dense product",
+            Op::BiasAct(_) => "bias and activation",
+            Op::AddSpatialBias(_) => "spatial bias",
+            Op::Pool(_) => "global pooling",
+            Op::RmsNorm(_) => "rms norm",
+            Op::Rope(_) => "rotary embedding",
+            Op::Attention(_) => "attention",
+            Op::SwiGlu(_) => "swiglu",
+        }
+    }
+}
+
 cfg_device! {
     impl Op {
-        /// The operation's kind, as a profile names it.
-        pub(crate) fn kind(&self) -> &'static str {
-            match self {
-                Op::Conv(c) if c.size == 1 => "conv 1x1",
-                Op::Conv(_) => "conv 3x3",
-                Op::NormAct(_) => "norm and activation",
-                Op::MatMul(_) => "dense product",
-                Op::BiasAct(_) => "bias and activation",
-                Op::AddSpatialBias(_) => "spatial bias",
-                Op::Pool(_) => "global pooling",
-                Op::RmsNorm(_) => "rms norm",
-                Op::Rope(_) => "rotary embedding",
-                Op::Attention(_) => "attention",
-                Op::SwiGlu(_) => "swiglu",
-            }
-        }
-
         /// Runs the operation on a device.
         pub(crate) fn on_device(&self, s: &mut super::ops::DeviceStep) -> Result<(), String> {
             match self {

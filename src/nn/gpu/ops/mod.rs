@@ -21,7 +21,9 @@ cfg_device! {
     use super::device::{DeviceBuffer, F32s, Gemm, Halves, Launch, Queue};
     use crate::nn::options::GpuAttention;
 }
-use crate::nn::backend::Shape;
+cfg_device! {
+    use crate::nn::backend::Shape;
+}
 
 /// A buffer of the program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
