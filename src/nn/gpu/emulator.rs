@@ -232,7 +232,7 @@ impl Element {
 /// The emulated GPU: its kept weights live as long as it.
 pub(crate) struct Emulator {
     launch: LaunchFn,
-    kept: std::sync::Mutex<Vec<Box<[u64]>>>,
+    kept: std::sync::Mutex<Vec<Box<[Chunk]>>>,
 }
 
 impl Emulator {
@@ -244,9 +244,15 @@ impl Emulator {
     }
 }
 
-/// `bytes` of zeroed host memory, 8-byte aligned, and its address.
-fn zeroed(bytes: usize) -> (Box<[u64]>, u64) {
-    let memory = vec![0u64; bytes.div_ceil(8).max(1)].into_boxed_slice();
+/// Sixteen bytes, aligned as a GPU's allocations are at least (the
+/// kernels' 16-byte loads need it).
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(16))]
+struct Chunk([u64; 2]);
+
+/// `bytes` of zeroed host memory, 16-byte aligned, and its address.
+fn zeroed(bytes: usize) -> (Box<[Chunk]>, u64) {
+    let memory = vec![Chunk::default(); bytes.div_ceil(16).max(1)].into_boxed_slice();
     let at = memory.as_ptr() as u64;
     (memory, at)
 }
@@ -284,7 +290,7 @@ impl Device for Emulator {
 /// A queue of the emulated GPU: what it allocated.
 struct EmulatedQueue {
     launch: LaunchFn,
-    memory: Vec<Box<[u64]>>,
+    memory: Vec<Box<[Chunk]>>,
     marks: Vec<std::time::Instant>,
 }
 

@@ -125,19 +125,19 @@ macro_rules! with_kernels {
         $then! {
         /// The im2col matrix of a `size × size` convolution.
         Im2col im2col(
-            r#in: ConstF32s, col: F32s, batch: I32, width: I32, height: I32, cin: I32, size: I32,
+            r#in: ConstF32s, col: F32s, width: I32, height: I32, cin: I32, size: I32,
         ) false;
         /// The im2col matrix in half precision, each value times `scale`.
         Im2colHalf im2col_half(
-            r#in: ConstF32s, col: Halves, batch: I32, width: I32, height: I32, cin: I32,
-            size: I32, scale: F32,
+            r#in: ConstF32s, col: Halves, width: I32, height: I32, cin: I32, size: I32,
+            scale: F32,
         ) false;
         /// `out = in · scale` in half precision.
         ToHalf to_half(r#in: ConstF32s, out: Halves, n: I64, scale: F32) false;
         /// `out = act((in + extra[board]) · scale + bias)` channel by channel.
         NormAct norm_act(
             r#in: ConstF32s, out: F32s, scale: ConstF32s, bias: ConstF32s, extra: ConstF32s,
-            rows: I32, points: I32, channels: I32, act: I32,
+            points: I32, channels: I32, act: I32,
         ) false;
         /// `v[board] = act(v[board] + bias)`.
         BiasAct bias_act(v: F32s, bias: ConstF32s, batch: I32, channels: I32, act: I32) false;

@@ -1,47 +1,62 @@
 // Convolutions: the products' inputs laid out for cuBLAS.
 
-// The value at im2col's index i of a size x size convolution's matrix:
-// col[row][(ky, kx, ci)] = in[board][point moved by (ky, kx)][ci], zero off
-// the board.
-__device__ __forceinline__ float im2col_value(const float* in, unsigned i, int width, int height,
-                                              int cin, int size) {
-    unsigned k = (unsigned)size * size * cin;
-    int kk = (int)(i % k);
-    unsigned row = i / k;
-    int ci = kk % cin;
-    int kxy = kk / cin;
-    int kx = kxy % size;
-    int ky = kxy / size;
-    int points = width * height;
-    unsigned b = row / points;
-    int p = (int)(row % points);
-    int y = p / width;
-    int x = p % width;
-    int sy = y + ky - size / 2;
-    int sx = x + kx - size / 2;
-    if (sy >= 0 && sx >= 0 && sy < height && sx < width) {
-        return in[(b * points + sy * width + sx) * cin + ci];
-    }
-    return 0.0f;
+// Where block (row, tap) of an im2col launch reads and writes: the tap's
+// point's channels of the input (*src, read only where it is on the board:
+// the return) and the row's tap in the matrix (*dst).
+template <typename T>
+__device__ __forceinline__ bool im2col_place(const float* in, T* col, int width, int height,
+                                             int cin, int size, const float** src, T** dst) {
+    unsigned row = blockIdx.x;
+    int tap = (int)blockIdx.y;
+    unsigned points = (unsigned)(width * height);
+    int point = (int)(row % points);
+    int x = point % width + tap % size - size / 2;
+    int y = point / width + tap / size - size / 2;
+    bool inside = x >= 0 && y >= 0 && x < width && y < height;
+    *src = in + (row - (unsigned)point + (unsigned)(inside ? y * width + x : 0)) * (unsigned)cin;
+    *dst = col + (row * (unsigned)(size * size) + (unsigned)tap) * (unsigned)cin;
+    return inside;
 }
 
-// The im2col matrix of a size x size convolution.
-extern "C" __global__ void im2col(const float* in, float* col, int batch, int width, int height,
-                                  int cin, int size) {
-    unsigned i = thread_index();
-    if (i < (unsigned)batch * width * height * size * size * cin) {
-        col[i] = im2col_value(in, i, width, height, cin, size);
+// The im2col matrix of a size x size convolution, a block a row (x) and tap
+// (y): the tap's point's channels, col[row][tap][ci] = in[board][point moved
+// by the tap][ci], zeros off the board. The row's point is found once a
+// block; the threads copy the channels in 16-byte runs where cin is a
+// multiple of 4 (no division per value).
+extern "C" __global__ void im2col(const float* in, float* col, int width, int height, int cin,
+                                  int size) {
+    const float* src;
+    float* dst;
+    bool inside = im2col_place(in, col, width, height, cin, size, &src, &dst);
+    if ((cin & 3) == 0) {
+        for (int c = threadIdx.x; c < (cin >> 2); c += blockDim.x) {
+            ((Floats4*)dst)[c] = inside ? ((const Floats4*)src)[c] : Floats4{0, 0, 0, 0};
+        }
+    } else {
+        for (int c = threadIdx.x; c < cin; c += blockDim.x) {
+            dst[c] = inside ? src[c] : 0.0f;
+        }
     }
 }
 
 // The im2col matrix in half precision, each value times scale (1/8: the
 // trunk's values then stay well inside half precision's range, as KataGo's
-// "Scale8"; the product multiplies the 8 back).
-extern "C" __global__ void im2col_half(const float* in, unsigned short* col, int batch, int width,
-                                       int height, int cin, int size, float scale) {
-    unsigned i = thread_index();
-    if (i < (unsigned)batch * width * height * size * size * cin) {
-        col[i] = half_bits(im2col_value(in, i, width, height, cin, size) * scale);
+// "Scale8"; the product multiplies the 8 back), as im2col lays it out.
+extern "C" __global__ void im2col_half(const float* in, unsigned short* col, int width, int height,
+                                       int cin, int size, float scale) {
+    const float* src;
+    unsigned short* dst;
+    bool inside = im2col_place(in, col, width, height, cin, size, &src, &dst);
+    if ((cin & 3) == 0) {
+        for (int c = threadIdx.x; c < (cin >> 2); c += blockDim.x) {
+            Floats4 v = inside ? ((const Floats4*)src)[c] : Floats4{0, 0, 0, 0};
+            ((Halves4*)dst)[c] = Halves4{half_bits(v.a * scale), half_bits(v.b * scale),
+                                         half_bits(v.c * scale), half_bits(v.d * scale)};
+        }
+    } else {
+        for (int c = threadIdx.x; c < cin; c += blockDim.x) {
+            dst[c] = half_bits(inside ? src[c] * scale : 0.0f);
+        }
     }
 }
 

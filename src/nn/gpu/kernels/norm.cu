@@ -1,18 +1,32 @@
 // Norms, biases and activations, channel by channel.
 
 // out = act((in + extra[board]) * scale + bias), channel by channel; extra
-// may be null, in may be out.
+// may be null, in may be out. A block a row (x), its threads over the
+// channels in 16-byte runs where there are a multiple of 4 (the row's board
+// found once a block: no division per value).
 extern "C" __global__ void norm_act(const float* in, float* out, const float* scale,
-                                    const float* bias, const float* extra, int rows, int points,
+                                    const float* bias, const float* extra, int points,
                                     int channels, int act) {
-    unsigned i = thread_index();
-    if (i >= (unsigned)rows * channels) {
-        return;
+    unsigned row = blockIdx.x;
+    unsigned at = row * (unsigned)channels;
+    const float* e = extra ? extra + row / (unsigned)points * (unsigned)channels : nullptr;
+    if ((channels & 3) == 0) {
+        for (int c = threadIdx.x; c < (channels >> 2); c += blockDim.x) {
+            Floats4 v = ((const Floats4*)(in + at))[c];
+            Floats4 s = ((const Floats4*)scale)[c];
+            Floats4 b = ((const Floats4*)bias)[c];
+            Floats4 x = e ? ((const Floats4*)e)[c] : Floats4{0, 0, 0, 0};
+            ((Floats4*)(out + at))[c] = Floats4{activate(act, (v.a + x.a) * s.a + b.a),
+                                                activate(act, (v.b + x.b) * s.b + b.b),
+                                                activate(act, (v.c + x.c) * s.c + b.c),
+                                                activate(act, (v.d + x.d) * s.d + b.d)};
+        }
+    } else {
+        for (int c = threadIdx.x; c < channels; c += blockDim.x) {
+            float x = e ? e[c] : 0.0f;
+            out[at + c] = activate(act, (in[at + c] + x) * scale[c] + bias[c]);
+        }
     }
-    int c = (int)(i % channels);
-    unsigned board = i / channels / points;
-    float e = extra ? extra[board * channels + c] : 0.0f;
-    out[i] = activate(act, (in[i] + e) * scale[c] + bias[c]);
 }
 
 // v[board] = act(v[board] + bias), rows of channels.

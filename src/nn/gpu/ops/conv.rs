@@ -9,8 +9,8 @@ cfg_device! {
 }
 use super::{Buf, Weights};
 cfg_device! {
-    use super::{DeviceStep, threads};
-    use crate::nn::gpu::device::{DeviceBuffer, Factors, Gemm};
+    use super::{DeviceStep, channel_threads, threads};
+    use crate::nn::gpu::device::{DeviceBuffer, Factors, Gemm, Launch};
 }
 
 cfg_device! {
@@ -51,8 +51,15 @@ cfg_device! {
             let gemm =
                 |factors: Factors, alpha| Gemm::packed((shape.rows(), k, cout), factors, c, alpha, beta);
             let input = s.buf(src)?;
-            let (boards, width, height) = (s.boards(), shape.width as i32, shape.height as i32);
+            let (width, height) = (shape.width as i32, shape.height as i32);
             let (cin, size) = (cin as i32, size as i32);
+            // A block a row and tap, its threads over the channels' 16-byte
+            // runs.
+            let taps = Launch {
+                grid: (shape.rows() as u32, (size * size) as u32, 1),
+                block: (channel_threads(cin as usize), 1, 1),
+                shared_bytes: 0,
+            };
             match s.col {
                 DeviceBuffer::F16(col) => {
                     // The input in halves, scaled down by 8; the product
@@ -61,10 +68,9 @@ cfg_device! {
                         launch::to_half(threads(n), input, col, n as i64, INPUT_SCALE, s.queue)?;
                     } else {
                         launch::im2col_half(
-                            threads(n),
+                            taps,
                             input,
                             col,
-                            boards,
                             width,
                             height,
                             cin,
@@ -76,22 +82,12 @@ cfg_device! {
                     let b = s.halves(weights)?;
                     s.product(gemm(Factors::F16 { a: col, b }, 1.0 / INPUT_SCALE))
                 }
-                DeviceBuffer::F32(_) if size == 1 => {
+            DeviceBuffer::F32(_) if size == 1 => {
                     let b = s.weights(weights);
                     s.product(gemm(Factors::F32 { a: input, b }, 1.0))
                 }
                 DeviceBuffer::F32(col) => {
-                    launch::im2col(
-                        threads(n),
-                        input,
-                        col,
-                        boards,
-                        width,
-                        height,
-                        cin,
-                        size,
-                        s.queue,
-                    )?;
+                    launch::im2col(taps, input, col, width, height, cin, size, s.queue)?;
                     let b = s.weights(weights);
                     s.product(gemm(Factors::F32 { a: col, b }, 1.0))
                 }

@@ -113,6 +113,12 @@ cfg_device! {
 }
 
 cfg_device! {
+    /// Threads a block for a row of `channels` values taken in runs of
+    /// four: a warp's multiple, at most a block.
+    fn channel_threads(channels: usize) -> u32 {
+        (channels.div_ceil(4).div_ceil(32) * 32).clamp(32, BLOCK as usize) as u32
+    }
+
     /// The launch of `n` threads, one a value.
     fn threads(n: usize) -> Launch {
         Launch {

@@ -6,7 +6,7 @@
 
 cfg_device! {
     use super::launch;
-    use super::{BLOCK, DeviceStep, threads};
+    use super::{BLOCK, DeviceStep, channel_threads, threads};
 }
 use super::{Buf, Weights};
 cfg_device! {
@@ -63,15 +63,19 @@ pub(crate) struct RmsNorm {
 cfg_device! {
     impl NormAct {
         pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-            let n = s.shape.rows() * self.channels;
+            // A block a row, its threads over the channels' 16-byte runs.
+            let rows = Launch {
+                grid: (s.shape.rows() as u32, 1, 1),
+                block: (channel_threads(self.channels), 1, 1),
+                shared_bytes: 0,
+            };
             launch::norm_act(
-                threads(n),
+                rows,
                 s.buf(self.src)?,
                 s.buf(self.dst)?,
                 s.weights(self.scale),
                 s.weights(self.bias),
                 self.extra.map_or(Ok(F32s::NULL), |e| s.buf(e))?,
-                s.rows(),
                 s.points(),
                 self.channels as i32,
                 act_code(self.act),
