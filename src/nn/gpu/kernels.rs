@@ -22,6 +22,10 @@ pub(crate) const ACTIVATIONS: [(Activation, &str); 4] = [
     (Activation::Silu, "ACT_SILU"),
 ];
 
+/// The rows of threads of a pooling block, each summing a slice of a
+/// board's points (`POOL_SLICES` in the source's prelude).
+pub(crate) const POOL_SLICES: u32 = 8;
+
 /// An activation's number, as the kernels read it.
 #[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
 pub(crate) fn activation_code(act: Activation) -> i32 {
@@ -39,6 +43,7 @@ pub(crate) fn source() -> String {
     for (code, (_, name)) in ACTIVATIONS.iter().enumerate() {
         text += &format!("#define {name} {code}\n");
     }
+    text += &format!("#define POOL_SLICES {POOL_SLICES}\n");
     text + SOURCE
 }
 
@@ -146,10 +151,13 @@ macro_rules! with_kernels {
             bias: ConstF32s, v: F32s, rows: I32, points: I32, channels: I32,
         ) false;
         /// KataGo's global pooling, a thread a board and channel.
-        Pool pool(
-            r#in: ConstF32s, out: F32s, batch: I32, points: I32, channels: I32, quadratic: I32,
-        ) false;
-        /// An RMSNorm, a block a point or a board.
+        Pool pool(r#in: ConstF32s, out: F32s, points: I32, channels: I32, quadratic: I32) true;
+        /// An RMSNorm a point, a warp a point.
+        RmsNormPoints rms_norm_points(
+            r#in: ConstF32s, out: F32s, gamma: ConstF32s, beta: ConstF32s, rows: I32,
+            channels: I32, epsilon: F32, act: I32,
+        ) true;
+        /// An RMSNorm a board, a block a board.
         RmsNorm rms_norm(
             r#in: ConstF32s, out: F32s, gamma: ConstF32s, beta: ConstF32s, points: I32,
             channels: I32, epsilon: F32, board: I32, act: I32,

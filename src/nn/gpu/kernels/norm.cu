@@ -51,8 +51,29 @@ extern "C" __global__ void add_spatial_bias(const float* bias, float* v, int row
     v[i] += bias[board * channels + c];
 }
 
-// An RMSNorm, a block a point (or, with board, a block a board): out =
-// act(in / rms * gamma + beta), beta null for none; in may be out.
+// An RMSNorm a point, a warp a point (row), eight a block: out = act(in /
+// rms * gamma + beta), beta null for none; in may be out. A warp past the
+// last row computes nothing but takes part in the exchanges.
+extern "C" __global__ void rms_norm_points(const float* in, float* out, const float* gamma,
+                                           const float* beta, int rows, int channels,
+                                           float epsilon, int act) {
+    unsigned row = thread_index() >> 5;
+    int lane = threadIdx.x & 31;
+    bool live = row < (unsigned)rows;
+    unsigned at = (live ? row : 0) * (unsigned)channels;
+    float squares = 0.0f;
+    for (int c = lane; live && c < channels; c += 32) {
+        squares += in[at + c] * in[at + c];
+    }
+    float scale = 1.0f / sqrtf(warp_sum(squares) / (float)channels + epsilon);
+    for (int c = lane; live && c < channels; c += 32) {
+        float shift = beta ? beta[c] : 0.0f;
+        out[at + c] = activate(act, in[at + c] * scale * gamma[c] + shift);
+    }
+}
+
+// An RMSNorm a board, a block a board: out = act(in / rms * gamma + beta),
+// beta null for none; in may be out.
 extern "C" __global__ void rms_norm(const float* in, float* out, const float* gamma,
                                     const float* beta, int points, int channels, float epsilon,
                                     int board, int act) {

@@ -122,27 +122,45 @@ cfg_device! {
 cfg_device! {
     impl RmsNorm {
         pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-            // A block a point, or a block a board.
-            let blocks = if self.board {
-                s.shape.batch
-            } else {
-                s.shape.rows()
-            };
+            let (gamma, beta) = (s.weights(self.gamma), self.beta.map_or(F32s::NULL, |b| s.weights(b)));
+            let (src, dst, channels) = (s.buf(self.src)?, s.buf(self.dst)?, self.channels as i32);
+            if !self.board {
+                // A warp a point, eight a block.
+                let rows = s.shape.rows();
+                let warps = Launch {
+                    grid: (rows.div_ceil((BLOCK / 32) as usize).max(1) as u32, 1, 1),
+                    block: (BLOCK, 1, 1),
+                    shared_bytes: 0,
+                };
+                return launch::rms_norm_points(
+                    warps,
+                    src,
+                    dst,
+                    gamma,
+                    beta,
+                    rows as i32,
+                    channels,
+                    self.epsilon,
+                    act_code(self.act),
+                    s.queue,
+                );
+            }
+            // A block a board.
             let one_block_each = Launch {
-                grid: (blocks as u32, 1, 1),
+                grid: (s.shape.batch as u32, 1, 1),
                 block: (BLOCK, 1, 1),
                 shared_bytes: 0,
             };
             launch::rms_norm(
                 one_block_each,
-                s.buf(self.src)?,
-                s.buf(self.dst)?,
-                s.weights(self.gamma),
-                self.beta.map_or(F32s::NULL, |b| s.weights(b)),
+                src,
+                dst,
+                gamma,
+                beta,
                 s.points(),
-                self.channels as i32,
+                channels,
                 self.epsilon,
-                i32::from(self.board),
+                1,
                 act_code(self.act),
                 s.queue,
             )

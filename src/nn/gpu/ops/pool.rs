@@ -5,7 +5,9 @@
 use super::Buf;
 cfg_device! {
     use super::launch;
-    use super::{DeviceStep, threads};
+    use super::DeviceStep;
+    use crate::nn::gpu::device::Launch;
+    use crate::nn::gpu::kernels::POOL_SLICES;
 }
 
 /// The third term of a pooling.
@@ -30,12 +32,17 @@ pub(crate) struct Pool {
 cfg_device! {
     impl Pool {
         pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-            let n = s.shape.batch * self.channels;
+            // A block a board and 32 channels, its eight rows of threads
+            // each summing a slice of the points.
+            let groups = Launch {
+                grid: (self.channels.div_ceil(32) as u32, s.shape.batch as u32, 1),
+                block: (32, POOL_SLICES, 1),
+                shared_bytes: 0,
+            };
             launch::pool(
-                threads(n),
+                groups,
                 s.buf(self.src)?,
                 s.buf(self.dst)?,
-                s.boards(),
                 s.points(),
                 self.channels as i32,
                 i32::from(self.third == Third::Quadratic),
