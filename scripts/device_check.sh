@@ -18,11 +18,16 @@
 #   3. with each NET (KaTrain's b10c384h6nbttflrs.bin.gz is the one to
 #      give), a KaTrain-like JSON query on the GPU (33 turns of a 19×19
 #      game, 500 visits each, 12 positions at once × 8 threads);
-#   4. where PyTorch is installed, scripts/pytorch_anchor.py: PyTorch fp16
+#   4. the paths side by side at batch 128: each NET's profile again with
+#      `--attention simt` (one kernel) beside the default (batched
+#      products on the tensor cores); every profile line on a GPU whose
+#      peaks kosumi knows carries its floor and `eff = floor / measured`;
+#   5. where PyTorch is installed, scripts/pytorch_anchor.py: PyTorch fp16
 #      on the same b18c384nbt shape, timed the same way, so that kosumi's
 #      evaluations a second have their peer from the same GPU and run.
-# Prints one line per figure and gate; exits 1 where a gate fails or a
-# step does not finish. Each step has its own timeout, and the CPU's
+# Prints one line per figure and gate, then a summary of the lines that
+# matter most (the gates, batch 128, the JSON query, PyTorch); exits 1
+# where a gate fails or a step does not finish. Each step has its own timeout, and the CPU's
 # figures take the NETs on 19×19 only, so that the whole stays near five
 # minutes.
 #
@@ -52,6 +57,10 @@ for net in "$@"; do
 done
 command -v nvidia-smi >/dev/null || { echo "gpu: none (no nvidia-smi)"; exit 0; }
 echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
+echo "kosumi: $("$kosumi" --version) (attention batched unless said; products f16 unless said)"
+# Everything below is also kept for the summary at the end.
+log=$scratch/log
+exec > >(tee "$log") 2>&1
 models=$here/tests/data/models
 status=0
 timeout 120 "$kosumi" --backend cuda gpu-error --positions 100 \
@@ -65,6 +74,8 @@ rm -f "$scratch/b18c384nbt.txt"
 for net in "$@"; do
   timeout 90 "$kosumi" --backend cuda --model "$net" bench --nn --size 19 --seconds 1 || status=1
   timeout 30 "$kosumi" --backend cuda --model "$net" bench --nn --profile --size 19 --seconds 0.5 || status=1
+  timeout 30 "$kosumi" --backend cuda --attention simt --model "$net" bench --nn --profile --size 19 --seconds 0.5 \
+    | sed 's/^profile /profile attention=simt /' || status=1
   # A KaTrain-like JSON query: 33 turns of a 19×19 game, 500 visits each,
   # ownership and policy, as KaTrain's config asks (12 positions at once,
   # 8 search threads each); its visits a second.
@@ -87,4 +98,8 @@ if python3 -c 'import torch' 2>/dev/null; then
 else
   echo "pytorch_anchor: no PyTorch here"
 fi
+echo "=== summary"
+cp "$log" "$log.done"
+grep -E '^gpu-error|batch=128 |json_query|pytorch_anchor device=.* batch=(1|128) ' "$log.done" \
+  | grep -v '^profile .*part=' || true
 exit $status
