@@ -1,10 +1,10 @@
 //! The network's front door: [`Evaluator`], a loaded net with the cache
 //! of its evaluations and a pool of buffers, one taken per evaluation and
 //! given back, from any thread; a batch goes through it by the steps of
-//! [`super::pass`]. Also the embedded net's file.
+//! [`super::pass`].
 
 use super::backend::{Backend, PassError, PassProfile};
-use super::model::{ModelDesc, ModelError};
+use super::model::{EMBEDDED_MODEL, ModelDesc, ModelError};
 use super::options::Backends;
 use super::output::Evaluation;
 use super::pass::{Counts, Passes, Scratch};
@@ -15,9 +15,6 @@ use super::{cache, cpu, faults};
 use crate::go::board::{BoardSize, Color};
 use crate::go::game::Game;
 use std::sync::Mutex;
-
-/// The embedded network's file.
-pub static EMBEDDED_MODEL: &[u8] = include_bytes!("g170-b6c96-s175395328-d26788732.bin.gz");
 
 /// How much of the optimistic policy (version 12 on) the evaluations
 /// blend in: KataGo's `policyOptimism` in its search (its default 1.0;

@@ -45,10 +45,11 @@ pub(crate) mod test_models;
 
 pub use backend::PassProfile;
 pub use cpu::gemm::Kernel;
-pub use evaluator::{EMBEDDED_MODEL, Evaluator, SEARCH_POLICY_OPTIMISM};
+pub use evaluator::{Evaluator, SEARCH_POLICY_OPTIMISM};
+pub use gpu::ops::GpuAttention;
 pub use gpu::roofline::{KindFloor, roofline};
-pub use model::ModelError;
-pub use options::{BackendKind, Backends, GPU_BUILT, GpuAttention, Options, OptionsError};
+pub use model::{EMBEDDED_MODEL, ModelError};
+pub use options::{BackendKind, Backends, GPU_BUILT, Options, OptionsError};
 pub use output::Evaluation;
 pub use pass::{Counts, PROFILED_PASSES};
 pub use precision::Precision;

@@ -18,6 +18,9 @@ use flate2::read::GzDecoder;
 use std::fmt;
 use std::io::Read;
 
+/// The embedded network's file.
+pub static EMBEDDED_MODEL: &[u8] = include_bytes!("g170-b6c96-s175395328-d26788732.bin.gz");
+
 /// The model versions this reader understands.
 pub const SUPPORTED_VERSIONS: std::ops::RangeInclusive<i32> = 8..=17;
 

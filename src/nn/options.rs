@@ -17,6 +17,7 @@
 
 use super::backend::Backend;
 use super::cpu::gemm::{Arithmetic, Kernel};
+use super::gpu::ops::GpuAttention;
 use super::model::ModelDesc;
 use super::precision::Precision;
 use std::sync::Arc;
@@ -43,18 +44,6 @@ impl BackendKind {
             BackendKind::Cuda => "cuda",
         }
     }
-}
-
-/// How a GPU runs attention (`--attention`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum GpuAttention {
-    /// Each head's q·kᵀ and p·v as strided-batched products (on the
-    /// tensor cores, TF32, where the products are f16), a warp-per-row
-    /// softmax between, a chunk of boards' scores at a time.
-    #[default]
-    Batched,
-    /// One kernel on CUDA's cores, a block a query point, head and board.
-    Simt,
 }
 
 /// How the networks are to run, as asked.

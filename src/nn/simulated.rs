@@ -10,7 +10,8 @@
 use super::backend::{
     Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
 };
-use super::evaluator::{EMBEDDED_MODEL, Evaluator};
+use super::evaluator::Evaluator;
+use super::model::EMBEDDED_MODEL;
 use super::model::ModelDesc;
 use super::test_backend::Counting;
 use crate::go::board::BoardSize;

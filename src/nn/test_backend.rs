@@ -123,7 +123,7 @@ impl Backend for Counting {
 /// its name and scalings), and the backend's counts.
 #[cfg(test)]
 pub(crate) fn on_test_backend() -> (Evaluator, std::sync::Arc<Counting>) {
-    let desc = ModelDesc::parse(super::evaluator::EMBEDDED_MODEL).expect("the embedded net");
+    let desc = ModelDesc::parse(super::model::EMBEDDED_MODEL).expect("the embedded net");
     let backend = std::sync::Arc::new(Counting::default());
     (Evaluator::with_backend(&desc, backend.clone()), backend)
 }
@@ -132,8 +132,7 @@ pub(crate) fn on_test_backend() -> (Evaluator, std::sync::Arc<Counting>) {
 /// GPU program: the GPU's arithmetic without a GPU, for the tests.
 #[cfg(test)]
 pub(crate) fn on_cpu_and_host_program() -> (Evaluator, Evaluator) {
-    let desc =
-        ModelDesc::parse(super::evaluator::EMBEDDED_MODEL).expect("the embedded network reads");
+    let desc = ModelDesc::parse(super::model::EMBEDDED_MODEL).expect("the embedded network reads");
     let host = crate::nn::gpu::host::HostProgram::new(&desc);
     (
         Evaluator::new(&desc),

@@ -9,8 +9,8 @@
 use super::device::{Arg, Device, F32s, Factors, Gemm, Halves, Launch, Queue};
 use super::executor::{GpuNetwork, GpuSettings, SCORE_VALUES};
 use super::kernels::Kernel;
+use crate::nn::gpu::ops::GpuAttention;
 use crate::nn::model::ModelDesc;
-use crate::nn::options::GpuAttention;
 use crate::nn::precision::Precision;
 use cudarc::cublas::CudaBlas;
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};

@@ -422,8 +422,8 @@ impl Queue for EmulatedQueue {
 mod tests {
     use super::*;
     use crate::nn::gpu::executor::{GpuNetwork, GpuSettings};
+    use crate::nn::gpu::ops::GpuAttention;
     use crate::nn::model::ModelDesc;
-    use crate::nn::options::GpuAttention;
     use crate::nn::precision::Precision;
 
     /// The emulator, or `None` (said) where g++ is missing and CI does

@@ -15,7 +15,7 @@ use crate::nn::backend::{
     Attributes, Backend, Batching, Computation, Inputs, PassError, PassProfile, RawOutput, Shape,
 };
 use crate::nn::model::ModelDesc;
-use crate::nn::options::GpuAttention;
+use crate::nn::gpu::ops::GpuAttention;
 use crate::nn::precision::Precision;
 use std::sync::{Arc, Mutex};
 

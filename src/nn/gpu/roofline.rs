@@ -263,11 +263,11 @@ pub fn roofline(
     batch: usize,
     precision: Precision,
 ) -> Result<Vec<KindFloor>, String> {
-    use crate::nn::model::ModelDesc;
+    use crate::nn::model::{EMBEDDED_MODEL, ModelDesc};
     let peak = Peak::named(gpu)?;
     let desc = match model {
         Some(path) => ModelDesc::load(path).map_err(|e| format!("{}: {e}", path.display()))?,
-        None => ModelDesc::parse(crate::nn::EMBEDDED_MODEL).map_err(|e| e.to_string())?,
+        None => ModelDesc::parse(EMBEDDED_MODEL).map_err(|e| e.to_string())?,
     };
     let program = Program::compile(&desc);
     Ok(floors(

@@ -13,9 +13,11 @@ cfg_device! {
 }
 use super::{Angles, Buf};
 cfg_device! {
+    use super::GpuAttention;
+}
+cfg_device! {
     use super::{BLOCK, DeviceStep, threads};
     use crate::nn::gpu::device::{F32s, Factors, Gemm, Launch};
-    use crate::nn::options::GpuAttention;
 }
 
 cfg_device! {

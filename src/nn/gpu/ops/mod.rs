@@ -19,10 +19,21 @@ pub(crate) mod pool;
 
 cfg_device! {
     use super::device::{DeviceBuffer, F32s, Gemm, Halves, Launch, Queue};
-    use crate::nn::options::GpuAttention;
 }
 cfg_device! {
     use crate::nn::backend::Shape;
+}
+
+/// How a GPU runs attention (`--attention`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum GpuAttention {
+    /// Each head's q·kᵀ and p·v as strided-batched products (on the
+    /// tensor cores, TF32, where the products are f16), a warp-per-row
+    /// softmax between, a chunk of boards' scores at a time.
+    #[default]
+    Batched,
+    /// One kernel on CUDA's cores, a block a query point, head and board.
+    Simt,
 }
 
 /// A buffer of the program.
