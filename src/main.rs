@@ -143,6 +143,10 @@ struct Cli {
     /// cores).
     #[arg(long, value_enum, global = true)]
     precision: Option<kosumi::nn::Precision>,
+    /// A GPU's passes launch each operation instead of replaying a CUDA
+    /// graph of them (captured on a board size and batch's first pass).
+    #[arg(long, global = true)]
+    no_graphs: bool,
     /// How a GPU runs attention (for comparing the two).
     #[arg(long, value_enum, default_value_t, global = true)]
     attention: kosumi::nn::GpuAttention,
@@ -552,6 +556,7 @@ fn backends(cli: &Cli, kernel: Option<kosumi::nn::Kernel>) -> kosumi::nn::Backen
         config_precision: cli.gpu_precision,
         kernel,
         attention: cli.attention,
+        no_graphs: cli.no_graphs,
     };
     options.check().unwrap_or_else(|e| refuse(e))
 }

@@ -66,6 +66,9 @@ pub struct Options {
     pub kernel: Option<Kernel>,
     /// How a GPU runs attention.
     pub attention: GpuAttention,
+    /// A GPU's passes launch each operation instead of replaying a CUDA
+    /// graph of them (`--no-graphs`).
+    pub no_graphs: bool,
 }
 
 /// [`Options`] held to the machine: what each network loaded with them
@@ -267,6 +270,7 @@ impl Backends {
                 precision: self.gpu_precision(),
                 max_batch,
                 attention: o.attention,
+                graphs: !o.no_graphs,
             };
             let network = cuda::network(desc, o.gpu.unwrap_or(0), settings)?;
             Ok(Arc::new(network))

@@ -63,6 +63,7 @@ pub(crate) struct Settings {
     pub(crate) precision: Option<Precision>,
     pub(crate) max_batch: usize,
     pub(crate) attention: GpuAttention,
+    pub(crate) graphs: bool,
 }
 
 /// `desc` on GPU `gpu` as `settings` say, or why not.
@@ -78,6 +79,7 @@ pub(crate) fn network(
         max_batch: settings.max_batch,
         attention: settings.attention,
         score_values: SCORE_VALUES,
+        graphs: settings.graphs,
     };
     GpuNetwork::new(desc, Box::new(device), settings).map_err(|why| format!("CUDA: {why}"))
 }
@@ -175,6 +177,7 @@ impl Device for CudaDevice {
             f32s: Vec::new(),
             halves: Vec::new(),
             marks: Vec::new(),
+            graphs: Vec::new(),
         }))
     }
 }
@@ -188,6 +191,8 @@ struct CudaQueue {
     halves: Vec<CudaSlice<u16>>,
     /// The events of a profiled pass.
     marks: Vec<cudarc::driver::CudaEvent>,
+    /// The graphs captured on this stream, by number.
+    graphs: Vec<cudarc::driver::CudaGraph>,
 }
 
 // SAFETY: a queue is used by one thread at a time (the evaluator's pool
@@ -221,6 +226,8 @@ impl CudaQueue {
 
 impl Queue for CudaQueue {
     fn free(&mut self) {
+        // The graphs name the buffers: they go first.
+        self.graphs.clear();
         self.f32s.clear();
         self.halves.clear();
     }
@@ -367,6 +374,29 @@ impl Queue for CudaQueue {
                     .map_err(said("an event's time"))
             })
             .collect()
+    }
+
+    fn begin_capture(&mut self) -> Result<(), String> {
+        let mode = cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+        self.stream
+            .begin_capture(mode)
+            .map_err(said("a graph's capture"))
+    }
+
+    fn end_capture(&mut self) -> Result<usize, String> {
+        let flags = cudarc::driver::sys::CUgraphInstantiate_flags(0);
+        let graph = self
+            .stream
+            .end_capture(flags)
+            .map_err(said("a graph's capture"))?
+            .ok_or("CUDA: a graph's capture recorded nothing")?;
+        self.graphs.push(graph);
+        Ok(self.graphs.len() - 1)
+    }
+
+    fn replay(&mut self, graph: usize) -> Result<(), String> {
+        let graph = self.graphs.get(graph).ok_or("CUDA: no such graph")?;
+        graph.launch().map_err(said("a graph"))
     }
 
     fn synchronize(&mut self) -> Result<(), String> {

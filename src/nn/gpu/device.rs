@@ -208,4 +208,11 @@ pub(crate) trait Queue: Send {
     /// After [`Queue::synchronize`], the milliseconds from each mark to
     /// the next, in order; the marks are then forgotten.
     fn take_mark_intervals(&mut self) -> Result<Vec<f64>, String>;
+    /// From now on records the launches and products queued into a graph
+    /// instead of running them (CUDA's stream capture).
+    fn begin_capture(&mut self) -> Result<(), String>;
+    /// Ends the recording: the graph's number, to replay.
+    fn end_capture(&mut self) -> Result<usize, String>;
+    /// Runs graph `graph` once, in order with the rest of the queue's work.
+    fn replay(&mut self, graph: usize) -> Result<(), String>;
 }

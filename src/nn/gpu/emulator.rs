@@ -233,6 +233,8 @@ impl Element {
 pub(crate) struct Emulator {
     launch: LaunchFn,
     kept: std::sync::Mutex<Vec<Box<[Chunk]>>>,
+    /// Whether its queues refuse to capture graphs (as a driver might).
+    refuses_graphs: bool,
 }
 
 impl Emulator {
@@ -240,7 +242,51 @@ impl Emulator {
         Ok(Emulator {
             launch: launcher()?,
             kept: std::sync::Mutex::new(Vec::new()),
+            refuses_graphs: false,
         })
+    }
+
+    /// The same, its queues refusing to capture graphs.
+    #[cfg(test)]
+    fn refusing_graphs(self) -> Emulator {
+        Emulator {
+            refuses_graphs: true,
+            ..self
+        }
+    }
+}
+
+/// A product in plain loops, taking the very arguments cuBLAS does.
+fn run_gemm(g: Gemm) {
+    // Each factor read as it is stored and multiplied as the device
+    // multiplies it: real halves widened, TF32 rounded from f32.
+    let (a, b, kind) = match g.factors {
+        Factors::F32 { a, b } => (a.addr(), b.addr(), Element::F32),
+        Factors::Tf32 { a, b } => (a.addr(), b.addr(), Element::Tf32),
+        Factors::F16 { a, b } => (a.addr(), b.addr(), Element::F16),
+    };
+    for batch in 0..g.batches {
+        let (a, b) = (kind.at(a, batch * g.step_a), kind.at(b, batch * g.step_b));
+        let c = g.c.addr() + (batch * g.step_c * 4) as u64;
+        for row in 0..g.m {
+            for col in 0..g.n {
+                let sum: f32 = (0..g.k)
+                    .map(|x| {
+                        let b_at = match g.b_transposed {
+                            true => col * g.ld_b + x,
+                            false => x * g.ld_b + col,
+                        };
+                        kind.read(a, row * g.ld_a + x) * kind.read(b, b_at)
+                    })
+                    .sum();
+                // SAFETY: `c` holds the `m` rows of `n` values at
+                // stride `ld_c` the product writes.
+                unsafe {
+                    let c = (c as *mut f32).add(row * g.ld_c + col);
+                    *c = g.alpha * sum + g.beta * *c;
+                }
+            }
+        }
     }
 }
 
@@ -283,50 +329,45 @@ impl Device for Emulator {
             launch: self.launch,
             memory: Vec::new(),
             marks: Vec::new(),
+            recording: None,
+            graphs: Vec::new(),
+            refuses_graphs: self.refuses_graphs,
         }))
     }
 }
 
-/// A queue of the emulated GPU: what it allocated.
+/// A queue of the emulated GPU: what it allocated, and its graphs: the
+/// work recorded while capturing, run only when replayed, as CUDA's.
 struct EmulatedQueue {
     launch: LaunchFn,
     memory: Vec<Box<[Chunk]>>,
     marks: Vec<std::time::Instant>,
+    recording: Option<Vec<Work>>,
+    graphs: Vec<Vec<Work>>,
+    refuses_graphs: bool,
 }
 
-impl Queue for EmulatedQueue {
-    fn free(&mut self) {
-        self.memory.clear();
+/// A launch or a product, as a graph records it.
+#[derive(Clone)]
+enum Work {
+    Launch(Kernel, Launch, Vec<Arg>),
+    Gemm(Gemm),
+}
+
+impl EmulatedQueue {
+    /// Runs one piece of work now.
+    fn run(&mut self, work: &Work) -> Result<(), String> {
+        match work {
+            Work::Launch(kernel, launch, args) => self.run_kernel(*kernel, *launch, args),
+            Work::Gemm(g) => {
+                run_gemm(*g);
+                Ok(())
+            }
+        }
     }
 
-    fn alloc(&mut self, n: usize) -> Result<F32s, String> {
-        let (memory, at) = zeroed(n * 4);
-        self.memory.push(memory);
-        Ok(F32s::at(at))
-    }
-
-    fn alloc_halves(&mut self, n: usize) -> Result<Halves, String> {
-        let (memory, at) = zeroed(n * 2);
-        self.memory.push(memory);
-        Ok(Halves::at(at))
-    }
-
-    fn upload(&mut self, src: &[f32], dst: F32s) -> Result<(), String> {
-        let dst = dst.addr() as *mut f32;
-        // SAFETY: `dst` is an allocation of this queue of at least
-        // `src.len()` floats (the executor sizes its buffers so).
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) };
-        Ok(())
-    }
-
-    fn download(&mut self, src: F32s, dst: &mut [f32]) -> Result<(), String> {
-        let src = src.addr() as *const f32;
-        // SAFETY: as `upload`.
-        unsafe { std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len()) };
-        Ok(())
-    }
-
-    fn launch(&mut self, kernel: Kernel, launch: Launch, args: &[Arg]) -> Result<(), String> {
+    /// Runs `kernel` now.
+    fn run_kernel(&mut self, kernel: Kernel, launch: Launch, args: &[Arg]) -> Result<(), String> {
         // Each argument in an 8-byte slot, little-endian: the kernel reads
         // its own width from the slot's start.
         let mut slots: Vec<u64> = args
@@ -365,40 +406,80 @@ impl Queue for EmulatedQueue {
         }
     }
 
-    fn gemm(&mut self, g: Gemm) -> Result<(), String> {
-        // Each factor read as it is stored and multiplied as the device
-        // multiplies it: real halves widened, TF32 rounded from f32.
-        let (a, b, kind) = match g.factors {
-            Factors::F32 { a, b } => (a.addr(), b.addr(), Element::F32),
-            Factors::Tf32 { a, b } => (a.addr(), b.addr(), Element::Tf32),
-            Factors::F16 { a, b } => (a.addr(), b.addr(), Element::F16),
-        };
-        for batch in 0..g.batches {
-            let (a, b) = (kind.at(a, batch * g.step_a), kind.at(b, batch * g.step_b));
-            let c = g.c.addr() + (batch * g.step_c * 4) as u64;
-            for row in 0..g.m {
-                for col in 0..g.n {
-                    let sum: f32 = (0..g.k)
-                        .map(|x| {
-                            let b_at = match g.b_transposed {
-                                true => col * g.ld_b + x,
-                                false => x * g.ld_b + col,
-                            };
-                            kind.read(a, row * g.ld_a + x) * kind.read(b, b_at)
-                        })
-                        .sum();
-                    // SAFETY: `c` holds the `m` rows of `n` values at
-                    // stride `ld_c` the product writes.
-                    unsafe {
-                        let c = (c as *mut f32).add(row * g.ld_c + col);
-                        *c = g.alpha * sum + g.beta * *c;
-                    }
-                }
+    /// Records `work` where a graph is being captured; runs it otherwise.
+    fn queue(&mut self, work: Work) -> Result<(), String> {
+        match &mut self.recording {
+            Some(recorded) => {
+                recorded.push(work);
+                Ok(())
             }
+            None => self.run(&work),
         }
+    }
+}
+
+impl Queue for EmulatedQueue {
+    fn free(&mut self) {
+        self.graphs.clear();
+        self.memory.clear();
+    }
+
+    fn alloc(&mut self, n: usize) -> Result<F32s, String> {
+        let (memory, at) = zeroed(n * 4);
+        self.memory.push(memory);
+        Ok(F32s::at(at))
+    }
+
+    fn alloc_halves(&mut self, n: usize) -> Result<Halves, String> {
+        let (memory, at) = zeroed(n * 2);
+        self.memory.push(memory);
+        Ok(Halves::at(at))
+    }
+
+    fn upload(&mut self, src: &[f32], dst: F32s) -> Result<(), String> {
+        let dst = dst.addr() as *mut f32;
+        // SAFETY: `dst` is an allocation of this queue of at least
+        // `src.len()` floats (the executor sizes its buffers so).
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) };
         Ok(())
     }
 
+    fn download(&mut self, src: F32s, dst: &mut [f32]) -> Result<(), String> {
+        let src = src.addr() as *const f32;
+        // SAFETY: as `upload`.
+        unsafe { std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len()) };
+        Ok(())
+    }
+
+    fn launch(&mut self, kernel: Kernel, launch: Launch, args: &[Arg]) -> Result<(), String> {
+        self.queue(Work::Launch(kernel, launch, args.to_vec()))
+    }
+
+    fn gemm(&mut self, g: Gemm) -> Result<(), String> {
+        self.queue(Work::Gemm(g))
+    }
+
+    fn begin_capture(&mut self) -> Result<(), String> {
+        match self.recording {
+            _ if self.refuses_graphs => Err("this emulated device captures no graph".into()),
+            Some(_) => Err("a capture is under way".into()),
+            None => {
+                self.recording = Some(Vec::new());
+                Ok(())
+            }
+        }
+    }
+
+    fn end_capture(&mut self) -> Result<usize, String> {
+        let recorded = self.recording.take().ok_or("no capture is under way")?;
+        self.graphs.push(recorded);
+        Ok(self.graphs.len() - 1)
+    }
+
+    fn replay(&mut self, graph: usize) -> Result<(), String> {
+        let work = self.graphs.get(graph).ok_or("no such graph")?.clone();
+        work.iter().try_for_each(|w| self.run(w))
+    }
     fn mark(&mut self) -> Result<(), String> {
         // The emulator's work is done when it is queued.
         self.marks.push(std::time::Instant::now());
@@ -449,6 +530,7 @@ mod tests {
             max_batch: 4,
             attention: GpuAttention::Batched,
             score_values: crate::nn::gpu::executor::SCORE_VALUES,
+            graphs: true,
         }
     }
 
@@ -515,6 +597,58 @@ mod tests {
                     ..settings(Precision::F32)
                 };
                 agrees_as(&model(file), settings, 1e-4, &[(5, 4), (3, 3)]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_graph_replayed_gives_what_each_operation_launched_gives() {
+        // Passes of 3, 3 and 2 boards (buckets 4, 4 and 2) of different
+        // positions: a bucket's graph captured on its first pass, then
+        // replayed on new inputs, the padding's rows ignored; every output
+        // as the passes that launch each operation give it, bit for bit.
+        // A device that refuses to capture launches each operation.
+        let Some(device) = emulator() else { return };
+        let desc = model("b7c96h3tfrs-test5-cnorm.bin.gz");
+        let on = |graphs, device: Emulator| {
+            let settings = GpuSettings {
+                graphs,
+                ..settings(Precision::F32)
+            };
+            let gpu = GpuNetwork::new(&desc, Box::new(device), settings);
+            crate::nn::Evaluator::with_backend(&desc, std::sync::Arc::new(gpu.unwrap()))
+        };
+        let (graphed, launched) = (on(true, device), on(false, Emulator::new().unwrap()));
+        let refusing = on(true, Emulator::new().unwrap().refusing_graphs());
+        let rules = crate::go::rules::Rules::default();
+        let mut game = crate::go::game::Game::new(5, rules, 7.5);
+        for (round, boards) in [3, 3, 2].into_iter().enumerate() {
+            let point = game.board().point(round % 5, (round * 2) % 5);
+            let _ = game.play(game.to_move(), Some(point));
+            let requests: Vec<crate::nn::Request> = (0..boards)
+                .map(|symmetry| crate::nn::Request {
+                    game: &game,
+                    to_move: game.to_move(),
+                    fresh: false,
+                    symmetry,
+                    white_advantage: 0.0,
+                })
+                .collect();
+            let mut a = vec![crate::nn::Evaluation::default(); boards];
+            let mut b = vec![crate::nn::Evaluation::default(); boards];
+            let mut c = vec![crate::nn::Evaluation::default(); boards];
+            graphed.evaluate_batch(&requests, &mut a);
+            launched.evaluate_batch(&requests, &mut b);
+            refusing.evaluate_batch(&requests, &mut c);
+            for ((a, b), c) in a.iter().zip(&b).zip(&c) {
+                let numbers = |e: &crate::nn::Evaluation| {
+                    let mut all = vec![e.white_win, e.white_lead, e.pass];
+                    all.extend(&e.policy);
+                    all.extend(&e.white_ownership);
+                    all.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+                };
+                assert!(!a.failed && numbers(a) == numbers(b), "round {round}");
+                assert!(!c.failed && numbers(c) == numbers(b), "round {round}");
             }
         }
     }

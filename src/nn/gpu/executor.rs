@@ -34,6 +34,21 @@ pub(crate) struct GpuSettings {
     /// The most attention score values a workspace keeps at once (at
     /// least a board's matrix is kept).
     pub(crate) score_values: usize,
+    /// Whether a pass replays a CUDA graph of its operations (captured on
+    /// a board size and batch bucket's first pass and kept), its batch
+    /// padded to the bucket.
+    pub(crate) graphs: bool,
+}
+
+/// The batch a pass of `boards` boards runs as where graphs are kept: a
+/// power of two up to 16, then a multiple of 16 (at most 15 boards of
+/// padding, twenty graphs a board size up to 256), never past `most`.
+pub(crate) fn bucket(boards: usize, most: usize) -> usize {
+    let bucket = match boards {
+        0..=16 => boards.max(1).next_power_of_two(),
+        _ => boards.div_ceil(16) * 16,
+    };
+    bucket.min(most.max(boards))
 }
 
 /// The attention score values a workspace keeps at once unless told
@@ -128,6 +143,18 @@ impl GpuNetwork {
         Ok(net)
     }
 
+    /// The shape a pass of `shape` runs its operations as: padded to its
+    /// batch's bucket where graphs are kept.
+    fn padded(&self, shape: Shape) -> Shape {
+        match self.settings.graphs {
+            true => Shape {
+                batch: bucket(shape.batch, self.settings.max_batch),
+                ..shape
+            },
+            false => shape,
+        }
+    }
+
     /// A queue and buffers for batches up to `shape`.
     fn new_workspace(&self, shape: Shape) -> Result<GpuWorkspace, String> {
         let mut ws = GpuWorkspace {
@@ -140,6 +167,8 @@ impl GpuNetwork {
             score_values: 0,
             host: Vec::new(),
             failed: None,
+            graphs: Vec::new(),
+            graphs_refused: None,
         };
         ws.fit(&self.program, shape, &self.settings)?;
         Ok(ws)
@@ -173,9 +202,20 @@ impl GpuNetwork {
             q.upload(&ws.host[buf.0][..n], ws.ptrs[buf.0].f32s()?)?;
         }
         mark(q)?;
+        // A graph of the operations for the batch's bucket, where graphs are
+        // kept and the pass is not timed op by op: captured on first use
+        // (capturing runs nothing), then replayed. A device that does not
+        // capture says why once and launches each operation from then on.
+        let graphed = !timed && self.settings.graphs && ws.graphs_refused.is_none();
+        let ops_shape = match graphed {
+            true => self.padded(shape),
+            false => shape,
+        };
+        let key = (shape.width, shape.height, ops_shape.batch);
+        let known = ws.graphs.iter().find(|(k, _)| *k == key).map(|&(_, g)| g);
         let mut step = DeviceStep {
             queue: q,
-            shape,
+            shape: ops_shape,
             buffers: &ws.ptrs,
             weights: &self.weights,
             halves: &self.halves,
@@ -185,9 +225,30 @@ impl GpuNetwork {
             attention: self.settings.attention,
             tensor_cores: self.settings.precision.half_factors(),
         };
-        for op in &p.ops {
-            op.on_device(&mut step)?;
-            mark(step.queue)?;
+        let mut refused = None;
+        let mut captured = None;
+        if graphed {
+            let graph = match known {
+                Some(graph) => Ok(graph),
+                None => capture(&mut step, &p.ops),
+            };
+            match graph.and_then(|g| step.queue.replay(g).map(|()| g)) {
+                Ok(graph) => captured = known.is_none().then_some(graph),
+                Err(why) => refused = Some(why),
+            }
+        }
+        if !graphed || refused.is_some() {
+            for op in &p.ops {
+                op.on_device(&mut step)?;
+                mark(step.queue)?;
+            }
+        }
+        if let Some(graph) = captured {
+            ws.graphs.push((key, graph));
+        }
+        if let Some(why) = refused {
+            eprintln!("kosumi: CUDA graphs do not run here ({why}); each operation is launched");
+            ws.graphs_refused = Some(why);
         }
         let h = p.heads;
         for b in [h.policy, h.pass, h.value, h.score, h.ownership] {
@@ -217,6 +278,16 @@ impl GpuNetwork {
     }
 }
 
+/// Captures `ops` run on `step` into a graph: its number, or why not (the
+/// capture ended either way).
+fn capture(step: &mut DeviceStep, ops: &[Op]) -> Result<usize, String> {
+    step.queue.begin_capture()?;
+    let recorded = ops.iter().try_for_each(|op| op.on_device(step));
+    let graph = step.queue.end_capture();
+    recorded?;
+    graph
+}
+
 /// One thread's queue and buffers on the device, and the host's copies of
 /// the inputs and heads.
 pub(crate) struct GpuWorkspace {
@@ -237,6 +308,10 @@ pub(crate) struct GpuWorkspace {
     /// The first failure of this workspace's device work: every later
     /// pass fails with it.
     failed: Option<String>,
+    /// The graphs captured, by board width, height and batch bucket.
+    graphs: Vec<((usize, usize, usize), usize)>,
+    /// Why the device captured no graph, where it did not: said once.
+    graphs_refused: Option<String>,
 }
 
 impl GpuWorkspace {
@@ -268,6 +343,8 @@ impl GpuWorkspace {
         self.rows = 0;
         self.batch = 0;
         self.score_values = 0;
+        // The graphs named the buffers freed.
+        self.graphs.clear();
         for (extent, &storage) in program.buffers.iter().zip(&program.storage) {
             let buffer = self.alloc(storage, len(extent))?;
             self.ptrs.push(buffer);
@@ -314,7 +391,8 @@ impl Computation for GpuComputation {
         let p = &self.net.program;
         match &mut self.buffers {
             Ok(ws) => {
-                if let Err(why) = ws.fit(p, shape, &self.net.settings) {
+                let padded = self.net.padded(shape);
+                if let Err(why) = ws.fit(p, padded, &self.net.settings) {
                     // The host's buffers are sized; the pass fails with
                     // the reason.
                     ws.failed.get_or_insert(why);
@@ -388,5 +466,28 @@ impl Backend for GpuNetwork {
 
     fn macs(&self, size: BoardSize) -> f64 {
         self.program.macs(size.points())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_pad_to_few_buckets_and_never_past_the_largest() {
+        let buckets: Vec<usize> = [1, 2, 3, 5, 9, 16, 17, 33, 100, 128, 250]
+            .into_iter()
+            .map(|b| bucket(b, 256))
+            .collect();
+        assert_eq!(buckets, [1, 2, 4, 8, 16, 16, 32, 48, 112, 128, 256]);
+        // At most 15 boards of padding, and no more than the largest batch.
+        for boards in 1..=256 {
+            let b = bucket(boards, 256);
+            assert!(b >= boards && b - boards <= 15.max(boards - 1));
+        }
+        assert_eq!(bucket(100, 100), 100);
+        assert_eq!(bucket(7, 6), 7);
+        let distinct: std::collections::BTreeSet<usize> = (1..=256).map(|b| bucket(b, 256)).collect();
+        assert_eq!(distinct.len(), 20);
     }
 }
