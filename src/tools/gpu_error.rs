@@ -302,6 +302,10 @@ pub fn run(
     for &p in &precisions {
         gate_of(p).map_err(|why| format!("--precision {p}: {why}"))?;
     }
+    // A net that is not there is named before the GPU is asked for.
+    for net in nets {
+        std::fs::metadata(net).map_err(|e| format!("{}: {e}", net.display()))?;
+    }
     if !(1..=MAX_POSITIONS).contains(&count) {
         return Err(format!(
             "--positions must be from 1 to {MAX_POSITIONS}, not {count}"
