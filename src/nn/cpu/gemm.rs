@@ -14,7 +14,9 @@
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use super::simd::Lanes;
-use crate::nn::precision::{Precision, bf16_available, bf16_name};
+use crate::nn::precision::Precision;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+use crate::nn::precision::{bf16_available, bf16_name};
 
 /// How a network's products run: the kernel and the precision, a value
 /// each network holds.

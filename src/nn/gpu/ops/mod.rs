@@ -20,9 +20,8 @@ pub(crate) mod pool;
 cfg_device! {
     use super::device::{DeviceBuffer, F32s, Gemm, Halves, Launch, Queue};
 }
-cfg_device! {
-    use crate::nn::backend::Shape;
-}
+#[cfg(any(test, feature = "cuda"))]
+use crate::nn::backend::Shape;
 
 /// How a GPU runs attention (`--attention`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
