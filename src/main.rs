@@ -12,12 +12,16 @@ use kosumi::phantom::options::Options;
 use kosumi::phantom::player::Mode;
 use kosumi::search::mc::Policy;
 use kosumi::search::{ChooserPolicy, MonteCarlo, Planning, Puct, SearchConfig};
+use kosumi::tools::bench::BenchArgs;
 use std::path::PathBuf;
 
-/// kosumi, a Go engine speaking GTP (Go Text Protocol) on stdin and stdout.
+/// kosumi, a Go engine speaking GTP (Go Text Protocol) on stdin and stdout,
+/// for Sabaki, GoGui, Lizzie and KaTrain.
 ///
-/// Attach it to a GUI (Sabaki, GoGui) or a match runner (gogui-twogtp) as the
-/// engine command. Logs go to stderr; set RUST_LOG=info to see them.
+/// Attach it to a GUI or a match runner (gogui-twogtp) as the engine
+/// command. KataGo's command lines work as KaTrain and Lizzie write them:
+/// `kosumi gtp -model FILE -config FILE` and `kosumi analysis -model FILE
+/// -config FILE`. Logs go to stderr; set RUST_LOG=info to see them.
 #[derive(Parser, Debug)]
 #[command(version, about)]
 struct Cli {
@@ -35,7 +39,7 @@ struct Cli {
     #[arg(long)]
     playouts: Option<u64>,
     /// Seconds per move (fixed budget, overrides the clock; up to 3600).
-    #[arg(long, value_parser = seconds)]
+    #[arg(long, value_parser = kosumi::engine::clock::parse_seconds)]
     time: Option<f64>,
     /// Search threads.
     #[arg(long, default_value_t = 1)]
@@ -183,7 +187,8 @@ enum Command {
     /// KataGo's JSON analysis engine on stdin and stdout, for KaTrain and
     /// other analysis tools: one query a line (KataGo's
     /// docs/Analysis_Engine.md), one answer a line for each position.
-    /// Needs the network (the embedded one, or --model).
+    /// Needs the network (the embedded one, or --model). KataGo's form
+    /// works too: `kosumi analysis -model FILE -config FILE`.
     Analysis(AnalysisArgs),
     /// Review a game record: search every position with the network and
     /// write the record back with Black's win rate and score on each node
@@ -301,7 +306,7 @@ struct AnalysisArgs {
     #[arg(long, default_value_t = 500)]
     max_visits: u64,
     /// Seconds per position at most, where a query sets no maxTime.
-    #[arg(long, value_parser = seconds)]
+    #[arg(long, value_parser = kosumi::engine::clock::parse_seconds)]
     max_time: Option<f64>,
     /// Positions searched at once (each with --threads threads).
     #[arg(long, default_value_t = 2)]
@@ -324,54 +329,6 @@ struct ReviewArgs {
     /// Visits per position.
     #[arg(long, default_value_t = 400)]
     visits: u64,
-}
-
-/// The options of `kosumi bench`.
-#[derive(Args, Debug)]
-struct BenchArgs {
-    /// Seconds per figure.
-    #[arg(long, default_value_t = 2.0, value_parser = seconds)]
-    seconds: f64,
-    /// Board sizes to measure (repeat the option); 9, 13 and 19 if none.
-    #[arg(long = "size")]
-    sizes: Vec<usize>,
-    /// Only the network's figures (the embedded net's, or --model's).
-    #[arg(long)]
-    nn: bool,
-    /// The search on a simulated device instead: FIXED,PER_BOARD[,BATCH]
-    /// (a pass of n boards takes FIXED + PER_BOARD·n milliseconds of sleep,
-    /// one pass at a time, batches of BATCH wanted: 128 unless given; 1 for
-    /// a CPU net's threads side by side), 19×19 unless --size says.
-    #[arg(long, value_name = "FIXED,PER_BOARD[,BATCH]", value_parser = kosumi::tools::bench::latency_model)]
-    simulate: Option<(f64, f64, usize)>,
-    /// Search threads for --simulate (repeat the option): 1, 2, 4, 8, 16
-    /// and 32 if none.
-    #[arg(long = "threads", requires = "simulate", value_parser = clap::value_parser!(u64).range(1..=256))]
-    threads: Vec<u64>,
-    /// With --nn: the CPU's products in this kernel (avx512, avx2,
-    /// portable; neon on ARM), any this processor runs, in place of the
-    /// fastest (bfloat16 products are --precision bf16).
-    #[arg(long, value_name = "KERNEL", requires = "nn")]
-    kernel: Option<kosumi::nn::Kernel>,
-    /// The leaves each search thread gathers a round (the search's own
-    /// choice where not given), for --simulate.
-    #[arg(long, requires = "simulate", value_parser = clap::value_parser!(u64).range(1..=256))]
-    leaves: Option<u64>,
-    /// With --nn: where a forward pass spends its time instead, part by
-    /// part (each operation's kind on a GPU, by CUDA events; each block's
-    /// kind and head on the CPU, by the clock), and the host's input
-    /// planes, at batches 1, 8 and 128 (those the backend takes).
-    #[arg(long, requires = "nn")]
-    profile: bool,
-    /// With --nn: the floors of the net compiled for this GPU instead
-    /// (h100, h100-pcie, h200, a100, l4, rtx4090, rtx3090), on any machine:
-    /// each operation kind's flops, bytes and least time at the GPU's peaks.
-    #[arg(long, value_name = "GPU", requires = "nn")]
-    roofline: Option<String>,
-    /// With --roofline: the batches (repeat the option); 1, 8, 128 and 256
-    /// if none.
-    #[arg(long = "batch", requires = "roofline", value_parser = clap::value_parser!(u64).range(1..=256))]
-    batches: Vec<u64>,
 }
 
 /// `on` or `off`.
@@ -424,17 +381,6 @@ fn one_word(s: &str) -> Result<String, String> {
 /// A komi, finite and at most 1000 either way.
 fn komi(s: &str) -> Result<f64, String> {
     kosumi::frontends::gtp::check_komi(finite(s)?)
-}
-
-/// A duration in seconds, from 0 to the longest a move may take.
-fn seconds(s: &str) -> Result<f64, String> {
-    let longest = kosumi::engine::clock::LONGEST_MOVE;
-    match finite(s)? {
-        v if v > 0.0 && v <= longest => Ok(v),
-        _ => Err(format!(
-            "'{s}' is not more than 0 and at most {longest} seconds"
-        )),
-    }
 }
 
 /// A win rate, from 0 to 1.
@@ -741,61 +687,10 @@ fn review_record(cli: &Cli, backends: &kosumi::nn::Backends, args: &ReviewArgs) 
     eprintln!("review: written to {}", out.display());
 }
 
-/// `kosumi bench`: speed figures on stdout.
+/// `kosumi bench`: speed figures on stdout, or the reason it cannot run.
 fn bench(cli: &Cli, backends: &kosumi::nn::Backends, args: &BenchArgs) {
-    let (model, precision) = (cli.model.as_deref(), cli.precision);
-    // Figures piped into `head` end the bench quietly.
-    kosumi::core::os::end_quietly_on_closed_pipe();
-    if !args.sizes.iter().all(|&s| board_size_ok(s)) {
-        refuse("bench sizes must be 2 to 25");
-    }
-    let sizes = if args.sizes.is_empty() {
-        vec![9, 13, 19]
-    } else {
-        args.sizes.clone()
-    };
-    if let Some(model) = args.simulate {
-        let sizes = if args.sizes.is_empty() {
-            vec![19]
-        } else {
-            sizes
-        };
-        let threads: Vec<usize> = if args.threads.is_empty() {
-            vec![1, 2, 4, 8, 16, 32]
-        } else {
-            args.threads.iter().map(|&t| t as usize).collect()
-        };
-        let leaves = args.leaves.map(|l| l as usize);
-        kosumi::tools::bench::simulated(&sizes, args.seconds, model, &threads, leaves);
-    } else if let Some(gpu) = &args.roofline {
-        let batches: Vec<usize> = match args.batches.is_empty() {
-            true => vec![1, 8, 128, 256],
-            false => args.batches.iter().map(|&b| b as usize).collect(),
-        };
-        let sizes = if args.sizes.is_empty() {
-            vec![19]
-        } else {
-            sizes
-        };
-        kosumi::tools::bench::roofline(model, gpu, &sizes, &batches, precision)
-            .unwrap_or_else(|e| refuse(format!("bench --roofline: {e}")));
-    } else if args.nn {
-        let figures = match args.profile {
-            true => kosumi::tools::bench::profile(&sizes, args.seconds, model, backends),
-            false => kosumi::tools::bench::network(&sizes, args.seconds, model, backends),
-        };
-        if let Err(e) = figures {
-            refuse(e);
-        }
-    } else {
-        // Threads: 1, 2, 4, 8, 16, as many as the machine has cores.
-        let cores = kosumi::core::concurrency::cores().max(2);
-        let threads: Vec<usize> = [1, 2, 4, 8, 16]
-            .into_iter()
-            .filter(|&t| t <= cores)
-            .collect();
-        kosumi::tools::bench::run(&sizes, &threads, args.seconds);
-    }
+    kosumi::tools::bench::command(args, cli.model.as_deref(), cli.precision, backends)
+        .unwrap_or_else(|e| refuse(e));
 }
 
 /// The GTP engine on stdin and stdout, as the command line sets it up.

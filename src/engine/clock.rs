@@ -52,6 +52,18 @@ const MOVE_COST: f64 = 0.015;
 /// (a main time of 1e300 seconds means no limit, not a search without end).
 pub const LONGEST_MOVE: f64 = 3600.0;
 
+/// A duration in seconds as a command line gives one: a finite number more
+/// than 0 and at most [`LONGEST_MOVE`], or why not.
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= LONGEST_MOVE => Ok(v),
+        Ok(v) if v.is_finite() => Err(format!(
+            "'{s}' is not more than 0 and at most {LONGEST_MOVE} seconds"
+        )),
+        _ => Err(format!("'{s}' is not a finite number")),
+    }
+}
+
 impl Default for Clock {
     fn default() -> Clock {
         Clock {

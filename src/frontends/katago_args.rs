@@ -98,11 +98,11 @@ const KEYS: &[Key] = &[
     Key {
         name: "cudaUseFP16",
         target: Target::Engine("--gpu-precision"),
-        value: |v| match v {
-            "auto" => Ok(None),
-            "true" => Ok(Some("f16".into())),
-            "false" => Ok(Some("f32".into())),
-            _ => Err("auto, true or false".into()),
+        value: |v| match enabled(v) {
+            Some(None) => Ok(None),
+            Some(Some(true)) => Ok(Some("f16".into())),
+            Some(Some(false)) => Ok(Some("f32".into())),
+            None => Err("auto, true or false (or KataGo's 1/0, yes/no, enabled/disabled)".into()),
         },
     },
     Key {
@@ -173,22 +173,42 @@ const KEYS: &[Key] = &[
     Key {
         name: "ponderingEnabled",
         target: Target::Gtp("--ponder"),
-        value: |v| match v {
-            "true" => Ok(Some(String::new())),
-            "false" => Ok(None),
-            _ => Err(format!("ponderingEnabled must be true or false, not '{v}'")),
+        value: |v| match boolean(v) {
+            Some(true) => Ok(Some(String::new())),
+            Some(false) => Ok(None),
+            None => Err(format!("ponderingEnabled must be true or false, not '{v}'")),
         },
     },
     Key {
         name: "allowResignation",
         target: Target::Gtp("--resign"),
-        value: |v| match v {
-            "true" => Ok(None),
-            "false" => Ok(Some("0".to_string())),
-            _ => Err(format!("allowResignation must be true or false, not '{v}'")),
+        value: |v| match boolean(v) {
+            Some(true) => Ok(None),
+            Some(false) => Ok(Some("0".to_string())),
+            None => Err(format!("allowResignation must be true or false, not '{v}'")),
         },
     },
 ];
+
+/// A boolean as KataGo's config reads one: `true` or `false`, in any case.
+fn boolean(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// KataGo's `enabled_t` (its `cudaUseFP16`): `auto` (`Some(None)`), or
+/// on or off in any of its spellings, in any case.
+fn enabled(v: &str) -> Option<Option<bool>> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "auto" => Some(None),
+        "1" | "t" | "true" | "enabled" | "y" | "yes" => Some(Some(true)),
+        "0" | "f" | "false" | "disabled" | "n" | "no" => Some(Some(false)),
+        _ => None,
+    }
+}
 
 /// The keys of KataGo's GPU backends that kosumi's GPU backend decides
 /// for itself (the layout, more server threads, TensorRT's, OpenCL's,
@@ -740,5 +760,44 @@ mod tests {
             is_katago_form(&os(&["kosumi", "analysis", "--positions", "2"])),
             None
         );
+    }
+
+    #[test]
+    fn booleans_and_enabled_are_read_as_katago_reads_them() {
+        for (v, b) in [
+            ("true", true),
+            ("TRUE", true),
+            ("True", true),
+            ("false", false),
+            ("False", false),
+        ] {
+            assert_eq!(boolean(v), Some(b), "{v}");
+        }
+        assert_eq!(boolean("yes"), None);
+        for v in ["1", "yes", "Enabled", "TRUE", "t", "Y"] {
+            assert_eq!(enabled(v), Some(Some(true)), "{v}");
+        }
+        for v in ["0", "no", "Disabled", "False", "f", "N"] {
+            assert_eq!(enabled(v), Some(Some(false)), "{v}");
+        }
+        assert_eq!(enabled("Auto"), Some(None));
+        assert_eq!(enabled("maybe"), None);
+        let args: Vec<OsString> = ["katago", "gtp", "-config", "x.cfg"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let t = translate(&args, Program::Gtp, |_| {
+            Ok("cudaUseFP16 = Yes\nponderingEnabled = True\nallowResignation = FALSE\n".into())
+        })
+        .unwrap();
+        let joined: Vec<String> = t
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let joined = joined.join(" ");
+        assert!(joined.contains("--gpu-precision f16"), "{joined}");
+        assert!(joined.contains("--ponder"), "{joined}");
+        assert!(joined.contains("--resign 0"), "{joined}");
     }
 }

@@ -816,6 +816,104 @@ pub fn phantom_playouts_per_second(size: usize, duration: Duration) -> (f64, f64
     let plain = playouts_per_second_from(truth.board(), Policy::Light, None, 1, duration);
     (determinized, plain)
 }
+/// The options of `kosumi bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Seconds per figure.
+    #[arg(long, default_value_t = 2.0, value_parser = crate::engine::clock::parse_seconds)]
+    pub seconds: f64,
+    /// Board sizes to measure (repeat the option); 9, 13 and 19 if none.
+    #[arg(long = "size")]
+    pub sizes: Vec<usize>,
+    /// Only the network's figures (the embedded net's, or --model's).
+    #[arg(long)]
+    pub nn: bool,
+    /// The search on a simulated device instead: FIXED,PER_BOARD[,BATCH]
+    /// (a pass of n boards takes FIXED + PER_BOARD·n milliseconds of sleep,
+    /// one pass at a time, batches of BATCH wanted: 128 unless given; 1 for
+    /// a CPU net's threads side by side), 19×19 unless --size says.
+    #[arg(long, value_name = "FIXED,PER_BOARD[,BATCH]", value_parser = latency_model)]
+    pub simulate: Option<(f64, f64, usize)>,
+    /// Search threads for --simulate (repeat the option): 1, 2, 4, 8, 16
+    /// and 32 if none.
+    #[arg(long = "threads", requires = "simulate", value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub threads: Vec<u64>,
+    /// With --nn: the CPU's products in this kernel (avx512, avx2,
+    /// portable; neon on ARM), any this processor runs, in place of the
+    /// fastest (bfloat16 products are --precision bf16).
+    #[arg(long, value_name = "KERNEL", requires = "nn")]
+    pub kernel: Option<crate::nn::Kernel>,
+    /// The leaves each search thread gathers a round (the search's own
+    /// choice where not given), for --simulate.
+    #[arg(long, requires = "simulate", value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub leaves: Option<u64>,
+    /// With --nn: where a forward pass spends its time instead, part by
+    /// part (each operation's kind on a GPU, by CUDA events; each block's
+    /// kind and head on the CPU, by the clock), and the host's input
+    /// planes, at batches 1, 8 and 128 (those the backend takes).
+    #[arg(long, requires = "nn")]
+    pub profile: bool,
+    /// With --nn: the floors of the net compiled for this GPU instead
+    /// (h100, h100-pcie, h200, a100, l4, rtx4090, rtx3090), on any machine:
+    /// each operation kind's flops, bytes and least time at the GPU's peaks.
+    #[arg(long, value_name = "GPU", requires = "nn")]
+    pub roofline: Option<String>,
+    /// With --roofline: the batches (repeat the option); 1, 8, 128 and 256
+    /// if none.
+    #[arg(long = "batch", requires = "roofline", value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub batches: Vec<u64>,
+}
+
+/// `kosumi bench` as its options ask: the simulated device's search, a
+/// net's floors, the network's figures or profile, or the playouts'
+/// figures; why not where the options do not hold.
+pub fn command(
+    args: &BenchArgs,
+    model: Option<&std::path::Path>,
+    precision: Option<crate::nn::Precision>,
+    backends: &crate::nn::Backends,
+) -> Result<(), String> {
+    // Figures piped into `head` end the bench quietly.
+    crate::core::os::end_quietly_on_closed_pipe();
+    if !args
+        .sizes
+        .iter()
+        .all(|&s| (2..=crate::go::board::MAX_SIZE).contains(&s))
+    {
+        return Err("bench sizes must be 2 to 25".into());
+    }
+    let sizes = |none: &[usize]| match args.sizes.is_empty() {
+        true => none.to_vec(),
+        false => args.sizes.clone(),
+    };
+    let listed = |given: &[u64], none: &[usize]| match given.is_empty() {
+        true => none.to_vec(),
+        false => given.iter().map(|&v| v as usize).collect::<Vec<_>>(),
+    };
+    if let Some(latency) = args.simulate {
+        let threads = listed(&args.threads, &[1, 2, 4, 8, 16, 32]);
+        let leaves = args.leaves.map(|l| l as usize);
+        simulated(&sizes(&[19]), args.seconds, latency, &threads, leaves);
+    } else if let Some(gpu) = &args.roofline {
+        let batches = listed(&args.batches, &[1, 8, 128, 256]);
+        roofline(model, gpu, &sizes(&[19]), &batches, precision)
+            .map_err(|e| format!("bench --roofline: {e}"))?;
+    } else if args.nn && args.profile {
+        profile(&sizes(&[9, 13, 19]), args.seconds, model, backends)?;
+    } else if args.nn {
+        network(&sizes(&[9, 13, 19]), args.seconds, model, backends)?;
+    } else {
+        // Threads: 1, 2, 4, 8, 16, as many as the machine has cores.
+        let cores = crate::core::concurrency::cores().max(2);
+        let threads: Vec<usize> = [1, 2, 4, 8, 16]
+            .into_iter()
+            .filter(|&t| t <= cores)
+            .collect();
+        run(&sizes(&[9, 13, 19]), &threads, args.seconds);
+    }
+    Ok(())
+}
+
 /// A simulated device's latency model as `bench --simulate` takes it:
 /// `FIXED,PER_BOARD[,BATCH]`, milliseconds from 0 to 10000, a batch from
 /// 1 to 256 (128 unless given).
