@@ -198,7 +198,8 @@ impl Options {
             }
             Some(_) if gpu_ready => {}
             Some(wish) => {
-                if wish.needs_gpu() {
+                // Said where it was the precision's only word.
+                if wish.needs_gpu() && self.precision.is_none() {
                     eprintln!(
                         "kosumi: cudaUseFP16 = true is a GPU's setting and no GPU runs the networks here: set aside (the CPU multiplies in f32)"
                     );
