@@ -158,9 +158,9 @@ macro_rules! with_kernels {
             channels: I32, epsilon: F32, act: I32,
         ) true;
         /// An RMSNorm a board, a block a board.
-        RmsNorm rms_norm(
+        RmsNormBoards rms_norm_boards(
             r#in: ConstF32s, out: F32s, gamma: ConstF32s, beta: ConstF32s, points: I32,
-            channels: I32, epsilon: F32, board: I32, act: I32,
+            channels: I32, epsilon: F32, act: I32,
         ) true;
         /// Rotary position embedding, a thread a row, head and pair.
         Rope rope(

@@ -74,11 +74,11 @@ extern "C" __global__ void rms_norm_points(const float* in, float* out, const fl
 
 // An RMSNorm a board, a block a board: out = act(in / rms * gamma + beta),
 // beta null for none; in may be out.
-extern "C" __global__ void rms_norm(const float* in, float* out, const float* gamma,
-                                    const float* beta, int points, int channels, float epsilon,
-                                    int board, int act) {
+extern "C" __global__ void rms_norm_boards(const float* in, float* out, const float* gamma,
+                                           const float* beta, int points, int channels,
+                                           float epsilon, int act) {
     __shared__ float scratch[256];
-    unsigned span = board ? (unsigned)points * channels : channels;
+    unsigned span = (unsigned)points * channels;
     const float* x = in + blockIdx.x * span;
     float* y = out + blockIdx.x * span;
     float squares = 0.0f;

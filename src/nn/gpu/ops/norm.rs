@@ -151,7 +151,7 @@ cfg_device! {
                 block: (BLOCK, 1, 1),
                 shared_bytes: 0,
             };
-            launch::rms_norm(
+            launch::rms_norm_boards(
                 one_block_each,
                 src,
                 dst,
@@ -160,7 +160,6 @@ cfg_device! {
                 s.points(),
                 channels,
                 self.epsilon,
-                1,
                 act_code(self.act),
                 s.queue,
             )
