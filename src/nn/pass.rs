@@ -251,8 +251,11 @@ impl Passes {
         size: BoardSize,
         inputs: Inputs,
     ) {
-        let own = self.profile.read().unwrap_or_else(|e| e.into_inner());
-        let profile = profile.or(own.as_ref());
+        // Only a human-like net reads a profile: another takes no lock.
+        let own = self
+            .human
+            .then(|| self.profile.read().unwrap_or_else(|e| e.into_inner()));
+        let profile = profile.or(own.as_ref().and_then(|p| p.as_ref()));
         rows::write(
             requests,
             features,
