@@ -1,11 +1,12 @@
 //! An emulated GPU for the tests: the kernels' source compiled for the host by
 //! g++ (a shim gives CUDA's thread indices, shared memory and
-//! `__syncthreads`: a block's threads run as threads that wait at a
-//! barrier), loaded as a shared library, and a [`Device`] whose memory is
-//! the host's and whose products are plain loops (half precision read
-//! through the `half` crate). The executor runs on it exactly as on CUDA:
-//! the same launches, arguments and products, so that the kernels' indices
-//! and the executor's arguments are held to the CPU backend without a GPU.
+//! `__syncthreads`: a block's threads run as fibers on one host thread,
+//! each passing to the next at the barrier), loaded as a shared library,
+//! and a [`Device`] whose memory is the host's and whose products are
+//! plain loops (half precision read through the `half` crate). The
+//! executor runs on it exactly as on CUDA: the same launches, arguments and
+//! products, so that the kernels' indices and the executor's arguments are
+//! held to the CPU backend without a GPU.
 
 use super::device::{Arg, Device, F32s, Factors, Gemm, Halves, Launch, Queue};
 use super::kernels::Kernel;
@@ -13,32 +14,170 @@ use std::ffi::{CString, c_char, c_void};
 use std::sync::OnceLock;
 
 /// CUDA's names for the host: indices, shared memory, the barrier.
+///
+/// A kernel that waits at `__syncthreads` runs its block's threads as
+/// fibers on the launching thread: a thread that reaches the barrier
+/// passes to the next, and the last to the first, so that none goes past
+/// the barrier before all have reached it, with no thread of the system
+/// made or woken. On x86-64 and ARM64 (ELF) a fiber passes by saving the
+/// registers a call keeps and changing stacks (no system call); elsewhere
+/// through `ucontext`.
 const SHIM: &str = r#"
+#ifdef __APPLE__
+#define _XOPEN_SOURCE 700
+#endif
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
-#include <barrier>
 #include <functional>
+#include <memory>
 #include <mutex>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 struct Dim3 { unsigned x, y, z; };
-static thread_local Dim3 threadIdx, blockIdx;
-static Dim3 blockDim, gridDim;
-static std::barrier<>* emu_barrier;
+static Dim3 threadIdx, blockIdx, blockDim, gridDim;
 static float* emu_dynamic_shared;
 static float* emu_lanes;
+static unsigned emu_running, emu_threads;
+static void emu_fiber(long t);
+#if defined(__ELF__) && (defined(__x86_64__) || defined(__aarch64__))
+// A fiber is its saved stack pointer; the registers a call keeps are on
+// its stack. `emu_switch(&from, to)` saves the caller's and resumes `to`'s;
+// a fresh fiber starts at `emu_start`, which calls emu_fiber(t).
+extern "C" void emu_switch(void** from, void* to);
+extern "C" void emu_start();
+#if defined(__x86_64__)
+asm(R"(
+    .text
+    .globl emu_switch
+    .hidden emu_switch
+    .type emu_switch, @function
+emu_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .globl emu_start
+    .hidden emu_start
+    .type emu_start, @function
+emu_start:
+    movq %r12, %rdi
+    callq *%r13
+    ud2
+)");
+// The six registers emu_switch pops (r15 first; r12 the thread, r13 the
+// function), then the address it returns to: a fresh fiber's stack then
+// stands at its top, aligned for emu_start's call.
+static constexpr int emu_frame_words = 7, emu_thread_word = 3, emu_function_word = 2,
+                     emu_return_word = 6;
+#else
+asm(R"(
+    .text
+    .globl emu_switch
+    .hidden emu_switch
+    .type emu_switch, %function
+emu_switch:
+    sub sp, sp, #160
+    stp x19, x20, [sp, #0]
+    stp x21, x22, [sp, #16]
+    stp x23, x24, [sp, #32]
+    stp x25, x26, [sp, #48]
+    stp x27, x28, [sp, #64]
+    stp x29, x30, [sp, #80]
+    stp d8, d9, [sp, #96]
+    stp d10, d11, [sp, #112]
+    stp d12, d13, [sp, #128]
+    stp d14, d15, [sp, #144]
+    mov x9, sp
+    str x9, [x0]
+    mov sp, x1
+    ldp x19, x20, [sp, #0]
+    ldp x21, x22, [sp, #16]
+    ldp x23, x24, [sp, #32]
+    ldp x25, x26, [sp, #48]
+    ldp x27, x28, [sp, #64]
+    ldp x29, x30, [sp, #80]
+    ldp d8, d9, [sp, #96]
+    ldp d10, d11, [sp, #112]
+    ldp d12, d13, [sp, #128]
+    ldp d14, d15, [sp, #144]
+    add sp, sp, #160
+    ret
+    .globl emu_start
+    .hidden emu_start
+    .type emu_start, %function
+emu_start:
+    mov x0, x19
+    blr x20
+    brk #0
+)");
+// The twenty words emu_switch loads (x19 the thread, x20 the function,
+// x30 the address it returns to), the stack at its aligned top after.
+static constexpr int emu_frame_words = 20, emu_thread_word = 0, emu_function_word = 1,
+                     emu_return_word = 11;
+#endif
+typedef void* EmuFiber;
+static EmuFiber* emu_fibers;
+static EmuFiber emu_launcher;
+// Fiber `t` made on `size` bytes of `stack`, to start at emu_fiber(t).
+static bool emu_make(EmuFiber* fiber, char* stack, size_t size, unsigned t, EmuFiber*) {
+    void** top = (void**)(((uintptr_t)(stack + size)) & ~(uintptr_t)15);
+    void** frame = top - emu_frame_words;
+    memset(frame, 0, sizeof(void*) * emu_frame_words);
+    frame[emu_thread_word] = (void*)(uintptr_t)t;
+    frame[emu_function_word] = (void*)emu_fiber;
+    frame[emu_return_word] = (void*)emu_start;
+    *fiber = frame;
+    return true;
+}
+static inline void emu_pass(EmuFiber* from, EmuFiber* to) { emu_switch(from, *to); }
+#else
+#include <ucontext.h>
+typedef ucontext_t EmuFiber;
+static EmuFiber* emu_fibers;
+static EmuFiber emu_launcher;
+static bool emu_make(EmuFiber* fiber, char* stack, size_t size, unsigned t, EmuFiber* after) {
+    if (getcontext(fiber) != 0) return false;
+    fiber->uc_stack.ss_sp = stack;
+    fiber->uc_stack.ss_size = size;
+    fiber->uc_link = after;
+    makecontext(fiber, (void (*)())emu_fiber, 1, (long)t);
+    return true;
+}
+static inline void emu_pass(EmuFiber* from, EmuFiber* to) { swapcontext(from, to); }
+#endif
 #define __global__
 #define __device__
 #define __forceinline__ inline
 #define __shared__ static
 #define DYNAMIC_SHARED(type, name) type* name = (type*)emu_dynamic_shared
-static inline void __syncthreads() { emu_barrier->arrive_and_wait(); }
+static inline void emu_become(unsigned t) {
+    emu_running = t;
+    threadIdx = {t % blockDim.x, t / blockDim.x % blockDim.y, t / (blockDim.x * blockDim.y)};
+}
+static inline void __syncthreads() {
+    unsigned t = emu_running;
+    Dim3 block = blockIdx;
+    if (emu_threads > 1) emu_pass(&emu_fibers[t], &emu_fibers[(t + 1) % emu_threads]);
+    emu_become(t);
+    blockIdx = block;
+}
 // A warp's exchange, through the block: every thread posts its value, and
 // reads its partner's (a block's threads all take part, as a warp's do).
 static inline float __shfl_xor_sync(unsigned, float value, int lane) {
-    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned t = emu_running;
     emu_lanes[t] = value;
     __syncthreads();
     float other = emu_lanes[t ^ (unsigned)lane];
@@ -69,11 +208,29 @@ struct EmuKernel { const char* name; std::function<void(void**)> run; bool syncs
 
 /// The launcher's second half: one kernel by name, its arguments as CUDA's
 /// `kernelParams` (an address per argument), each block's threads in turn
-/// or, for a kernel that waits at `__syncthreads`, as threads at a barrier.
+/// or, for a kernel that waits at `__syncthreads`, as fibers that take
+/// every block in turn, passing the barrier at each block's end.
 const LAUNCH: &str = r#"
+static EmuKernel* emu_kernel;
+static void** emu_args;
+// A fiber: thread `t` of every block, in order. At its end it resumes the
+// next fiber (waiting at the last block's barrier), the last one the
+// launcher.
+static void emu_fiber(long t) {
+    emu_become((unsigned)t);
+    for (unsigned z = 0; z < gridDim.z; z++)
+        for (unsigned y = 0; y < gridDim.y; y++)
+            for (unsigned x = 0; x < gridDim.x; x++) {
+                blockIdx = {x, y, z};
+                emu_kernel->run(emu_args);
+                __syncthreads();
+            }
+    EmuFiber done;
+    emu_pass(&done, t + 1 < emu_threads ? &emu_fibers[t + 1] : &emu_launcher);
+}
 extern "C" int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                           unsigned by, unsigned bz, unsigned shared, void** args) {
-    // One launch at a time: the indices' sizes, the barrier and shared
+    // One launch at a time: the indices' sizes, the fibers and shared
     // memory are the process's.
     static std::mutex one_at_a_time;
     std::lock_guard<std::mutex> lock(one_at_a_time);
@@ -89,32 +246,31 @@ extern "C" int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned g
     unsigned threads = bx * by * bz;
     std::vector<float> lanes(threads);
     emu_lanes = lanes.data();
-    auto thread = [&](unsigned t) {
-        threadIdx = {t % bx, t / bx % by, t / (bx * by)};
-        for (unsigned z = 0; z < gz; z++)
-            for (unsigned y = 0; y < gy; y++)
-                for (unsigned x = 0; x < gx; x++) {
-                    blockIdx = {x, y, z};
-                    k->run(args);
-                    if (k->syncs) emu_barrier->arrive_and_wait();
-                }
-    };
     if (!k->syncs) {
         for (unsigned z = 0; z < gz; z++)
             for (unsigned y = 0; y < gy; y++)
                 for (unsigned x = 0; x < gx; x++)
                     for (unsigned t = 0; t < threads; t++) {
                         blockIdx = {x, y, z};
-                        threadIdx = {t % bx, t / bx % by, t / (bx * by)};
+                        emu_become(t);
                         k->run(args);
                     }
         return 0;
     }
-    std::barrier<> barrier(threads);
-    emu_barrier = &barrier;
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; t++) pool.emplace_back(thread, t);
-    for (auto& th : pool) th.join();
+    // The fibers' stacks, kept for the next launch.
+    constexpr size_t stack = 64 << 10;
+    static std::vector<std::unique_ptr<char[]>> stacks;
+    while (stacks.size() < threads) stacks.emplace_back(new char[stack]);
+    std::vector<EmuFiber> fibers(threads);
+    for (unsigned t = 0; t < threads; t++) {
+        EmuFiber* after = t + 1 < threads ? &fibers[t + 1] : &emu_launcher;
+        if (!emu_make(&fibers[t], stacks[t].get(), stack, t, after)) return 2;
+    }
+    emu_fibers = fibers.data();
+    emu_threads = threads;
+    emu_kernel = k;
+    emu_args = args;
+    emu_pass(&emu_launcher, &fibers[0]);
     return 0;
 }
 "#;
