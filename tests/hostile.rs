@@ -146,7 +146,7 @@ fn loadsgf_refuses_what_is_not_a_regular_file_without_blocking() {
     }
     let big = dir.join("big.sgf");
     let mut text = String::from("(;SZ[9]C[");
-    text.push_str(&"x".repeat(9 << 20));
+    text.push_str(&"x".repeat(17 << 20));
     text.push_str("])");
     std::fs::write(&big, text).unwrap();
     let msg = e.err(&format!("loadsgf {}", big.display()));

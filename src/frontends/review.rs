@@ -33,7 +33,12 @@ pub fn review_file(
     how: &SearchConfig,
 ) -> Result<(), String> {
     use std::io::Write;
-    let text = crate::go::sgf::read_file(&path.to_string_lossy())?;
+    let read = crate::go::sgf::read_file(&path.to_string_lossy())?;
+    let guessed = read.note();
+    if let Some(note) = &guessed {
+        eprintln!("review: {}: {note}", path.display());
+    }
+    let text = read.text;
     let record = crate::go::sgf::load_record(&text, template)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let start = std::time::Instant::now();
@@ -50,8 +55,22 @@ pub fn review_file(
     };
     let found = review(&record.game, net, how, &mut progress);
     eprintln!();
-    let reviewed =
-        annotate(&text, &record, &found).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut notes = notes(&record, &found);
+    // Where the encoding was a guess, the root's note says which.
+    if let (Some(guessed), Some(root)) = (guessed, notes.first_mut()) {
+        root.comment = format!("kosumi: {guessed}\n{}", root.comment);
+    }
+    let reviewed = crate::go::sgf::annotate_record(&text, &notes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    // A review is a record kosumi reads again.
+    let limit = crate::go::sgf::MAX_FILE_BYTES;
+    if reviewed.len() as u64 > limit {
+        return Err(format!(
+            "{}: the review would be {} bytes, more than the {limit} kosumi reads; not written",
+            path.display(),
+            reviewed.len()
+        ));
+    }
     crate::core::files::write_atomically(out, reviewed.as_bytes()).map_err(|e| e.to_string())
 }
 
@@ -245,10 +264,15 @@ fn note(
 /// its main line: the evaluation of the position after the node, and, on a
 /// node that makes a move, what that move lost.
 pub fn annotate(text: &str, record: &Record, found: &[Reviewed]) -> Result<String, String> {
+    crate::go::sgf::annotate_record(text, &notes(record, found))
+}
+
+/// The review's note for each node of `record`'s main line, the root first.
+fn notes(record: &Record, found: &[Reviewed]) -> Vec<Note> {
     let game = &record.game;
     let size = game.size();
     let mut before = 0;
-    let notes: Vec<Note> = record
+    record
         .actions_after_node
         .iter()
         .map(|&after| {
@@ -265,8 +289,7 @@ pub fn annotate(text: &str, record: &Record, found: &[Reviewed]) -> Result<Strin
             before = after;
             note(here, played, size)
         })
-        .collect();
-    crate::go::sgf::annotate_record(text, &notes)
+        .collect()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 use crate::go::board::{BoardSize, Color, Point};
 use crate::go::dice::Dice;
+pub use crate::go::encoding::{Decoded, decode};
 use crate::go::game::{Action, Game};
 use crate::go::rules::Rules;
 use crate::go::vertex::parse_color;
@@ -45,7 +46,7 @@ fn color_of(c: &sgf_parse::Color) -> Color {
 }
 
 /// The largest file `loadsgf` reads, in bytes.
-pub const MAX_FILE_BYTES: u64 = 8 << 20;
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
 /// The most nodes a record may hold (a 25×25 game needs a few thousand).
 pub const MAX_NODES: usize = 100_000;
 /// The deepest nesting of variations a record may hold.
@@ -54,8 +55,9 @@ pub const MAX_NESTING: usize = 1_000;
 const PARSER_STACK: usize = 64 << 20;
 
 /// Reads an SGF file: a regular file (not a FIFO, device or directory, which
-/// could block or never end) of at most [`MAX_FILE_BYTES`].
-pub fn read_file(path: &str) -> Result<String, String> {
+/// could block or never end) of at most [`MAX_FILE_BYTES`], as text in its
+/// own encoding ([`decode`]).
+pub fn read_file(path: &str) -> Result<Decoded, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
     if !meta.is_file() {
         return Err(format!("{path}: not a regular file"));
@@ -77,51 +79,6 @@ pub fn read_file(path: &str) -> Result<String, String> {
         return Err(format!("{path}: more than the {MAX_FILE_BYTES} bytes read"));
     }
     decode(&bytes).map_err(|e| format!("{path}: {e}"))
-}
-
-/// A record's bytes as text, in the encoding its `CA[]` names (Latin-1,
-/// GB2312/GBK/GB18030, Big5, Shift_JIS, EUC-KR, ..., by the Encoding
-/// Standard's labels); without a `CA[]`, UTF-8 where the bytes are UTF-8
-/// and Latin-1 (the SGF standard's default) where they are not. The
-/// property's value is ASCII in every such encoding, so it is found in the
-/// bytes before they are decoded. Records are written back as UTF-8 with
-/// `CA[UTF-8]`.
-pub fn decode(bytes: &[u8]) -> Result<String, String> {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    let Some(label) = charset_of(bytes) else {
-        return Ok(match std::str::from_utf8(bytes) {
-            Ok(text) => text.to_string(),
-            Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
-        });
-    };
-    let encoding = encoding_rs::Encoding::for_label(label.trim().as_bytes()).ok_or_else(|| {
-        format!(
-            "CA[{}]: an encoding kosumi does not know",
-            String::from_utf8_lossy(label.as_bytes())
-        )
-    })?;
-    Ok(encoding.decode_without_bom_handling(bytes).0.into_owned())
-}
-
-/// The value of the first `CA[...]` property in `bytes` (an identifier
-/// `CA` not the tail of a longer one), if any.
-fn charset_of(bytes: &[u8]) -> Option<&str> {
-    let mut from = 0;
-    while let Some(at) = find(&bytes[from..], b"CA[").map(|i| i + from) {
-        from = at + 3;
-        if at > 0 && bytes[at - 1].is_ascii_alphabetic() {
-            continue;
-        }
-        let value = &bytes[from..];
-        let end = value.iter().position(|&b| b == b']')?;
-        return std::str::from_utf8(&value[..end.min(64)]).ok();
-    }
-    None
-}
-
-/// Where `needle` first occurs in `haystack`.
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Refuses records too large to parse safely: more than [`MAX_NODES`] nodes
@@ -974,7 +931,7 @@ mod tests {
             let (bytes, _, unmappable) = encoding.encode(&text);
             assert!(!unmappable, "{label}");
             assert_ne!(&bytes[..], text.as_bytes(), "{label}: not re-encoded");
-            let decoded = decode(&bytes).unwrap();
+            let decoded = decode(&bytes).unwrap().text;
             assert_eq!(decoded, text, "{label}");
             // Loaded, and written back as UTF-8 saying so, every name kept.
             let loaded = load_record(&decoded, &g).unwrap();
@@ -987,24 +944,5 @@ mod tests {
             }
             assert!(!written.contains('\u{fffd}'), "{written}");
         }
-    }
-
-    #[test]
-    fn without_ca_a_record_is_utf8_where_it_can_be_and_latin1_otherwise() {
-        let utf8 = "(;SZ[9]PB[Jörg]PW[柯洁])";
-        assert_eq!(decode(utf8.as_bytes()).unwrap(), utf8);
-        let latin1 = b"(;SZ[9]PB[J\xf6rg M\xfcller])";
-        assert_eq!(decode(latin1).unwrap(), "(;SZ[9]PB[Jörg Müller])");
-        // A byte-order mark is no part of the record.
-        let marked = [&b"\xef\xbb\xbf"[..], utf8.as_bytes()].concat();
-        assert_eq!(decode(&marked).unwrap(), utf8);
-        // An identifier that merely ends in CA is not CA; an unknown
-        // encoding is named.
-        assert_eq!(
-            decode(b"(;SZ[9]XCA[koi9]PB[a])").unwrap(),
-            "(;SZ[9]XCA[koi9]PB[a])"
-        );
-        let err = decode(b"(;CA[klingon]SZ[9])").unwrap_err();
-        assert!(err.contains("CA[klingon]"), "{err}");
     }
 }

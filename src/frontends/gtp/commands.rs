@@ -319,8 +319,11 @@ fn loadsgf(e: &mut Engine, a: &[&str]) -> Reply {
         Some(s) => Some(parse_int(s).map_err(GtpError::syntax)? as usize),
         None => None,
     };
-    let text = sgf::read_file(a[0]).map_err(|err| GtpError::new("cannot load file", err))?;
-    let game = sgf::load(&text, e.role().game(), move_number)
+    let read = sgf::read_file(a[0]).map_err(|err| GtpError::new("cannot load file", err))?;
+    if let Some(note) = read.note() {
+        log::warn!("{}: {note}", a[0]);
+    }
+    let game = sgf::load(&read.text, e.role().game(), move_number)
         .map_err(|err| GtpError::new("cannot load file", err))?;
     let to_move = game.to_move();
     e.load_game(game);
