@@ -226,3 +226,27 @@ fn a_record_in_shift_jis_is_reviewed_into_utf8_and_a_read_only_out_is_refused() 
     std::fs::set_permissions(&out, open).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_record_that_names_no_encoding_is_read_in_the_one_detected_and_says_so() {
+    let dir = std::env::temp_dir().join(format!("kosumi-review-guess-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let game = dir.join("game.sgf");
+    // Shift_JIS, as older Japanese programs wrote it, with no CA[].
+    let text = "(;GM[1]FF[4]SZ[9]KM[6.5]PB[井山裕太]PW[一力遼]\
+                C[第48期棋聖戦の第一局。素晴らしい対局でした];B[ee];W[cc])";
+    let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(text);
+    std::fs::write(&game, &bytes).unwrap();
+    let out = dir.join("reviewed.sgf");
+    let done = review_into("4", &out, &game);
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success(), "{err}");
+    assert!(err.contains("read as Shift_JIS, detected"), "{err}");
+    let written = std::fs::read_to_string(&out).expect("UTF-8");
+    for kept in ["PB[井山裕太]", "PW[一力遼]", "素晴らしい対局", "CA[UTF-8]"] {
+        assert!(written.contains(kept), "{kept}: {written}");
+    }
+    assert!(written.contains("read as Shift_JIS"), "{written}");
+    assert_eq!(std::fs::read(&game).unwrap(), bytes.as_ref());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
