@@ -41,9 +41,11 @@ struct Cli {
     /// Seconds per move (fixed budget, overrides the clock; up to 3600).
     #[arg(long, value_parser = kosumi::engine::clock::parse_seconds)]
     time: Option<f64>,
-    /// Search threads.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    /// Search threads [default: the physical cores]. `--threads 1` with a
+    /// `--seed` plays the same moves every time; more threads search more
+    /// in the same time, in an order the system's scheduling decides.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: Option<u16>,
     /// Seed of the random generators (same seed, same playouts).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -247,14 +249,15 @@ struct PhantomMatchArgs {
     /// Rengo: partners share one view.
     #[arg(long)]
     shared_view: bool,
-    #[arg(long, default_value_t = 10)]
-    games: usize,
+    /// Games to play (1 to 100000).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    games: u32,
     /// Folder for the SGF records and the results table (match.dat).
     #[arg(long)]
     sgf: Option<std::path::PathBuf>,
-    /// Games played at once.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    /// Games played at once (1 to 256).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
     /// Seed of the referee's scoring.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -308,7 +311,8 @@ struct AnalysisArgs {
     /// Seconds per position at most, where a query sets no maxTime.
     #[arg(long, value_parser = kosumi::engine::clock::parse_seconds)]
     max_time: Option<f64>,
-    /// Positions searched at once (each with --threads threads).
+    /// Positions searched at once (each with --threads threads; unasked,
+    /// the physical cores shared among them).
     #[arg(long, default_value_t = 2)]
     positions: usize,
     /// Whose side the values are given from, where a query does not
@@ -413,13 +417,19 @@ fn rules_named(name: &str) -> Rules {
     })
 }
 
+/// The search threads: as asked, else one per physical core.
+fn search_threads(cli: &Cli) -> usize {
+    cli.threads
+        .map_or_else(kosumi::core::concurrency::physical_cores, usize::from)
+}
+
 /// How to search, as the command line says: built once, the same for the
 /// GTP engine, the JSON engine's defaults and `review`.
 fn search_config(cli: &Cli) -> SearchConfig {
     SearchConfig {
         playouts: cli.playouts,
         time: cli.time,
-        threads: cli.threads.clamp(1, 256),
+        threads: search_threads(cli),
         seed: cli.seed,
         max_nodes: cli.max_nodes.max(1000),
         mc: MonteCarlo {
@@ -550,9 +560,9 @@ fn phantom_match(args: &PhantomMatchArgs) {
         komi: args.komi.unwrap_or(rules.default_komi),
         rules,
         options,
-        games: args.games,
+        games: args.games as usize,
         sgf_dir: args.sgf.clone(),
-        threads: args.threads.max(1),
+        threads: usize::from(args.threads),
         seed: args.seed,
         timeout,
         handicap: args.handicap,
@@ -624,7 +634,12 @@ fn analysis_engine(cli: &Cli, backends: &kosumi::nn::Backends, args: &AnalysisAr
     } else {
         kosumi::search::puct::MAX_DEVICE_THREADS
     };
-    let (plan, note) = kosumi::core::concurrency::plan(cli.threads, args.positions, room);
+    // Unasked, the positions at once share the physical cores.
+    let threads = cli.threads.map_or_else(
+        || (kosumi::core::concurrency::physical_cores() / args.positions.max(1)).max(1),
+        usize::from,
+    );
+    let (plan, note) = kosumi::core::concurrency::plan(threads, args.positions, room);
     if let Some(note) = note {
         eprintln!("kosumi analysis: {note}");
     }
@@ -735,15 +750,21 @@ fn gtp_engine(cli: &Cli, backends: &kosumi::nn::Backends) {
     }
     let human_network = load_human_network(cli, backends, network.is_some());
     let cores = kosumi::core::concurrency::cores();
-    if cli.threads > cores {
+    if let Some(asked) = cli.threads.map(usize::from).filter(|&n| n > cores) {
         eprintln!(
-            "kosumi: {} search threads asked for, {cores} cores here: a search runs {cores} \
-             (more only take turns on the cores)",
-            cli.threads
+            "kosumi: {asked} search threads asked for, {cores} cores here: a search runs {cores} \
+             (more only take turns on the cores)"
         );
     }
+    let mut search = search_config(cli);
+    // A hosted game's answers are a function of the game so far (GoGui's
+    // ruler and program, two processes, must hear the same): one thread
+    // unless asked.
+    if phantom_host.is_some() && cli.threads.is_none() {
+        search.threads = 1;
+    }
     let config = Config {
-        search: search_config(cli),
+        search,
         phantom_mode: cli.phantom_search,
         phantom_policy: cli.phantom_policy,
         phantom_host,

@@ -181,7 +181,8 @@ fn gtp_regression_files() {
     for file in &files {
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(file).unwrap();
-        let mut engine = common::Engine::start(&[], &dir);
+        // One search thread: the files pin moves to a seed.
+        let mut engine = common::Engine::start(&["--threads", "1"], &dir);
         // The last command (its case name, id and full response) until a
         // `#?` line or the next command settles it.
         let mut last: Option<(String, Option<i64>, String)> = None;

@@ -199,7 +199,8 @@ fn a_level_beside_draws_from_the_human_net() {
     // The synthetic net's policy is near flat (its pass can lead), so the
     // moves are checked legal and drawn: other seeds, other games.
     let game = |seed: &str| {
-        let mut e = start_beside(&["--level", "3k", "--seed", seed]);
+        // One thread: the same seed, the same draws.
+        let mut e = start_beside(&["--level", "3k", "--seed", seed, "--threads", "1"]);
         ["b", "w", "b", "w", "b", "w"]
             .iter()
             .map(|c| e.ok(&format!("genmove {c}")))

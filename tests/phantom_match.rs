@@ -408,7 +408,17 @@ fn hanging_and_flooding_seats_lose_and_leave_nothing_running() {
     }
     let hang = "sh -c 'while read l; do case \"$l\" in genmove*) sleep 1000;; *) printf \"= \\n\\n\";; esac; done'";
     let flood = "sh -c 'while read l; do case \"$l\" in genmove*) head -c 3000000 /dev/zero | tr \"\\0\" x;; *) printf \"= \\n\\n\";; esac; done'";
-    for (name, seat2) in [("hang", hang), ("flood", flood)] {
+    // A reply begun and never ended: a line every 0.3 s, or lines of a
+    // megabyte each; the whole reply is held to the timeout and its bytes
+    // to the client's bound.
+    let drip = "sh -c 'while read l; do case \"$l\" in genmove*) echo \"= A1\"; while :; do echo x; sleep 0.3; done;; *) printf \"= \\n\\n\";; esac; done'";
+    let lines = "sh -c 'while read l; do case \"$l\" in genmove*) echo \"= A1\"; while :; do head -c 1000000 /dev/zero | tr \"\\0\" x; echo; done;; *) printf \"= \\n\\n\";; esac; done'";
+    for (name, seat2) in [
+        ("hang", hang),
+        ("flood", flood),
+        ("drip", drip),
+        ("lines", lines),
+    ] {
         let dir = scratch(name);
         let started = std::time::Instant::now();
         let out = run(&[
@@ -439,6 +449,57 @@ fn hanging_and_flooding_seats_lose_and_leave_nothing_running() {
     let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
     let ps = String::from_utf8_lossy(&ps.stdout);
     assert!(!ps.lines().any(|l| l.contains("sleep 1000")), "{ps}");
+}
+
+/// A game whose record cannot be written is an error: the match stops,
+/// exits non-zero naming the file, and the table lacks that game.
+#[test]
+fn a_record_that_cannot_be_written_stops_the_match_with_an_error() {
+    let dir = scratch("unwritable");
+    // Where game 1's record goes stands a folder.
+    std::fs::create_dir_all(dir.join("game-1.sgf")).unwrap();
+    let out = Command::new(kosumi())
+        .arg("phantom-match")
+        .args(["--seat1", &seat(20), "--seat2", &seat(20), "--size", "5"])
+        .args(["--games", "4", "--sgf", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("game-1.sgf") && err.contains("stopped"),
+        "{err}"
+    );
+    let played: Vec<String> = table(&dir).into_iter().map(|l| l[0].clone()).collect();
+    assert_eq!(played, ["0"], "{played:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Games and games at once beyond any match are refused by the parser,
+/// before anything is allocated or started.
+#[test]
+fn huge_games_and_threads_are_refused_at_once() {
+    for (flag, value) in [
+        ("--games", "1000000000"),
+        ("--threads", "1000000"),
+        ("--games", "0"),
+    ] {
+        let out = Command::new(kosumi())
+            .args([
+                "phantom-match",
+                "--seat1",
+                "true",
+                "--seat2",
+                "true",
+                flag,
+                value,
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {err}");
+        assert!(err.contains(flag), "{err}");
+    }
 }
 
 #[test]

@@ -17,6 +17,17 @@ pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The physical cores this process may run on (at least 1): a search's
+/// threads by default, as Leela Zero's and Pachi's. A core's second
+/// hardware thread adds little to a search bound by its arithmetic.
+pub fn physical_cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| {
+        let all = cores();
+        super::os::physical_cores().map_or(all, |n| n.clamp(1, all))
+    })
+}
+
 /// The threads a search runs for `asked`: at least one, at most the cores.
 pub fn search_threads(asked: usize) -> usize {
     asked.clamp(1, cores())

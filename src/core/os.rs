@@ -1,5 +1,6 @@
 //! What differs between operating systems, in one place: child processes,
-//! signals, and whether standard output's reader is still there.
+//! signals, whether standard output's reader is still there, and how many
+//! physical cores the machine has.
 //!
 //! An engine started as a child process, and everything it starts, is
 //! ended as one tree with the runner however the runner ends. On Unix the child
@@ -99,6 +100,65 @@ pub fn shell(command_line: &str) -> Command {
         let mut command = Command::new("sh");
         command.args(["-c", &format!("exec {command_line}")]);
         command
+    }
+}
+
+/// The machine's physical cores (a core's second hardware thread not
+/// counted), where the system says: Linux's CPU topology in sysfs, macOS's
+/// `hw.physicalcpu`, Windows's processor cores.
+pub fn physical_cores() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // Each online processor's (package, core); a core's hardware
+        // threads share one.
+        let mut cores = std::collections::HashSet::new();
+        for entry in std::fs::read_dir("/sys/devices/system/cpu").ok()?.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Some(number) = name.strip_prefix("cpu") else {
+                continue;
+            };
+            if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+                continue;
+            }
+            let read = |file: &str| std::fs::read_to_string(entry.path().join(file)).ok();
+            if read("online").is_some_and(|v| v.trim() == "0") {
+                continue;
+            }
+            let (Some(package), Some(core)) = (
+                read("topology/physical_package_id"),
+                read("topology/core_id"),
+            ) else {
+                continue;
+            };
+            cores.insert((package.trim().to_string(), core.trim().to_string()));
+        }
+        (!cores.is_empty()).then_some(cores.len())
+    }
+    #[cfg(target_os = "macos")]
+    {
+        let mut cores: libc::c_int = 0;
+        let mut size = std::mem::size_of::<libc::c_int>();
+        // SAFETY: sysctlbyname(3) writes one int into `cores`, whose size
+        // it is given.
+        let done = unsafe {
+            libc::sysctlbyname(
+                c"hw.physicalcpu".as_ptr(),
+                (&mut cores as *mut libc::c_int).cast(),
+                &mut size,
+                std::ptr::null_mut(),
+                0,
+            )
+        };
+        (done == 0 && cores > 0).then_some(cores as usize)
+    }
+    #[cfg(windows)]
+    {
+        windows::physical_cores()
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+    {
+        None
     }
 }
 
@@ -207,6 +267,35 @@ mod windows {
     use windows_sys::Win32::System::Threading::{
         INFINITE, OpenProcess, PROCESS_SYNCHRONIZE, WaitForSingleObject,
     };
+
+    /// The processor cores the system lists (each once, whatever its
+    /// hardware threads).
+    pub fn physical_cores() -> Option<usize> {
+        use windows_sys::Win32::System::SystemInformation::{
+            GetLogicalProcessorInformation, RelationProcessorCore,
+            SYSTEM_LOGICAL_PROCESSOR_INFORMATION,
+        };
+        let mut bytes = 0u32;
+        // SAFETY: asked first with no buffer for the size, then with a
+        // buffer of at least that many bytes, read only as far as written.
+        unsafe {
+            GetLogicalProcessorInformation(std::ptr::null_mut(), &mut bytes);
+            let entry = std::mem::size_of::<SYSTEM_LOGICAL_PROCESSOR_INFORMATION>();
+            let mut entries = vec![
+                SYSTEM_LOGICAL_PROCESSOR_INFORMATION::default();
+                (bytes as usize).div_ceil(entry)
+            ];
+            if GetLogicalProcessorInformation(entries.as_mut_ptr(), &mut bytes) == 0 {
+                return None;
+            }
+            let written = &entries[..(bytes as usize / entry).min(entries.len())];
+            let cores = written
+                .iter()
+                .filter(|e| e.Relationship == RelationProcessorCore)
+                .count();
+            (cores > 0).then_some(cores)
+        }
+    }
 
     /// The id of the process that started this one, from the system's
     /// process list.

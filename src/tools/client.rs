@@ -1,8 +1,11 @@
 //! A GTP client: an engine program run as a child process and spoken to over
 //! its stdin and stdout. A thread of its own reads the engine's output lines
 //! (only the newline taken off: a stray carriage return stays for the caller
-//! to see), so that a reply can be waited for with a deadline; a line
-//! longer than [`MAX_LINE`] ends the reading (the engine floods). The
+//! to see), so that a reply can be waited for with a deadline, the whole
+//! reply within it; a line longer than [`MAX_LINE`] or a reply longer than
+//! [`MAX_RESPONSE`] ends the reading (the engine floods), and the lines
+//! not yet taken are bounded ([`QUEUED_LINES`]: an engine that writes
+//! faster than it is read waits on its pipe). The
 //! program runs in a process group of its own, ended whole when the client
 //! is dropped (a shell wrapper's children too). The phantom match runner
 //! drives its seats with it, and the tests drive kosumi.
@@ -18,6 +21,12 @@ use std::time::{Duration, Instant};
 /// output is read no further).
 pub const MAX_LINE: usize = 1 << 20;
 
+/// The longest response read, its lines together.
+pub const MAX_RESPONSE: usize = 8 << 20;
+
+/// Lines read ahead of the caller at most.
+const QUEUED_LINES: usize = 64;
+
 /// Why a client got no reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClientError {
@@ -31,7 +40,8 @@ pub enum ClientError {
     Closed,
     /// A reply that starts with neither `=` nor `?`.
     Garbage(String),
-    /// An output line longer than [`MAX_LINE`].
+    /// An output line longer than [`MAX_LINE`], or a response longer
+    /// than [`MAX_RESPONSE`].
     Flood,
 }
 
@@ -46,7 +56,10 @@ impl fmt::Display for ClientError {
                 let shown: String = line.chars().take(60).collect();
                 write!(f, "garbage reply {shown:?}")
             }
-            ClientError::Flood => write!(f, "an output line longer than {MAX_LINE} bytes"),
+            ClientError::Flood => write!(
+                f,
+                "an output line longer than {MAX_LINE} bytes or a response longer than {MAX_RESPONSE}"
+            ),
         }
     }
 }
@@ -83,7 +96,7 @@ impl Client {
         let mut tree = ChildTree::adopt(&child);
         let stdin = child.stdin.take();
         let mut out = BufReader::new(child.stdout.take().expect("stdout is piped"));
-        let (tx, lines) = mpsc::channel();
+        let (tx, lines) = mpsc::sync_channel(QUEUED_LINES);
         let reader = std::thread::Builder::new().spawn(move || {
             loop {
                 let mut bytes = Vec::new();
@@ -144,11 +157,19 @@ impl Client {
 
     /// The lines of the next response, blank lines before it skipped, the
     /// blank line after it left out (a line holding only a carriage return
-    /// counts as blank); each line within `within`.
+    /// counts as blank); the whole response within `within`, and at most
+    /// [`MAX_RESPONSE`] bytes.
     pub fn response_lines(&self, within: Duration) -> Result<Vec<String>, ClientError> {
+        let deadline = Instant::now() + within;
         let mut lines = Vec::new();
+        let mut bytes = 0;
         loop {
-            let line = self.next_line(within)?;
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.next_line(left)?;
+            bytes += line.len() + 1;
+            if bytes > MAX_RESPONSE {
+                return Err(ClientError::Flood);
+            }
             if line.trim_end_matches('\r').is_empty() {
                 if lines.is_empty() {
                     continue;

@@ -353,13 +353,15 @@ impl Seat for Program {
     }
 }
 
-/// Plays one game; the seats' programs are `commands` (seat order).
+/// Plays one game; the seats' programs are `commands` (seat order). An
+/// error where its records cannot be written (the game is then not one
+/// the match played).
 fn play_game(
     number: usize,
     commands: &[String],
     swapped: bool,
     config: &MatchConfig,
-) -> GameRecord {
+) -> Result<GameRecord, String> {
     let kind = if commands.len() == 4 {
         Kind::Rengo
     } else {
@@ -380,7 +382,7 @@ fn play_game(
         Err((seat, why)) => {
             record.result = forfeit(seat_color(seat));
             record.error = Some(format!("seat {seat}: {why}"));
-            return record;
+            return Ok(record);
         }
     };
     let size = BoardSize::square(config.size);
@@ -420,9 +422,9 @@ fn play_game(
             referee: &referee,
             result: &record.result,
         };
-        played.write(dir, config, journal);
+        played.write(dir, config, journal)?;
     }
-    record
+    Ok(record)
 }
 
 /// The true game (with the handicap stones) and its referee, seeded for
@@ -540,8 +542,14 @@ struct Played<'a> {
 impl Played<'_> {
     /// Writes the game's records into `dir`, each whole or not at all: the
     /// true game with the journal's comments, each seat's final view, and
-    /// what each seat knew after every try.
-    fn write(&self, dir: &std::path::Path, config: &MatchConfig, journal: Journal) {
+    /// what each seat knew after every try. Why not, naming the file,
+    /// where one cannot be written.
+    fn write(
+        &self,
+        dir: &std::path::Path,
+        config: &MatchConfig,
+        journal: Journal,
+    ) -> Result<(), String> {
         use crate::core::files::write_atomically;
         let (number, kind) = (self.number, self.kind);
         let size = BoardSize::square(config.size);
@@ -563,7 +571,11 @@ impl Played<'_> {
             &Note::comment(root_note),
             &notes,
         );
-        let _ = write_atomically(&dir.join(format!("game-{number}.sgf")), text.as_bytes());
+        let write = |name: String, bytes: &[u8]| {
+            let path = dir.join(name);
+            write_atomically(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+        };
+        write(format!("game-{number}.sgf"), text.as_bytes())?;
         for seat in 1..=kind.seats() {
             let mut view = Game::new(size, config.rules, config.komi);
             let _ = view.setup(&self.referee.view(seat).stones(), false);
@@ -573,15 +585,13 @@ impl Played<'_> {
                 &Note::comment(format!("game {number}: the final view of seat {seat}")),
                 &[],
             );
-            let _ = write_atomically(
-                &dir.join(format!("game-{number}-view-{seat}.sgf")),
-                text.as_bytes(),
-            );
-            let _ = write_atomically(
-                &dir.join(format!("game-{number}-views-{seat}.txt")),
+            write(format!("game-{number}-view-{seat}.sgf"), text.as_bytes())?;
+            write(
+                format!("game-{number}-views-{seat}.txt"),
                 journal.views[seat - 1].as_bytes(),
-            );
+            )?;
         }
+        Ok(())
     }
 }
 
@@ -626,12 +636,18 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
         .collect();
     let next = AtomicUsize::new(0);
     let records: Mutex<Vec<GameRecord>> = Mutex::new(before);
+    // A record that cannot be written stops the match: the first why.
+    let failed: Mutex<Option<String>> = Mutex::new(None);
+    let stopped = || failed.lock().map_or(true, |f| f.is_some());
     let out = Arc::new(Mutex::new(std::io::stdout()));
     std::thread::scope(|scope| {
         for _ in 0..config.threads.max(1) {
             // A thread refused: its games are played here, one at a time.
             crate::core::concurrency::spawn_or_run(scope, || {
-                while let Some(&g) = todo.get(next.fetch_add(1, Ordering::SeqCst)) {
+                while let Some(&g) = todo
+                    .get(next.fetch_add(1, Ordering::SeqCst))
+                    .filter(|_| !stopped())
+                {
                     let swapped = g % 2 == 1;
                     // `{game}` in a command becomes the game's number (to
                     // vary an engine's seed from game to game).
@@ -641,7 +657,15 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
                                 .replace("{game}", &g.to_string())
                         })
                         .collect();
-                    let record = play_game(g, &commands, swapped, config);
+                    let record = match play_game(g, &commands, swapped, config) {
+                        Ok(record) => record,
+                        Err(why) => {
+                            if let Ok(mut f) = failed.lock() {
+                                f.get_or_insert(format!("game {g}'s record: {why}"));
+                            }
+                            break;
+                        }
+                    };
                     let winner = match record.a_won() {
                         Some(true) => "A",
                         Some(false) => "B",
@@ -685,6 +709,12 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
         write_atomically(&dir.join("match.dat"), table.as_bytes()).map_err(|e| e.to_string())?;
     }
     println!("{}", summary(&records));
+    if let Some(why) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(format!(
+            "{why}; the match stopped ({} games played and in the table)",
+            records.len()
+        ));
+    }
     Ok(records)
 }
 
