@@ -237,13 +237,16 @@ pub struct Setting {
 }
 
 /// `key = value` lines of a KataGo config (`file`, for the origins), `#`
-/// starting a comment.
+/// starting a comment. A line ends at a line feed, a carriage return and
+/// line feed, or a carriage return alone (an old Mac's); a byte order mark
+/// (Notepad's, at the start or where files were joined) is no part of a
+/// key or value.
 pub fn parse_config(text: &str, file: &str) -> Result<Vec<Setting>, String> {
     let mut out = Vec::new();
-    // A byte-order mark (Notepad's) is no part of the first key.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let blank = |c: char| c.is_whitespace() || c == '\u{feff}';
     for (n, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
+        let line = line.split('#').next().unwrap_or("").trim_matches(blank);
         if line.is_empty() {
             continue;
         }
@@ -256,12 +259,13 @@ pub fn parse_config(text: &str, file: &str) -> Result<Vec<Setting>, String> {
         let (key, value) = line
             .split_once('=')
             .ok_or_else(|| format!("line {}: '{line}' is not key = value", n + 1))?;
-        if key.trim().is_empty() {
+        let (key, value) = (key.trim_matches(blank), value.trim_matches(blank));
+        if key.is_empty() {
             return Err(format!("line {}: '{line}' has no key before '='", n + 1));
         }
         out.push(Setting {
-            key: key.trim().to_string(),
-            value: value.trim().to_string(),
+            key: key.to_string(),
+            value: value.to_string(),
             origin: format!("{file} line {}", n + 1),
         });
     }
@@ -426,12 +430,16 @@ pub fn translate(
         }
     }
     let warnings = duplicates(&settings);
-    // The last value of each key wins, as in KataGo.
-    let mut last: Vec<Setting> = Vec::new();
-    for setting in settings {
-        last.retain(|s| s.key != setting.key);
-        last.push(setting);
+    // The last value of each key wins, as in KataGo: each key where it
+    // was last given.
+    let mut at_last: std::collections::HashMap<&str, usize> = Default::default();
+    for (n, s) in settings.iter().enumerate() {
+        at_last.insert(&s.key, n);
     }
+    let last: Vec<&Setting> = (settings.iter().enumerate())
+        .filter(|&(n, s)| at_last[s.key.as_str()] == n)
+        .map(|(_, s)| s)
+        .collect();
     let mut engine: Vec<OsString> = Vec::new();
     let mut sub: Vec<OsString> = Vec::new();
     if let Some(m) = model {
@@ -442,7 +450,7 @@ pub fn translate(
         engine.push("--human-model".into());
         engine.push(m);
     }
-    for Setting { key, value, origin } in &last {
+    for &Setting { key, value, origin } in &last {
         let refused = |wants: String| format!("{origin}: {key} = {value}: {wants}");
         // The search's refinements keep KataGo's names on kosumi's side,
         // each checked here to name where it came from.
@@ -737,10 +745,26 @@ mod tests {
     }
 
     #[test]
-    fn a_byte_order_mark_is_no_part_of_the_first_key() {
+    fn a_byte_order_mark_is_no_part_of_a_key_and_every_line_end_ends_a_line() {
         let settings = parse_config("\u{feff}maxVisits = 5\r\nrules = japanese\r\n", "f").unwrap();
         assert_eq!(settings[0].key, "maxVisits");
         assert_eq!(settings[1].value, "japanese");
+        // Two files joined: the second's mark mid-text.
+        let joined = parse_config("rules = japanese\n\u{feff}maxVisits = 7\n", "f").unwrap();
+        assert_eq!(
+            (joined[1].key.as_str(), joined[1].value.as_str()),
+            ("maxVisits", "7")
+        );
+        // An old Mac's carriage returns alone: three lines, counted as such.
+        let mac = parse_config("maxVisits = 5\rrules = aga\r\rkomi = x y\r", "f").unwrap();
+        let keys: Vec<&str> = mac.iter().map(|s| s.key.as_str()).collect();
+        assert_eq!(keys, ["maxVisits", "rules", "komi"]);
+        assert_eq!(mac[2].origin, "f line 4");
+        let err = parse_config("maxVisits = 5\rnonsense\r", "f").unwrap_err();
+        assert!(
+            err.starts_with("line 2: 'nonsense'") && !err.contains('\r'),
+            "{err:?}"
+        );
     }
 
     #[test]
