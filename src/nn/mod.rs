@@ -44,7 +44,7 @@ pub(crate) mod test_backend;
 pub(crate) mod test_models;
 
 pub use backend::PassProfile;
-pub use cpu::gemm::Kernel;
+pub use cpu::gemm::{Kernel, ProductShape, product_gflops, shapes_of};
 pub use evaluator::{Evaluator, SEARCH_POLICY_OPTIMISM};
 pub use gpu::ops::GpuAttention;
 pub use gpu::roofline::{KindFloor, roofline};

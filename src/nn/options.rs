@@ -225,6 +225,11 @@ impl Backends {
         self.options.precision.or(self.options.config_precision)
     }
 
+    /// The kernel of the CPU's products: as asked, else the fastest.
+    pub fn cpu_kernel(&self) -> Kernel {
+        self.arithmetic().kernel
+    }
+
     /// The CPU's arithmetic.
     fn arithmetic(&self) -> Arithmetic {
         Arithmetic {

@@ -258,7 +258,7 @@ pub fn network(
 
 /// The net `bench --nn` times: `model`'s, or the embedded one; a
 /// human-like net under a rank's profile (every profile costs the same).
-fn timed_net(
+pub(crate) fn timed_net(
     model: Option<&std::path::Path>,
     backends: &crate::nn::Backends,
 ) -> Result<crate::nn::Evaluator, String> {
@@ -362,7 +362,7 @@ pub fn roofline(
 
 /// The processor's clock in MHz as Linux reports it: the first core's
 /// `cpu MHz` in `/proc/cpuinfo` (x86), or its highest cpufreq clock (ARM).
-fn cpu_mhz() -> Option<f64> {
+pub(crate) fn cpu_mhz() -> Option<f64> {
     let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
     let from_cpuinfo = info
         .lines()
@@ -853,6 +853,13 @@ pub struct BenchArgs {
     /// planes, at batches 1, 8 and 128 (those the backend takes).
     #[arg(long, requires = "nn")]
     pub profile: bool,
+    /// With --nn: each matrix product a forward pass of the net runs on
+    /// the CPU instead (its shape and calls a pass at batch 1), timed alone
+    /// with the kernel in force: GFLOP/s and share of the core's nominal
+    /// peak. `scripts/gemm_reference.py` runs it and times numpy's
+    /// (OpenBLAS) on the same shapes beside it.
+    #[arg(long, requires = "nn")]
+    pub gemm: bool,
     /// With --nn: the floors of the net compiled for this GPU instead
     /// (h100, h100-pcie, h200, a100, l4, rtx4090, rtx3090), on any machine:
     /// each operation kind's flops, bytes and least time at the GPU's peaks.
@@ -898,6 +905,8 @@ pub fn command(
         let batches = listed(&args.batches, &[1, 8, 128, 256]);
         roofline(model, gpu, &sizes(&[19]), &batches, precision)
             .map_err(|e| format!("bench --roofline: {e}"))?;
+    } else if args.nn && args.gemm {
+        super::bench_gemm::products(&sizes(&[19]), args.seconds, model, backends)?;
     } else if args.nn && args.profile {
         profile(&sizes(&[9, 13, 19]), args.seconds, model, backends)?;
     } else if args.nn {

@@ -8,6 +8,7 @@
 //! never names them.
 
 pub mod bench;
+pub mod bench_gemm;
 pub mod client;
 pub mod fuzzing;
 pub mod gpu_error;

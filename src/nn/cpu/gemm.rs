@@ -330,12 +330,89 @@ impl Packed {
 /// of `c` (up to 14×16) kept in registers while `k` runs, with the fastest
 /// kernel the processor has.
 pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
+    RECORDED.with_borrow_mut(|shapes| {
+        if let Some(shapes) = shapes {
+            record(shapes, m, b.k, b.n);
+        }
+    });
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     if !b.pairs.is_empty() {
         gemm_bf16(m, a, b, c, accumulate);
         return;
     }
     gemm_with(Kernel::in_force(), m, a, b, c, accumulate);
+}
+
+/// A product's shape as a layer runs it (`m × k` by `k × n`), and how
+/// many times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProductShape {
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    pub calls: usize,
+}
+
+impl ProductShape {
+    /// Its operations a call, a multiply-add counted as two.
+    pub fn flops(&self) -> f64 {
+        2.0 * (self.m * self.k * self.n) as f64
+    }
+}
+
+thread_local! {
+    /// The shapes of the products [`gemm`] runs on this thread, while
+    /// [`shapes_of`] asks.
+    static RECORDED: std::cell::RefCell<Option<Vec<ProductShape>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+fn record(shapes: &mut Vec<ProductShape>, m: usize, k: usize, n: usize) {
+    match shapes.iter_mut().find(|s| (s.m, s.k, s.n) == (m, k, n)) {
+        Some(shape) => shape.calls += 1,
+        None => shapes.push(ProductShape { m, k, n, calls: 1 }),
+    }
+}
+
+/// The products `f` runs on this thread through [`gemm`], a shape each in
+/// the order first run, with its calls.
+pub fn shapes_of(f: impl FnOnce()) -> Vec<ProductShape> {
+    RECORDED.with_borrow_mut(|r| *r = Some(Vec::new()));
+    f();
+    RECORDED.with_borrow_mut(Option::take).unwrap_or_default()
+}
+
+/// `kernel`'s rate on one product of `shape` (GFLOP/s), random factors,
+/// the right-hand one packed once as a layer's weights are, products
+/// repeated for about `seconds` after a warm-up of the same.
+pub fn product_gflops(kernel: Kernel, shape: ProductShape, seconds: f64) -> f64 {
+    let ProductShape { m, k, n, .. } = shape;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut value = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+    };
+    let a: Vec<f32> = (0..m * k).map(|_| value()).collect();
+    let b: Vec<f32> = (0..k * n).map(|_| value()).collect();
+    let packed = Packed::with_precision(k, n, &b, Precision::F32);
+    let mut c = vec![0.0; m * n];
+    let window = std::time::Duration::from_secs_f64(seconds.max(0.01));
+    let mut rate = 0.0;
+    for timed in [false, true] {
+        let start = std::time::Instant::now();
+        let mut calls = 0u64;
+        while calls < 3 || start.elapsed() < window {
+            gemm_with(kernel, m, &a, &packed, &mut c, false);
+            calls += 1;
+        }
+        if timed {
+            rate = shape.flops() * calls as f64 / start.elapsed().as_secs_f64() / 1e9;
+        }
+    }
+    std::hint::black_box(&c);
+    rate
 }
 
 /// [`gemm`] with the kernel given (one the processor runs).
@@ -710,6 +787,30 @@ unsafe fn block_neon_bf16<const R: usize>(a: &[u32], q: usize, panel: &[u32], ou
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_products_run_inside_shapes_of_are_counted_by_shape() {
+        let b = Packed::with_precision(3, 20, &[1.0; 60], Precision::F32);
+        let (a, mut c) = ([1.0; 15], [0.0; 100]);
+        let shapes = shapes_of(|| {
+            gemm(5, &a, &b, &mut c, false);
+            gemm(5, &a, &b, &mut c, true);
+            gemm(2, &a, &b, &mut c, false);
+        });
+        let shape = |m, calls| ProductShape {
+            m,
+            k: 3,
+            n: 20,
+            calls,
+        };
+        assert_eq!(shapes, [shape(5, 2), shape(2, 1)]);
+        assert_eq!(shape(5, 2).flops(), 600.0);
+        // The products ran as ever; none is counted after.
+        assert_eq!((c[0], c[99]), (3.0, 6.0));
+        gemm(1, &a, &b, &mut c, false);
+        assert!(RECORDED.with_borrow(Option::is_none));
+        assert!(product_gflops(Kernel::Portable, shape(6, 1), 0.01) > 0.0);
+    }
 
     #[test]
     fn bfloat16_products_are_single_precision_ones_to_bfloat16_rounding() {
