@@ -44,8 +44,8 @@ struct Cli {
     /// Search threads [default: the physical cores]. `--threads 1` with a
     /// `--seed` plays the same moves every time; more threads search more
     /// in the same time, in an order the system's scheduling decides.
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
-    threads: Option<u16>,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    threads: Option<u64>,
     /// Seed of the random generators (same seed, same playouts).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -417,10 +417,16 @@ fn rules_named(name: &str) -> Rules {
     })
 }
 
-/// The search threads: as asked, else one per physical core.
+/// The search threads: as asked (at most 256), else one per physical
+/// core.
 fn search_threads(cli: &Cli) -> usize {
+    asked_threads(cli).map_or_else(kosumi::core::concurrency::physical_cores, |n| n.min(256))
+}
+
+/// The search threads `--threads` (or a KataGo config) asked for.
+fn asked_threads(cli: &Cli) -> Option<usize> {
     cli.threads
-        .map_or_else(kosumi::core::concurrency::physical_cores, usize::from)
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 /// How to search, as the command line says: built once, the same for the
@@ -635,10 +641,9 @@ fn analysis_engine(cli: &Cli, backends: &kosumi::nn::Backends, args: &AnalysisAr
         kosumi::search::puct::MAX_DEVICE_THREADS
     };
     // Unasked, the positions at once share the physical cores.
-    let threads = cli.threads.map_or_else(
-        || (kosumi::core::concurrency::physical_cores() / args.positions.max(1)).max(1),
-        usize::from,
-    );
+    let threads = asked_threads(cli).unwrap_or_else(|| {
+        (kosumi::core::concurrency::physical_cores() / args.positions.max(1)).max(1)
+    });
     let (plan, note) = kosumi::core::concurrency::plan(threads, args.positions, room);
     if let Some(note) = note {
         eprintln!("kosumi analysis: {note}");
@@ -750,7 +755,7 @@ fn gtp_engine(cli: &Cli, backends: &kosumi::nn::Backends) {
     }
     let human_network = load_human_network(cli, backends, network.is_some());
     let cores = kosumi::core::concurrency::cores();
-    if let Some(asked) = cli.threads.map(usize::from).filter(|&n| n > cores) {
+    if let Some(asked) = asked_threads(cli).filter(|&n| n > cores) {
         eprintln!(
             "kosumi: {asked} search threads asked for, {cores} cores here: a search runs {cores} \
              (more only take turns on the cores)"
