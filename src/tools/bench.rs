@@ -258,7 +258,7 @@ pub fn network(
 
 /// The net `bench --nn` times: `model`'s, or the embedded one; a
 /// human-like net under a rank's profile (every profile costs the same).
-pub(crate) fn timed_net(
+fn timed_net(
     model: Option<&std::path::Path>,
     backends: &crate::nn::Backends,
 ) -> Result<crate::nn::Evaluator, String> {
@@ -362,7 +362,7 @@ pub fn roofline(
 
 /// The processor's clock in MHz as Linux reports it: the first core's
 /// `cpu MHz` in `/proc/cpuinfo` (x86), or its highest cpufreq clock (ARM).
-pub(crate) fn cpu_mhz() -> Option<f64> {
+fn cpu_mhz() -> Option<f64> {
     let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
     let from_cpuinfo = info
         .lines()
@@ -906,7 +906,14 @@ pub fn command(
         roofline(model, gpu, &sizes(&[19]), &batches, precision)
             .map_err(|e| format!("bench --roofline: {e}"))?;
     } else if args.nn && args.gemm {
-        super::bench_gemm::products(&sizes(&[19]), args.seconds, model, backends)?;
+        let net = timed_net(model, backends)?;
+        let setup = super::bench_gemm::Setup {
+            net: &net,
+            kernel: backends.cpu_kernel(),
+            mhz: cpu_mhz(),
+            position: middle_game,
+        };
+        super::bench_gemm::products(&sizes(&[19]), args.seconds, setup)?;
     } else if args.nn && args.profile {
         profile(&sizes(&[9, 13, 19]), args.seconds, model, backends)?;
     } else if args.nn {

@@ -4,8 +4,8 @@
 //! nominal peak, and against another library's on the same shapes
 //! (`scripts/gemm_reference.py` times numpy's OpenBLAS beside it).
 
-use super::bench::{cpu_mhz, middle_game, timed_net};
-use crate::nn::{Evaluation, ProductShape, Request};
+use crate::go::game::Game;
+use crate::nn::{Evaluation, Evaluator, Kernel, ProductShape, Request};
 
 /// The processor's model and the vector extensions the kernels use, as
 /// `/proc/cpuinfo` names them (Linux), for the head of the figures.
@@ -29,27 +29,35 @@ pub fn processor() -> String {
     format!("processor=\"{model}\" flags={}", has.join(","))
 }
 
+/// How the products are timed: the net, its kernel, the core's clock
+/// (MHz, where known) and the position of each board size.
+pub struct Setup<'a> {
+    pub net: &'a Evaluator,
+    pub kernel: Kernel,
+    pub mhz: Option<f64>,
+    pub position: fn(usize) -> Game,
+}
+
 /// A line for each product of the net's pass at batch 1 on each size (its
 /// shape, calls, share of the pass's product operations, GFLOP/s alone
 /// and share of the nominal peak), then the pass's products at those
 /// rates; the processor first.
-pub fn products(
-    sizes: &[usize],
-    seconds: f64,
-    model: Option<&std::path::Path>,
-    backends: &crate::nn::Backends,
-) -> Result<(), String> {
-    let net = timed_net(model, backends)?;
+pub fn products(sizes: &[usize], seconds: f64, setup: Setup) -> Result<(), String> {
+    let Setup {
+        net,
+        kernel,
+        mhz,
+        position,
+    } = setup;
     if !net.on_processor() {
         return Err("bench --gemm times the CPU's products: add --backend cpu".into());
     }
-    let kernel = backends.cpu_kernel();
-    let peak = cpu_mhz()
+    let peak = mhz
         .map(|mhz| mhz * 1e-3 * kernel.peak_flops_per_cycle())
         .filter(|&p| p > 0.0);
     println!("bench gemm {} kernel={}", processor(), kernel.name());
     for &size in sizes {
-        let game = middle_game(size);
+        let game = position(size);
         let request = Request {
             game: &game,
             to_move: game.to_move(),
