@@ -387,13 +387,8 @@ pub fn shapes_of(f: impl FnOnce()) -> Vec<ProductShape> {
 /// repeated for about `seconds` after a warm-up of the same.
 pub fn product_gflops(kernel: Kernel, shape: ProductShape, seconds: f64) -> f64 {
     let ProductShape { m, k, n, .. } = shape;
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut value = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
-    };
+    let mut bits = crate::core::random::splitmix_sequence(1);
+    let mut value = || ((bits() >> 40) as f32 / (1u64 << 24) as f32) - 0.5;
     let a: Vec<f32> = (0..m * k).map(|_| value()).collect();
     let b: Vec<f32> = (0..k * n).map(|_| value()).collect();
     let packed = Packed::with_precision(k, n, &b, Precision::F32);

@@ -132,7 +132,7 @@ typedef void* EmuFiber;
 static EmuFiber* emu_fibers;
 static EmuFiber emu_launcher;
 // Fiber `t` made on `size` bytes of `stack`, to start at emu_fiber(t).
-static bool emu_make(EmuFiber* fiber, char* stack, size_t size, unsigned t, EmuFiber*) {
+static bool emu_make(EmuFiber* fiber, char* stack, size_t size, unsigned t) {
     void** top = (void**)(((uintptr_t)(stack + size)) & ~(uintptr_t)15);
     void** frame = top - emu_frame_words;
     memset(frame, 0, sizeof(void*) * emu_frame_words);
@@ -148,11 +148,12 @@ static inline void emu_pass(EmuFiber* from, EmuFiber* to) { emu_switch(from, *to
 typedef ucontext_t EmuFiber;
 static EmuFiber* emu_fibers;
 static EmuFiber emu_launcher;
-static bool emu_make(EmuFiber* fiber, char* stack, size_t size, unsigned t, EmuFiber* after) {
+static bool emu_make(EmuFiber* fiber, char* stack, size_t size, unsigned t) {
     if (getcontext(fiber) != 0) return false;
     fiber->uc_stack.ss_sp = stack;
     fiber->uc_stack.ss_size = size;
-    fiber->uc_link = after;
+    // A fiber never returns: it passes on at its end (emu_fiber).
+    fiber->uc_link = nullptr;
     makecontext(fiber, (void (*)())emu_fiber, 1, (long)t);
     return true;
 }
@@ -263,8 +264,7 @@ extern "C" int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned g
     while (stacks.size() < threads) stacks.emplace_back(new char[stack]);
     std::vector<EmuFiber> fibers(threads);
     for (unsigned t = 0; t < threads; t++) {
-        EmuFiber* after = t + 1 < threads ? &fibers[t + 1] : &emu_launcher;
-        if (!emu_make(&fibers[t], stacks[t].get(), stack, t, after)) return 2;
+        if (!emu_make(&fibers[t], stacks[t].get(), stack, t)) return 2;
     }
     emu_fibers = fibers.data();
     emu_threads = threads;
