@@ -320,8 +320,12 @@ fn launcher() -> Result<LaunchFn, String> {
             .arg(&library)
             .arg(&source)
             .output()
-            .map_err(|e| format!("g++ does not run: {e}"))?;
+            .map_err(|e| {
+                let _ = std::fs::remove_dir_all(&dir);
+                format!("g++ does not run: {e}")
+            })?;
         if !out.status.success() {
+            let _ = std::fs::remove_dir_all(&dir);
             return Err(format!(
                 "g++ refuses the kernels: {}",
                 String::from_utf8_lossy(&out.stderr)
@@ -331,6 +335,9 @@ fn launcher() -> Result<LaunchFn, String> {
         // SAFETY: a library just built from the kernels and the launcher;
         // it stays loaded for the process.
         let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW) };
+        // A loaded library stays mapped once its file is gone: the build
+        // leaves nothing in the temporary folder.
+        let _ = std::fs::remove_dir_all(&dir);
         if handle.is_null() {
             return Err("the emulated kernels do not load".into());
         }
