@@ -24,6 +24,112 @@ const LINE_POINTS: usize = 4 * (MAX_SIZE - 1);
 /// Index of a cell in the padded array.
 pub type Point = u16;
 
+/// What [`Board::place_undoably`] changed, frame by frame, so that
+/// [`Board::undo`] puts it back: each point's entries as they were before
+/// their first change, the list slots likewise, the scalars at the frame's
+/// opening. Kept between uses, it allocates only while it grows.
+#[derive(Default)]
+pub struct Undo {
+    frames: Vec<Frame>,
+    points: Vec<SavedPoint>,
+    slots: Vec<SavedSlot>,
+}
+
+impl Undo {
+    /// The frames open.
+    pub fn depth(&self) -> usize {
+        self.frames.len()
+    }
+}
+
+/// The scalars of a board when a frame opened, and where its saved entries
+/// start.
+struct Frame {
+    points: usize,
+    slots: usize,
+    empty_count: usize,
+    line_empty_count: [u8; MAX_LINES + 1],
+    hash: u64,
+    captures: [u32; 2],
+    ko: Option<(Point, Color)>,
+}
+
+/// A point's entries in every per-point array but the marks (which are
+/// scratch, kept consistent by their generation).
+struct SavedPoint {
+    at: Point,
+    cell: Cell,
+    head: Point,
+    next: Point,
+    libs: u16,
+    stones: u16,
+    empty_index: u16,
+    line_empty_index: u8,
+    neighbor_count: u32,
+}
+
+/// A slot of the empty points' list (`line` = [`EMPTY_LIST`]) or of a
+/// line's list.
+struct SavedSlot {
+    line: u8,
+    index: u16,
+    point: Point,
+}
+
+/// [`SavedSlot::line`] of the list of all empty points.
+const EMPTY_LIST: u8 = u8::MAX;
+
+/// Where a placement's writes are told before they are made: nowhere
+/// (`()`, the plain [`Board::place`]: the calls compile to nothing) or an
+/// [`Undo`].
+trait Journal {
+    fn point(&mut self, board: &Board, at: Point);
+    fn empty_slot(&mut self, board: &Board, index: usize);
+    fn line_slot(&mut self, board: &Board, line: usize, index: usize);
+}
+
+impl Journal for () {
+    #[inline(always)]
+    fn point(&mut self, _: &Board, _: Point) {}
+    #[inline(always)]
+    fn empty_slot(&mut self, _: &Board, _: usize) {}
+    #[inline(always)]
+    fn line_slot(&mut self, _: &Board, _: usize, _: usize) {}
+}
+
+impl Journal for Undo {
+    fn point(&mut self, board: &Board, at: Point) {
+        let i = at as usize;
+        self.points.push(SavedPoint {
+            at,
+            cell: board.cells[i],
+            head: board.head[i],
+            next: board.next[i],
+            libs: board.libs[i],
+            stones: board.stones[i],
+            empty_index: board.empty_index[i],
+            line_empty_index: board.line_empty_index[i],
+            neighbor_count: board.neighbor_count[i],
+        });
+    }
+
+    fn empty_slot(&mut self, board: &Board, index: usize) {
+        self.slots.push(SavedSlot {
+            line: EMPTY_LIST,
+            index: index as u16,
+            point: board.empty[index],
+        });
+    }
+
+    fn line_slot(&mut self, board: &Board, line: usize, index: usize) {
+        self.slots.push(SavedSlot {
+            line: line as u8,
+            index: index as u16,
+            point: board.line_empty[line][index],
+        });
+    }
+}
+
 /// A board's width (columns) and height (rows), each 2..=25 on a board
 /// that exists. Square boards are the common case; KataGo, Sabaki and SGF
 /// (`SZ[13:9]`) also know rectangular ones.
@@ -550,10 +656,18 @@ impl Board {
     }
 
     fn add_empty(&mut self, p: Point) {
+        self.add_empty_journaled(p, &mut ());
+    }
+
+    fn add_empty_journaled<J: Journal>(&mut self, p: Point, journal: &mut J) {
+        journal.point(self, p);
+        journal.empty_slot(self, self.empty_count);
         self.empty_index[p as usize] = self.empty_count as u16;
         self.empty[self.empty_count] = p;
         self.empty_count += 1;
         if self.keep_lines {
+            let l = self.line[p as usize] as usize;
+            journal.line_slot(self, l, self.line_empty_count[l] as usize);
             self.add_to_line(p);
         }
     }
@@ -566,10 +680,12 @@ impl Board {
         self.line_empty_count[l] = n + 1;
     }
 
-    fn remove_empty(&mut self, p: Point) {
+    fn remove_empty<J: Journal>(&mut self, p: Point, journal: &mut J) {
         let i = self.empty_index[p as usize] as usize;
         self.empty_count -= 1;
         let last = self.empty[self.empty_count];
+        journal.empty_slot(self, i);
+        journal.point(self, last);
         self.empty[i] = last;
         self.empty_index[last as usize] = i as u16;
         if !self.keep_lines {
@@ -579,6 +695,8 @@ impl Board {
         let i = self.line_empty_index[p as usize] as usize;
         let n = self.line_empty_count[l] - 1;
         let last = self.line_empty[l][n as usize];
+        journal.line_slot(self, l, i);
+        journal.point(self, last);
         self.line_empty[l][i] = last;
         self.line_empty_index[last as usize] = i as u8;
         self.line_empty_count[l] = n;
@@ -753,27 +871,87 @@ impl Board {
 
     /// Places a stone known to be legal (see [`Board::check`]).
     pub fn place(&mut self, c: Color, p: Point) -> Placed {
+        self.place_journaled(c, p, &mut ())
+    }
+
+    /// [`Board::place`], what it changes saved in `undo` so that
+    /// [`Board::undo`] puts the board back as it was, bit for bit (the
+    /// reading of ladders: a move and its undoing in place of a board's copy).
+    pub fn place_undoably(&mut self, c: Color, p: Point, undo: &mut Undo) -> Placed {
+        self.checkpoint(undo);
+        self.place_journaled(c, p, undo)
+    }
+
+    /// Opens a frame in `undo`: [`Board::undo`] puts back the board's
+    /// scalars (the hash, the prisoners, the ko, the empty points' counts)
+    /// as they are now, with whatever [`Board::place_undoably`] changes in
+    /// the frames opened after it.
+    pub fn checkpoint(&self, undo: &mut Undo) {
+        undo.frames.push(Frame {
+            points: undo.points.len(),
+            slots: undo.slots.len(),
+            empty_count: self.empty_count,
+            line_empty_count: self.line_empty_count,
+            hash: self.hash,
+            captures: self.captures,
+            ko: self.ko,
+        });
+    }
+
+    /// Puts the board back as it was at the last open frame of `undo`
+    /// ([`Board::checkpoint`] or [`Board::place_undoably`]) and closes it;
+    /// false where none is open.
+    pub fn undo(&mut self, undo: &mut Undo) -> bool {
+        let Some(frame) = undo.frames.pop() else {
+            return false;
+        };
+        for saved in undo.points.drain(frame.points..).rev() {
+            let i = saved.at as usize;
+            self.cells[i] = saved.cell;
+            self.head[i] = saved.head;
+            self.next[i] = saved.next;
+            self.libs[i] = saved.libs;
+            self.stones[i] = saved.stones;
+            self.empty_index[i] = saved.empty_index;
+            self.line_empty_index[i] = saved.line_empty_index;
+            self.neighbor_count[i] = saved.neighbor_count;
+        }
+        for saved in undo.slots.drain(frame.slots..).rev() {
+            match saved.line {
+                EMPTY_LIST => self.empty[saved.index as usize] = saved.point,
+                l => self.line_empty[l as usize][saved.index as usize] = saved.point,
+            }
+        }
+        self.empty_count = frame.empty_count;
+        self.line_empty_count = frame.line_empty_count;
+        self.hash = frame.hash;
+        self.captures = frame.captures;
+        self.ko = frame.ko;
+        true
+    }
+
+    fn place_journaled<J: Journal>(&mut self, c: Color, p: Point, journal: &mut J) -> Placed {
         let own = c.cell();
         let opp = c.opponent().cell();
         let pi = p as usize;
         let (opp_chains, n_opp) = self.neighbor_chains(p, opp);
         let (own_chains, n_own) = self.neighbor_chains(p, own);
-        for &h in &opp_chains[..n_opp] {
-            self.libs[h as usize] -= 1;
-        }
-        for &h in &own_chains[..n_own] {
+        for &h in opp_chains[..n_opp].iter().chain(&own_chains[..n_own]) {
+            journal.point(self, h);
             self.libs[h as usize] -= 1;
         }
         // The empty neighbours of p, counted before p is filled.
         let empty_around = self.count(p, Cell::Empty) as u16;
+        journal.point(self, p);
         self.cells[pi] = own;
         let filled = count_unit(own).wrapping_sub(count_unit(Cell::Empty));
         for q in self.neighbors(p) {
+            journal.point(self, q);
             let count = &mut self.neighbor_count[q as usize];
             *count = count.wrapping_add(filled);
         }
         self.hash ^= ZOBRIST[c.index()][pi];
-        self.remove_empty(p);
+        self.remove_empty(p, journal);
         self.head[pi] = p;
         self.next[pi] = p;
         self.stones[pi] = 1;
@@ -800,7 +978,7 @@ impl Board {
                     }
                 }
             }
-            h = self.merge(h, g);
+            h = self.merge(h, g, journal);
             self.libs[h as usize] = libs;
         } else {
             // Joining chains: the biggest one's liberties (p already taken
@@ -812,7 +990,7 @@ impl Board {
                 .expect("chains to join");
             let libs = self.libs[big as usize] + self.liberties_beyond(big, p, chains);
             for &g in chains {
-                h = self.merge(h, g);
+                h = self.merge(h, g, journal);
             }
             self.libs[h as usize] = libs;
         }
@@ -821,14 +999,14 @@ impl Board {
         for &g in &opp_chains[..n_opp] {
             if self.libs[g as usize] == 0 {
                 last_captured = g;
-                placed.captured += self.remove_chain(g);
+                placed.captured += self.remove_chain(g, journal);
             }
         }
         self.captures[c.index()] += placed.captured;
         self.ko = None;
         let h = self.head[pi];
         if self.libs[h as usize] == 0 {
-            placed.suicided = self.remove_chain(h);
+            placed.suicided = self.remove_chain(h, journal);
             self.captures[c.opponent().index()] += placed.suicided;
         } else if placed.captured == 1 && self.stones[h as usize] == 1 && self.libs[h as usize] == 1
         {
@@ -838,7 +1016,7 @@ impl Board {
     }
 
     /// Joins the chains with heads `a` and `b`; returns the new head.
-    fn merge(&mut self, a: Point, b: Point) -> Point {
+    fn merge<J: Journal>(&mut self, a: Point, b: Point, journal: &mut J) -> Point {
         if a == b {
             return a;
         }
@@ -847,8 +1025,10 @@ impl Board {
         } else {
             (b, a)
         };
+        journal.point(self, big);
         let mut s = small;
         loop {
+            journal.point(self, s);
             self.head[s as usize] = big;
             s = self.next[s as usize];
             if s == small {
@@ -900,7 +1080,7 @@ impl Board {
     }
 
     /// Removes the chain with head `h`; returns the number of stones removed.
-    fn remove_chain(&mut self, h: Point) -> u32 {
+    fn remove_chain<J: Journal>(&mut self, h: Point, journal: &mut J) -> u32 {
         let color = self.cells[h as usize].color().expect("a chain");
         let other = color.opponent().cell();
         let mut n = 0;
@@ -908,15 +1088,18 @@ impl Board {
         let emptied = count_unit(Cell::Empty).wrapping_sub(count_unit(color.cell()));
         loop {
             let following = self.next[s as usize];
+            journal.point(self, s);
             self.cells[s as usize] = Cell::Empty;
             for q in self.neighbors(s) {
+                journal.point(self, q);
                 let count = &mut self.neighbor_count[q as usize];
                 *count = count.wrapping_add(emptied);
             }
             self.hash ^= ZOBRIST[color.index()][s as usize];
-            self.add_empty(s);
+            self.add_empty_journaled(s, journal);
             let (chains, k) = self.neighbor_chains(s, other);
             for &g in &chains[..k] {
+                journal.point(self, g);
                 self.libs[g as usize] += 1;
             }
             n += 1;
@@ -935,7 +1118,7 @@ impl Board {
             Some(c) => c,
             None => return 0,
         };
-        let n = self.remove_chain(self.head[p as usize]);
+        let n = self.remove_chain(self.head[p as usize], &mut ());
         self.captures[c.opponent().index()] += n;
         n
     }
@@ -1260,5 +1443,102 @@ pub(crate) mod tests {
         assert!(b.is_eye(Color::Black, at(&b, "A5")));
         assert!(!b.is_eye(Color::White, at(&b, "A5")));
         assert!(!b.is_eye(Color::Black, at(&b, "C5")));
+    }
+
+    /// Every entry a board keeps but its marks (scratch), over the part of
+    /// each array its size uses.
+    fn state(b: &Board) -> impl PartialEq + fmt::Debug + use<> {
+        let n = b.cell_count();
+        let lines: Vec<Vec<Point>> = (0..=MAX_LINES)
+            .map(|l| b.line_empty[l][..b.line_empty_count[l] as usize].to_vec())
+            .collect();
+        (
+            (
+                b.cells[..n].to_vec(),
+                b.head[..n].to_vec(),
+                b.next[..n].to_vec(),
+            ),
+            (b.libs[..n].to_vec(), b.stones[..n].to_vec()),
+            (
+                b.empty[..b.empty_count].to_vec(),
+                b.empty_index[..n].to_vec(),
+            ),
+            (lines, b.line_empty_index[..n].to_vec()),
+            (b.neighbor_count[..n].to_vec(), b.hash, b.captures, b.ko),
+        )
+    }
+
+    /// Random games on square and rectangular boards, lines kept or not:
+    /// placements stacked up to eight deep (captures, suicides, kos among
+    /// them) and undone one at a time give back, at each step, the board
+    /// as it was, entry for entry.
+    #[test]
+    fn undoing_placements_gives_back_each_board_bit_for_bit() {
+        use rand::{RngExt, SeedableRng, rngs::SmallRng};
+        let mut rng = SmallRng::seed_from_u64(11);
+        let mut undo = Undo::default();
+        let (mut captures, mut suicides) = (0, 0);
+        for (w, h, keep) in [(5, 5, true), (9, 9, false), (19, 19, true), (7, 11, false)] {
+            let mut b = Board::new(BoardSize::new(w, h).unwrap());
+            b.keep_lines(keep);
+            for _ in 0..300 {
+                if b.empty_points().is_empty() {
+                    break;
+                }
+                let mut before = Vec::new();
+                for _ in 0..rng.random_range(1..=8) {
+                    let free = b.empty_points();
+                    let Some(&p) = free.get(rng.random_range(0..free.len().max(1))) else {
+                        break;
+                    };
+                    let c = [Color::Black, Color::White][rng.random_range(0..2)];
+                    before.push(state(&b));
+                    let placed = b.place_undoably(c, p, &mut undo);
+                    captures += placed.captured;
+                    suicides += placed.suicided;
+                    assert!(b.neighbor_counts_agree());
+                }
+                while let Some(was) = before.pop() {
+                    assert!(b.undo(&mut undo));
+                    assert!(state(&b) == was, "an undo left the board changed");
+                }
+                assert_eq!(undo.depth(), 0);
+                assert!(!b.undo(&mut undo), "no frame is open");
+                // One placement kept, so that the games move on.
+                let free = b.empty_points();
+                let p = free[rng.random_range(0..free.len())];
+                b.place([Color::Black, Color::White][rng.random_range(0..2)], p);
+            }
+        }
+        assert!(captures > 100 && suicides > 10, "{captures} {suicides}");
+    }
+
+    /// A checkpoint with no placement gives back the scalars a caller
+    /// changed (the ladder reader clears the ko for the defender).
+    #[test]
+    fn a_checkpoint_gives_back_a_cleared_ko() {
+        let mut b = Board::new(5);
+        for (c, v) in [
+            (Color::Black, "C4"),
+            (Color::Black, "B3"),
+            (Color::Black, "C2"),
+            (Color::Black, "D3"),
+            (Color::White, "D4"),
+            (Color::White, "E3"),
+            (Color::White, "D2"),
+        ] {
+            b.place(c, at(&b, v));
+        }
+        let mut undo = Undo::default();
+        let placed = b.place_undoably(Color::White, at(&b, "C3"), &mut undo);
+        assert_eq!(placed.captured, 1);
+        let ko = b.ko();
+        assert_eq!(ko, Some((at(&b, "D3"), Color::Black)));
+        b.checkpoint(&mut undo);
+        b.clear_ko();
+        assert!(b.undo(&mut undo));
+        assert_eq!(b.ko(), ko);
+        assert!(b.undo(&mut undo));
+        assert_eq!((b.ko(), b.cell(at(&b, "D3"))), (None, Cell::Black));
     }
 }

@@ -100,7 +100,7 @@ pub fn position(board: &Board, p: Point) -> usize {
     (size.height - 1 - y) * size.width + x
 }
 
-/// Makes the inputs; keeps the ladder reader's scratch boards between calls.
+/// Makes the inputs; keeps the ladder reader's scratch board and lists between calls.
 #[derive(Default)]
 pub struct FeatureMaker {
     ladders: LadderReader,
@@ -278,6 +278,8 @@ impl FeatureMaker {
     ) {
         let mut solved = std::mem::take(&mut self.solved);
         solved.clear();
+        // One copy of the board for all its chains.
+        let mut reading = self.ladders.on(board);
         for p in board.points_from_top() {
             let Some(c) = board.color_at(p) else { continue };
             let libs = board.liberties(p);
@@ -289,9 +291,9 @@ impl FeatureMaker {
                 Some(&(_, l)) => l,
                 None => {
                     let l = if libs == 1 {
-                        self.ladders.in_atari_is_laddered(board, p)
+                        reading.in_atari_is_laddered(p)
                     } else {
-                        let moves = self.ladders.two_liberties_working_moves(board, p);
+                        let moves = reading.two_liberties_working_moves(p);
                         if working && c != pla {
                             for m in moves.into_iter().flatten() {
                                 spatial[17 * points + position(board, m)] = 1.0;

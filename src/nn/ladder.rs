@@ -9,10 +9,14 @@
 //! points counts as captured, all as KataGo does, so that the planes equal
 //! the ones the network was trained on.
 //!
+//! A search plays its moves on one copy of the board and takes each back
+//! ([`Board::place_undoably`], [`Board::undo`]), as KataGo's does, in place
+//! of a board's copy a move: one copy serves every chain of a position.
+//!
 //! This is not kosumi's own tactical reader (`crate::knowledge::tactics`), which
 //! serves the playouts with a depth bound instead.
 
-use crate::go::board::{Board, BoardSize, Cell, Color, Point};
+use crate::go::board::{Board, BoardSize, Cell, Color, Point, Undo};
 use crate::go::rules::Suicide;
 
 /// KataGo's bound on the moves of one ladder search.
@@ -21,9 +25,12 @@ const NODE_BUDGET: u32 = 25_000;
 /// The search ran out of its budget.
 struct Exhausted;
 
-/// Scratch boards and move lists, one per depth, reused between searches.
+/// A scratch board, on which a search plays each move and takes it back
+/// (KataGo's `playMoveRecorded` and `undo`), and a move list a depth,
+/// reused between searches.
 pub struct LadderReader {
-    boards: Vec<Board>,
+    board: Box<Board>,
+    undo: Undo,
     moves: Vec<Vec<Point>>,
     /// The liberties of a chain of two, kept between calls.
     pair: Vec<Point>,
@@ -241,33 +248,28 @@ fn would_be_ko_capture(board: &Board, c: Color, p: Point) -> bool {
 
 impl LadderReader {
     pub fn new() -> LadderReader {
+        let mut board = Box::new(Board::new(BoardSize::square(2)));
+        // Copies then leave the per-line lists alone (Aléago's, not read here).
+        board.keep_lines(false);
         LadderReader {
-            boards: Vec::new(),
+            board,
+            undo: Undo::default(),
             moves: Vec::new(),
             pair: Vec::new(),
             nodes: 0,
         }
     }
 
-    fn ensure(&mut self, depth: usize, size: BoardSize) {
-        while self.boards.len() <= depth {
-            self.boards.push(Board::new(size));
-            self.moves.push(Vec::new());
-        }
+    /// The reader on a copy of `board`, for any number of its chains (one
+    /// copy for them all: each search leaves the copy as it found it).
+    pub fn on(&mut self, board: &Board) -> Reading<'_> {
+        self.board.copy_from(board);
+        Reading { reader: self }
     }
 
-    /// Whether the chain through `p`, in atari, is captured in a ladder
-    /// with its owner to move.
-    pub fn in_atari_is_laddered(&mut self, board: &Board, p: Point) -> bool {
-        self.ensure(0, board.size());
-        self.boards[0].copy_from(board);
-        self.search(p, true)
-    }
-
-    /// For a chain of two liberties: the attacker's ataris that start a
-    /// ladder capturing it (none: not laddered).
-    pub fn two_liberties_working_moves(&mut self, board: &Board, p: Point) -> [Option<Point>; 2] {
+    fn working_moves(&mut self, p: Point) -> [Option<Point>; 2] {
         let mut working = [None; 2];
+        let board = &self.board;
         let Some(own) = board.color_at(p) else {
             return working;
         };
@@ -278,23 +280,23 @@ impl LadderReader {
         libs.clear();
         push_liberties(board, p, &mut libs, 0);
         for (i, &m) in libs.iter().enumerate().take(2) {
-            if !legal(board, own.opponent(), m) {
+            if !legal(&self.board, own.opponent(), m) {
                 continue;
             }
-            self.ensure(0, board.size());
-            self.boards[0].copy_from(board);
-            self.boards[0].place(own.opponent(), m);
+            self.board.place_undoably(own.opponent(), m, &mut self.undo);
             if self.search(p, true) {
                 working[i] = Some(m);
             }
+            self.board.undo(&mut self.undo);
         }
         self.pair = libs;
         working
     }
 
-    /// KataGo's `searchIsLadderCaptured` on `boards[0]`.
+    /// KataGo's `searchIsLadderCaptured` on the scratch board, which it
+    /// leaves as it found it.
     fn search(&mut self, p: Point, defender_first: bool) -> bool {
-        let board = &self.boards[0];
+        let board = &self.board;
         if board.color_at(p).is_none() {
             return false;
         }
@@ -302,13 +304,17 @@ impl LadderReader {
         if libs > 2 || (defender_first && libs > 1) {
             return false;
         }
+        self.board.checkpoint(&mut self.undo);
         if defender_first {
-            self.boards[0].clear_ko();
+            self.board.clear_ko();
         }
         self.nodes = 0;
-        let stack_size = self.boards[0].size().points() * 3 / 2 + 1;
-        self.level(0, p, defender_first, stack_size)
-            .unwrap_or(false)
+        let stack_size = self.board.size().points() * 3 / 2 + 1;
+        let laddered = self
+            .level(0, p, defender_first, stack_size)
+            .unwrap_or(false);
+        self.board.undo(&mut self.undo);
+        laddered
     }
 
     fn level(
@@ -324,7 +330,10 @@ impl LadderReader {
         if self.nodes >= NODE_BUDGET {
             return Err(Exhausted);
         }
-        let board = &self.boards[depth];
+        if self.moves.len() <= depth {
+            self.moves.resize_with(depth + 1, Vec::new);
+        }
+        let board = &self.board;
         let defender = board
             .color_at(p)
             .expect("the chain stays on the board while the ladder runs");
@@ -396,15 +405,14 @@ impl LadderReader {
         let mover = if is_defender { defender } else { attacker };
         let mut result = is_defender;
         for &m in &moves {
-            if !legal(&self.boards[depth], mover, m) {
+            if !legal(&self.board, mover, m) {
                 continue;
             }
-            self.ensure(depth + 1, self.boards[depth].size());
-            let (here, deeper) = self.boards.split_at_mut(depth + 1);
-            deeper[0].copy_from(&here[depth]);
-            deeper[0].place(mover, m);
+            self.board.place_undoably(mover, m, &mut self.undo);
             self.nodes += 1;
-            let captured = match self.level(depth + 1, p, defender_first, stack_size) {
+            let deeper = self.level(depth + 1, p, defender_first, stack_size);
+            self.board.undo(&mut self.undo);
+            let captured = match deeper {
                 Ok(c) => c,
                 Err(e) => {
                     self.moves[depth] = moves;
@@ -426,6 +434,25 @@ impl LadderReader {
         }
         self.moves[depth] = moves;
         Ok(result)
+    }
+}
+
+/// A [`LadderReader`] on one board's copy ([`LadderReader::on`]).
+pub struct Reading<'a> {
+    reader: &'a mut LadderReader,
+}
+
+impl Reading<'_> {
+    /// Whether the chain through `p`, in atari, is captured in a ladder
+    /// with its owner to move.
+    pub fn in_atari_is_laddered(&mut self, p: Point) -> bool {
+        self.reader.search(p, true)
+    }
+
+    /// For a chain of two liberties: the attacker's ataris that start a
+    /// ladder capturing it (none: not laddered).
+    pub fn two_liberties_working_moves(&mut self, p: Point) -> [Option<Point>; 2] {
+        self.reader.working_moves(p)
     }
 }
 
@@ -454,10 +481,10 @@ mod tests {
         // the chain runs to the left edge.
         let ladder = Board::from_ascii(LADDER);
         let mut reader = LadderReader::new();
-        assert!(reader.in_atari_is_laddered(&ladder, pt(&ladder, "C3")));
+        assert!(reader.on(&ladder).in_atari_is_laddered(pt(&ladder, "C3")));
         let mut broken = ladder.clone();
         broken.place(Color::White, pt(&broken, "B5"));
-        assert!(!reader.in_atari_is_laddered(&broken, pt(&broken, "C3")));
+        assert!(!reader.on(&broken).in_atari_is_laddered(pt(&broken, "C3")));
     }
 
     #[test]
@@ -472,11 +499,11 @@ mod tests {
             b.place(c, pt(&b, v));
         }
         let mut reader = LadderReader::new();
-        let working = reader.two_liberties_working_moves(&b, pt(&b, "C3"));
+        let working = reader.on(&b).two_liberties_working_moves(pt(&b, "C3"));
         assert!(working.contains(&Some(pt(&b, "D3"))), "{working:?}");
         b.place(Color::White, pt(&b, "B5"));
         b.place(Color::White, pt(&b, "E2"));
-        let working = reader.two_liberties_working_moves(&b, pt(&b, "C3"));
+        let working = reader.on(&b).two_liberties_working_moves(pt(&b, "C3"));
         assert_eq!(working, [None, None]);
     }
 }
