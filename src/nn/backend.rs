@@ -181,13 +181,17 @@ pub trait Computation: Send {
 /// How many boards a backend runs at once, by board size: a batch holds
 /// at most `max_points` points and `max_boards` boards (at least one
 /// board), and the backend reaches its rate at `preferred_points` points
-/// (at least `min_preferred` boards, at most the largest batch).
+/// (at least `min_preferred` boards, at most the largest batch). Up to
+/// `in_flight` passes run at once, each on its own thread's queue (a
+/// GPU's: one pass's uploads, launches and downloads beside another's
+/// arithmetic); a second starts only with a preferred batch waiting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Batching {
     pub max_points: usize,
     pub max_boards: usize,
     pub preferred_points: usize,
     pub min_preferred: usize,
+    pub in_flight: usize,
 }
 
 impl Batching {
@@ -198,6 +202,15 @@ impl Batching {
             max_boards: max,
             preferred_points: 0,
             min_preferred: preferred,
+            in_flight: 1,
+        }
+    }
+
+    /// These batches with up to `passes` passes at once (at least one).
+    pub const fn in_flight(self, passes: usize) -> Batching {
+        Batching {
+            in_flight: if passes > 1 { passes } else { 1 },
+            ..self
         }
     }
 

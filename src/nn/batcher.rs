@@ -6,7 +6,10 @@
 //! largest batch, runs them as one forward pass, and gives each its raw
 //! outputs back; the others wait, and their rows ride in the next batch.
 //! While one batch runs, the next gathers, so the batches grow with the
-//! threads in flight and the device is never idle while work waits. Only a
+//! threads in flight and the device is never idle while work waits. A
+//! backend may take a second pass while one runs (`Batching::in_flight`,
+//! a GPU's two streams); one starts then only with a preferred batch
+//! waiting, so that batches stay full. Only a
 //! backend that wants batches (a GPU's, the simulated GPU) goes through
 //! here; the CPU's evaluates each thread's positions itself.
 
@@ -34,8 +37,36 @@ pub(crate) struct Submission {
 struct State {
     waiting: Vec<Submission>,
     finished: Vec<Submission>,
-    running: bool,
+    /// The passes running.
+    running: usize,
     next_ticket: u64,
+}
+
+impl State {
+    /// Whether a pass may start now: any waiting submission where none
+    /// runs; below the backend's passes in flight, a preferred batch of
+    /// the oldest submission's board size.
+    fn may_start(&self, batching: &Batching) -> bool {
+        let Some(oldest) = self.waiting.first() else {
+            return false;
+        };
+        if self.running == 0 {
+            return true;
+        }
+        if self.running >= batching.in_flight {
+            return false;
+        }
+        let Some(size) = oldest.size else {
+            return true;
+        };
+        let boards: usize = self
+            .waiting
+            .iter()
+            .filter(|s| s.size == oldest.size)
+            .map(|s| s.boards)
+            .sum();
+        boards >= batching.preferred(size)
+    }
 }
 
 /// The gatherer: shared by the threads of one evaluator.
@@ -67,8 +98,8 @@ impl Batcher {
             if let Some(at) = state.finished.iter().position(|s| s.ticket == ticket) {
                 return state.finished.swap_remove(at);
             }
-            if !state.running && !state.waiting.is_empty() {
-                state.running = true;
+            if state.may_start(batching) {
+                state.running += 1;
                 let mut batch = take_batch(&mut state.waiting, batching);
                 drop(state);
                 let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -81,7 +112,7 @@ impl Batcher {
                     }
                 }
                 state = lock();
-                state.running = false;
+                state.running -= 1;
                 state.finished.append(&mut batch);
                 self.changed.notify_all();
                 if let Err(panic) = ran {
@@ -162,9 +193,95 @@ fn run(batch: &mut [Submission], computation: &mut dyn Computation, runs: &mut (
 
 #[cfg(test)]
 mod tests {
+    use super::{Batching, State, Submission};
+    use crate::go::board::BoardSize;
     use crate::go::game::Game;
     use crate::go::rules::Rules;
     use crate::nn::{Evaluation, Request};
+
+    fn waiting(sizes: &[(usize, usize)]) -> Vec<Submission> {
+        sizes
+            .iter()
+            .map(|&(side, boards)| Submission {
+                size: Some(BoardSize::square(side)),
+                boards,
+                ..Submission::default()
+            })
+            .collect()
+    }
+
+    /// A pass starts at once where none runs; a second beside it only
+    /// below the backend's passes in flight and with a preferred batch of
+    /// the oldest submission's size waiting (other sizes not counted).
+    #[test]
+    fn a_second_pass_starts_only_with_a_preferred_batch_waiting() {
+        let two = Batching::boards(256, 8).in_flight(2);
+        let state = |running, sizes: &[(usize, usize)]| State {
+            waiting: waiting(sizes),
+            running,
+            ..State::default()
+        };
+        assert!(!state(0, &[]).may_start(&two));
+        assert!(state(0, &[(19, 1)]).may_start(&two));
+        assert!(!state(1, &[(19, 3), (19, 4)]).may_start(&two));
+        assert!(state(1, &[(19, 3), (19, 5)]).may_start(&two));
+        assert!(!state(1, &[(19, 3), (9, 5)]).may_start(&two));
+        assert!(!state(2, &[(19, 8), (19, 8)]).may_start(&two));
+        let one = Batching::boards(256, 8);
+        assert!(!state(1, &[(19, 8), (19, 8)]).may_start(&one));
+        assert_eq!(Batching::boards(4, 4).in_flight(0).in_flight, 1);
+    }
+
+    /// Eight threads on a simulated device taking two passes at once,
+    /// each thread's pass sleeping: every thread reads its own position's
+    /// outputs, whichever pass carried them.
+    #[test]
+    fn two_passes_in_flight_give_each_thread_its_own_outputs() {
+        use crate::nn::simulated::Simulated;
+        use crate::nn::test_backend::Counting;
+        use std::sync::Arc;
+        use std::time::Duration;
+        let desc = crate::nn::model::ModelDesc::parse(crate::nn::model::EMBEDDED_MODEL).unwrap();
+        let device = Simulated::new(
+            Arc::new(Counting::default()),
+            Duration::from_millis(2),
+            Duration::from_micros(100),
+            (4, 2),
+        );
+        let net = crate::nn::Evaluator::with_backend(&desc, Arc::new(device));
+        let games: Vec<Game> = (0..8)
+            .map(|k| {
+                let mut g = Game::new(9, Rules::default(), 7.5);
+                for i in 0..k {
+                    g.play(g.to_move(), Some(g.board().point(i, 1))).unwrap();
+                }
+                g
+            })
+            .collect();
+        let request = |g| Request {
+            game: g,
+            to_move: g.to_move(),
+            fresh: true,
+            symmetry: 0,
+            white_advantage: 0.0,
+        };
+        let alone: Vec<f32> = games
+            .iter()
+            .map(|g| net.evaluate(request(g)).white_win)
+            .collect();
+        std::thread::scope(|scope| {
+            for (g, &want) in games.iter().zip(&alone) {
+                let net = &net;
+                scope.spawn(move || {
+                    for _ in 0..20 {
+                        let mut out = [Evaluation::default(), Evaluation::default()];
+                        net.evaluate_batch(&[request(g), request(g)], &mut out);
+                        assert_eq!([out[0].white_win, out[1].white_win], [want, want]);
+                    }
+                });
+            }
+        });
+    }
 
     #[test]
     fn threads_evaluating_at_once_share_forward_passes_and_get_their_own_outputs() {

@@ -2,10 +2,12 @@
 //! which costs next to nothing) behind a latency model, so that how a
 //! search feeds a GPU, or a slow CPU net, can be measured and tuned on any
 //! machine. A forward pass of `n` boards takes `fixed + per_board · n` and
-//! no processor time (the thread sleeps), one pass at a time as on one GPU;
-//! the backend wants batches of `preferred` boards (1: a CPU's net, whose
-//! threads each evaluate their own). `kosumi bench --simulate A,B[,P]`
-//! searches with it.
+//! no processor time (the thread sleeps): its boards `per_board · n` one
+//! pass at a time as on one GPU, its fixed part (a GPU's launches and
+//! copies) beside another pass's boards where the device takes two passes
+//! in flight; the backend wants batches of `preferred` boards (1: a CPU's
+//! net, whose threads each evaluate their own). `kosumi bench --simulate
+//! A,B[,P] --in-flight K` searches with it.
 
 use super::backend::{
     Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
@@ -20,18 +22,24 @@ use std::time::{Duration, Instant};
 
 /// A network on a simulated device: the test backend's arithmetic (the
 /// embedded net's name and scalings) behind a latency model, a pass of `n`
-/// boards taking `fixed_ms + per_board_ms · n` of sleep, one pass at a
-/// time; batches of `preferred` boards wanted (1: a CPU's net, each thread
-/// its own pass, side by side). For measuring how a search feeds a device,
-/// on any machine.
-pub fn on_simulated_device(fixed_ms: f64, per_board_ms: f64, preferred: usize) -> Evaluator {
+/// boards taking `fixed_ms + per_board_ms · n` of sleep, its boards one
+/// pass at a time and up to `in_flight` passes at once; batches of
+/// `preferred` boards wanted (1: a CPU's net, each thread its own pass,
+/// side by side). For measuring how a search feeds a device, on any
+/// machine.
+pub fn on_simulated_device(
+    fixed_ms: f64,
+    per_board_ms: f64,
+    preferred: usize,
+    in_flight: usize,
+) -> Evaluator {
     let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded net");
     let ms = |v: f64| Duration::from_secs_f64(v.max(0.0) / 1e3);
     let backend = Simulated::new(
         Arc::new(Counting::default()),
         ms(fixed_ms),
         ms(per_board_ms),
-        preferred.max(1),
+        (preferred.max(1), in_flight),
     );
     Evaluator::with_backend(&desc, Arc::new(backend))
 }
@@ -44,8 +52,8 @@ pub(crate) struct Simulated {
     /// Whether passes wait for each other, as on one device (a model
     /// wanting batches); a CPU net's threads run side by side.
     one_device: bool,
-    /// One pass at a time where the model is a device's: held through the
-    /// pass.
+    /// One pass's boards at a time where the model is a device's: held
+    /// through a pass's per-board part.
     device: Mutex<()>,
     attributes: Attributes,
 }
@@ -56,12 +64,12 @@ const MAX_BATCH: usize = 256;
 
 impl Simulated {
     /// `inner` behind passes of `fixed + per_board · n`, wanting batches of
-    /// `preferred` boards.
+    /// `preferred` boards, `in_flight` passes at once.
     pub(crate) fn new(
         inner: Arc<dyn Backend>,
         fixed: Duration,
         per_board: Duration,
-        preferred: usize,
+        (preferred, in_flight): (usize, usize),
     ) -> Simulated {
         let attributes = Attributes {
             name: format!(
@@ -69,7 +77,7 @@ impl Simulated {
                 fixed.as_secs_f64() * 1e3,
                 per_board.as_secs_f64() * 1e3,
             ),
-            batching: Batching::boards(MAX_BATCH.max(preferred), preferred),
+            batching: Batching::boards(MAX_BATCH.max(preferred), preferred).in_flight(in_flight),
             on_processor: false,
             ..inner.attributes().clone()
         };
@@ -97,13 +105,15 @@ impl Computation for SimulatedComputation {
 
     fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), PassError> {
         let model = &self.model;
-        let _device = model.one_device.then(|| model.device.lock());
         let start = Instant::now();
         let ran = self.inner.forward(shape, out);
-        let took = model.fixed + model.per_board * shape.batch as u32;
-        if let Some(left) = took.checked_sub(start.elapsed()) {
+        // The fixed part beside any other pass; the boards alone on the
+        // device.
+        if let Some(left) = model.fixed.checked_sub(start.elapsed()) {
             std::thread::sleep(left);
         }
+        let _device = model.one_device.then(|| model.device.lock());
+        std::thread::sleep(model.per_board * shape.batch as u32);
         ran
     }
 }

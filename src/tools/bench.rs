@@ -456,25 +456,43 @@ pub fn search_rate(
     }
 }
 
+/// A simulated device as `bench --simulate` and `--in-flight` give it.
+#[derive(Clone, Copy)]
+pub struct Device {
+    /// Milliseconds fixed and a board, and the batch wanted.
+    pub latency: (f64, f64, usize),
+    /// The passes at once.
+    pub in_flight: usize,
+}
+
 /// The search on a simulated device ([`crate::nn::on_simulated_device`]:
 /// a pass of n boards takes `fixed_ms + per_board_ms · n`, no processor
-/// time, batches of `preferred` wanted), from the middle game of each size
+/// time, batches of `preferred` wanted, `in_flight` passes at once), from
+/// the middle game of each size
 /// with each count of `threads`: a line each with its visits, evaluations
 /// and cache hits a second and the mean batch, beside the device's own
 /// ceiling (its evaluations a second at the preferred batch).
 pub fn simulated(
     sizes: &[usize],
     seconds: f64,
-    (fixed_ms, per_board_ms, preferred): (f64, f64, usize),
+    device: Device,
     threads: &[usize],
     leaves: Option<usize>,
 ) {
-    let net = crate::nn::on_simulated_device(fixed_ms, per_board_ms, preferred);
-    let ceiling = preferred as f64 / (fixed_ms + per_board_ms * preferred as f64) * 1e3;
+    let Device {
+        latency: (fixed_ms, per_board_ms, preferred),
+        in_flight,
+    } = device;
+    let net = crate::nn::on_simulated_device(fixed_ms, per_board_ms, preferred, in_flight);
+    // A batch's boards take the device alone; its fixed part runs beside
+    // the other passes in flight.
+    let boards_ms = per_board_ms * preferred as f64;
+    let cycle_ms = boards_ms.max((fixed_ms + boards_ms) / in_flight as f64);
+    let ceiling = preferred as f64 / cycle_ms * 1e3;
     // A null device (its passes take no time) leaves the host's own work a
     // position: the inputs with their ladders, the symmetries, the copies,
     // the outputs.
-    let null = crate::nn::on_simulated_device(0.0, 0.0, preferred);
+    let null = crate::nn::on_simulated_device(0.0, 0.0, preferred, 1);
     for &size in sizes {
         let game = middle_game(size);
         let time = Duration::from_secs_f64(seconds);
@@ -489,7 +507,7 @@ pub fn simulated(
             let base = *one.get_or_insert(rate.visits);
             println!(
                 "bench board={size} simulated fixed_ms={fixed_ms} per_board_ms={per_board_ms} preferred={preferred} \
-                 threads={t} {} ratio_to_one_thread={:.2} device_evals_per_s={ceiling:.0}",
+                 in_flight={in_flight} threads={t} {} ratio_to_one_thread={:.2} device_evals_per_s={ceiling:.0}",
                 rate.words(),
                 rate.visits / base.max(1e-9)
             );
@@ -830,8 +848,9 @@ pub struct BenchArgs {
     pub nn: bool,
     /// The search on a simulated device instead: FIXED,PER_BOARD[,BATCH]
     /// (a pass of n boards takes FIXED + PER_BOARD·n milliseconds of sleep,
-    /// one pass at a time, batches of BATCH wanted: 128 unless given; 1 for
-    /// a CPU net's threads side by side), 19×19 unless --size says.
+    /// its boards one pass at a time, batches of BATCH wanted: 128 unless
+    /// given; 1 for a CPU net's threads side by side), 19×19 unless --size
+    /// says.
     #[arg(long, value_name = "FIXED,PER_BOARD[,BATCH]", value_parser = latency_model)]
     pub simulate: Option<(f64, f64, usize)>,
     /// Search threads for --simulate (repeat the option): 1, 2, 4, 8, 16
@@ -843,6 +862,11 @@ pub struct BenchArgs {
     /// fastest (bfloat16 products are --precision bf16).
     #[arg(long, value_name = "KERNEL", requires = "nn")]
     pub kernel: Option<crate::nn::Kernel>,
+    /// The passes the simulated device runs at once (--simulate): 2, a
+    /// GPU's, unless given; a pass's fixed part runs beside another's
+    /// boards.
+    #[arg(long, requires = "simulate", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=4))]
+    pub in_flight: u64,
     /// The leaves each search thread gathers a round (the search's own
     /// choice where not given), for --simulate.
     #[arg(long, requires = "simulate", value_parser = clap::value_parser!(u64).range(1..=256))]
@@ -900,7 +924,11 @@ pub fn command(
     if let Some(latency) = args.simulate {
         let threads = listed(&args.threads, &[1, 2, 4, 8, 16, 32]);
         let leaves = args.leaves.map(|l| l as usize);
-        simulated(&sizes(&[19]), args.seconds, latency, &threads, leaves);
+        let device = Device {
+            latency,
+            in_flight: args.in_flight as usize,
+        };
+        simulated(&sizes(&[19]), args.seconds, device, &threads, leaves);
     } else if let Some(gpu) = &args.roofline {
         let batches = listed(&args.batches, &[1, 8, 128, 256]);
         roofline(model, gpu, &sizes(&[19]), &batches, precision)

@@ -770,6 +770,7 @@ impl Network {
                 max_boards: usize::MAX,
                 preferred_points: 0,
                 min_preferred: 1,
+                in_flight: 1,
             },
             peak_flops_per_cycle: self.arithmetic.kernel.peak_flops_per_cycle() * per_fma,
             on_processor: true,

@@ -23,6 +23,10 @@ use std::sync::{Arc, Mutex};
 /// `nnMaxBatchSize`).
 pub(crate) const MAX_BATCH: usize = 256;
 
+/// The passes a GPU runs at once (lc0's and KataGo's two server threads a
+/// GPU).
+const PASSES_IN_FLIGHT: usize = 2;
+
 /// How a program runs on a device: its products' precision (a GPU's: f32,
 /// or f16 factors with sums in single), the most boards a batch holds, how
 /// attention runs and the most attention scores kept at once.
@@ -114,12 +118,15 @@ impl GpuNetwork {
             name: format!("{} {precision}", device.name()),
             precision,
             // Enough boards to fill the GPU: about 128 of 19×19 (PyTorch's
-            // anchor reaches its rate there), more of smaller boards.
+            // anchor reaches its rate there), more of smaller boards; two
+            // passes in flight, each on its own thread's stream, so that
+            // one's copies and launches run beside the other's kernels.
             batching: Batching {
                 max_points: usize::MAX,
                 max_boards: max_batch,
                 preferred_points: 128 * 361,
                 min_preferred: 16,
+                in_flight: PASSES_IN_FLIGHT,
             },
             // A GPU's peak is not counted by a core's cycles; `bench` gives
             // a GPU's rate beside its evaluations a second instead.
