@@ -6,7 +6,9 @@
 //! runs on a machine without CUDA, where [`probe`] says why there is no GPU
 //! rather than failing inside the loader.
 
-use super::device::{Arg, Device, F32s, Factors, Gemm, Halves, Launch, Queue};
+use super::device::{
+    Arg, Device, F32s, Factors, Gemm, Halves, HostBuffer, HostMemory, Launch, Queue,
+};
 use super::executor::{GpuNetwork, GpuSettings, SCORE_VALUES};
 use super::kernels::Kernel;
 use crate::nn::gpu::ops::GpuAttention;
@@ -16,7 +18,7 @@ use cudarc::cublas::CudaBlas;
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
-    PushKernelArg, ValidAsZeroBits,
+    PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
 };
 use std::sync::{Arc, Mutex};
 
@@ -199,6 +201,32 @@ struct CudaQueue {
 // hands its workspace out); its stream and handle are its own.
 unsafe impl Send for CudaQueue {}
 
+/// Page-locked host memory, and its values' address and count.
+struct Pinned {
+    /// Frees the memory when dropped.
+    _memory: PinnedHostSlice<f32>,
+    at: *mut f32,
+    len: usize,
+}
+
+// SAFETY: the memory is owned by one workspace, used by one thread at a
+// time; the device's copies into and out of it are waited for (the
+// queue's `synchronize`) before the host reads or writes it again.
+unsafe impl Send for Pinned {}
+
+impl HostMemory for Pinned {
+    fn values(&self) -> &[f32] {
+        // SAFETY: `len` values at `at`, zeroed when made, no copy in
+        // flight (as above).
+        unsafe { std::slice::from_raw_parts(self.at, self.len) }
+    }
+
+    fn values_mut(&mut self) -> &mut [f32] {
+        // SAFETY: as `values`, through `&mut self`.
+        unsafe { std::slice::from_raw_parts_mut(self.at, self.len) }
+    }
+}
+
 impl CudaQueue {
     /// `n` zeroed values on this queue's stream, and their address.
     fn zeroed<T: DeviceRepr + ValidAsZeroBits>(
@@ -242,6 +270,26 @@ impl Queue for CudaQueue {
         let (slice, at) = self.zeroed(n)?;
         self.halves.push(slice);
         Ok(Halves::at(at))
+    }
+
+    fn host(&mut self, n: usize) -> HostBuffer {
+        let n = n.max(1);
+        // Cached, not write-combined: the host reads the heads back.
+        // SAFETY: the values are zeroed before anything reads them.
+        let pinned = unsafe { self.stream.context().alloc_pinned_with_flags::<f32>(n, 0) };
+        match pinned.and_then(|mut memory| Ok((memory.as_mut_ptr()?, memory))) {
+            Ok((at, memory)) => {
+                // SAFETY: `n` values of page-locked memory just made.
+                unsafe { std::ptr::write_bytes(at, 0, n) };
+                HostBuffer::new(Box::new(Pinned {
+                    _memory: memory,
+                    at,
+                    len: n,
+                }))
+            }
+            // Plain memory copies all the same, the host waiting.
+            Err(_) => HostBuffer::plain(n),
+        }
     }
 
     fn upload(&mut self, src: &[f32], dst: F32s) -> Result<(), String> {

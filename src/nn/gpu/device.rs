@@ -172,6 +172,52 @@ impl Gemm {
     }
 }
 
+/// Host memory that a queue's copies read and write: plain memory, or a
+/// GPU's page-locked memory, which its copies reach at the bus's rate and
+/// queue without blocking the host (CUDA copies from plain memory through
+/// a staging buffer, the host waiting).
+pub(crate) trait HostMemory: Send {
+    fn values(&self) -> &[f32];
+    fn values_mut(&mut self) -> &mut [f32];
+}
+
+impl HostMemory for Vec<f32> {
+    fn values(&self) -> &[f32] {
+        self
+    }
+
+    fn values_mut(&mut self) -> &mut [f32] {
+        self
+    }
+}
+
+/// A queue's host memory, read and written as a slice of values.
+pub(crate) struct HostBuffer(Box<dyn HostMemory>);
+
+impl HostBuffer {
+    /// `n` zeroed values of plain memory.
+    pub(crate) fn plain(n: usize) -> HostBuffer {
+        HostBuffer(Box::new(vec![0.0; n]))
+    }
+
+    pub(crate) fn new(memory: Box<dyn HostMemory>) -> HostBuffer {
+        HostBuffer(memory)
+    }
+}
+
+impl std::ops::Deref for HostBuffer {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        self.0.values()
+    }
+}
+
+impl std::ops::DerefMut for HostBuffer {
+    fn deref_mut(&mut self) -> &mut [f32] {
+        self.0.values_mut()
+    }
+}
+
 /// A device: a GPU, or the tests' emulator of one.
 pub(crate) trait Device: Send + Sync {
     /// Its name, as the backend's name gives it.
@@ -192,6 +238,11 @@ pub(crate) trait Queue: Send {
     fn alloc(&mut self, n: usize) -> Result<F32s, String>;
     /// `n` zeroed half-precision values; their address.
     fn alloc_halves(&mut self, n: usize) -> Result<Halves, String>;
+    /// `n` zeroed values of host memory for this queue's copies: a GPU's
+    /// page-locked memory where it gives it, plain memory otherwise.
+    fn host(&mut self, n: usize) -> HostBuffer {
+        HostBuffer::plain(n)
+    }
     /// Copies `src` to the device at `dst`.
     fn upload(&mut self, src: &[f32], dst: F32s) -> Result<(), String>;
     /// Copies `dst.len()` values from the device at `src`.

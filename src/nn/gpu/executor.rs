@@ -6,7 +6,7 @@
 //! backend is the same whatever the device: CUDA on a GPU, or the tests'
 //! emulator of one.
 
-use super::device::{Device, DeviceBuffer, F32s, Halves, Queue};
+use super::device::{Device, DeviceBuffer, F32s, Halves, HostBuffer, Queue};
 use super::ops::DeviceStep;
 use super::program::{Buf, Conv, Extent, Op, Program, Storage};
 use super::roofline::Peak;
@@ -311,7 +311,9 @@ pub(crate) struct GpuWorkspace {
     /// values they hold.
     scores: F32s,
     score_values: usize,
-    host: Vec<Vec<f32>>,
+    /// The host's copies of the inputs and heads (page-locked where the
+    /// device gives it), a buffer each; empty for the others.
+    host: Vec<HostBuffer>,
     /// The first failure of this workspace's device work: every later
     /// pass fails with it.
     failed: Option<String>,
@@ -344,7 +346,12 @@ impl GpuWorkspace {
             Extent::Spatial(c) => c * rows,
             Extent::Global(v) => v * batch,
         };
-        self.host = program.buffers.iter().map(|e| vec![0.0; len(e)]).collect();
+        self.host = (0..program.buffers.len())
+            .map(|b| match program.crosses(Buf(b)) {
+                true => self.queue.host(len(&program.buffers[b])),
+                false => HostBuffer::plain(0),
+            })
+            .collect();
         self.queue.free();
         self.ptrs.clear();
         self.rows = 0;

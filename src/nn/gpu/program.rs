@@ -767,23 +767,45 @@ impl Program {
 
     /// The input buffers among `host` (a vector a program buffer, each
     /// holding at least `shape`'s values), cut to `shape`, to be filled.
-    pub(crate) fn inputs<'a>(&self, host: &'a mut [Vec<f32>], shape: Shape) -> Inputs<'a> {
+    pub(crate) fn inputs<'a, H>(&self, host: &'a mut [H], shape: Shape) -> Inputs<'a>
+    where
+        H: std::ops::DerefMut<Target = [f32]>,
+    {
         let mut inputs = Inputs {
             spatial: &mut [],
             global: &mut [],
             metadata: &mut [],
         };
         for (i, v) in host.iter_mut().enumerate() {
-            let values = &mut v[..self.buffers[i].len(shape)];
-            if i == self.spatial_input.0 {
-                inputs.spatial = values;
+            let slot = if i == self.spatial_input.0 {
+                &mut inputs.spatial
             } else if i == self.global_input.0 {
-                inputs.global = values;
+                &mut inputs.global
             } else if Some(Buf(i)) == self.metadata_input {
-                inputs.metadata = values;
-            }
+                &mut inputs.metadata
+            } else {
+                continue;
+            };
+            *slot = &mut v[..self.buffers[i].len(shape)];
         }
         inputs
+    }
+
+    /// Whether buffer `b` crosses between host and device: an input or a
+    /// head.
+    pub(crate) fn crosses(&self, b: Buf) -> bool {
+        let h = &self.heads;
+        [
+            self.spatial_input,
+            self.global_input,
+            h.policy,
+            h.pass,
+            h.value,
+            h.score,
+            h.ownership,
+        ]
+        .contains(&b)
+            || self.metadata_input == Some(b)
     }
 
     /// Each board's raw heads from the head buffers' values (`read` gives
