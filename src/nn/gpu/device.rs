@@ -200,6 +200,8 @@ impl HostBuffer {
         HostBuffer(Box::new(vec![0.0; n]))
     }
 
+    /// A GPU's own host memory (CUDA's page-locked).
+    #[cfg(feature = "cuda")]
     pub(crate) fn new(memory: Box<dyn HostMemory>) -> HostBuffer {
         HostBuffer(memory)
     }
