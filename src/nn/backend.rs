@@ -95,6 +95,9 @@ pub struct PassProfile {
     /// Each part's floor over the same passes, where the device's peaks
     /// are known: the least time its work takes there (a GPU's roofline).
     pub floors: Vec<(&'static str, std::time::Duration)>,
+    /// Each part's operations over the same passes, where the backend
+    /// counts them (the CPU's: its products as run, a multiply-add two).
+    pub flops: Vec<(&'static str, f64)>,
 }
 
 impl PassProfile {
@@ -114,6 +117,19 @@ impl PassProfile {
         }
     }
 
+    /// Adds `flops` operations to the part `name`.
+    pub fn add_flops(&mut self, name: &'static str, flops: f64) {
+        match self.flops.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, total)) => *total += flops,
+            None => self.flops.push((name, flops)),
+        }
+    }
+
+    /// The operations counted in the part `name`, where counted.
+    pub fn flops(&self, name: &str) -> Option<f64> {
+        self.flops.iter().find(|(n, _)| *n == name).map(|&(_, f)| f)
+    }
+
     /// The floor of the part `name`, where known.
     pub fn floor(&self, name: &str) -> Option<std::time::Duration> {
         self.floors
@@ -129,17 +145,35 @@ impl PassProfile {
 }
 
 /// Laps of the wall clock into a [`PassProfile`], where one is kept: each
-/// [`Laps::lap`] adds the time since the last to a part. Without a profile
+/// [`Laps::lap`] adds the time since the last to a part, and the
+/// operations counted since, where a counter is given. Without a profile
 /// it reads no clock.
 pub struct Laps<'a> {
     profile: Option<&'a mut PassProfile>,
     last: Option<std::time::Instant>,
+    /// The operations this thread has run so far, and their count at the
+    /// last lap.
+    counter: Option<(fn() -> f64, f64)>,
 }
 
 impl<'a> Laps<'a> {
     pub fn new(profile: Option<&'a mut PassProfile>) -> Laps<'a> {
         let last = profile.as_ref().map(|_| std::time::Instant::now());
-        Laps { profile, last }
+        Laps {
+            profile,
+            last,
+            counter: None,
+        }
+    }
+
+    /// Laps that also give each part the operations `counted` (a running
+    /// total) grew by.
+    pub fn counting(profile: Option<&'a mut PassProfile>, counted: fn() -> f64) -> Laps<'a> {
+        let counter = profile.as_ref().map(|_| (counted, counted()));
+        Laps {
+            counter,
+            ..Laps::new(profile)
+        }
     }
 
     /// The time since the last lap, as the part `name`.
@@ -148,6 +182,11 @@ impl<'a> Laps<'a> {
             let now = std::time::Instant::now();
             profile.add(name, now - *last);
             *last = now;
+            if let Some((counted, at)) = self.counter.as_mut() {
+                let total = counted();
+                profile.add_flops(name, total - *at);
+                *at = total;
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The evaluator's door held to what it promises: the planes it reads
 //! (the playout doubling advantage), its threads' floating-point mode,
 //! nets narrower than their heads, a symmetric empty board, a pass timed
-//! part by part, and a net whose outputs are not numbers refused at load.
+//! part by part (its products' operations counted), and a net whose outputs are not numbers refused at load.
 
 use super::*;
 use crate::go::board::Color;
@@ -31,6 +31,25 @@ fn a_profiled_pass_on_the_cpu_times_each_block_kind_and_head() {
             "ownership head"
         ]
     );
+    // Each part's products' operations: together, the three passes'
+    // products as a pass records them (the trunk tip, which multiplies
+    // nothing, counts none).
+    let mut request_out = [Evaluation::default()];
+    let request = Request {
+        game: &game,
+        to_move: game.to_move(),
+        fresh: false,
+        symmetry: 0,
+        white_advantage: 0.0,
+    };
+    let pass: f64 = shapes_of(|| net.evaluate_batch(&[request], &mut request_out))
+        .iter()
+        .map(|s| s.flops() * s.calls as f64)
+        .sum();
+    let counted: f64 = profile.flops.iter().map(|&(_, f)| f).sum();
+    assert_eq!(counted, 3.0 * pass);
+    assert!(profile.flops("residual block").unwrap() > profile.flops("policy head").unwrap());
+    assert_eq!(profile.flops("trunk tip").unwrap_or(0.0), 0.0);
     // A batch past the backend's largest is cut to it; the test
     // backend gives its pass whole.
     let (test, _) = test_backend::on_test_backend();

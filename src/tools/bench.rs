@@ -275,8 +275,9 @@ fn timed_net(
 
 /// `kosumi bench --nn --profile`: for each size and each of the batches
 /// 1, 8 and 128 the backend takes, a forward pass's time part by part
-/// (a line a part: its time a pass and its share of the pass), over
-/// passes enough to fill about `seconds`.
+/// (a line a part: its time a pass and its share of the pass; on the CPU
+/// its products' GFLOP/s and their share of the core's peak), over passes
+/// enough to fill about `seconds`.
 pub fn profile(
     sizes: &[usize],
     seconds: f64,
@@ -284,6 +285,10 @@ pub fn profile(
     backends: &crate::nn::Backends,
 ) -> Result<(), String> {
     let net = timed_net(model, backends)?;
+    // A core's peak, for the CPU's parts' rates.
+    let peak = cpu_mhz()
+        .map(|mhz| mhz * 1e-3 * net.peak_flops_per_cycle())
+        .filter(|&p| p > 0.0);
     for &size in sizes {
         let game = middle_game(size);
         let most = net.max_batch_of(size.into());
@@ -312,8 +317,19 @@ pub fn profile(
                     ),
                     None => String::new(),
                 };
+                // The rate of its products, where the backend counts them.
+                let rate = match (profile.flops(part), peak) {
+                    (Some(f), peak) if f > 0.0 => {
+                        let gflops = f / s.max(1e-12) / 1e9;
+                        let of_peak = peak.map_or(String::new(), |p| {
+                            format!(" share_of_peak={:.2}", gflops / p)
+                        });
+                        format!(" gflops={gflops:.1}{of_peak}")
+                    }
+                    _ => String::new(),
+                };
                 println!(
-                    "profile board={size} batch={batch} part=\"{part}\" us_per_pass={:.1} share={:.3}{floor}",
+                    "profile board={size} batch={batch} part=\"{part}\" us_per_pass={:.1} share={:.3}{floor}{rate}",
                     s / passes as f64 * 1e6,
                     s / total.max(1e-12)
                 );

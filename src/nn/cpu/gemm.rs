@@ -335,6 +335,11 @@ pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
             record(shapes, m, b.k, b.n);
         }
     });
+    COUNTED.with(|counted| {
+        if let Some(flops) = counted.get() {
+            counted.set(Some(flops + 2.0 * (m * b.k * b.n) as f64));
+        }
+    });
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     if !b.pairs.is_empty() {
         gemm_bf16(m, a, b, c, accumulate);
@@ -365,6 +370,35 @@ thread_local! {
     /// [`shapes_of`] asks.
     static RECORDED: std::cell::RefCell<Option<Vec<ProductShape>>> =
         const { std::cell::RefCell::new(None) };
+}
+
+thread_local! {
+    /// The operations of the products [`gemm`] ran on this thread (a
+    /// multiply-add two) while a [`FlopCount`] counts them.
+    static COUNTED: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Counts this thread's products' operations while it lives
+/// ([`counted_flops`]).
+pub struct FlopCount(());
+
+impl FlopCount {
+    pub fn start() -> FlopCount {
+        COUNTED.set(Some(0.0));
+        FlopCount(())
+    }
+}
+
+impl Drop for FlopCount {
+    fn drop(&mut self) {
+        COUNTED.set(None);
+    }
+}
+
+/// The operations this thread's products have run since its
+/// [`FlopCount`] started (0 where none counts).
+pub fn counted_flops() -> f64 {
+    COUNTED.get().unwrap_or(0.0)
 }
 
 fn record(shapes: &mut Vec<ProductShape>, m: usize, k: usize, n: usize) {

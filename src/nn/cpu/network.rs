@@ -613,7 +613,9 @@ impl Network {
         outputs: &mut [RawOutput],
         profile: Option<&mut backend::PassProfile>,
     ) {
-        let mut laps = backend::Laps::new(profile);
+        // A profile counts each part's products' operations too.
+        let _count = profile.is_some().then(super::gemm::FlopCount::start);
+        let mut laps = backend::Laps::counting(profile, super::gemm::counted_flops);
         // Subnormal activations cost an Intel core about a hundred cycles
         // an operation: flushed for this pass, the thread's mode put back.
         let _flush = super::denormals::FlushDenormals::new();
