@@ -17,7 +17,8 @@
 #      events) at batches 1, 8 and 128, and the host's input planes;
 #   3. with each NET (KaTrain's b10c384h6nbttflrs.bin.gz is the one to
 #      give), a KaTrain-like JSON query on the GPU (33 turns of a 19×19
-#      game, 500 visits each, 12 positions at once × 8 threads);
+#      game, 500 visits each, 12 positions at once × 8 threads), with two
+#      passes in flight (the default) and with one (`--gpu-passes 1`);
 #   4. the paths side by side at batch 128: each NET's profile again with
 #      `--attention simt` (one kernel) beside the default (batched
 #      products on the tensor cores); every profile line on a GPU whose
@@ -87,11 +88,13 @@ print(json.dumps({"id": "kt", "moves": [["BW"[i % 2], m] for i, m in enumerate(m
                   "maxVisits": 500, "includeOwnership": True, "includePolicy": True,
                   "analyzeTurns": list(range(33))}))
 QUERY
-  start=$(date +%s.%N)
-  answers=$(timeout 60 "$kosumi" --backend cuda --model "$net" --threads 8 analysis --positions 12 \
-    < "$scratch/query.json" 2>/dev/null | grep -c '"id":"kt"' || true)
-  awk -v a="$start" -v b="$(date +%s.%N)" -v n="$answers" -v net="$(basename "$net")" \
-    'BEGIN { printf "json_query net=%s turns=33 answered=%d visits=500 seconds=%.1f visits_per_s=%.0f\n", net, n, b - a, n * 500 / (b - a) }'
+  for passes in 2 1; do
+    start=$(date +%s.%N)
+    answers=$(timeout 60 "$kosumi" --backend cuda --gpu-passes "$passes" --model "$net" --threads 8 \
+      analysis --positions 12 < "$scratch/query.json" 2>/dev/null | grep -c '"id":"kt"' || true)
+    awk -v a="$start" -v b="$(date +%s.%N)" -v n="$answers" -v net="$(basename "$net")" -v p="$passes" \
+      'BEGIN { printf "json_query net=%s gpu_passes=%d turns=33 answered=%d visits=500 seconds=%.1f visits_per_s=%.0f\n", net, p, n, b - a, n * 500 / (b - a) }'
+  done
 done
 if python3 -c 'import torch' 2>/dev/null; then
   timeout 120 python3 "$here/scripts/pytorch_anchor.py" --seconds 1 || status=1

@@ -153,6 +153,10 @@ struct Cli {
     /// graph of them (captured on a board size and batch's first pass).
     #[arg(long, global = true)]
     no_graphs: bool,
+    /// The passes a GPU runs at once, each on its own thread's stream (2
+    /// unless given; 1 runs them one after another, for comparing).
+    #[arg(long, value_name = "N", global = true, value_parser = clap::value_parser!(u64).range(1..=4))]
+    gpu_passes: Option<u64>,
     /// How a GPU runs attention (for comparing the two).
     #[arg(long, value_enum, default_value_t, global = true)]
     attention: kosumi::nn::GpuAttention,
@@ -519,6 +523,7 @@ fn backends(cli: &Cli, kernel: Option<kosumi::nn::Kernel>) -> kosumi::nn::Backen
         kernel,
         attention: cli.attention,
         no_graphs: cli.no_graphs,
+        gpu_passes: cli.gpu_passes.map(|n| n as usize),
     };
     options.check().unwrap_or_else(|e| refuse(e))
 }

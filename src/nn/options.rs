@@ -69,6 +69,9 @@ pub struct Options {
     /// A GPU's passes launch each operation instead of replaying a CUDA
     /// graph of them (`--no-graphs`).
     pub no_graphs: bool,
+    /// The passes a GPU runs at once, each on its own thread's stream
+    /// (`--gpu-passes`; 2 where not given).
+    pub gpu_passes: Option<usize>,
 }
 
 /// [`Options`] held to the machine: what each network loaded with them
@@ -277,6 +280,7 @@ impl Backends {
                 max_batch,
                 attention: o.attention,
                 graphs: !o.no_graphs,
+                in_flight: o.gpu_passes.unwrap_or(cuda::PASSES_IN_FLIGHT),
             };
             let network = cuda::network(desc, o.gpu.unwrap_or(0), settings)?;
             Ok(Arc::new(network))

@@ -22,7 +22,7 @@ use cudarc::driver::{
 };
 use std::sync::{Arc, Mutex};
 
-pub(crate) use super::executor::MAX_BATCH;
+pub(crate) use super::executor::{MAX_BATCH, PASSES_IN_FLIGHT};
 
 /// Why there is no GPU to run on: a library missing, no device, or a
 /// device that failed to start.
@@ -66,6 +66,8 @@ pub(crate) struct Settings {
     pub(crate) max_batch: usize,
     pub(crate) attention: GpuAttention,
     pub(crate) graphs: bool,
+    /// The passes run at once.
+    pub(crate) in_flight: usize,
 }
 
 /// `desc` on GPU `gpu` as `settings` say, or why not.
@@ -82,6 +84,7 @@ pub(crate) fn network(
         attention: settings.attention,
         score_values: SCORE_VALUES,
         graphs: settings.graphs,
+        in_flight: settings.in_flight,
     };
     GpuNetwork::new(desc, Box::new(device), settings).map_err(|why| format!("CUDA: {why}"))
 }

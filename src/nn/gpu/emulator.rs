@@ -694,6 +694,7 @@ mod tests {
             attention: GpuAttention::Batched,
             score_values: crate::nn::gpu::executor::SCORE_VALUES,
             graphs: true,
+            in_flight: crate::nn::gpu::executor::PASSES_IN_FLIGHT,
         }
     }
 

@@ -23,9 +23,9 @@ use std::sync::{Arc, Mutex};
 /// `nnMaxBatchSize`).
 pub(crate) const MAX_BATCH: usize = 256;
 
-/// The passes a GPU runs at once (lc0's and KataGo's two server threads a
-/// GPU).
-const PASSES_IN_FLIGHT: usize = 2;
+/// The passes a GPU runs at once unless told (lc0's and KataGo's two
+/// server threads a GPU).
+pub(crate) const PASSES_IN_FLIGHT: usize = 2;
 
 /// How a program runs on a device: its products' precision (a GPU's: f32,
 /// or f16 factors with sums in single), the most boards a batch holds, how
@@ -42,6 +42,8 @@ pub(crate) struct GpuSettings {
     /// a board size and batch bucket's first pass and kept), its batch
     /// padded to the bucket.
     pub(crate) graphs: bool,
+    /// The passes run at once, each on its own thread's queue.
+    pub(crate) in_flight: usize,
 }
 
 /// The batch a pass of `boards` boards runs as where graphs are kept: a
@@ -126,7 +128,7 @@ impl GpuNetwork {
                 max_boards: max_batch,
                 preferred_points: 128 * 361,
                 min_preferred: 16,
-                in_flight: PASSES_IN_FLIGHT,
+                in_flight: settings.in_flight.max(1),
             },
             // A GPU's peak is not counted by a core's cycles; `bench` gives
             // a GPU's rate beside its evaluations a second instead.
