@@ -113,6 +113,15 @@ const KEYS: &[Key] = &[
             _ => Err("a whole number from 1 to 256".into()),
         },
     },
+    // KataGo's server threads a GPU: kosumi's passes in flight on one.
+    Key {
+        name: "numNNServerThreadsPerModel",
+        target: Target::Engine("--gpu-passes"),
+        value: |v| match v.parse::<u64>() {
+            Ok(n) if n >= 1 => Ok(Some(n.min(4).to_string())),
+            _ => Err("a whole number from 1".into()),
+        },
+    },
     Key {
         name: "humanSLProfile",
         target: Target::Engine("--human-profile"),
@@ -211,13 +220,12 @@ fn enabled(v: &str) -> Option<Option<bool>> {
 }
 
 /// The keys of KataGo's GPU backends that kosumi's GPU backend decides
-/// for itself (the layout, more server threads, TensorRT's, OpenCL's,
+/// for itself (the layout, another GPU a thread, TensorRT's, OpenCL's,
 /// Metal's and Core ML's settings): set aside, and said so, whatever
 /// runs the networks. A key is one of these where it starts so.
 const OTHER_BACKENDS: &[&str] = &[
     "cudaUseNHWC",
     "cudaDeviceToUseThread",
-    "numNNServerThreadsPerModel",
     "trt",
     "opencl",
     "metal",
@@ -532,7 +540,8 @@ mod tests {
     fn the_gpu_keys_become_kosumis_gpu_options() {
         // KataGo's CUDA keys as a GPU user's config has them: the half
         // precision a wish (`--gpu-precision`, set aside without a GPU);
-        // the server threads and the other backends' keys set aside.
+        // the server threads the passes in flight (at most 4); the other
+        // backends' keys set aside.
         let args = os(&["kosumi", "gtp", "-model", "n.bin.gz", "-config", "gtp.cfg"]);
         let config = "cudaDeviceToUse = 1\ncudaUseFP16 = true\nnnMaxBatchSize = 64\n\
                       numNNServerThreadsPerModel = 2\ncudaUseNHWC = auto\n\
@@ -540,24 +549,38 @@ mod tests {
         let t = translate(&args, Program::Gtp, |_| Ok(config.to_string())).unwrap();
         let joined: Vec<String> = t.args.iter().map(|a| a.to_string_lossy().into()).collect();
         let joined = joined.join(" ");
-        for option in ["--gpu 1", "--gpu-precision f16", "--nn-max-batch 64"] {
+        for option in [
+            "--gpu 1",
+            "--gpu-precision f16",
+            "--nn-max-batch 64",
+            "--gpu-passes 2",
+        ] {
             assert!(joined.contains(option), "{option} in {joined}");
         }
         assert!(!joined.contains("--precision"), "{joined}");
         assert_eq!(
             t.set_aside,
-            vec![
-                "numNNServerThreadsPerModel",
-                "cudaUseNHWC",
-                "openclUseFP16",
-                "trtDeviceToUseThread0"
-            ]
+            vec!["cudaUseNHWC", "openclUseFP16", "trtDeviceToUseThread0"]
         );
         assert_eq!(t.ignored, vec!["homeDataDir"]);
         let bad = translate(&args, Program::Gtp, |_| Ok("cudaUseFP16 = maybe\n".into()));
         assert!(bad.unwrap_err().contains("auto, true or false"));
         let bad = translate(&args, Program::Gtp, |_| Ok("nnMaxBatchSize = 0\n".into()));
         assert!(bad.unwrap_err().contains("1 to 256"));
+        let many = translate(&args, Program::Gtp, |_| {
+            Ok("numNNServerThreadsPerModel = 16\n".into())
+        });
+        let many: Vec<String> = many
+            .unwrap()
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into())
+            .collect();
+        assert!(many.join(" ").contains("--gpu-passes 4"), "{many:?}");
+        let bad = translate(&args, Program::Gtp, |_| {
+            Ok("numNNServerThreadsPerModel = 0\n".into())
+        });
+        assert!(bad.unwrap_err().contains("from 1"));
     }
 
     #[test]

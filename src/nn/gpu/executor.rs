@@ -23,8 +23,8 @@ use std::sync::{Arc, Mutex};
 /// `nnMaxBatchSize`).
 pub(crate) const MAX_BATCH: usize = 256;
 
-/// The passes a GPU runs at once unless told (lc0's and KataGo's two
-/// server threads a GPU).
+/// The passes a GPU runs at once unless told (KataGo's server threads a
+/// GPU, `numNNServerThreadsPerModel`).
 pub(crate) const PASSES_IN_FLIGHT: usize = 2;
 
 /// How a program runs on a device: its products' precision (a GPU's: f32,
