@@ -99,12 +99,14 @@ fn a_gpu_machines_katago_config_analyses_on_the_cpu() {
         return;
     }
     // KaTrain's Local engine with a config written for a GPU machine:
-    // the GPU's keys are wishes, said and set aside, never a refusal.
+    // the GPU's keys are wishes, said and set aside, never a refusal (the
+    // server threads become the passes a GPU would run at once).
     let config = std::env::temp_dir().join(format!("kosumi-gpu-cfg-{}.cfg", std::process::id()));
     std::fs::write(
         &config,
         "cudaDeviceToUse = 0\ncudaUseFP16 = true\nnnMaxBatchSize = 64\n\
-         numNNServerThreadsPerModel = 2\nopenclUseFP16 = true\nmaxVisits = 8\n",
+         numNNServerThreadsPerModel = 2\ncudaUseNHWC = auto\nopenclUseFP16 = true\n\
+         maxVisits = 8\n",
     )
     .unwrap();
     let query = r#"{"id":"q","moves":[["B","D4"]],"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"maxVisits":8}"#;
@@ -131,8 +133,9 @@ fn a_gpu_machines_katago_config_analyses_on_the_cpu() {
     );
     assert!(
         err.lines().any(|l| l.contains("set aside")
-            && l.contains("numNNServerThreadsPerModel")
-            && l.contains("openclUseFP16")),
+            && l.contains("cudaUseNHWC")
+            && l.contains("openclUseFP16")
+            && !l.contains("numNNServerThreadsPerModel")),
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
