@@ -199,6 +199,22 @@ mod tests {
     use crate::go::rules::Rules;
     use crate::nn::{Evaluation, Request};
 
+    /// Eight positions of 9×9, each its own value on the test backend
+    /// (k stones of one colour, k passes).
+    fn eight_games() -> Vec<Game> {
+        (0..8)
+            .map(|k| {
+                let mut g = Game::new(9, Rules::default(), 7.5);
+                for i in 0..k {
+                    let c = g.to_move();
+                    g.play(c, Some(g.board().point(i, 0))).unwrap();
+                    g.play(c.opponent(), None).unwrap();
+                }
+                g
+            })
+            .collect()
+    }
+
     fn waiting(sizes: &[(usize, usize)]) -> Vec<Submission> {
         sizes
             .iter()
@@ -249,25 +265,10 @@ mod tests {
             (4, 2),
         );
         let net = crate::nn::Evaluator::with_backend(&desc, Arc::new(device));
-        let games: Vec<Game> = (0..8)
-            .map(|k| {
-                let mut g = Game::new(9, Rules::default(), 7.5);
-                for i in 0..k {
-                    g.play(g.to_move(), Some(g.board().point(i, 1))).unwrap();
-                }
-                g
-            })
-            .collect();
-        let request = |g| Request {
-            game: g,
-            to_move: g.to_move(),
-            fresh: true,
-            symmetry: 0,
-            white_advantage: 0.0,
-        };
+        let games = eight_games();
         let alone: Vec<f32> = games
             .iter()
-            .map(|g| net.evaluate(request(g)).white_win)
+            .map(|g| net.evaluate(Request::of(g)).white_win)
             .collect();
         std::thread::scope(|scope| {
             for (g, &want) in games.iter().zip(&alone) {
@@ -275,7 +276,7 @@ mod tests {
                 scope.spawn(move || {
                     for _ in 0..20 {
                         let mut out = [Evaluation::default(), Evaluation::default()];
-                        net.evaluate_batch(&[request(g), request(g)], &mut out);
+                        net.evaluate_batch(&[Request::of(g), Request::of(g)], &mut out);
                         assert_eq!([out[0].white_win, out[1].white_win], [want, want]);
                     }
                 });
@@ -289,29 +290,10 @@ mod tests {
         // stones into its value: eight threads, each its own position,
         // several rounds; every thread reads its own position's value.
         let (net, counts) = crate::nn::on_test_backend();
-        let games: Vec<Game> = (0..8)
-            .map(|k| {
-                let mut g = Game::new(9, Rules::default(), 7.5);
-                for i in 0..k {
-                    let c = g.to_move();
-                    g.play(c, Some(g.board().point(i, 0))).unwrap();
-                    g.play(c.opponent(), None).unwrap();
-                }
-                g
-            })
-            .collect();
+        let games = eight_games();
         let alone: Vec<f32> = games
             .iter()
-            .map(|g| {
-                net.evaluate(Request {
-                    game: g,
-                    to_move: g.to_move(),
-                    fresh: false,
-                    symmetry: 0,
-                    white_advantage: 0.0,
-                })
-                .white_win
-            })
+            .map(|g| net.evaluate(Request::of(g)).white_win)
             .collect();
         let before = counts.passes.load(std::sync::atomic::Ordering::Relaxed);
         let before_boards = counts.boards.load(std::sync::atomic::Ordering::Relaxed);
@@ -321,13 +303,7 @@ mod tests {
                 scope.spawn(move || {
                     for _ in 0..40 {
                         let mut out = [Evaluation::default(), Evaluation::default()];
-                        let request = Request {
-                            game: g,
-                            to_move: g.to_move(),
-                            fresh: false,
-                            symmetry: 0,
-                            white_advantage: 0.0,
-                        };
+                        let request = Request::of(g);
                         net.evaluate_batch(&[request, request], &mut out);
                         assert_eq!(out[0].white_win, want);
                         assert_eq!(out[1].white_win, want);

@@ -130,13 +130,7 @@ mod tests {
     #[test]
     fn the_share_asked_for_fails_at_the_door_and_the_rest_is_the_nets() {
         let game = Game::new(9, Rules::default(), 7.5);
-        let request = Request {
-            game: &game,
-            to_move: game.to_move(),
-            fresh: false,
-            symmetry: 0,
-            white_advantage: 0.0,
-        };
+        let request = Request::of(&game);
         // The test backend's arithmetic: the door is the same for any.
         let backend = || crate::nn::on_test_backend().0;
         let clean = backend().evaluate(request);

@@ -387,13 +387,7 @@ mod tests {
             format!("cpu {}", Kernel::detected().name())
         );
         let game = crate::go::game::Game::new(9, crate::go::rules::Rules::default(), 7.5);
-        let request = super::super::Request {
-            game: &game,
-            to_move: game.to_move(),
-            fresh: false,
-            symmetry: 0,
-            white_advantage: 0.0,
-        };
+        let request = super::super::Request::of(&game);
         let (a, b) = (slow.evaluate(request), fast.evaluate(request));
         assert!((a.white_win - b.white_win).abs() < 1e-4);
     }

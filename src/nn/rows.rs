@@ -25,7 +25,19 @@ pub struct Request<'a> {
     pub white_advantage: f32,
 }
 
-impl Request<'_> {
+impl<'a> Request<'a> {
+    /// `game`'s position for its player to move, with its history, under
+    /// the identity symmetry, in an even match.
+    pub fn of(game: &'a Game) -> Request<'a> {
+        Request {
+            game,
+            to_move: game.to_move(),
+            fresh: false,
+            symmetry: 0,
+            white_advantage: 0.0,
+        }
+    }
+
     /// The advantage from the side of the player to move.
     pub fn mover_advantage(&self) -> f32 {
         self.to_move.from_white() as f32 * self.white_advantage

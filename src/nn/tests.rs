@@ -35,13 +35,7 @@ fn a_profiled_pass_on_the_cpu_times_each_block_kind_and_head() {
     // products as a pass records them (the trunk tip, which multiplies
     // nothing, counts none).
     let mut request_out = [Evaluation::default()];
-    let request = Request {
-        game: &game,
-        to_move: game.to_move(),
-        fresh: false,
-        symmetry: 0,
-        white_advantage: 0.0,
-    };
+    let request = Request::of(&game);
     let pass: f64 = shapes_of(|| net.evaluate_batch(&[request], &mut request_out))
         .iter()
         .map(|s| s.flops() * s.calls as f64)

@@ -58,13 +58,7 @@ pub fn products(sizes: &[usize], seconds: f64, setup: Setup) -> Result<(), Strin
     println!("bench gemm {} kernel={}", processor(), kernel.name());
     for &size in sizes {
         let game = position(size);
-        let request = Request {
-            game: &game,
-            to_move: game.to_move(),
-            fresh: false,
-            symmetry: 0,
-            white_advantage: 0.0,
-        };
+        let request = Request::of(&game);
         let mut out = [Evaluation::default()];
         let shapes = crate::nn::shapes_of(|| net.evaluate_batch(&[request], &mut out));
         let total: f64 = shapes.iter().map(|s| s.flops() * s.calls as f64).sum();
