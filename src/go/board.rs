@@ -421,7 +421,7 @@ impl Board {
                 let p = b.point(x, y);
                 b.cells[p as usize] = Cell::Empty;
                 b.line[p as usize] = line(size, x, y) as u8;
-                b.add_empty(p);
+                b.add_empty(p, &mut ());
             }
         }
         for p in 0..b.cell_count() as Point {
@@ -655,11 +655,7 @@ impl Board {
         }
     }
 
-    fn add_empty(&mut self, p: Point) {
-        self.add_empty_journaled(p, &mut ());
-    }
-
-    fn add_empty_journaled<J: Journal>(&mut self, p: Point, journal: &mut J) {
+    fn add_empty<J: Journal>(&mut self, p: Point, journal: &mut J) {
         journal.point(self, p);
         journal.empty_slot(self, self.empty_count);
         self.empty_index[p as usize] = self.empty_count as u16;
@@ -1096,7 +1092,7 @@ impl Board {
                 *count = count.wrapping_add(emptied);
             }
             self.hash ^= ZOBRIST[color.index()][s as usize];
-            self.add_empty_journaled(s, journal);
+            self.add_empty(s, journal);
             let (chains, k) = self.neighbor_chains(s, other);
             for &g in &chains[..k] {
                 journal.point(self, g);

@@ -259,8 +259,7 @@ impl GpuNetwork {
             eprintln!("kosumi: CUDA graphs do not run here ({why}); each operation is launched");
             ws.graphs_refused = Some(why);
         }
-        let h = p.heads;
-        for b in [h.policy, h.pass, h.value, h.score, h.ownership] {
+        for b in p.heads.buffers() {
             let n = p.buffers[b.0].len(shape);
             q.download(ws.ptrs[b.0].f32s()?, &mut ws.host[b.0][..n])?;
         }

@@ -137,6 +137,19 @@ pub(crate) struct Heads {
     pub ownership: Buf,
 }
 
+impl Heads {
+    /// The heads' buffers, as the host reads them back.
+    pub(crate) fn buffers(&self) -> [Buf; 5] {
+        [
+            self.policy,
+            self.pass,
+            self.value,
+            self.score,
+            self.ownership,
+        ]
+    }
+}
+
 /// How a buffer of a program stores its values on a device: its element
 /// type, as data the program carries (every activation is single
 /// precision today; a product's halves are the executor's scratch).
@@ -794,18 +807,9 @@ impl Program {
     /// Whether buffer `b` crosses between host and device: an input or a
     /// head.
     pub(crate) fn crosses(&self, b: Buf) -> bool {
-        let h = &self.heads;
-        [
-            self.spatial_input,
-            self.global_input,
-            h.policy,
-            h.pass,
-            h.value,
-            h.score,
-            h.ownership,
-        ]
-        .contains(&b)
+        [self.spatial_input, self.global_input].contains(&b)
             || self.metadata_input == Some(b)
+            || self.heads.buffers().contains(&b)
     }
 
     /// Each board's raw heads from the head buffers' values (`read` gives
