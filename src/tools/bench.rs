@@ -168,10 +168,7 @@ pub fn network(
 ) -> Result<(), String> {
     let net = timed_net(model, backends)?;
     let katago = katago_path();
-    // A core's peak (a GPU's is not counted in a core's cycles).
-    let peak = cpu_mhz()
-        .map(|mhz| mhz * 1e-3 * net.peak_flops_per_cycle())
-        .filter(|&p| p > 0.0);
+    let peak = core_peak_gflops(&net);
     for &size in sizes {
         let game = middle_game(size);
         let time = Duration::from_secs_f64(seconds);
@@ -285,10 +282,7 @@ pub fn profile(
     backends: &crate::nn::Backends,
 ) -> Result<(), String> {
     let net = timed_net(model, backends)?;
-    // A core's peak, for the CPU's parts' rates.
-    let peak = cpu_mhz()
-        .map(|mhz| mhz * 1e-3 * net.peak_flops_per_cycle())
-        .filter(|&p| p > 0.0);
+    let peak = core_peak_gflops(&net);
     for &size in sizes {
         let game = middle_game(size);
         let most = net.max_batch_of(size.into());
@@ -374,6 +368,15 @@ pub fn roofline(
         }
     }
     Ok(())
+}
+
+/// A core's nominal peak in GFLOP/s for `net`'s CPU kernel, where the
+/// clock is known (none on a GPU, whose peak is not counted in a core's
+/// cycles).
+fn core_peak_gflops(net: &crate::nn::Evaluator) -> Option<f64> {
+    cpu_mhz()
+        .map(|mhz| mhz * 1e-3 * net.peak_flops_per_cycle())
+        .filter(|&p| p > 0.0)
 }
 
 /// The processor's clock in MHz as Linux reports it: the first core's
