@@ -103,45 +103,50 @@ pub struct PassProfile {
 impl PassProfile {
     /// Adds `took` to the part `name`.
     pub fn add(&mut self, name: &'static str, took: std::time::Duration) {
-        match self.parts.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, total)) => *total += took,
-            None => self.parts.push((name, took)),
-        }
+        add_to(&mut self.parts, name, took);
     }
 
     /// Adds `floor` to the floor of the part `name`.
     pub fn add_floor(&mut self, name: &'static str, floor: std::time::Duration) {
-        match self.floors.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, total)) => *total += floor,
-            None => self.floors.push((name, floor)),
-        }
+        add_to(&mut self.floors, name, floor);
     }
 
     /// Adds `flops` operations to the part `name`.
     pub fn add_flops(&mut self, name: &'static str, flops: f64) {
-        match self.flops.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, total)) => *total += flops,
-            None => self.flops.push((name, flops)),
-        }
+        add_to(&mut self.flops, name, flops);
     }
 
     /// The operations counted in the part `name`, where counted.
     pub fn flops(&self, name: &str) -> Option<f64> {
-        self.flops.iter().find(|(n, _)| *n == name).map(|&(_, f)| f)
+        of_part(&self.flops, name)
     }
 
     /// The floor of the part `name`, where known.
     pub fn floor(&self, name: &str) -> Option<std::time::Duration> {
-        self.floors
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|&(_, d)| d)
+        of_part(&self.floors, name)
     }
 
     /// The parts' time together.
     pub fn total(&self) -> std::time::Duration {
         self.parts.iter().map(|&(_, d)| d).sum()
     }
+}
+
+/// Adds `value` to the part `name`'s total in `parts` (a new part last).
+fn add_to<T: std::ops::AddAssign>(
+    parts: &mut Vec<(&'static str, T)>,
+    name: &'static str,
+    value: T,
+) {
+    match parts.iter_mut().find(|(n, _)| *n == name) {
+        Some((_, total)) => *total += value,
+        None => parts.push((name, value)),
+    }
+}
+
+/// The part `name`'s total in `parts`, where it has one.
+fn of_part<T: Copy>(parts: &[(&'static str, T)], name: &str) -> Option<T> {
+    parts.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
 }
 
 /// Laps of the wall clock into a [`PassProfile`], where one is kept: each
