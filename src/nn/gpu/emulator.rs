@@ -298,61 +298,64 @@ fn launcher() -> Result<LaunchFn, String> {
     static LOADED: OnceLock<Result<usize, String>> = OnceLock::new();
     let loaded = LOADED.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("kosumi-emulator-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let source = dir.join("kernels.cpp");
-        let library = dir.join("libkernels.so");
-        let text = format!(
-            "{SHIM}\n{}\n{LAUNCHER}\n{}\n{LAUNCH}",
-            super::kernels::source(),
-            table()
-        );
-        std::fs::write(&source, text).map_err(|e| e.to_string())?;
-        let out = std::process::Command::new("g++")
-            .args([
-                "-std=c++20",
-                "-O2",
-                "-shared",
-                "-fPIC",
-                "-pthread",
-                "-w",
-                "-o",
-            ])
-            .arg(&library)
-            .arg(&source)
-            .output()
-            .map_err(|e| {
-                let _ = std::fs::remove_dir_all(&dir);
-                format!("g++ does not run: {e}")
-            })?;
-        if !out.status.success() {
-            let _ = std::fs::remove_dir_all(&dir);
-            return Err(format!(
-                "g++ refuses the kernels: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        let path = CString::new(library.to_string_lossy().as_bytes()).expect("a path");
-        // SAFETY: a library just built from the kernels and the launcher;
-        // it stays loaded for the process.
-        let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW) };
+        let loaded = build_and_load(&dir);
         // A loaded library stays mapped once its file is gone: the build
-        // leaves nothing in the temporary folder.
+        // leaves nothing in the temporary folder, whatever its outcome.
         let _ = std::fs::remove_dir_all(&dir);
-        if handle.is_null() {
-            return Err("the emulated kernels do not load".into());
-        }
-        let name = CString::new("emu_launch").expect("a name");
-        // SAFETY: the handle is loaded; the symbol is the launcher's.
-        let symbol = unsafe { libc::dlsym(handle, name.as_ptr()) };
-        if symbol.is_null() {
-            return Err("emu_launch is not in the emulated kernels".into());
-        }
-        Ok(symbol as usize)
+        loaded
     });
     // SAFETY: the address of `emu_launch`, whose signature is LaunchFn's.
     loaded
         .clone()
         .map(|at| unsafe { std::mem::transmute::<usize, LaunchFn>(at) })
+}
+
+/// The kernels built for the host in `dir` and loaded: `emu_launch`'s
+/// address, or why not (no g++).
+fn build_and_load(dir: &std::path::Path) -> Result<usize, String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let source = dir.join("kernels.cpp");
+    let library = dir.join("libkernels.so");
+    let text = format!(
+        "{SHIM}\n{}\n{LAUNCHER}\n{}\n{LAUNCH}",
+        super::kernels::source(),
+        table()
+    );
+    std::fs::write(&source, text).map_err(|e| e.to_string())?;
+    let out = std::process::Command::new("g++")
+        .args([
+            "-std=c++20",
+            "-O2",
+            "-shared",
+            "-fPIC",
+            "-pthread",
+            "-w",
+            "-o",
+        ])
+        .arg(&library)
+        .arg(&source)
+        .output()
+        .map_err(|e| format!("g++ does not run: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "g++ refuses the kernels: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let path = CString::new(library.to_string_lossy().as_bytes()).expect("a path");
+    // SAFETY: a library just built from the kernels and the launcher; it
+    // stays loaded for the process.
+    let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW) };
+    if handle.is_null() {
+        return Err("the emulated kernels do not load".into());
+    }
+    let name = CString::new("emu_launch").expect("a name");
+    // SAFETY: the handle is loaded; the symbol is the launcher's.
+    let symbol = unsafe { libc::dlsym(handle, name.as_ptr()) };
+    if symbol.is_null() {
+        return Err("emu_launch is not in the emulated kernels".into());
+    }
+    Ok(symbol as usize)
 }
 
 /// How a product's factors are stored and multiplied.
