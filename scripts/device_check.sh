@@ -19,9 +19,11 @@
 #      give), a KaTrain-like JSON query on the GPU (33 turns of a 19×19
 #      game, 500 visits each, 12 positions at once × 8 threads), with two
 #      passes in flight (the default) and with one (`--gpu-passes 1`);
-#   4. the paths side by side at batch 128: each NET's profile again with
-#      `--attention simt` (one kernel) beside the default (batched
-#      products on the tensor cores); every profile line on a GPU whose
+#   4. the paths side by side at batch 128: the b18-shaped net's profile
+#      again with `--gpu-conv im2col` beside cuDNN's convolutions, and
+#      each NET's with `--attention simt` (one kernel) beside the default
+#      (batched products on the tensor cores), `gpu-error` again on every
+#      net with `--gpu-conv im2col`; every profile line on a GPU whose
 #      peaks kosumi knows carries its floor and `eff = floor / measured`;
 #   5. where PyTorch is installed, scripts/pytorch_anchor.py: PyTorch fp16
 #      on the same b18c384nbt shape, timed the same way, so that kosumi's
@@ -58,7 +60,21 @@ for net in "$@"; do
 done
 command -v nvidia-smi >/dev/null || { echo "gpu: none (no nvidia-smi)"; exit 0; }
 echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
-echo "kosumi: $("$kosumi" --version) (attention batched unless said; products f16 unless said)"
+# cuDNN: the system's, or a Python wheel's (PyTorch's nvidia-cudnn), put
+# where the loader finds it.
+cudnn_dir=
+if ! ldconfig -p 2>/dev/null | grep -q 'libcudnn\.so'; then
+  cudnn_dir=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(list(nvidia.cudnn.__path__)[0], "lib"))' 2>/dev/null || true)
+  if [[ -z $cudnn_dir || ! -d $cudnn_dir ]]; then
+    found=$(find / -xdev -name 'libcudnn.so.9*' -print -quit 2>/dev/null || true)
+    cudnn_dir=${found%/*}
+  fi
+  if [[ -n $cudnn_dir && -d $cudnn_dir ]]; then
+    export LD_LIBRARY_PATH=$cudnn_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  fi
+fi
+echo "cudnn: ${cudnn_dir:-as the loader finds it}"
+echo "kosumi: $("$kosumi" --version) (attention batched, 3×3 by cuDNN where found, unless said; products f16 unless said)"
 # Everything below is also kept for the summary at the end.
 log=$scratch/log
 exec > >(tee "$log") 2>&1
@@ -67,9 +83,13 @@ status=0
 timeout 120 "$kosumi" --backend cuda gpu-error --positions 100 \
   "$models"/*.bin.gz "$models"/*.txt.gz || status=1
 timeout 30 "$kosumi" --backend cuda gpu-error --positions 60 || status=1
+timeout 90 "$kosumi" --backend cuda --gpu-conv im2col gpu-error --positions 60 \
+  "$models"/*.bin.gz "$models"/*.txt.gz | sed 's/^gpu-error /gpu-error gpu_conv=im2col /' || status=1
 python3 "$here/scripts/synthetic_model.py" --shape b18c384nbt > "$scratch/b18c384nbt.txt"
 timeout 100 "$kosumi" --backend cuda --model "$scratch/b18c384nbt.txt" bench --nn --size 19 --seconds 1 || status=1
 timeout 30 "$kosumi" --backend cuda --model "$scratch/b18c384nbt.txt" bench --nn --profile --size 19 --seconds 0.5 || status=1
+timeout 30 "$kosumi" --backend cuda --gpu-conv im2col --model "$scratch/b18c384nbt.txt" bench --nn --profile --size 19 --seconds 0.5 \
+  | sed 's/^profile /profile gpu_conv=im2col /' || status=1
 timeout 40 "$kosumi" --backend cuda bench --nn --size 19 --seconds 1 || status=1
 rm -f "$scratch/b18c384nbt.txt"
 for net in "$@"; do

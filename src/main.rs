@@ -160,6 +160,10 @@ struct Cli {
     /// How a GPU runs attention (for comparing the two).
     #[arg(long, value_enum, default_value_t, global = true)]
     attention: kosumi::nn::GpuAttention,
+    /// How a GPU runs its 3×3 convolutions (where not given, cuDNN where
+    /// it is on the machine, else im2col).
+    #[arg(long, value_enum, global = true)]
+    gpu_conv: Option<kosumi::nn::GpuConv>,
     /// A GPU's precision as a KataGo config wishes it (`cudaUseFP16`):
     /// applied where a GPU runs the networks, said once and set aside
     /// where none does; --precision, given, wins.
@@ -522,6 +526,7 @@ fn backends(cli: &Cli, kernel: Option<kosumi::nn::Kernel>) -> kosumi::nn::Backen
         config_precision: cli.gpu_precision,
         kernel,
         attention: cli.attention,
+        gpu_conv: cli.gpu_conv,
         no_graphs: cli.no_graphs,
         gpu_passes: cli.gpu_passes.map(|n| n as usize),
     };

@@ -17,7 +17,7 @@
 
 use super::backend::Backend;
 use super::cpu::gemm::{Arithmetic, Kernel};
-use super::gpu::ops::GpuAttention;
+use super::gpu::ops::{GpuAttention, GpuConv};
 use super::model::ModelDesc;
 use super::precision::Precision;
 use std::sync::Arc;
@@ -66,6 +66,9 @@ pub struct Options {
     pub kernel: Option<Kernel>,
     /// How a GPU runs attention.
     pub attention: GpuAttention,
+    /// How a GPU runs its 3×3 convolutions; `None`: cuDNN where it is
+    /// here, else im2col.
+    pub gpu_conv: Option<GpuConv>,
     /// A GPU's passes launch each operation instead of replaying a CUDA
     /// graph of them (`--no-graphs`).
     pub no_graphs: bool,
@@ -279,6 +282,7 @@ impl Backends {
                 precision: self.gpu_precision(),
                 max_batch,
                 attention: o.attention,
+                conv: o.gpu_conv,
                 graphs: !o.no_graphs,
                 in_flight: o.gpu_passes.unwrap_or(cuda::PASSES_IN_FLIGHT),
             };

@@ -1,17 +1,19 @@
 //! CUDA as a [`Device`]: the [`kernels`](super::kernels) compiled by NVRTC for the GPU at
 //! hand, cuBLAS for the products (single precision, or half-precision
-//! factors with single-precision sums on the tensor cores), a CUDA stream
-//! with its own cuBLAS handle for each queue. The libraries are loaded at
+//! factors with single-precision sums on the tensor cores), cuDNN for the
+//! convolutions where it is here ([`super::cudnn`]), a CUDA stream with
+//! its own cuBLAS and cuDNN handles for each queue. The libraries are loaded at
 //! run time (cudarc's dynamic loading): a build with the `cuda` feature
 //! runs on a machine without CUDA, where [`probe`] says why there is no GPU
 //! rather than failing inside the loader.
 
+use super::cudnn::Convolver;
 use super::device::{
-    Arg, Device, F32s, Factors, Gemm, Halves, HostBuffer, HostMemory, Launch, Queue,
+    Arg, Convolution, Device, F32s, Factors, Gemm, Halves, HostBuffer, HostMemory, Launch, Queue,
 };
 use super::executor::{GpuNetwork, GpuSettings, SCORE_VALUES};
 use super::kernels::Kernel;
-use crate::nn::gpu::ops::GpuAttention;
+use crate::nn::gpu::ops::{GpuAttention, GpuConv};
 use crate::nn::model::ModelDesc;
 use crate::nn::precision::Precision;
 use cudarc::cublas::CudaBlas;
@@ -65,6 +67,9 @@ pub(crate) struct Settings {
     pub(crate) precision: Option<Precision>,
     pub(crate) max_batch: usize,
     pub(crate) attention: GpuAttention,
+    /// How the 3×3 convolutions run, or with `None` through cuDNN where it
+    /// is on the machine, else by im2col.
+    pub(crate) conv: Option<GpuConv>,
     pub(crate) graphs: bool,
     /// The passes run at once.
     pub(crate) in_flight: usize,
@@ -78,10 +83,15 @@ pub(crate) fn network(
 ) -> Result<GpuNetwork, String> {
     let device = CudaDevice::open(gpu)?;
     let precision = (settings.precision).unwrap_or(Precision::best_on_gpu(device.tensor_cores));
+    let conv = settings.conv.unwrap_or(match device.convolutions() {
+        Ok(_) => GpuConv::Cudnn,
+        Err(_) => GpuConv::Im2col,
+    });
     let settings = GpuSettings {
         precision,
         max_batch: settings.max_batch,
         attention: settings.attention,
+        conv,
         score_values: SCORE_VALUES,
         graphs: settings.graphs,
         in_flight: settings.in_flight,
@@ -105,6 +115,8 @@ struct CudaDevice {
     kernels: Vec<CudaFunction>,
     kept: Mutex<Vec<CudaSlice<f32>>>,
     kept_halves: Mutex<Vec<CudaSlice<u16>>>,
+    /// cuDNN's version where it is here, else why not.
+    cudnn: Result<String, String>,
 }
 
 impl CudaDevice {
@@ -134,6 +146,7 @@ impl CudaDevice {
             kernels,
             kept: Mutex::new(Vec::new()),
             kept_halves: Mutex::new(Vec::new()),
+            cudnn: super::cudnn::library(),
         })
     }
 }
@@ -183,7 +196,13 @@ impl Device for CudaDevice {
             halves: Vec::new(),
             marks: Vec::new(),
             graphs: Vec::new(),
+            convolver: None,
+            cudnn: self.cudnn.is_ok(),
         }))
+    }
+
+    fn convolutions(&self) -> Result<String, String> {
+        self.cudnn.clone()
     }
 }
 
@@ -198,6 +217,10 @@ struct CudaQueue {
     marks: Vec<cudarc::driver::CudaEvent>,
     /// The graphs captured on this stream, by number.
     graphs: Vec<cudarc::driver::CudaGraph>,
+    /// cuDNN on this stream, made on the first convolution.
+    convolver: Option<Convolver>,
+    /// Whether cuDNN is here.
+    cudnn: bool,
 }
 
 // SAFETY: a queue is used by one thread at a time (the evaluator's pool
@@ -244,6 +267,18 @@ impl CudaQueue {
         Ok((slice, at))
     }
 
+    /// cuDNN on this stream, made where it is not yet.
+    fn convolver(&mut self) -> Result<&mut Convolver, String> {
+        if !self.cudnn {
+            return Err("cuDNN is not on this machine".into());
+        }
+        self.bind()?;
+        if self.convolver.is_none() {
+            self.convolver = Some(Convolver::on(self.stream.clone())?);
+        }
+        Ok(self.convolver.as_mut().expect("made"))
+    }
+
     /// Makes the GPU's context this thread's: a workspace may come to
     /// another thread than the one that made it, and the driver's calls
     /// below cudarc's own (copies, cuBLAS) act on the thread's context.
@@ -259,6 +294,9 @@ impl Queue for CudaQueue {
     fn free(&mut self) {
         // The graphs name the buffers: they go first.
         self.graphs.clear();
+        if let Some(convolver) = &mut self.convolver {
+            convolver.forget_graphs();
+        }
         self.f32s.clear();
         self.halves.clear();
     }
@@ -403,6 +441,14 @@ impl Queue for CudaQueue {
             )
         }
         .map_err(|e| format!("cuBLAS: {batches} products of {m}×{k} by {k}×{n}: {e:?}"))
+    }
+
+    fn convolve(&mut self, c: Convolution) -> Result<(), String> {
+        self.convolver()?.convolve(c)
+    }
+
+    fn plan_convolution(&mut self, c: Convolution) -> Result<(), String> {
+        self.convolver()?.plan(&c).map(|_| ())
     }
 
     fn mark(&mut self) -> Result<(), String> {

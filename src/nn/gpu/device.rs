@@ -172,6 +172,36 @@ impl Gemm {
     }
 }
 
+/// A convolution's tensors, all of one precision: the input `x` and the
+/// output `y` as `[board][y][x][channel]` (NHWC), the filter `w` as
+/// `[out][ky][kx][in]` (KRSC).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum ConvTensors {
+    /// Single precision, multiplied exactly so (CUDA's cores).
+    F32 { x: F32s, w: F32s, y: F32s },
+    /// Half precision, the sums in single and the output rounded to
+    /// halves (the tensor cores).
+    F16 { x: Halves, w: Halves, y: Halves },
+}
+
+/// A library's convolution (cuDNN's `cudnnConvolutionForward`): `y =
+/// alpha · conv(x, w) + beta · y` over `batch` boards of `height × width`
+/// points, `cin` channels in and `cout` out, a `size × size` filter
+/// zero-padded by `size / 2` so that the board keeps its size, stride 1,
+/// no dilation, cross-correlation (the filter not flipped).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Convolution {
+    pub batch: usize,
+    pub height: usize,
+    pub width: usize,
+    pub cin: usize,
+    pub cout: usize,
+    pub size: usize,
+    pub tensors: ConvTensors,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
 /// Host memory that a queue's copies read and write: plain memory, or a
 /// GPU's page-locked memory, which its copies reach at the bus's rate and
 /// queue without blocking the host (CUDA copies from plain memory through
@@ -230,6 +260,9 @@ pub(crate) trait Device: Send + Sync {
     fn keep_halves(&self, bits: &[u16]) -> Result<Halves, String>;
     /// A new queue, for one thread's evaluations.
     fn queue(&self) -> Result<Box<dyn Queue>, String>;
+    /// The library whose convolutions its queues run (`convolve`), and
+    /// its version, or why there is none.
+    fn convolutions(&self) -> Result<String, String>;
 }
 
 /// One thread's work on a device, in order.
@@ -253,6 +286,15 @@ pub(crate) trait Queue: Send {
     fn launch(&mut self, kernel: Kernel, launch: Launch, args: &[Arg]) -> Result<(), String>;
     /// Runs a product.
     fn gemm(&mut self, gemm: Gemm) -> Result<(), String>;
+    /// Runs a library's convolution, or says why there is none.
+    fn convolve(&mut self, convolution: Convolution) -> Result<(), String>;
+    /// Makes ready what a convolution of this shape needs (its algorithm,
+    /// its workspace) without running one, so that none is allocated
+    /// while a graph is captured.
+    fn plan_convolution(&mut self, convolution: Convolution) -> Result<(), String> {
+        let _ = convolution;
+        Ok(())
+    }
     /// Waits until everything queued is done.
     fn synchronize(&mut self) -> Result<(), String>;
     /// Marks the point the queue's work has reached (a CUDA event), for

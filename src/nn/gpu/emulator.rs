@@ -2,13 +2,16 @@
 //! g++ (a shim gives CUDA's thread indices, shared memory and
 //! `__syncthreads`: a block's threads run as fibers on one host thread,
 //! each passing to the next at the barrier), loaded as a shared library,
-//! and a [`Device`] whose memory is the host's and whose products are
-//! plain loops (half precision read through the `half` crate). The
+//! and a [`Device`] whose memory is the host's and whose products and
+//! convolutions are plain loops taking cuBLAS's and cuDNN's arguments
+//! (half precision read and written through the `half` crate). The
 //! executor runs on it exactly as on CUDA: the same launches, arguments and
 //! products, so that the kernels' indices and the executor's arguments are
 //! held to the CPU backend without a GPU.
 
-use super::device::{Arg, Device, F32s, Factors, Gemm, Halves, Launch, Queue};
+use super::device::{
+    Arg, ConvTensors, Convolution, Device, F32s, Factors, Gemm, Halves, Launch, Queue,
+};
 use super::kernels::Kernel;
 use std::ffi::{CString, c_char, c_void};
 use std::sync::OnceLock;
@@ -190,6 +193,11 @@ static inline unsigned short host_half_bits(float x) {
     unsigned short bits;
     memcpy(&bits, &h, 2);
     return bits;
+}
+static inline float host_half_value(unsigned short bits) {
+    _Float16 h;
+    memcpy(&h, &bits, 2);
+    return (float)h;
 }
 "#;
 
@@ -456,6 +464,53 @@ fn run_gemm(g: Gemm) {
     }
 }
 
+/// A convolution in plain loops, taking the very arguments cuDNN's
+/// `cudnnConvolutionForward` does (NHWC tensors, a KRSC filter, padding
+/// `size / 2`, alpha and beta): halves read as stored, the sums in single
+/// precision, the output rounded to halves where it is stored so.
+fn run_convolution(c: Convolution) {
+    let (x, w, y, kind) = match c.tensors {
+        ConvTensors::F32 { x, w, y } => (x.addr(), w.addr(), y.addr(), Element::F32),
+        ConvTensors::F16 { x, w, y } => (x.addr(), w.addr(), y.addr(), Element::F16),
+    };
+    let (height, width, pad) = (c.height as isize, c.width as isize, (c.size / 2) as isize);
+    for board in 0..c.batch {
+        for py in 0..height {
+            for px in 0..width {
+                let row = (board * c.height + py as usize) * c.width + px as usize;
+                for out in 0..c.cout {
+                    let mut sum = 0.0f32;
+                    for ky in 0..c.size as isize {
+                        for kx in 0..c.size as isize {
+                            let (sy, sx) = (py + ky - pad, px + kx - pad);
+                            if sy < 0 || sx < 0 || sy >= height || sx >= width {
+                                continue;
+                            }
+                            let from = (board * c.height + sy as usize) * c.width + sx as usize;
+                            let tap = (out * c.size + ky as usize) * c.size + kx as usize;
+                            for i in 0..c.cin {
+                                sum +=
+                                    kind.read(x, from * c.cin + i) * kind.read(w, tap * c.cin + i);
+                            }
+                        }
+                    }
+                    let at = row * c.cout + out;
+                    let value = c.alpha * sum + c.beta * kind.read(y, at);
+                    // SAFETY: `y` holds the `rows × cout` outputs.
+                    unsafe {
+                        match kind {
+                            Element::F16 => {
+                                *(y as *mut u16).add(at) = ::half::f16::from_f32(value).to_bits()
+                            }
+                            _ => *(y as *mut f32).add(at) = value,
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Sixteen bytes, aligned as a GPU's allocations are at least (the
 /// kernels' 16-byte loads need it).
 #[derive(Clone, Copy, Default)]
@@ -500,6 +555,10 @@ impl Device for Emulator {
             refuses_graphs: self.refuses_graphs,
         }))
     }
+
+    fn convolutions(&self) -> Result<String, String> {
+        Ok("the emulator's loops".into())
+    }
 }
 
 /// A queue of the emulated GPU: what it allocated, and its graphs: the
@@ -518,6 +577,7 @@ struct EmulatedQueue {
 enum Work {
     Launch(Kernel, Launch, Vec<Arg>),
     Gemm(Gemm),
+    Convolution(Convolution),
 }
 
 impl EmulatedQueue {
@@ -527,6 +587,10 @@ impl EmulatedQueue {
             Work::Launch(kernel, launch, args) => self.run_kernel(*kernel, *launch, args),
             Work::Gemm(g) => {
                 run_gemm(*g);
+                Ok(())
+            }
+            Work::Convolution(c) => {
+                run_convolution(*c);
                 Ok(())
             }
         }
@@ -625,6 +689,10 @@ impl Queue for EmulatedQueue {
         self.queue(Work::Gemm(g))
     }
 
+    fn convolve(&mut self, c: Convolution) -> Result<(), String> {
+        self.queue(Work::Convolution(c))
+    }
+
     fn begin_capture(&mut self) -> Result<(), String> {
         match self.recording {
             _ if self.refuses_graphs => Err("this emulated device captures no graph".into()),
@@ -669,7 +737,7 @@ impl Queue for EmulatedQueue {
 mod tests {
     use super::*;
     use crate::nn::gpu::executor::{GpuNetwork, GpuSettings};
-    use crate::nn::gpu::ops::GpuAttention;
+    use crate::nn::gpu::ops::{GpuAttention, GpuConv};
     use crate::nn::model::ModelDesc;
     use crate::nn::precision::Precision;
 
@@ -689,12 +757,15 @@ mod tests {
         }
     }
 
-    /// The settings of the tests: batches of 4, attention batched.
+    /// The settings of the tests: batches of 4, attention batched, the
+    /// 3×3 convolutions by the library's (the emulator's loops, taking
+    /// cuDNN's arguments).
     fn settings(precision: Precision) -> GpuSettings {
         GpuSettings {
             precision,
             max_batch: 4,
             attention: GpuAttention::Batched,
+            conv: GpuConv::Cudnn,
             score_values: crate::nn::gpu::executor::SCORE_VALUES,
             graphs: true,
             in_flight: crate::nn::gpu::executor::PASSES_IN_FLIGHT,
@@ -742,6 +813,101 @@ mod tests {
         ] {
             agrees(&model(file), Precision::F32, 1e-4, &[(5, 4)]);
         }
+    }
+
+    #[test]
+    fn convolutions_by_im2col_compute_what_the_library_and_the_cpu_do() {
+        // The im2col kernels and their products in place of the library's
+        // convolutions: the six-block net and nested bottlenecks, in
+        // single and half precision.
+        let embedded = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
+        let im2col = |precision| GpuSettings {
+            conv: GpuConv::Im2col,
+            ..settings(precision)
+        };
+        agrees_as(&embedded, im2col(Precision::F32), 1e-4, &[(9, 9), (7, 11)]);
+        agrees_as(
+            &model("synthetic-v16.txt.gz"),
+            im2col(Precision::F32),
+            1e-4,
+            &[(7, 11)],
+        );
+        agrees_as(&embedded, im2col(Precision::F16), 0.03, &[(9, 9)]);
+    }
+
+    #[test]
+    fn the_library_convolution_takes_cudnns_layouts_padding_and_scalars() {
+        // One 3×3 convolution of 2 boards of 3×4, 5 channels to 3, by the
+        // emulator's cuDNN against sums written out here: NHWC input,
+        // KRSC filter, zeros off the board, y = alpha · conv + beta · y;
+        // then in halves, the output rounded to halves.
+        let (batch, height, width, cin, cout) = (2, 3, 4, 5, 3);
+        let x: Vec<f32> = (0..batch * height * width * cin)
+            .map(|i| ((i * 7) % 11) as f32 - 5.0)
+            .collect();
+        let w: Vec<f32> = (0..cout * 9 * cin)
+            .map(|i| ((i * 5) % 13) as f32 / 8.0 - 0.75)
+            .collect();
+        let y0: Vec<f32> = (0..batch * height * width * cout)
+            .map(|i| i as f32)
+            .collect();
+        let (alpha, beta) = (0.5, 2.0);
+        let mut want = y0.clone();
+        for b in 0..batch {
+            for py in 0..height as isize {
+                for px in 0..width as isize {
+                    for o in 0..cout {
+                        let mut sum = 0.0;
+                        for ky in 0..3isize {
+                            for kx in 0..3isize {
+                                let (sy, sx) = (py + ky - 1, px + kx - 1);
+                                if (0..height as isize).contains(&sy)
+                                    && (0..width as isize).contains(&sx)
+                                {
+                                    let from = (b * height + sy as usize) * width + sx as usize;
+                                    for i in 0..cin {
+                                        let tap = (o * 3 + ky as usize) * 3 + kx as usize;
+                                        sum += x[from * cin + i] * w[tap * cin + i];
+                                    }
+                                }
+                            }
+                        }
+                        let at = ((b * height + py as usize) * width + px as usize) * cout + o;
+                        want[at] = alpha * sum + beta * y0[at];
+                    }
+                }
+            }
+        }
+        let call = |tensors| Convolution {
+            batch,
+            height,
+            width,
+            cin,
+            cout,
+            size: 3,
+            tensors,
+            alpha,
+            beta,
+        };
+        let mut y = y0.clone();
+        run_convolution(call(ConvTensors::F32 {
+            x: F32s::at(x.as_ptr() as u64),
+            w: F32s::at(w.as_ptr() as u64),
+            y: F32s::at(y.as_mut_ptr() as u64),
+        }));
+        assert_eq!(y, want);
+        let halves = |v: &[f32]| -> Vec<u16> {
+            v.iter()
+                .map(|&x| ::half::f16::from_f32(x).to_bits())
+                .collect()
+        };
+        let (xh, wh, mut got) = (halves(&x), halves(&w), halves(&y0));
+        run_convolution(call(ConvTensors::F16 {
+            x: Halves::at(xh.as_ptr() as u64),
+            w: Halves::at(wh.as_ptr() as u64),
+            y: Halves::at(got.as_mut_ptr() as u64),
+        }));
+        assert_eq!(got, halves(&want));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::nn::backend::{
     Attributes, Backend, Batching, Computation, Inputs, PassError, PassProfile, RawOutput, Shape,
 };
 use crate::nn::model::ModelDesc;
-use crate::nn::gpu::ops::GpuAttention;
+use crate::nn::gpu::ops::{GpuAttention, GpuConv};
 use crate::nn::precision::Precision;
 use std::sync::{Arc, Mutex};
 
@@ -29,12 +29,14 @@ pub(crate) const PASSES_IN_FLIGHT: usize = 2;
 
 /// How a program runs on a device: its products' precision (a GPU's: f32,
 /// or f16 factors with sums in single), the most boards a batch holds, how
-/// attention runs and the most attention scores kept at once.
+/// attention and the 3×3 convolutions run and the most attention scores
+/// kept at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct GpuSettings {
     pub(crate) precision: Precision,
     pub(crate) max_batch: usize,
     pub(crate) attention: GpuAttention,
+    pub(crate) conv: GpuConv,
     /// The most attention score values a workspace keeps at once (at
     /// least a board's matrix is kept).
     pub(crate) score_values: usize,
@@ -97,9 +99,14 @@ impl GpuNetwork {
             max_batch,
             ..settings
         };
+        if settings.conv == GpuConv::Cudnn {
+            device.convolutions()?;
+        }
         let program = Program::compile(desc);
-        let weights = program
-            .weights
+        // The weights as the device reads them: a library's 3×3 filters
+        // `[out][ky][kx][in]`, the rest as the program lays them out.
+        let laid_out = device_layout(&program, settings.conv);
+        let weights = laid_out
             .iter()
             .map(|w| device.keep(w))
             .collect::<Result<Vec<_>, String>>()?;
@@ -107,7 +114,7 @@ impl GpuNetwork {
         if precision.half_factors() {
             for op in &program.ops {
                 if let Op::Conv(Conv { weights: w, .. }) = *op {
-                    let bits: Vec<u16> = program.weights[w.0]
+                    let bits: Vec<u16> = laid_out[w.0]
                         .iter()
                         .map(|&x| ::half::f16::from_f32(x).to_bits())
                         .collect();
@@ -117,7 +124,10 @@ impl GpuNetwork {
         }
         let peak = Peak::of_device(&device.name());
         let attributes = Attributes {
-            name: format!("{} {precision}", device.name()),
+            name: match program.ops.iter().any(|op| matches!(op, Op::Conv(c) if c.size > 1)) {
+                true => format!("{} {precision}, 3×3 by {}", device.name(), settings.conv),
+                false => format!("{} {precision}", device.name()),
+            },
             precision,
             // Enough boards to fill the GPU: about 128 of 19×19 (PyTorch's
             // anchor reaches its rate there), more of smaller boards; two
@@ -232,6 +242,7 @@ impl GpuNetwork {
             scores: ws.scores,
             score_values: ws.score_values,
             attention: self.settings.attention,
+            conv: self.settings.conv,
             tensor_cores: self.settings.precision.half_factors(),
         };
         let mut refused = None;
@@ -286,9 +297,44 @@ impl GpuNetwork {
     }
 }
 
+/// The program's weights as a device reads them under `conv`: where a
+/// library runs the 3×3 convolutions, their `(ky, kx, in) × out` matrices
+/// as filters `[out][ky][kx][in]`; the rest as they are.
+fn device_layout(program: &Program, conv: GpuConv) -> Vec<std::borrow::Cow<'_, [f32]>> {
+    let mut laid_out: Vec<_> = program.weights.iter().map(|w| w.as_slice().into()).collect();
+    if conv == GpuConv::Cudnn {
+        for op in &program.ops {
+            if let Op::Conv(c) = op
+                && c.size > 1
+            {
+                let (taps, cin, cout) = (c.size * c.size, c.cin, c.cout);
+                let matrix = &program.weights[c.weights.0];
+                let mut filter = vec![0.0; matrix.len()];
+                for tap in 0..taps {
+                    for i in 0..cin {
+                        for o in 0..cout {
+                            filter[(o * taps + tap) * cin + i] = matrix[(tap * cin + i) * cout + o];
+                        }
+                    }
+                }
+                laid_out[c.weights.0] = filter.into();
+            }
+        }
+    }
+    laid_out
+}
+
 /// Captures `ops` run on `step` into a graph: its number, or why not (the
-/// capture ended either way).
+/// capture ended either way). What a library's convolutions need is made
+/// ready first, outside the capture.
 fn capture(step: &mut DeviceStep, ops: &[Op]) -> Result<usize, String> {
+    for op in ops {
+        if let Op::Conv(conv) = op
+            && let Some(call) = conv.library_call(step)?
+        {
+            step.queue.plan_convolution(call)?;
+        }
+    }
     step.queue.begin_capture()?;
     let recorded = ops.iter().try_for_each(|op| op.on_device(step));
     let graph = step.queue.end_capture();

@@ -139,6 +139,10 @@ macro_rules! with_kernels {
         ) false;
         /// `out = in · scale` in half precision.
         ToHalf to_half(r#in: ConstF32s, out: Halves, n: I64, scale: F32) false;
+        /// `out = in · scale` (or `+=`) in single precision.
+        FromHalf from_half(
+            r#in: ConstHalves, out: F32s, n: I64, scale: F32, accumulate: I32,
+        ) false;
         /// `out = act((in + extra[board]) · scale + bias)` channel by channel.
         NormAct norm_act(
             r#in: ConstF32s, out: F32s, scale: ConstF32s, bias: ConstF32s, extra: ConstF32s,

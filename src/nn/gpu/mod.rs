@@ -1,7 +1,7 @@
 //! The GPU backend: the network compiled to a [`program`] of device
 //! operations on numbered buffers, run by the [`executor`] on a
 //! [`device`]: CUDA's (`cuda`, behind the `cuda` feature: the [`kernels`]
-//! by NVRTC, cuBLAS), or in the tests an emulator that runs the same
+//! by NVRTC, cuBLAS, cuDNN's convolutions in `cudnn`), or in the tests an emulator that runs the same
 //! kernels compiled for the host (`emulator`). The host's executor of a
 //! program ([`host`], plain loops) holds a program to the CPU backend in
 //! the tests.
@@ -21,6 +21,8 @@ macro_rules! cfg_device {
 
 #[cfg(feature = "cuda")]
 pub(crate) mod cuda;
+#[cfg(feature = "cuda")]
+mod cudnn;
 cfg_device! {
     pub(crate) mod device;
     pub(crate) mod executor;

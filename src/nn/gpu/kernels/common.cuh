@@ -65,6 +65,17 @@ __device__ __forceinline__ unsigned short half_bits(float x) {
 #endif
 }
 
+// The value of half-precision bits (exact: every half is a float).
+__device__ __forceinline__ float half_value(unsigned short h) {
+#ifdef __CUDA_ARCH__
+    float x;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(x) : "h"(h));
+    return x;
+#else
+    return host_half_value(h);
+#endif
+}
+
 // A warp's maximum and sum of its lanes' values, every lane reading it
 // (the warp's lanes all take part: none returns before).
 __device__ __forceinline__ float warp_max(float value) {

@@ -68,3 +68,15 @@ extern "C" __global__ void to_half(const float* in, unsigned short* out, long lo
         out[i] = half_bits(in[i] * scale);
     }
 }
+
+// out = in * scale in single precision (or out += it where accumulate is
+// set), value by value: a library convolution's half-precision output,
+// which the input's scale left scaled by 1/8, back in the trunk.
+extern "C" __global__ void from_half(const unsigned short* in, float* out, long long n, float scale,
+                                     int accumulate) {
+    unsigned i = thread_index();
+    if (i < n) {
+        float v = half_value(in[i]) * scale;
+        out[i] = accumulate ? out[i] + v : v;
+    }
+}

@@ -1,16 +1,19 @@
 //! Convolutions: `dst = conv(src)` (or `+=`), a `size × size` convolution
-//! zero-padded to keep the board's size. On a device, im2col (for 3×3) and
-//! one product; in half precision the input goes to halves scaled by 1/8
-//! on its way (KataGo's "Scale8", which keeps a mish net's large
-//! activations inside half precision's range) and the product scales back.
+//! zero-padded to keep the board's size. On a device, a 1×1 convolution is
+//! one product; a 3×3 one is a library's convolution (cuDNN's, the
+//! filter laid out `[out][ky][kx][in]`), or im2col and one product. In
+//! half precision the input goes to halves scaled by 1/8 on its way
+//! (KataGo's "Scale8", which keeps a mish net's large activations inside
+//! half precision's range) and the product, or the library's halves on
+//! their way back to single precision, scales back.
 
 cfg_device! {
     use super::launch;
 }
 use super::{Buf, Weights};
 cfg_device! {
-    use super::{DeviceStep, channel_threads, threads};
-    use crate::nn::gpu::device::{DeviceBuffer, Factors, Gemm, Launch};
+    use super::{DeviceStep, GpuConv, channel_threads, threads};
+    use crate::nn::gpu::device::{ConvTensors, Convolution, DeviceBuffer, Factors, Gemm, Launch};
 }
 
 cfg_device! {
@@ -33,7 +36,65 @@ pub(crate) struct Conv {
 
 cfg_device! {
     impl Conv {
+        /// The library's convolution this runs as, where the settings
+        /// run it so (a 3×3 one under `--gpu-conv cudnn`): single
+        /// precision from `src` into `dst` itself; halves from the
+        /// scratch's first `rows × cin` values into the `rows × cout`
+        /// after them, the output left scaled by 1/8.
+        pub(crate) fn library_call(&self, s: &DeviceStep) -> Result<Option<Convolution>, String> {
+            if s.conv != GpuConv::Cudnn || self.size == 1 {
+                return Ok(None);
+            }
+            let shape = s.shape;
+            let tensors = match s.col {
+                DeviceBuffer::F16(col) => ConvTensors::F16 {
+                    x: col,
+                    w: s.halves(self.weights)?,
+                    y: col.offset(shape.rows() * self.cin),
+                },
+                DeviceBuffer::F32(_) => ConvTensors::F32 {
+                    x: s.buf(self.src)?,
+                    w: s.weights(self.weights),
+                    y: s.buf(self.dst)?,
+                },
+            };
+            let beta = match tensors {
+                ConvTensors::F32 { .. } if self.accumulate => 1.0,
+                _ => 0.0,
+            };
+            Ok(Some(Convolution {
+                batch: shape.batch,
+                height: shape.height,
+                width: shape.width,
+                cin: self.cin,
+                cout: self.cout,
+                size: self.size,
+                tensors,
+                alpha: 1.0,
+                beta,
+            }))
+        }
+
+        /// Runs it as the library's convolution `call`: in half precision
+        /// the input to halves first and the output back after.
+        fn by_library(&self, s: &mut DeviceStep, call: Convolution) -> Result<(), String> {
+            let ConvTensors::F16 { x, y, .. } = call.tensors else {
+                return s.queue.convolve(call);
+            };
+            let n = s.shape.rows() * self.cin;
+            let input = s.buf(self.src)?;
+            launch::to_half(threads(n), input, x, n as i64, INPUT_SCALE, s.queue)?;
+            s.queue.convolve(call)?;
+            let n = s.shape.rows() * self.cout;
+            let accumulate = i32::from(self.accumulate);
+            let dst = s.buf(self.dst)?;
+            launch::from_half(threads(n), y, dst, n as i64, 1.0 / INPUT_SCALE, accumulate, s.queue)
+        }
+
         pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
+            if let Some(call) = self.library_call(s)? {
+                return self.by_library(s, call);
+            }
             let &Conv {
                 src,
                 dst,

@@ -35,6 +35,25 @@ pub enum GpuAttention {
     Simt,
 }
 
+/// How a GPU runs its 3×3 convolutions (`--gpu-conv`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GpuConv {
+    /// cuDNN's convolution (NHWC, implicit GEMM on the tensor cores where
+    /// the products are f16), as KataGo's CUDA backend: no im2col matrix.
+    Cudnn,
+    /// An im2col matrix (nine times the input) and cuBLAS's product.
+    Im2col,
+}
+
+impl std::fmt::Display for GpuConv {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            GpuConv::Cudnn => "cudnn",
+            GpuConv::Im2col => "im2col",
+        })
+    }
+}
+
 /// A buffer of the program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Buf(pub usize);
@@ -73,6 +92,8 @@ cfg_device! {
         pub(crate) score_values: usize,
         /// How attention runs.
         pub(crate) attention: GpuAttention,
+        /// How the 3×3 convolutions run.
+        pub(crate) conv: GpuConv,
         /// Whether products of activations by activations (attention's)
         /// run on the tensor cores (TF32): where the products are f16.
         pub(crate) tensor_cores: bool,
