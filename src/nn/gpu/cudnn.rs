@@ -21,9 +21,21 @@ pub(crate) fn library() -> Result<String, String> {
     }
     let v = dnn::get_version();
     let version = format!("{}.{}.{}", v / 10000, v / 100 % 100, v % 100);
-    match v >= 90000 {
-        true => Ok(format!("cuDNN {version}")),
-        false => Err(format!("cuDNN {v} is older than 9, which kosumi reads")),
+    if v < 90000 {
+        return Err(format!("cuDNN {version} is older than 9, which kosumi reads"));
+    }
+    // cuDNN 9 loads its parts (the operations', the convolutions') when
+    // first asked: each found, and of the same version, or said here
+    // rather than at the first pass.
+    // SAFETY: version 9's checks, which only read the libraries.
+    let parts = unsafe {
+        sys::cudnnOpsVersionCheck()
+            .result()
+            .and_then(|()| sys::cudnnCnnVersionCheck().result())
+    };
+    match parts {
+        Ok(()) => Ok(format!("cuDNN {version}")),
+        Err(e) => Err(format!("cuDNN {version} is incomplete here: {e:?}")),
     }
 }
 
