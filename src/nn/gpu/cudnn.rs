@@ -22,7 +22,9 @@ pub(crate) fn library() -> Result<String, String> {
     let v = dnn::get_version();
     let version = format!("{}.{}.{}", v / 10000, v / 100 % 100, v % 100);
     if v < 90000 {
-        return Err(format!("cuDNN {version} is older than 9, which kosumi reads"));
+        return Err(format!(
+            "cuDNN {version} is older than 9, which kosumi reads"
+        ));
     }
     // cuDNN 9 loads its parts (the operations', the convolutions') when
     // first asked: each found, and of the same version, or said here

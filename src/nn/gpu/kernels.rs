@@ -168,18 +168,19 @@ macro_rules! with_kernels {
         ) true;
         /// Rotary position embedding, a thread a row, head and pair.
         Rope rope(
-            v: F32s, rows: I32, points: I32, width: I32, heads: I32, dim: I32, freqs: ConstF32s,
-            tables: I32, theta: F32,
+            v: F32s, stride: I32, rows: I32, points: I32, width: I32, heads: I32, dim: I32,
+            freqs: ConstF32s, tables: I32, theta: F32,
         ) false;
         /// Attention, a block a query point, head and board.
         Attention attention(
-            q: ConstF32s, k: ConstF32s, v: ConstF32s, out: F32s, points: I32, heads: I32,
-            kv_heads: I32, dim: I32, v_dim: I32,
+            q: ConstF32s, k: ConstF32s, v: ConstF32s, stride: I32, out: F32s, points: I32,
+            heads: I32, kv_heads: I32, dim: I32, v_dim: I32,
         ) true;
         /// The softmax of each row in place, a warp a row.
         SoftmaxRows softmax_rows(s: F32s, rows: I32, n: I32) true;
-        /// `hidden = silu(hidden) · gate`.
-        SwiGlu swiglu(hidden: F32s, gate: ConstF32s, n: I64) false;
+        /// `out = silu(hidden) · gate`, a block a row of hidden and gate
+        /// values side by side.
+        SwiGlu swiglu(both: ConstF32s, out: F32s, channels: I32) false;
             }
     };
 }

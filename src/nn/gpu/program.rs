@@ -192,16 +192,16 @@ struct Level {
 }
 
 /// The buffers every transformer block shares, as wide as the widest
-/// block's.
+/// block's: the norm, the queries, keys and values side by side, the
+/// heads' outputs, the hidden and gate values side by side, the gated
+/// unit's output.
 #[derive(Clone, Copy)]
 struct TransformerBuffers {
     norm: Buf,
-    q: Buf,
-    k: Buf,
-    v: Buf,
+    qkv: Buf,
     heads_out: Buf,
-    hidden: Buf,
-    gate: Buf,
+    hidden_gate: Buf,
+    gated: Buf,
 }
 
 /// The compiler's state: the program so far and the buffers by level.
@@ -261,16 +261,14 @@ impl Compiler {
         };
         k.pooled = k.buffer(Extent::Global(3 * widest));
         k.pool_bias = k.buffer(Extent::Global(widest));
-        if let Some([norm, q, kk, v, heads_out, hidden]) = transformer_widths(&desc.trunk.blocks) {
+        if let Some([norm, qkv, heads_out, hidden]) = transformer_widths(&desc.trunk.blocks) {
             let mut spatial = |c: usize| k.buffer(Extent::Spatial(c));
             let t = TransformerBuffers {
                 norm: spatial(norm),
-                q: spatial(q),
-                k: spatial(kk),
-                v: spatial(v),
+                qkv: spatial(qkv),
                 heads_out: spatial(heads_out),
-                hidden: spatial(hidden),
-                gate: spatial(hidden),
+                hidden_gate: spatial(2 * hidden),
+                gated: spatial(hidden),
             };
             k.transformer = Some(t);
         }
@@ -571,9 +569,15 @@ impl Compiler {
     fn attention(&mut self, att: &AttentionDesc, trunk: Buf) {
         let t = self.transformer.expect("the transformer buffers");
         let norm = self.block_norm(&att.norm, trunk);
-        self.dense(&att.q, norm, t.q, false);
-        self.dense(&att.k, norm, t.k, false);
-        self.dense(&att.v, norm, t.v, false);
+        self.dense_side_by_side(&[&att.q, &att.k, &att.v], norm, t.qkv);
+        let attention = Attention {
+            qkv: t.qkv,
+            out: t.heads_out,
+            heads: att.heads,
+            kv_heads: att.kv_heads,
+            dim: att.q_dim,
+            v_dim: att.v_dim,
+        };
         let angles = match &att.rope {
             RopeDesc::None => None,
             RopeDesc::Learned(freqs) => Some(Angles::Learned {
@@ -583,25 +587,19 @@ impl Compiler {
             &RopeDesc::Fixed(theta) => Some(Angles::Fixed { theta }),
         };
         if let Some(angles) = angles {
-            for (values, heads) in [(t.q, att.heads), (t.k, att.kv_heads)] {
+            // The queries' heads, then the keys'.
+            for (column, heads) in [(0, att.heads), (attention.k_column(), att.kv_heads)] {
                 self.program.ops.push(Op::Rope(Rope {
-                    values,
+                    values: t.qkv,
+                    column,
+                    stride: attention.stride(),
                     heads,
                     dim: att.q_dim,
                     angles,
                 }));
             }
         }
-        self.program.ops.push(Op::Attention(Attention {
-            q: t.q,
-            k: t.k,
-            v: t.v,
-            out: t.heads_out,
-            heads: att.heads,
-            kv_heads: att.kv_heads,
-            dim: att.q_dim,
-            v_dim: att.v_dim,
-        }));
+        self.program.ops.push(Op::Attention(attention));
         self.dense(&att.out, t.heads_out, trunk, true);
     }
 
@@ -609,23 +607,48 @@ impl Compiler {
     fn feed_forward(&mut self, ff: &FeedForwardDesc, trunk: Buf) {
         let t = self.transformer.expect("the transformer buffers");
         let norm = self.block_norm(&ff.norm, trunk);
-        self.dense(&ff.linear1, norm, t.hidden, false);
-        self.dense(&ff.gate, norm, t.gate, false);
+        self.dense_side_by_side(&[&ff.linear1, &ff.gate], norm, t.hidden_gate);
         self.program.ops.push(Op::SwiGlu(SwiGlu {
-            hidden: t.hidden,
-            gate: t.gate,
+            both: t.hidden_gate,
+            out: t.gated,
             channels: ff.linear1.out_channels,
         }));
-        self.dense(&ff.linear2, t.hidden, trunk, true);
+        self.dense(&ff.linear2, t.gated, trunk, true);
+    }
+
+    /// Dense layers of one input as one product: their matrices side by
+    /// side (each row the rows of all), their outputs side by side in
+    /// `dst`'s rows.
+    fn dense_side_by_side(&mut self, layers: &[&MatMulDesc], src: Buf, dst: Buf) {
+        let cin = layers[0].in_channels;
+        let cout: usize = layers.iter().map(|l| l.out_channels).sum();
+        let mut matrix = Vec::with_capacity(cin * cout);
+        for i in 0..cin {
+            for l in layers {
+                let width = l.out_channels;
+                matrix.extend_from_slice(&l.weights[i * width..(i + 1) * width]);
+            }
+        }
+        let weights = self.weights(matrix);
+        self.program.ops.push(Op::Conv(Conv {
+            src,
+            dst,
+            weights,
+            size: 1,
+            cin,
+            cout,
+            accumulate: false,
+        }));
     }
 }
 
-/// The widest buffers of the transformer blocks (at any depth): norm, q,
-/// k, v, heads' outputs, hidden; `None` without such blocks.
-fn transformer_widths(blocks: &[BlockDesc]) -> Option<[usize; 6]> {
-    let mut widths: Option<[usize; 6]> = None;
-    let mut take = |w: [usize; 6]| {
-        let max = widths.get_or_insert([0; 6]);
+/// The widest buffers of the transformer blocks (at any depth): norm,
+/// queries, keys and values together, heads' outputs, hidden; `None`
+/// without such blocks.
+fn transformer_widths(blocks: &[BlockDesc]) -> Option<[usize; 4]> {
+    let mut widths: Option<[usize; 4]> = None;
+    let mut take = |w: [usize; 4]| {
+        let max = widths.get_or_insert([0; 4]);
         for (m, x) in max.iter_mut().zip(w) {
             *m = (*m).max(x);
         }
@@ -634,14 +657,12 @@ fn transformer_widths(blocks: &[BlockDesc]) -> Option<[usize; 6]> {
         match block {
             BlockDesc::Attention(a) => take([
                 a.q.in_channels,
-                a.heads * a.q_dim,
-                a.kv_heads * a.q_dim,
-                a.kv_heads * a.v_dim,
+                a.heads * a.q_dim + a.kv_heads * (a.q_dim + a.v_dim),
                 a.heads * a.v_dim,
                 0,
             ]),
             BlockDesc::FeedForward(f) => {
-                take([f.linear1.in_channels, 0, 0, 0, 0, f.linear1.out_channels])
+                take([f.linear1.in_channels, 0, 0, f.linear1.out_channels])
             }
             BlockDesc::NestedBottleneck { blocks, .. } => {
                 if let Some(w) = transformer_widths(blocks) {

@@ -346,9 +346,7 @@ mod tests {
     #[test]
     fn attention_is_its_two_products_and_its_four_matrices() {
         let attention = Op::Attention(Attention {
-            q: super::super::ops::Buf(0),
-            k: super::super::ops::Buf(1),
-            v: super::super::ops::Buf(2),
+            qkv: super::super::ops::Buf(0),
             out: super::super::ops::Buf(3),
             heads: 6,
             kv_heads: 3,

@@ -1,12 +1,13 @@
 // Attention and its rotary position embedding.
 
 // Rotary position embedding, a thread a row, head and pair: the pair
-// (2p, 2p + 1) of the head turned by the point's angle: learned (freqs
+// (2p, 2p + 1) of the head (the row's values from v, rows stride apart)
+// turned by the point's angle: learned (freqs
 // [table][pair][x, y], table h * tables / heads) or, freqs null, fixed from
 // theta (the first half of the pairs with the row, the second with the
 // column).
-extern "C" __global__ void rope(float* v, int rows, int points, int width, int heads, int dim,
-                                const float* freqs, int tables, float theta) {
+extern "C" __global__ void rope(float* v, int stride, int rows, int points, int width, int heads,
+                                int dim, const float* freqs, int tables, float theta) {
     int pairs = dim / 2;
     unsigned i = thread_index();
     if (i >= (unsigned)rows * heads * pairs) {
@@ -30,7 +31,7 @@ extern "C" __global__ void rope(float* v, int rows, int points, int width, int h
     }
     float c = cosf(angle);
     float s = sinf(angle);
-    unsigned at = (r * heads + h) * dim + 2 * p;
+    unsigned at = r * (unsigned)stride + (unsigned)(h * dim + 2 * p);
     float x0 = v[at];
     float x1 = v[at + 1];
     v[at] = x0 * c - x1 * s;
@@ -39,20 +40,22 @@ extern "C" __global__ void rope(float* v, int rows, int points, int width, int h
 
 // Attention, a block a query point (x), head (y) and board (z), the scores
 // of the board's points in shared memory: out = softmax(q k^T / sqrt(dim))
-// v, key and value head h / (heads / kv_heads).
-extern "C" __global__ void attention(const float* q, const float* k, const float* v, float* out,
-                                     int points, int heads, int kv_heads, int dim, int v_dim) {
+// v, key and value head h / (heads / kv_heads); q, k and v are a point's
+// columns of rows stride apart (one buffer, side by side).
+extern "C" __global__ void attention(const float* q, const float* k, const float* v, int stride,
+                                     float* out, int points, int heads, int kv_heads, int dim,
+                                     int v_dim) {
     DYNAMIC_SHARED(float, scores);
     __shared__ float scratch[256];
     int i = blockIdx.x;
     int h = blockIdx.y;
     unsigned b = blockIdx.z;
     int kvh = h / (heads / kv_heads);
-    const float* qi = q + ((b * points + i) * heads + h) * dim;
+    const float* qi = q + (b * points + i) * stride + h * dim;
     float scale = 1.0f / sqrtf((float)dim);
     float local_max = -3.0e38f;
     for (int j = threadIdx.x; j < points; j += blockDim.x) {
-        const float* kj = k + ((b * points + j) * kv_heads + kvh) * dim;
+        const float* kj = k + (b * points + j) * stride + kvh * dim;
         float s = 0.0f;
         for (int d = 0; d < dim; d++) {
             s += qi[d] * kj[d];
@@ -72,7 +75,7 @@ extern "C" __global__ void attention(const float* q, const float* k, const float
     for (int e = threadIdx.x; e < v_dim; e += blockDim.x) {
         float acc = 0.0f;
         for (int j = 0; j < points; j++) {
-            acc += scores[j] * v[((b * points + j) * kv_heads + kvh) * v_dim + e];
+            acc += scores[j] * v[(b * points + j) * stride + kvh * v_dim + e];
         }
         out[((b * points + i) * heads + h) * v_dim + e] = acc / sum;
     }

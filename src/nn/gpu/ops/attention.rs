@@ -1,7 +1,8 @@
 //! Attention: rotary position embedding (`Rope`: each head's pairs of
 //! channels turned by the point's angle, learned or fixed) and attention
 //! at every point of each board (`Attention`: `softmax(q · kᵀ / √dim) · v`
-//! over the board's points, grouped key and value heads). On a device
+//! over the board's points, grouped key and value heads), its queries,
+//! keys and values side by side in one buffer (one product makes them). On a device
 //! (`--attention`), each head's two products as strided-batched products
 //! (on the tensor cores where the products are f16) with a warp-per-row
 //! softmax between, a chunk of boards' scores at a time; or one kernel, a
@@ -25,29 +26,49 @@ cfg_device! {
     const ATTENTION_THREADS: u32 = 128;
 }
 
-/// Rotates each head's pairs of channels `(2p, 2p + 1)` of `values` (rows
-/// of `heads · dim`) by the angle of the point, as [`Angles`] says.
+/// Rotates each head's pairs of channels `(2p, 2p + 1)` of `values` (the
+/// `heads · dim` values from `column` of rows `stride` values apart) by
+/// the angle of the point, as [`Angles`] says.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Rope {
     pub(crate) values: Buf,
+    pub(crate) column: usize,
+    pub(crate) stride: usize,
     pub(crate) heads: usize,
     pub(crate) dim: usize,
     pub(crate) angles: Angles,
 }
 
 /// For each query head `h` (key and value head `h / (heads / kv_heads)`),
-/// `out = softmax(q · kᵀ / √dim) · v` over the board's points; rows of
-/// `heads · dim`, `kv_heads · dim`, `kv_heads · v_dim` and `heads · v_dim`.
+/// `out = softmax(q · kᵀ / √dim) · v` over the board's points: `qkv`'s
+/// rows are a point's `heads · dim` queries, `kv_heads · dim` keys and
+/// `kv_heads · v_dim` values side by side, `out`'s its `heads · v_dim`
+/// values.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Attention {
-    pub(crate) q: Buf,
-    pub(crate) k: Buf,
-    pub(crate) v: Buf,
+    pub(crate) qkv: Buf,
     pub(crate) out: Buf,
     pub(crate) heads: usize,
     pub(crate) kv_heads: usize,
     pub(crate) dim: usize,
     pub(crate) v_dim: usize,
+}
+
+impl Attention {
+    /// A row of `qkv`: the queries', keys' and values' widths together.
+    pub(crate) fn stride(&self) -> usize {
+        self.heads * self.dim + self.kv_heads * (self.dim + self.v_dim)
+    }
+
+    /// Where a row's keys and values start.
+    pub(crate) fn k_column(&self) -> usize {
+        self.heads * self.dim
+    }
+
+    #[cfg(any(test, feature = "cuda"))]
+    pub(crate) fn v_column(&self) -> usize {
+        self.k_column() + self.kv_heads * self.dim
+    }
 }
 
 cfg_device! {
@@ -60,7 +81,8 @@ cfg_device! {
             let n = s.shape.rows() * self.heads * (self.dim / 2);
             launch::rope(
                 threads(n),
-                s.buf(self.values)?,
+                s.buf(self.values)?.offset(self.column),
+                self.stride as i32,
                 s.rows(),
                 s.points(),
                 s.shape.width as i32,
@@ -100,7 +122,10 @@ cfg_device! {
             let points = s.shape.points();
             let matrix = points * points;
             let chunk = (s.score_values / matrix.max(1)).clamp(1, s.shape.batch);
-            let (q, k, v, out) = (s.buf(self.q)?, s.buf(self.k)?, s.buf(self.v)?, s.buf(self.out)?);
+            let qkv = s.buf(self.qkv)?;
+            let stride = self.stride();
+            let (q, k, v) = (qkv, qkv.offset(self.k_column()), qkv.offset(self.v_column()));
+            let out = s.buf(self.out)?;
             let scores = s.scores;
             let tensor_cores = s.tensor_cores;
             let factors = |a, b| match tensor_cores {
@@ -114,9 +139,9 @@ cfg_device! {
                     let kvh = h / group.max(1);
                     // The rows of this chunk's boards, this head's columns.
                     let row = first * points;
-                    let q_h = q.offset(row * heads * dim + h * dim);
-                    let k_h = k.offset(row * kv_heads * dim + kvh * dim);
-                    let v_h = v.offset(row * kv_heads * v_dim + kvh * v_dim);
+                    let q_h = q.offset(row * stride + h * dim);
+                    let k_h = k.offset(row * stride + kvh * dim);
+                    let v_h = v.offset(row * stride + kvh * v_dim);
                     let out_h = out.offset(row * heads * v_dim + h * v_dim);
                     s.product(Gemm {
                         m: points,
@@ -127,12 +152,12 @@ cfg_device! {
                         alpha: 1.0 / (dim as f32).sqrt(),
                         beta: 0.0,
                         b_transposed: true,
-                        ld_a: heads * dim,
-                        ld_b: kv_heads * dim,
+                        ld_a: stride,
+                        ld_b: stride,
                         ld_c: points,
                         batches: boards,
-                        step_a: points * heads * dim,
-                        step_b: points * kv_heads * dim,
+                        step_a: points * stride,
+                        step_b: points * stride,
                         step_c: matrix,
                     })?;
                     let rows = boards * points;
@@ -147,11 +172,11 @@ cfg_device! {
                         beta: 0.0,
                         b_transposed: false,
                         ld_a: points,
-                        ld_b: kv_heads * v_dim,
+                        ld_b: stride,
                         ld_c: heads * v_dim,
                         batches: boards,
                         step_a: matrix,
-                        step_b: points * kv_heads * v_dim,
+                        step_b: points * stride,
                         step_c: points * heads * v_dim,
                     })?;
                 }
@@ -171,11 +196,13 @@ cfg_device! {
                 block: (ATTENTION_THREADS, 1, 1),
                 shared_bytes: (s.shape.points() * 4) as u32,
             };
+            let qkv = s.buf(self.qkv)?;
             launch::attention(
                 blocks,
-                s.buf(self.q)?,
-                s.buf(self.k)?,
-                s.buf(self.v)?,
+                qkv,
+                qkv.offset(self.k_column()),
+                qkv.offset(self.v_column()),
+                self.stride() as i32,
                 s.buf(self.out)?,
                 s.points(),
                 self.heads as i32,
@@ -208,6 +235,8 @@ mod host {
         pub(crate) fn on_host(&self, s: &mut HostStep) {
             let &Rope {
                 values,
+                column,
+                stride,
                 heads,
                 dim,
                 angles,
@@ -223,7 +252,7 @@ mod host {
                     for p in 0..pairs {
                         let angle = rope_angle(angles, weights, heads, dim, h, p, x, y);
                         let (sin, cos) = angle.sin_cos();
-                        let i = r * heads * dim + h * dim + 2 * p;
+                        let i = r * stride + column + h * dim + 2 * p;
                         let (x0, x1) = (v[i], v[i + 1]);
                         v[i] = x0 * cos - x1 * sin;
                         v[i + 1] = x0 * sin + x1 * cos;
@@ -236,9 +265,7 @@ mod host {
     impl Attention {
         pub(crate) fn on_host(&self, s: &mut HostStep) {
             let &Attention {
-                q,
-                k,
-                v,
+                qkv,
                 out,
                 heads,
                 kv_heads,
@@ -246,11 +273,8 @@ mod host {
                 v_dim,
             } = self;
             let (shape, points) = (s.shape, s.shape.points());
-            let (q, k, v) = (
-                s.values[q.0].clone(),
-                s.values[k.0].clone(),
-                s.values[v.0].clone(),
-            );
+            let (stride, k_column, v_column) = (self.stride(), self.k_column(), self.v_column());
+            let qkv = s.values[qkv.0].clone();
             let out = &mut s.values[out.0];
             let group = heads / kv_heads;
             let scale = 1.0 / (dim as f32).sqrt();
@@ -259,9 +283,10 @@ mod host {
                 for h in 0..heads {
                     let kvh = h / group;
                     for i in 0..points {
-                        let qi = &q[((b * points + i) * heads + h) * dim..][..dim];
+                        let qi = &qkv[(b * points + i) * stride + h * dim..][..dim];
                         for (j, s) in scores.iter_mut().enumerate() {
-                            let kj = &k[((b * points + j) * kv_heads + kvh) * dim..][..dim];
+                            let kj =
+                                &qkv[(b * points + j) * stride + k_column + kvh * dim..][..dim];
                             *s = qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f32>() * scale;
                         }
                         let max = scores.iter().fold(f32::MIN, |m, &s| m.max(s));
@@ -273,7 +298,8 @@ mod host {
                         let o = &mut out[((b * points + i) * heads + h) * v_dim..][..v_dim];
                         o.fill(0.0);
                         for (j, &s) in scores.iter().enumerate() {
-                            let vj = &v[((b * points + j) * kv_heads + kvh) * v_dim..][..v_dim];
+                            let vj =
+                                &qkv[(b * points + j) * stride + v_column + kvh * v_dim..][..v_dim];
                             for (oe, &ve) in o.iter_mut().zip(vj) {
                                 *oe += s / sum * ve;
                             }

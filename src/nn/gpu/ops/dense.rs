@@ -1,14 +1,15 @@
 //! Dense products and the gated unit: a per-board product with a weight
 //! matrix (`MatMul`, the global layers and heads), and SwiGLU's
-//! `silu(hidden) · gate` value by value (`SwiGlu`).
+//! `silu(hidden) · gate` value by value (`SwiGlu`), of the hidden and gate
+//! values side by side in one buffer (one product makes them).
 
 cfg_device! {
     use super::launch;
 }
 use super::{Buf, Weights};
 cfg_device! {
-    use super::{DeviceStep, threads};
-    use crate::nn::gpu::device::{Factors, Gemm};
+    use super::{DeviceStep, channel_threads};
+    use crate::nn::gpu::device::{Factors, Gemm, Launch};
 }
 
 /// `dst[board] = src[board] · W`, per-board rows of `cin` and `cout`.
@@ -21,11 +22,13 @@ pub(crate) struct MatMul {
     pub(crate) cout: usize,
 }
 
-/// `hidden = silu(hidden) · gate`, value by value, rows of `channels`.
+/// `out = silu(hidden) · gate`, value by value: `both`'s rows are
+/// `channels` hidden values then `channels` gate values, `out`'s rows of
+/// `channels`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct SwiGlu {
-    pub(crate) hidden: Buf,
-    pub(crate) gate: Buf,
+    pub(crate) both: Buf,
+    pub(crate) out: Buf,
     pub(crate) channels: usize,
 }
 
@@ -46,9 +49,14 @@ cfg_device! {
 cfg_device! {
     impl SwiGlu {
         pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
-            let n = s.shape.rows() * self.channels;
-            let (hidden, gate) = (s.buf(self.hidden)?, s.buf(self.gate)?);
-            launch::swiglu(threads(n), hidden, gate, n as i64, s.queue)
+            // A block a row, its threads over the channels.
+            let rows = Launch {
+                grid: (s.shape.rows() as u32, 1, 1),
+                block: (channel_threads(self.channels), 1, 1),
+                shared_bytes: 0,
+            };
+            let (both, out) = (s.buf(self.both)?, s.buf(self.out)?);
+            launch::swiglu(rows, both, out, self.channels as i32, s.queue)
         }
     }
 }
@@ -76,11 +84,13 @@ mod host {
 
     impl SwiGlu {
         pub(crate) fn on_host(&self, s: &mut HostStep) {
-            let n = s.shape.rows() * self.channels;
-            let gate = s.values[self.gate.0][..n].to_vec();
-            let hidden = &mut s.values[self.hidden.0];
-            for (h, g) in hidden[..n].iter_mut().zip(gate) {
-                *h = activate(crate::nn::model::Activation::Silu, *h) * g;
+            let c = self.channels;
+            let both = s.values[self.both.0][..s.shape.rows() * 2 * c].to_vec();
+            let out = &mut s.values[self.out.0];
+            for (row, o) in both.chunks_exact(2 * c).zip(out.chunks_exact_mut(c)) {
+                for ((o, &h), &g) in o.iter_mut().zip(&row[..c]).zip(&row[c..]) {
+                    *o = activate(crate::nn::model::Activation::Silu, h) * g;
+                }
             }
         }
     }
