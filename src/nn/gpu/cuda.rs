@@ -9,7 +9,8 @@
 
 use super::cudnn::Convolver;
 use super::device::{
-    Arg, Convolution, Device, F32s, Factors, Gemm, Halves, HostBuffer, HostMemory, Launch, Queue,
+    Arg, Convolution, Device, F32s, Factors, Gemm, Halves, HostBuffer, HostMemory, Launch, Output,
+    Queue,
 };
 use super::executor::{GpuNetwork, GpuSettings, SCORE_VALUES};
 use super::kernels::Kernel;
@@ -406,6 +407,10 @@ impl Queue for CudaQueue {
             true => cublasOperation_t::CUBLAS_OP_T,
             false => cublasOperation_t::CUBLAS_OP_N,
         };
+        let (c, c_kind) = match g.c {
+            Output::F32(c) => (c.addr(), cudaDataType::CUDA_R_32F),
+            Output::F16(c) => (c.addr(), cudaDataType::CUDA_R_16F),
+        };
         let int = |v: usize| i32::try_from(v).map_err(|_| format!("cuBLAS: {v} is too large"));
         let (m, k, n) = (int(g.m)?, int(g.k)?, int(g.n)?);
         let (ld_a, ld_b, ld_c, batches) =
@@ -431,8 +436,8 @@ impl Queue for CudaQueue {
                 ld_a,
                 g.step_a as i64,
                 (&g.beta as *const f32).cast(),
-                g.c.addr() as *mut std::ffi::c_void,
-                cudaDataType::CUDA_R_32F,
+                c as *mut std::ffi::c_void,
+                c_kind,
                 ld_c,
                 g.step_c as i64,
                 batches,

@@ -117,10 +117,30 @@ pub(crate) enum Factors {
     F16 { a: Halves, b: Halves },
 }
 
+/// A product's output: single precision, or halves (its sums in single,
+/// rounded on the way out).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Output {
+    F32(F32s),
+    F16(Halves),
+}
+
+impl From<F32s> for Output {
+    fn from(c: F32s) -> Output {
+        Output::F32(c)
+    }
+}
+
+impl From<Halves> for Output {
+    fn from(c: Halves) -> Output {
+        Output::F16(c)
+    }
+}
+
 /// A product `c = alpha · a · op(b) + beta · c` of row-major matrices in
 /// `batches` strided batches: `a` `m × k`, `op(b)` `k × n` (`b` itself,
 /// or with `b_transposed` the transpose of `b`, `n × k`), `c` `m × n` in
-/// single precision. Each has its row stride (`ld_a`, `ld_b`, `ld_c`, in
+/// single precision or halves. Each has its row stride (`ld_a`, `ld_b`, `ld_c`, in
 /// elements: a row of a wider matrix) and its step from one batch to the
 /// next (`step_a`, `step_b`, `step_c`), as cuBLAS's strided batches.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -129,7 +149,7 @@ pub(crate) struct Gemm {
     pub k: usize,
     pub n: usize,
     pub factors: Factors,
-    pub c: F32s,
+    pub c: Output,
     pub alpha: f32,
     pub beta: f32,
     pub b_transposed: bool,
@@ -148,7 +168,7 @@ impl Gemm {
     pub(crate) fn packed(
         (m, k, n): (usize, usize, usize),
         factors: Factors,
-        c: F32s,
+        c: Output,
         alpha: f32,
         beta: f32,
     ) -> Gemm {

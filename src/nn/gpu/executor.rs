@@ -102,7 +102,10 @@ impl GpuNetwork {
         if settings.conv == GpuConv::Cudnn {
             device.convolutions()?;
         }
-        let program = Program::compile(desc);
+        let mut program = Program::compile(desc);
+        if precision.half_factors() {
+            program.store_halves_between_layers(settings.conv);
+        }
         // The weights as the device reads them: a library's 3×3 filters
         // `[out][ky][kx][in]`, the rest as the program lays them out.
         let laid_out = device_layout(&program, settings.conv);
@@ -286,7 +289,7 @@ impl GpuNetwork {
             }
             if let Some(peak) = &self.peak {
                 for op in &p.ops {
-                    let floor = op.cost(shape, self.settings.precision).floor(peak);
+                    let floor = op.cost(shape, self.settings.precision, &p.storage).floor(peak);
                     profile.add_floor(op.kind(), std::time::Duration::from_secs_f64(floor));
                 }
             }

@@ -26,6 +26,12 @@ pub(crate) const ACTIVATIONS: [(Activation, &str); 4] = [
 /// board's points (`POOL_SLICES` in the source's prelude).
 pub(crate) const POOL_SLICES: u32 = 8;
 
+/// What a value is multiplied by on its way into half precision between
+/// layers, and by whose inverse on its way out (KataGo's "Scale8": a mish
+/// net's large activations stay inside half precision's range);
+/// `HALF_SCALE` in the source's prelude.
+pub(crate) const HALF_SCALE: f32 = 0.125;
+
 /// An activation's number, as the kernels read it.
 #[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
 pub(crate) fn activation_code(act: Activation) -> i32 {
@@ -44,6 +50,7 @@ pub(crate) fn source() -> String {
         text += &format!("#define {name} {code}\n");
     }
     text += &format!("#define POOL_SLICES {POOL_SLICES}\n");
+    text += &format!("#define HALF_SCALE {HALF_SCALE:?}f\n");
     text + SOURCE
 }
 
@@ -146,6 +153,21 @@ macro_rules! with_kernels {
         /// `out = act((in + extra[board]) · scale + bias)` channel by channel.
         NormAct norm_act(
             r#in: ConstF32s, out: F32s, scale: ConstF32s, bias: ConstF32s, extra: ConstF32s,
+            points: I32, channels: I32, act: I32,
+        ) false;
+        /// The same, from floats into halves.
+        NormActToHalf norm_act_to_half(
+            r#in: ConstF32s, out: Halves, scale: ConstF32s, bias: ConstF32s, extra: ConstF32s,
+            points: I32, channels: I32, act: I32,
+        ) false;
+        /// The same, from halves into halves.
+        NormActHalves norm_act_halves(
+            r#in: ConstHalves, out: Halves, scale: ConstF32s, bias: ConstF32s, extra: ConstF32s,
+            points: I32, channels: I32, act: I32,
+        ) false;
+        /// The same, from halves into floats.
+        NormActFromHalf norm_act_from_half(
+            r#in: ConstHalves, out: F32s, scale: ConstF32s, bias: ConstF32s, extra: ConstF32s,
             points: I32, channels: I32, act: I32,
         ) false;
         /// `v[board] = act(v[board] + bias)`.

@@ -80,6 +80,34 @@ impl Op {
     }
 }
 
+impl Op {
+    /// The buffers the operation reads or writes, each with whether it
+    /// takes them as halves (where the products are f16, the 3×3
+    /// convolutions run as `conv` says).
+    fn operands(&self, conv: super::ops::GpuConv) -> Vec<(Buf, bool)> {
+        let plain = |bufs: &[Buf]| bufs.iter().map(|&b| (b, false)).collect();
+        match *self {
+            Op::Conv(c) => vec![
+                (c.src, c.size == 1 || conv == super::ops::GpuConv::Cudnn),
+                (c.dst, !c.accumulate),
+            ],
+            Op::NormAct(n) => {
+                let mut v = vec![(n.src, true), (n.dst, true)];
+                v.extend(n.extra.map(|e| (e, false)));
+                v
+            }
+            Op::MatMul(m) => plain(&[m.src, m.dst]),
+            Op::BiasAct(b) => plain(&[b.dst]),
+            Op::AddSpatialBias(a) => plain(&[a.src, a.dst]),
+            Op::Pool(p) => plain(&[p.src, p.dst]),
+            Op::RmsNorm(r) => plain(&[r.src, r.dst]),
+            Op::Rope(r) => plain(&[r.values]),
+            Op::Attention(a) => plain(&[a.qkv, a.out]),
+            Op::SwiGlu(g) => plain(&[g.both, g.out]),
+        }
+    }
+}
+
 cfg_device! {
     impl Op {
         /// Runs the operation on a device.
@@ -783,6 +811,21 @@ impl Program {
             .unwrap_or(0)
     }
 
+    /// The most a convolution by a library needs of the products' input
+    /// scratch in halves: its input and its output.
+    fn library_len(&self, shape: Shape) -> usize {
+        self.ops
+            .iter()
+            .map(|op| match op {
+                Op::Conv(Conv {
+                    size, cin, cout, ..
+                }) if *size > 1 => (cin + cout) * shape.rows(),
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Whether an operation is attention (a workspace then keeps scores).
     pub(crate) fn has_attention(&self) -> bool {
         self.ops.iter().any(|op| matches!(op, Op::Attention(_)))
@@ -790,13 +833,15 @@ impl Program {
 
     /// The largest input of a product for `shape`: an im2col matrix, or a
     /// 1×1 convolution's input (where a copy of every product's input is
-    /// made: in half precision, and by the host's executor).
+    /// made: in half precision, and by the host's executor), or a library
+    /// convolution's input and output in halves.
     pub(crate) fn product_input_len(&self, shape: Shape) -> usize {
         let widest = self.ops.iter().map(|op| match op {
             Op::Conv(Conv { cin, .. }) => cin * shape.rows(),
             _ => 0,
         });
-        self.im2col_len(shape).max(widest.max().unwrap_or(0))
+        let most = self.im2col_len(shape).max(self.library_len(shape));
+        most.max(widest.max().unwrap_or(0))
     }
 
     /// The input buffers among `host` (a vector a program buffer, each
@@ -823,6 +868,30 @@ impl Program {
             *slot = &mut v[..self.buffers[i].len(shape)];
         }
         inputs
+    }
+
+    /// Stores between layers in halves on a device whose products are
+    /// f16, its 3×3 convolutions run as `conv` says: each buffer that
+    /// every operation touching it takes as halves (a convolution's input
+    /// where its product or cuDNN reads it so, its output where it does not
+    /// add to it; a norm's input and output), each value times
+    /// [`HALF_SCALE`](super::kernels::HALF_SCALE); single precision for
+    /// the rest (the inputs and heads, the trunks that convolutions add
+    /// to, what the other operations read or write).
+    pub(crate) fn store_halves_between_layers(&mut self, conv: super::ops::GpuConv) {
+        let mut halves = vec![true; self.buffers.len()];
+        for (b, half) in halves.iter_mut().enumerate() {
+            *half &= !self.crosses(Buf(b));
+        }
+        for op in &self.ops {
+            for (b, takes_halves) in op.operands(conv) {
+                halves[b.0] &= takes_halves;
+            }
+        }
+        self.storage = halves
+            .into_iter()
+            .map(|h| if h { Storage::F16 } else { Storage::F32 })
+            .collect();
     }
 
     /// Whether buffer `b` crosses between host and device: an input or a
@@ -872,6 +941,51 @@ impl Program {
             out.ownership.clear();
             out.ownership
                 .extend_from_slice(&ownership[b * points..(b + 1) * points]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nn::gpu::ops::GpuConv;
+
+    #[test]
+    fn buffers_between_layers_hold_halves_where_every_operation_takes_them() {
+        let desc = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
+        for conv in [GpuConv::Cudnn, GpuConv::Im2col] {
+            let mut program = Program::compile(&desc);
+            assert!(program.storage.iter().all(|&s| s == Storage::F32));
+            program.store_halves_between_layers(conv);
+            let halves = |b: Buf| program.storage[b.0] == Storage::F16;
+            // The inputs and heads cross to the host in single precision.
+            assert!(!halves(program.spatial_input) && !halves(program.global_input));
+            assert!(program.heads.buffers().iter().all(|&b| !halves(b)));
+            let (mut into_norms, mut into_3x3) = (0, 0);
+            for op in &program.ops {
+                match *op {
+                    // A convolution that adds to its output adds to single
+                    // precision; a 3×3 one reads halves only from cuDNN.
+                    Op::Conv(c) => {
+                        assert!(!(c.accumulate && halves(c.dst)));
+                        if c.size > 1 && halves(c.src) {
+                            assert_eq!(conv, GpuConv::Cudnn);
+                            into_3x3 += 1;
+                        }
+                    }
+                    Op::NormAct(n) => into_norms += usize::from(halves(n.dst)),
+                    Op::Pool(p) => assert!(!halves(p.src) && !halves(p.dst)),
+                    Op::MatMul(m) => assert!(!halves(m.src) && !halves(m.dst)),
+                    _ => {}
+                }
+            }
+            // Under cuDNN every block's norms write halves for its
+            // convolutions; by im2col only the tip's, for the heads' 1×1
+            // ones.
+            match conv {
+                GpuConv::Cudnn => assert!(into_norms >= 12 && into_3x3 >= 12),
+                GpuConv::Im2col => assert!(into_norms == 1 && into_3x3 == 0),
+            }
         }
     }
 }

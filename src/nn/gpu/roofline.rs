@@ -9,12 +9,13 @@
 //! GPU` prints the floors for a net on any machine, so that a design is
 //! checked before a GPU runs it. Launches are not in the floor.
 
+use super::ops::Buf;
 use super::ops::attention::Attention;
 use super::ops::conv::Conv;
 use super::ops::dense::{MatMul, SwiGlu};
 use super::ops::norm::{AddSpatialBias, BiasAct, NormAct, RmsNorm};
 use super::ops::pool::Pool;
-use super::program::{Op, Program};
+use super::program::{Op, Program, Storage};
 use crate::nn::backend::Shape;
 use crate::nn::precision::Precision;
 
@@ -163,12 +164,20 @@ impl Cost {
 impl Op {
     /// What the operation must do on `shape`, its products in `precision`
     /// as the executor runs them (the convolutions' factors f16 and
-    /// attention's TF32 under f16; the dense products f32).
-    pub(crate) fn cost(&self, shape: Shape, precision: Precision) -> Cost {
+    /// attention's TF32 under f16; the dense products f32), each buffer
+    /// stored as `storage` says (two bytes a value in halves, four in
+    /// single precision).
+    pub(crate) fn cost(&self, shape: Shape, precision: Precision, storage: &[Storage]) -> Cost {
         let (rows, boards, points) = (shape.rows(), shape.batch, shape.points());
         let half = precision.half_factors();
+        let bytes = |b: Buf| match storage[b.0] {
+            Storage::F16 => 2.0,
+            Storage::F32 => 4.0,
+        };
         match *self {
             Op::Conv(Conv {
+                src,
+                dst,
                 size,
                 cin,
                 cout,
@@ -180,7 +189,9 @@ impl Op {
                 let outputs = (rows * cout * (1 + usize::from(accumulate))) as f64;
                 Cost {
                     flops: 2.0 * rows as f64 * weights,
-                    bytes: 4.0 * (rows * cin) as f64 + weight_bytes * weights + 4.0 * outputs,
+                    bytes: bytes(src) * (rows * cin) as f64
+                        + weight_bytes * weights
+                        + bytes(dst) * outputs,
                     unit: if half { Unit::F16 } else { Unit::Cores },
                 }
             }
@@ -190,13 +201,19 @@ impl Op {
                 unit: Unit::Cores,
             },
             Op::NormAct(NormAct {
-                channels, extra, ..
+                src,
+                dst,
+                channels,
+                extra,
+                ..
             }) => {
                 let extra = extra.map_or(0, |_| boards * channels);
-                Cost::elementwise(
-                    3 * rows * channels,
-                    2 * rows * channels + 2 * channels + extra,
-                )
+                let values = (rows * channels) as f64;
+                Cost {
+                    flops: (3 * rows * channels) as f64,
+                    bytes: (bytes(src) + bytes(dst)) * values + 4.0 * (2 * channels + extra) as f64,
+                    unit: Unit::Cores,
+                }
             }
             Op::BiasAct(BiasAct { channels, .. }) => {
                 Cost::elementwise(2 * boards * channels, 2 * boards * channels + channels)
@@ -266,7 +283,10 @@ pub fn roofline(
         Some(path) => ModelDesc::load(path).map_err(|e| format!("{}: {e}", path.display()))?,
         None => ModelDesc::parse(EMBEDDED_MODEL).map_err(|e| e.to_string())?,
     };
-    let program = Program::compile(&desc);
+    let mut program = Program::compile(&desc);
+    if precision.half_factors() {
+        program.store_halves_between_layers(super::ops::GpuConv::Cudnn);
+    }
     Ok(floors(
         &program,
         Shape::of(size, batch.max(1)),
@@ -285,7 +305,7 @@ pub(crate) fn floors(
 ) -> Vec<KindFloor> {
     let mut kinds: Vec<KindFloor> = Vec::new();
     for op in &program.ops {
-        let cost = op.cost(shape, precision);
+        let cost = op.cost(shape, precision, &program.storage);
         let kind = op.kind();
         let at = match kinds.iter().position(|k| k.kind == kind) {
             Some(at) => at,
@@ -328,18 +348,22 @@ mod tests {
         });
         let shape = Shape::of(BoardSize::square(19), 128);
         let rows = 128.0 * 361.0;
-        let cost = conv.cost(shape, Precision::F16);
+        let singles = [Storage::F32; 2];
+        let cost = conv.cost(shape, Precision::F16, &singles);
         // 2 · rows · 9 · 192 · 192 flops; the input read, the weights in
         // halves, the output read and written.
         assert_eq!(cost.flops, 2.0 * rows * 9.0 * 192.0 * 192.0);
         let bytes = 4.0 * rows * 192.0 + 2.0 * 9.0 * 192.0 * 192.0 + 4.0 * rows * 192.0 * 2.0;
         assert_eq!(cost.bytes, bytes);
+        // Its input in halves: two bytes a value read.
+        let half_input = conv.cost(shape, Precision::F16, &[Storage::F16, Storage::F32]);
+        assert_eq!(cost.bytes - half_input.bytes, 2.0 * rows * 192.0);
         assert_eq!(cost.unit, Unit::F16);
         let h100 = Peak::named("h100").unwrap();
         // On the tensor cores it is memory-bound: 35.6 MB at 3.35 TB/s.
         assert!((cost.floor(&h100) - bytes / 3.35e12).abs() < 1e-12);
         // In f32 on CUDA's cores it is bound by its products.
-        let f32 = conv.cost(shape, Precision::F32);
+        let f32 = conv.cost(shape, Precision::F32, &singles);
         assert!((f32.floor(&h100) - f32.flops / 67e12).abs() < 1e-12);
     }
 
@@ -354,7 +378,7 @@ mod tests {
             v_dim: 32,
         });
         let shape = Shape::of(BoardSize::square(9), 2);
-        let cost = attention.cost(shape, Precision::F16);
+        let cost = attention.cost(shape, Precision::F16, &[Storage::F32; 4]);
         assert_eq!(cost.flops, 2.0 * (2 * 6 * 81 * 81) as f64 * 96.0);
         assert_eq!(
             cost.bytes,
@@ -393,7 +417,10 @@ mod tests {
         let total: f64 = program
             .ops
             .iter()
-            .map(|op| op.cost(shape, Precision::F16).floor(&h100))
+            .map(|op| {
+                op.cost(shape, Precision::F16, &program.storage)
+                    .floor(&h100)
+            })
             .sum();
         let summed: f64 = kinds.iter().map(|k| k.floor).sum();
         assert!((total - summed).abs() < 1e-12 * total.max(1.0));

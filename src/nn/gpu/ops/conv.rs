@@ -2,10 +2,13 @@
 //! zero-padded to keep the board's size. On a device, a 1×1 convolution is
 //! one product; a 3×3 one is a library's convolution (cuDNN's, the
 //! filter laid out `[out][ky][kx][in]`), or im2col and one product. In
-//! half precision the input goes to halves scaled by 1/8 on its way
-//! (KataGo's "Scale8", which keeps a mish net's large activations inside
-//! half precision's range) and the product, or the library's halves on
-//! their way back to single precision, scales back.
+//! half precision the input and output are halves holding each value
+//! times [`HALF_SCALE`] (1/8: KataGo's "Scale8", which keeps a mish net's
+//! large activations inside half precision's range): the buffers
+//! themselves where they are stored so, else a copy in halves made on the
+//! way in (in the products' scratch) and the output scaled back on its way
+//! into single precision (by the product's alpha, or a kernel after the
+//! library's convolution, adding to the trunk where the convolution adds).
 
 cfg_device! {
     use super::launch;
@@ -13,13 +16,10 @@ cfg_device! {
 use super::{Buf, Weights};
 cfg_device! {
     use super::{DeviceStep, GpuConv, channel_threads, threads};
-    use crate::nn::gpu::device::{ConvTensors, Convolution, DeviceBuffer, Factors, Gemm, Launch};
-}
-
-cfg_device! {
-    /// What a product's input is multiplied by on its way to half precision
-    /// (and the product by its inverse).
-    const INPUT_SCALE: f32 = 0.125;
+    use crate::nn::gpu::device::{
+        ConvTensors, Convolution, DeviceBuffer, Factors, Gemm, Halves, Launch, Output,
+    };
+    use crate::nn::gpu::kernels::HALF_SCALE;
 }
 
 /// A convolution's arguments.
@@ -36,31 +36,36 @@ pub(crate) struct Conv {
 
 cfg_device! {
     impl Conv {
-        /// The library's convolution this runs as, where the settings
-        /// run it so (a 3×3 one under `--gpu-conv cudnn`): single
-        /// precision from `src` into `dst` itself; halves from the
-        /// scratch's first `rows × cin` values into the `rows × cout`
-        /// after them, the output left scaled by 1/8.
+        /// The library's convolution this runs as, where the settings run
+        /// it so (a 3×3 one under `--gpu-conv cudnn`): single precision
+        /// from `src` into `dst` itself; in halves from `src` where it
+        /// holds halves, else from the scratch's first `rows × cin`
+        /// values, into `dst` where it holds halves, else into the `rows
+        /// × cout` values after them.
         pub(crate) fn library_call(&self, s: &DeviceStep) -> Result<Option<Convolution>, String> {
             if s.conv != GpuConv::Cudnn || self.size == 1 {
                 return Ok(None);
             }
             let shape = s.shape;
-            let tensors = match s.col {
-                DeviceBuffer::F16(col) => ConvTensors::F16 {
-                    x: col,
-                    w: s.halves(self.weights)?,
-                    y: col.offset(shape.rows() * self.cin),
-                },
-                DeviceBuffer::F32(_) => ConvTensors::F32 {
-                    x: s.buf(self.src)?,
-                    w: s.weights(self.weights),
-                    y: s.buf(self.dst)?,
-                },
-            };
-            let beta = match tensors {
-                ConvTensors::F32 { .. } if self.accumulate => 1.0,
-                _ => 0.0,
+            let (src, dst) = (s.buffers[self.src.0], s.buffers[self.dst.0]);
+            let (tensors, beta) = match s.col {
+                DeviceBuffer::F16(col) => {
+                    let x = match src {
+                        DeviceBuffer::F16(x) => x,
+                        DeviceBuffer::F32(_) => col,
+                    };
+                    let y = match dst {
+                        DeviceBuffer::F16(y) if !self.accumulate => y,
+                        _ => col.offset(shape.rows() * self.cin),
+                    };
+                    let w = s.halves(self.weights)?;
+                    (ConvTensors::F16 { x, w, y }, 0.0)
+                }
+                DeviceBuffer::F32(_) => {
+                    let (x, y) = (src.f32s()?, dst.f32s()?);
+                    let w = s.weights(self.weights);
+                    (ConvTensors::F32 { x, w, y }, f32::from(u8::from(self.accumulate)))
+                }
             };
             Ok(Some(Convolution {
                 batch: shape.batch,
@@ -76,82 +81,112 @@ cfg_device! {
         }
 
         /// Runs it as the library's convolution `call`: in half precision
-        /// the input to halves first and the output back after.
+        /// an input in single precision to halves first, and an output in
+        /// single precision back after.
         fn by_library(&self, s: &mut DeviceStep, call: Convolution) -> Result<(), String> {
             let ConvTensors::F16 { x, y, .. } = call.tensors else {
                 return s.queue.convolve(call);
             };
-            let n = s.shape.rows() * self.cin;
-            let input = s.buf(self.src)?;
-            launch::to_half(threads(n), input, x, n as i64, INPUT_SCALE, s.queue)?;
+            if let DeviceBuffer::F32(input) = s.buffers[self.src.0] {
+                let n = s.shape.rows() * self.cin;
+                launch::to_half(threads(n), input, x, n as i64, HALF_SCALE, s.queue)?;
+            }
             s.queue.convolve(call)?;
-            let n = s.shape.rows() * self.cout;
-            let accumulate = i32::from(self.accumulate);
-            let dst = s.buf(self.dst)?;
-            launch::from_half(threads(n), y, dst, n as i64, 1.0 / INPUT_SCALE, accumulate, s.queue)
+            match s.buffers[self.dst.0] {
+                DeviceBuffer::F32(dst) => {
+                    let n = s.shape.rows() * self.cout;
+                    let accumulate = i32::from(self.accumulate);
+                    let back = 1.0 / HALF_SCALE;
+                    launch::from_half(threads(n), y, dst, n as i64, back, accumulate, s.queue)
+                }
+                DeviceBuffer::F16(_) => Ok(()),
+            }
         }
 
         pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
             if let Some(call) = self.library_call(s)? {
                 return self.by_library(s, call);
             }
-            let &Conv {
-                src,
-                dst,
-                weights,
-                size,
-                cin,
-                cout,
-                accumulate,
-            } = self;
             let shape = s.shape;
-            let k = size * size * cin;
-            let n = shape.rows() * k;
-            let c = s.buf(dst)?;
-            let beta = if accumulate { 1.0 } else { 0.0 };
-            let gemm =
-                |factors: Factors, alpha| Gemm::packed((shape.rows(), k, cout), factors, c, alpha, beta);
-            let input = s.buf(src)?;
-            let (width, height) = (shape.width as i32, shape.height as i32);
-            let (cin, size) = (cin as i32, size as i32);
-            // A block a row and tap, its threads over the channels' 16-byte
-            // runs.
-            let taps = Launch {
-                grid: (shape.rows() as u32, (size * size) as u32, 1),
-                block: (channel_threads(cin as usize), 1, 1),
-                shared_bytes: 0,
+            let k = self.size * self.size * self.cin;
+            let beta = f32::from(u8::from(self.accumulate));
+            let gemm = |factors, c, alpha| {
+                Gemm::packed((shape.rows(), k, self.cout), factors, c, alpha, beta)
             };
             match s.col {
                 DeviceBuffer::F16(col) => {
-                    // The input in halves, scaled down by 8; the product
-                    // scales back up.
-                    if size == 1 {
-                        launch::to_half(threads(n), input, col, n as i64, INPUT_SCALE, s.queue)?;
-                    } else {
-                        launch::im2col_half(
-                            taps,
-                            input,
-                            col,
-                            width,
-                            height,
-                            cin,
-                            size,
-                            INPUT_SCALE,
-                            s.queue,
-                        )?;
-                    }
-                    let b = s.halves(weights)?;
-                    s.product(gemm(Factors::F16 { a: col, b }, 1.0 / INPUT_SCALE))
-                }
-            DeviceBuffer::F32(_) if size == 1 => {
-                    let b = s.weights(weights);
-                    s.product(gemm(Factors::F32 { a: input, b }, 1.0))
+                    let a = self.halves_in(s, col)?;
+                    let b = s.halves(self.weights)?;
+                    // Halves stay scaled; single precision is scaled back.
+                    let (c, alpha) = match s.buffers[self.dst.0] {
+                        DeviceBuffer::F16(c) => (Output::F16(c), 1.0),
+                        DeviceBuffer::F32(c) => (Output::F32(c), 1.0 / HALF_SCALE),
+                    };
+                    s.product(gemm(Factors::F16 { a, b }, c, alpha))
                 }
                 DeviceBuffer::F32(col) => {
-                    launch::im2col(taps, input, col, width, height, cin, size, s.queue)?;
-                    let b = s.weights(weights);
-                    s.product(gemm(Factors::F32 { a: col, b }, 1.0))
+                    let input = s.buf(self.src)?;
+                    let a = match self.size {
+                        1 => input,
+                        _ => {
+                            launch::im2col(
+                                self.taps(s),
+                                input,
+                                col,
+                                shape.width as i32,
+                                shape.height as i32,
+                                self.cin as i32,
+                                self.size as i32,
+                                s.queue,
+                            )?;
+                            col
+                        }
+                    };
+                    let b = s.weights(self.weights);
+                    let c = s.buf(self.dst)?.into();
+                    s.product(gemm(Factors::F32 { a, b }, c, 1.0))
                 }
+            }
+        }
+
+        /// The product's input in halves: the input itself where it is
+        /// stored so (a 1×1 convolution's), else its halves (or for a 3×3
+        /// one its im2col matrix in halves) made in the scratch `col`.
+        fn halves_in(&self, s: &mut DeviceStep, col: Halves) -> Result<Halves, String> {
+            let input = match s.buffers[self.src.0] {
+                DeviceBuffer::F16(input) if self.size == 1 => return Ok(input),
+                DeviceBuffer::F16(_) => {
+                    return Err("a 3×3 convolution's input in halves, with no library".into());
+                }
+                DeviceBuffer::F32(input) => input,
+            };
+            let shape = s.shape;
+            if self.size == 1 {
+                let n = shape.rows() * self.cin;
+                launch::to_half(threads(n), input, col, n as i64, HALF_SCALE, s.queue)?;
+            } else {
+                launch::im2col_half(
+                    self.taps(s),
+                    input,
+                    col,
+                    shape.width as i32,
+                    shape.height as i32,
+                    self.cin as i32,
+                    self.size as i32,
+                    HALF_SCALE,
+                    s.queue,
+                )?;
+            }
+            Ok(col)
+        }
+
+        /// An im2col's launch: a block a row and tap, its threads over the
+        /// channels' 16-byte runs.
+        fn taps(&self, s: &DeviceStep) -> Launch {
+            Launch {
+                grid: (s.shape.rows() as u32, (self.size * self.size) as u32, 1),
+                block: (channel_threads(self.cin), 1, 1),
+                shared_bytes: 0,
             }
         }
     }

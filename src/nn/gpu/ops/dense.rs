@@ -40,7 +40,7 @@ cfg_device! {
                 b: s.weights(self.weights),
             };
             let shape = (s.shape.batch, self.cin, self.cout);
-            let gemm = Gemm::packed(shape, factors, s.buf(self.dst)?, 1.0, 0.0);
+            let gemm = Gemm::packed(shape, factors, s.buf(self.dst)?.into(), 1.0, 0.0);
             s.product(gemm)
         }
     }

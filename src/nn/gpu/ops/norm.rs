@@ -10,7 +10,7 @@ cfg_device! {
 }
 use super::{Buf, Weights};
 cfg_device! {
-    use crate::nn::gpu::device::{F32s, Launch};
+    use crate::nn::gpu::device::{DeviceBuffer, F32s, Launch};
     use crate::nn::gpu::kernels::activation_code as act_code;
 }
 use crate::nn::model::Activation;
@@ -69,18 +69,25 @@ cfg_device! {
                 block: (channel_threads(self.channels), 1, 1),
                 shared_bytes: 0,
             };
-            launch::norm_act(
-                rows,
-                s.buf(self.src)?,
-                s.buf(self.dst)?,
-                s.weights(self.scale),
-                s.weights(self.bias),
-                self.extra.map_or(Ok(F32s::NULL), |e| s.buf(e))?,
-                s.points(),
-                self.channels as i32,
-                act_code(self.act),
-                s.queue,
-            )
+            let (scale, bias) = (s.weights(self.scale), s.weights(self.bias));
+            let extra = self.extra.map_or(Ok(F32s::NULL), |e| s.buf(e))?;
+            let (points, channels, act) = (s.points(), self.channels as i32, act_code(self.act));
+            let q = &mut *s.queue;
+            // Single precision or halves in, and out.
+            match (s.buffers[self.src.0], s.buffers[self.dst.0]) {
+                (DeviceBuffer::F32(i), DeviceBuffer::F32(o)) => {
+                    launch::norm_act(rows, i, o, scale, bias, extra, points, channels, act, q)
+                }
+                (DeviceBuffer::F32(i), DeviceBuffer::F16(o)) => launch::norm_act_to_half(
+                    rows, i, o, scale, bias, extra, points, channels, act, q,
+                ),
+                (DeviceBuffer::F16(i), DeviceBuffer::F16(o)) => launch::norm_act_halves(
+                    rows, i, o, scale, bias, extra, points, channels, act, q,
+                ),
+                (DeviceBuffer::F16(i), DeviceBuffer::F32(o)) => launch::norm_act_from_half(
+                    rows, i, o, scale, bias, extra, points, channels, act, q,
+                ),
+            }
         }
     }
 }
