@@ -20,7 +20,8 @@
 #      game, 500 visits each, 12 positions at once × 8 threads), with two
 #      passes in flight (the default) and with one (`--gpu-passes 1`);
 #   4. the paths side by side at batch 128: the b18-shaped net's profile
-#      again with `--gpu-conv im2col` beside cuDNN's convolutions, and
+#      again with `--gpu-conv im2col` beside cuDNN's convolutions, its
+#      evaluations a second with `--no-graphs` beside the graphs, and
 #      each NET's with `--attention simt` (one kernel) beside the default
 #      (batched products on the tensor cores), `gpu-error` again on every
 #      net with `--gpu-conv im2col`; every profile line on a GPU whose
@@ -91,6 +92,9 @@ timeout 30 "$kosumi" --backend cuda --model "$scratch/b18c384nbt.txt" bench --nn
 timeout 30 "$kosumi" --backend cuda --gpu-conv im2col --model "$scratch/b18c384nbt.txt" bench --nn --profile --size 19 --seconds 0.5 \
   | sed 's/^profile /profile gpu_conv=im2col /' || status=1
 timeout 40 "$kosumi" --backend cuda bench --nn --size 19 --seconds 1 || status=1
+# CUDA graphs off, for their share: evaluations a second at each batch.
+timeout 60 "$kosumi" --backend cuda --no-graphs --model "$scratch/b18c384nbt.txt" bench --nn --size 19 --seconds 0.5 \
+  | sed 's/^bench /bench graphs=off /' || status=1
 rm -f "$scratch/b18c384nbt.txt"
 for net in "$@"; do
   timeout 90 "$kosumi" --backend cuda --model "$net" bench --nn --size 19 --seconds 1 || status=1
