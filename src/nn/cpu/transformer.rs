@@ -34,6 +34,26 @@ impl Dense {
         }
     }
 
+    /// Layers of one input as one: their matrices side by side, their
+    /// outputs side by side in each row (one product, the input read
+    /// once; each output as its own layer's product gives it).
+    pub fn side_by_side(layers: &[&MatMulDesc]) -> Dense {
+        let cin = layers[0].in_channels;
+        let cout = layers.iter().map(|l| l.out_channels).sum();
+        let mut weights = Vec::with_capacity(cin * cout);
+        for i in 0..cin {
+            for l in layers {
+                let width = l.out_channels;
+                weights.extend_from_slice(&l.weights[i * width..(i + 1) * width]);
+            }
+        }
+        Dense {
+            in_channels: cin,
+            out_channels: cout,
+            weights: Packed::new(cin, cout, &weights),
+        }
+    }
+
     pub fn macs(&self, rows: usize) -> f64 {
         (self.in_channels * self.out_channels * rows) as f64
     }
@@ -124,13 +144,13 @@ impl Norm {
 #[derive(Default)]
 pub struct Scratch {
     norm: Vec<f32>,
-    q: Vec<f32>,
-    k: Vec<f32>,
-    v: Vec<f32>,
+    /// A point's queries, keys and values side by side.
+    qkv: Vec<f32>,
     heads_out: Vec<f32>,
     scores: Vec<f32>,
-    hidden: Vec<f32>,
-    gate: Vec<f32>,
+    /// A point's hidden and gate values side by side, and the gated unit's.
+    hidden_gate: Vec<f32>,
+    gated: Vec<f32>,
     cos: Vec<f32>,
     sin: Vec<f32>,
     /// One head's queries and outputs, gathered contiguous.
@@ -145,9 +165,7 @@ pub struct Scratch {
 #[derive(Clone, Copy, Default)]
 pub struct Needs {
     norm: usize,
-    q: usize,
-    k: usize,
-    v: usize,
+    qkv: usize,
     heads_out: usize,
     scores: usize,
     hidden: usize,
@@ -159,9 +177,7 @@ impl Needs {
     pub fn max(self, o: Needs) -> Needs {
         Needs {
             norm: self.norm.max(o.norm),
-            q: self.q.max(o.q),
-            k: self.k.max(o.k),
-            v: self.v.max(o.v),
+            qkv: self.qkv.max(o.qkv),
             heads_out: self.heads_out.max(o.heads_out),
             scores: self.scores.max(o.scores),
             hidden: self.hidden.max(o.hidden),
@@ -180,13 +196,11 @@ impl Scratch {
             }
         };
         grow(&mut self.norm, needs.norm);
-        grow(&mut self.q, needs.q);
-        grow(&mut self.k, needs.k);
-        grow(&mut self.v, needs.v);
+        grow(&mut self.qkv, needs.qkv);
         grow(&mut self.heads_out, needs.heads_out);
         grow(&mut self.scores, needs.scores);
-        grow(&mut self.hidden, needs.hidden);
-        grow(&mut self.gate, needs.hidden);
+        grow(&mut self.hidden_gate, 2 * needs.hidden);
+        grow(&mut self.gated, needs.hidden);
         grow(&mut self.cos, needs.rope);
         grow(&mut self.sin, needs.rope);
         grow(&mut self.head_q, needs.head);
@@ -201,9 +215,8 @@ pub struct Attention {
     q_dim: usize,
     v_dim: usize,
     norm: Norm,
-    q: Dense,
-    k: Dense,
-    v: Dense,
+    /// The queries', keys' and values' projections as one.
+    qkv: Dense,
     out: Dense,
     rope: Rope,
 }
@@ -216,9 +229,7 @@ impl Attention {
             q_dim: desc.q_dim,
             v_dim: desc.v_dim,
             norm: Norm::new(&desc.norm),
-            q: Dense::new(&desc.q),
-            k: Dense::new(&desc.k),
-            v: Dense::new(&desc.v),
+            qkv: Dense::side_by_side(&[&desc.q, &desc.k, &desc.v]),
             out: Dense::new(&desc.out),
             rope: desc.rope.clone(),
         }
@@ -236,7 +247,7 @@ impl Attention {
     /// Multiply-adds on a board of `points` points: the projections and
     /// each head's two products.
     pub fn macs(&self, points: usize) -> f64 {
-        [&self.q, &self.k, &self.v, &self.out]
+        [&self.qkv, &self.out]
             .iter()
             .map(|d| d.macs(points))
             .sum::<f64>()
@@ -247,10 +258,8 @@ impl Attention {
         let rows = shape.rows();
         let points = shape.points();
         Needs {
-            norm: rows * self.q.in_channels,
-            q: rows * self.heads * self.q_dim,
-            k: rows * self.kv_heads * self.q_dim,
-            v: rows * self.kv_heads * self.v_dim,
+            norm: rows * self.qkv.in_channels,
+            qkv: rows * self.qkv.out_channels,
             heads_out: rows * self.heads * self.v_dim,
             scores: points * points,
             hidden: 0,
@@ -300,15 +309,25 @@ impl Attention {
         }
     }
 
-    /// Rotates each head's pairs of channels `(2p, 2p + 1)` at each point.
-    fn rotate(&self, values: &mut [f32], heads: usize, shape: Shape, cos: &[f32], sin: &[f32]) {
+    /// Rotates each head's pairs of channels `(2p, 2p + 1)` at each point:
+    /// `heads` heads from `column` of the rows of `qkv`.
+    fn rotate(
+        &self,
+        qkv: &mut [f32],
+        column: usize,
+        heads: usize,
+        shape: Shape,
+        tables: (&[f32], &[f32]),
+    ) {
+        let (cos, sin) = tables;
         let pairs = self.q_dim / 2;
         let points = shape.points();
-        let width = heads * self.q_dim;
-        for (row, chunk) in values[..shape.rows() * width]
-            .chunks_exact_mut(width)
+        let stride = self.qkv.out_channels;
+        for (row, chunk) in qkv[..shape.rows() * stride]
+            .chunks_exact_mut(stride)
             .enumerate()
         {
+            let chunk = &mut chunk[column..];
             let xy = row % points;
             for h in 0..heads {
                 let table = match self.rope {
@@ -331,29 +350,24 @@ impl Attention {
     pub fn apply(&self, shape: Shape, trunk: &mut [f32], s: &mut Scratch) {
         let rows = shape.rows();
         let points = shape.points();
-        let c = self.q.in_channels;
-        let (qw, kw, vw) = (
-            self.heads * self.q_dim,
-            self.kv_heads * self.q_dim,
-            self.kv_heads * self.v_dim,
-        );
+        let c = self.qkv.in_channels;
+        // A row of qkv: the queries, then the keys, then the values.
+        let (qw, kw) = (self.heads * self.q_dim, self.kv_heads * self.q_dim);
+        let stride = self.qkv.out_channels;
         let ow = self.heads * self.v_dim;
         self.norm.apply(rows, trunk, &mut s.norm);
-        self.q.apply(rows, &s.norm, &mut s.q);
-        self.k.apply(rows, &s.norm, &mut s.k);
-        self.v.apply(rows, &s.norm, &mut s.v);
+        self.qkv.apply(rows, &s.norm, &mut s.qkv);
         if !matches!(self.rope, Rope::None) {
             self.rope_tables(shape, &mut s.cos, &mut s.sin);
-            self.rotate(&mut s.q, self.heads, shape, &s.cos, &s.sin);
-            self.rotate(&mut s.k, self.kv_heads, shape, &s.cos, &s.sin);
+            let tables = (&s.cos[..], &s.sin[..]);
+            self.rotate(&mut s.qkv, 0, self.heads, shape, tables);
+            self.rotate(&mut s.qkv, qw, self.kv_heads, shape, tables);
         }
         let scale = 1.0 / (self.q_dim as f32).sqrt();
         let group = self.heads / self.kv_heads;
         let (qd, vd) = (self.q_dim, self.v_dim);
         let Scratch {
-            q,
-            k,
-            v,
+            qkv,
             heads_out,
             scores,
             head_q,
@@ -368,12 +382,13 @@ impl Attention {
             for kvh in 0..self.kv_heads {
                 // This head's keys as a `d × points` matrix and its values
                 // as `points × d`, packed for the products.
-                keys.refill(qd, points, |d, j| k[(base + j) * kw + kvh * qd + d]);
-                values.refill(points, vd, |j, e| v[(base + j) * vw + kvh * vd + e]);
+                let (k, v) = (qw + kvh * qd, qw + kw + kvh * vd);
+                keys.refill(qd, points, |d, j| qkv[(base + j) * stride + k + d]);
+                values.refill(points, vd, |j, e| qkv[(base + j) * stride + v + e]);
                 for h in kvh * group..(kvh + 1) * group {
                     for i in 0..points {
-                        let from = (base + i) * qw + h * qd;
-                        head_q[i * qd..(i + 1) * qd].copy_from_slice(&q[from..from + qd]);
+                        let from = (base + i) * stride + h * qd;
+                        head_q[i * qd..(i + 1) * qd].copy_from_slice(&qkv[from..from + qd]);
                     }
                     // scores = Q·Kᵀ / √d, then a softmax over each row.
                     gemm(points, head_q, keys, scores, false);
@@ -684,8 +699,9 @@ mod softmax_tests {
 /// `x += linear2(silu(linear1(n)) ⊙ gate(n))`, `n = norm(x)`.
 pub struct FeedForward {
     norm: Norm,
-    linear1: Dense,
-    gate: Dense,
+    /// linear1 and gate as one: a point's hidden values, then its gate
+    /// values.
+    linear1_gate: Dense,
     linear2: Dense,
 }
 
@@ -693,14 +709,13 @@ impl FeedForward {
     pub fn new(desc: &FeedForwardDesc) -> FeedForward {
         FeedForward {
             norm: Norm::new(&desc.norm),
-            linear1: Dense::new(&desc.linear1),
-            gate: Dense::new(&desc.gate),
+            linear1_gate: Dense::side_by_side(&[&desc.linear1, &desc.gate]),
             linear2: Dense::new(&desc.linear2),
         }
     }
 
     pub fn macs(&self, points: usize) -> f64 {
-        [&self.linear1, &self.gate, &self.linear2]
+        [&self.linear1_gate, &self.linear2]
             .iter()
             .map(|d| d.macs(points))
             .sum()
@@ -709,8 +724,8 @@ impl FeedForward {
     pub fn needs(&self, shape: Shape) -> Needs {
         let rows = shape.rows();
         Needs {
-            norm: rows * self.linear1.in_channels,
-            hidden: rows * self.linear1.out_channels,
+            norm: rows * self.linear1_gate.in_channels,
+            hidden: rows * self.linear2.in_channels,
             ..Needs::default()
         }
     }
@@ -718,15 +733,19 @@ impl FeedForward {
     /// `trunk += block(trunk)`.
     pub fn apply(&self, shape: Shape, trunk: &mut [f32], s: &mut Scratch) {
         let rows = shape.rows();
-        let c = self.linear1.in_channels;
-        let f = self.linear1.out_channels;
+        let c = self.linear1_gate.in_channels;
+        let f = self.linear2.in_channels;
         self.norm.apply(rows, trunk, &mut s.norm);
-        self.linear1.apply(rows, &s.norm, &mut s.hidden);
-        self.gate.apply(rows, &s.norm, &mut s.gate);
-        for (h, &g) in s.hidden[..rows * f].iter_mut().zip(&s.gate) {
-            *h = activate(Activation::Silu, *h) * g;
+        self.linear1_gate.apply(rows, &s.norm, &mut s.hidden_gate);
+        for (row, gated) in s.hidden_gate[..rows * 2 * f]
+            .chunks_exact(2 * f)
+            .zip(s.gated.chunks_exact_mut(f))
+        {
+            for ((o, &h), &g) in gated.iter_mut().zip(&row[..f]).zip(&row[f..]) {
+                *o = activate(Activation::Silu, h) * g;
+            }
         }
-        self.linear2.apply(rows, &s.hidden, &mut s.norm);
+        self.linear2.apply(rows, &s.gated, &mut s.norm);
         for (t, &x) in trunk[..rows * c].iter_mut().zip(&s.norm[..rows * c]) {
             *t += x;
         }
