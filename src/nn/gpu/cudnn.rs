@@ -41,6 +41,10 @@ pub(crate) fn library() -> Result<String, String> {
     }
 }
 
+/// The most workspace an algorithm may ask (cuDNN's heuristics rank some
+/// that want gigabytes, FFTs, which a net's 3×3 convolutions do not need).
+const MOST_WORKSPACE: usize = 256 << 20;
+
 /// What cuDNN says of a failure, as the user reads it.
 fn said(what: &str) -> impl Fn(cudarc::cudnn::CudnnError) -> String + '_ {
     move |e| format!("cuDNN: {what}: {e:?}")
@@ -208,7 +212,10 @@ impl Convolver {
             .map_err(said(&shape))?;
             let usable = found[..count.clamp(0, 8) as usize]
                 .iter()
-                .find(|p| p.status == sys::cudnnStatus_t::CUDNN_STATUS_SUCCESS)
+                .find(|p| {
+                    p.status == sys::cudnnStatus_t::CUDNN_STATUS_SUCCESS
+                        && p.memory <= MOST_WORKSPACE
+                })
                 .ok_or_else(|| format!("cuDNN: no algorithm convolves {shape}"))?;
             plan.algo = usable.algo;
             plan.workspace = dnn::get_convolution_forward_workspace_size(

@@ -819,7 +819,9 @@ impl Program {
             .map(|op| match op {
                 Op::Conv(Conv {
                     size, cin, cout, ..
-                }) if *size > 1 => (cin + cout) * shape.rows(),
+                }) if *size > 1 => {
+                    super::ops::conv::library_output_at(cin * shape.rows()) + cout * shape.rows()
+                }
                 _ => 0,
             })
             .max()

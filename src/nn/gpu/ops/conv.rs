@@ -22,6 +22,13 @@ cfg_device! {
     use crate::nn::gpu::kernels::HALF_SCALE;
 }
 
+/// Where in the products' scratch a library convolution's output in halves
+/// goes, after an input of `input` halves: the next 16-byte boundary, as a
+/// library's fast kernels want their tensors aligned.
+pub(crate) fn library_output_at(input: usize) -> usize {
+    input.next_multiple_of(8)
+}
+
 /// A convolution's arguments.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Conv {
@@ -40,8 +47,8 @@ cfg_device! {
         /// it so (a 3×3 one under `--gpu-conv cudnn`): single precision
         /// from `src` into `dst` itself; in halves from `src` where it
         /// holds halves, else from the scratch's first `rows × cin`
-        /// values, into `dst` where it holds halves, else into the `rows
-        /// × cout` values after them.
+        /// values, into `dst` where it holds halves, else into `rows ×
+        /// cout` values after them ([`library_output_at`]).
         pub(crate) fn library_call(&self, s: &DeviceStep) -> Result<Option<Convolution>, String> {
             if s.conv != GpuConv::Cudnn || self.size == 1 {
                 return Ok(None);
@@ -56,7 +63,7 @@ cfg_device! {
                     };
                     let y = match dst {
                         DeviceBuffer::F16(y) if !self.accumulate => y,
-                        _ => col.offset(shape.rows() * self.cin),
+                        _ => col.offset(library_output_at(shape.rows() * self.cin)),
                     };
                     let w = s.halves(self.weights)?;
                     (ConvTensors::F16 { x, w, y }, 0.0)
