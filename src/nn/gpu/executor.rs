@@ -8,7 +8,7 @@
 
 use super::device::{Device, DeviceBuffer, F32s, Halves, HostBuffer, Queue};
 use super::ops::DeviceStep;
-use super::program::{Buf, Conv, Extent, Op, Program, Storage};
+use super::program::{Buf, Conv, Crossing, Extent, Op, Program, Storage};
 use super::roofline::Peak;
 use crate::go::board::BoardSize;
 use crate::nn::backend::{
@@ -187,7 +187,10 @@ impl GpuNetwork {
             col: DeviceBuffer::F32(F32s::NULL),
             scores: F32s::NULL,
             score_values: 0,
-            host: Vec::new(),
+            host: [HostBuffer::plain(0), HostBuffer::plain(0)],
+            blocks: [F32s::NULL; 2],
+            packed: Vec::new(),
+            pass_ptrs: Vec::new(),
             failed: None,
             graphs: Vec::new(),
             graphs_refused: None,
@@ -208,21 +211,14 @@ impl GpuNetwork {
         profile: Option<&mut PassProfile>,
     ) -> Result<(), String> {
         let p = &self.program;
+        // The crossing buffers packed for the batch's bucket, as the
+        // inputs were written.
+        let ends = ws.lay_out(p, self.padded(shape));
         let q = &mut *ws.queue;
         let timed = profile.is_some();
         let mark = |q: &mut dyn Queue| if timed { q.mark() } else { Ok(()) };
         mark(q)?;
-        for buf in [
-            Some(p.spatial_input),
-            Some(p.global_input),
-            p.metadata_input,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            let n = p.buffers[buf.0].len(shape);
-            q.upload(&ws.host[buf.0][..n], ws.ptrs[buf.0].f32s()?)?;
-        }
+        q.upload(&ws.host[0][..ends[0]], ws.blocks[0])?;
         mark(q)?;
         // A graph of the operations for the batch's bucket, where graphs are
         // kept and the pass is not timed op by op: captured on first use
@@ -238,7 +234,7 @@ impl GpuNetwork {
         let mut step = DeviceStep {
             queue: q,
             shape: ops_shape,
-            buffers: &ws.ptrs,
+            buffers: &ws.pass_ptrs,
             weights: &self.weights,
             halves: &self.halves,
             col: ws.col,
@@ -273,10 +269,7 @@ impl GpuNetwork {
             eprintln!("kosumi: CUDA graphs do not run here ({why}); each operation is launched");
             ws.graphs_refused = Some(why);
         }
-        for b in p.heads.buffers() {
-            let n = p.buffers[b.0].len(shape);
-            q.download(ws.ptrs[b.0].f32s()?, &mut ws.host[b.0][..n])?;
-        }
+        q.download(ws.blocks[1], &mut ws.host[1][..ends[1]])?;
         mark(q)?;
         q.synchronize()?;
         if let Some(profile) = profile {
@@ -294,8 +287,9 @@ impl GpuNetwork {
                 }
             }
         }
-        let host = &ws.host;
-        p.read_heads(shape, |b| &host[b.0][..], out);
+        let (heads, packed) = (&ws.host[1], &ws.packed);
+        let place = |b: Buf| packed.iter().find(|&&(c, _, _)| c == b).map_or(0, |&(_, _, at)| at);
+        p.read_heads(shape, |b| &heads[place(b)..], out);
         Ok(())
     }
 }
@@ -361,9 +355,16 @@ pub(crate) struct GpuWorkspace {
     /// values they hold.
     scores: F32s,
     score_values: usize,
-    /// The host's copies of the inputs and heads (page-locked where the
-    /// device gives it), a buffer each; empty for the others.
-    host: Vec<HostBuffer>,
+    /// The host's copies of the inputs and of the heads (page-locked where
+    /// the device gives it), each a block of its crossing's buffers as
+    /// [`Program::pack`] lays them out, and the device's blocks.
+    host: [HostBuffer; 2],
+    blocks: [F32s; 2],
+    /// Each crossing buffer's place in its block for the pass at hand,
+    /// and every buffer's address for it (the crossing ones in their
+    /// blocks).
+    packed: Vec<(Buf, Crossing, usize)>,
+    pass_ptrs: Vec<DeviceBuffer>,
     /// The first failure of this workspace's device work: every later
     /// pass fails with it.
     failed: Option<String>,
@@ -396,12 +397,8 @@ impl GpuWorkspace {
             Extent::Spatial(c) => c * rows,
             Extent::Global(v) => v * batch,
         };
-        self.host = (0..program.buffers.len())
-            .map(|b| match program.crosses(Buf(b)) {
-                true => self.queue.host(len(&program.buffers[b])),
-                false => HostBuffer::plain(0),
-            })
-            .collect();
+        let blocks = program.pack(|b| len(&program.buffers[b.0]), &mut self.packed);
+        self.host = blocks.map(|n| self.queue.host(n));
         self.queue.free();
         self.ptrs.clear();
         self.rows = 0;
@@ -409,9 +406,16 @@ impl GpuWorkspace {
         self.score_values = 0;
         // The graphs named the buffers freed.
         self.graphs.clear();
-        for (extent, &storage) in program.buffers.iter().zip(&program.storage) {
-            let buffer = self.alloc(storage, len(extent))?;
+        for b in 0..program.buffers.len() {
+            // A crossing buffer lies in its block, placed pass by pass.
+            let buffer = match program.crosses(Buf(b)) {
+                true => DeviceBuffer::F32(F32s::NULL),
+                false => self.alloc(program.storage[b], len(&program.buffers[b]))?,
+            };
             self.ptrs.push(buffer);
+        }
+        for (block, n) in self.blocks.iter_mut().zip(blocks) {
+            *block = self.queue.alloc(n.max(1))?;
         }
         let rows_shape = Shape {
             width: rows,
@@ -431,6 +435,18 @@ impl GpuWorkspace {
 }
 
 impl GpuWorkspace {
+    /// Places the crossing buffers for `shape` in their blocks, and every
+    /// buffer's address for the pass; the blocks' lengths.
+    fn lay_out(&mut self, program: &Program, shape: Shape) -> [usize; 2] {
+        let ends = program.pack(|b| program.buffers[b.0].len(shape), &mut self.packed);
+        self.pass_ptrs.clear();
+        self.pass_ptrs.extend_from_slice(&self.ptrs);
+        for &(b, crossing, at) in &self.packed {
+            self.pass_ptrs[b.0] = DeviceBuffer::F32(self.blocks[crossing as usize].offset(at));
+        }
+        ends
+    }
+
     /// `n` zeroed values (at least one) of `storage`'s type on this
     /// workspace's queue.
     fn alloc(&mut self, storage: Storage, n: usize) -> Result<DeviceBuffer, String> {
@@ -461,7 +477,8 @@ impl Computation for GpuComputation {
                     // the reason.
                     ws.failed.get_or_insert(why);
                 }
-                p.inputs(&mut ws.host, shape)
+                ws.lay_out(p, padded);
+                p.inputs(&mut ws.host[0], &ws.packed, shape)
             }
             Err((_, [spatial, global, metadata])) => {
                 let len = |b: Buf| p.buffers[b.0].len(shape);

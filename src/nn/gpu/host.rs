@@ -65,7 +65,21 @@ impl Computation for HostComputation {
             .iter()
             .map(|e| vec![0.0; e.len(shape)])
             .collect();
-        program.inputs(&mut self.values, shape)
+        let mut inputs = Inputs {
+            spatial: &mut [],
+            global: &mut [],
+            metadata: &mut [],
+        };
+        for (i, values) in self.values.iter_mut().enumerate() {
+            if Buf(i) == program.spatial_input {
+                inputs.spatial = values;
+            } else if Buf(i) == program.global_input {
+                inputs.global = values;
+            } else if Some(Buf(i)) == program.metadata_input {
+                inputs.metadata = values;
+            }
+        }
+        inputs
     }
 
     fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), PassError> {

@@ -187,6 +187,15 @@ pub(crate) enum Storage {
     F16,
 }
 
+/// Which way a buffer crosses between host and device in a pass: up (the
+/// inputs, uploaded) or down (the heads, downloaded); each way is one
+/// block, one copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Crossing {
+    Up = 0,
+    Down = 1,
+}
+
 /// A network compiled for a device.
 pub(crate) struct Program {
     pub ops: Vec<Op>,
@@ -846,30 +855,78 @@ impl Program {
         most.max(widest.max().unwrap_or(0))
     }
 
-    /// The input buffers among `host` (a vector a program buffer, each
-    /// holding at least `shape`'s values), cut to `shape`, to be filled.
-    pub(crate) fn inputs<'a, H>(&self, host: &'a mut [H], shape: Shape) -> Inputs<'a>
-    where
-        H: std::ops::DerefMut<Target = [f32]>,
-    {
+    /// The input buffers, cut to `shape`, in `host`: the inputs' block as
+    /// [`Program::pack`] laid it out in `packed`, to be filled.
+    pub(crate) fn inputs<'a>(
+        &self,
+        host: &'a mut [f32],
+        packed: &[(Buf, Crossing, usize)],
+        shape: Shape,
+    ) -> Inputs<'a> {
         let mut inputs = Inputs {
             spatial: &mut [],
             global: &mut [],
             metadata: &mut [],
         };
-        for (i, v) in host.iter_mut().enumerate() {
-            let slot = if i == self.spatial_input.0 {
-                &mut inputs.spatial
-            } else if i == self.global_input.0 {
-                &mut inputs.global
-            } else if Some(Buf(i)) == self.metadata_input {
-                &mut inputs.metadata
-            } else {
+        let mut rest = host;
+        let mut taken = 0;
+        for &(b, crossing, at) in packed {
+            if crossing != Crossing::Up {
                 continue;
+            }
+            let slot = if b == self.spatial_input {
+                &mut inputs.spatial
+            } else if b == self.global_input {
+                &mut inputs.global
+            } else {
+                &mut inputs.metadata
             };
-            *slot = &mut v[..self.buffers[i].len(shape)];
+            // The block's buffers in order, each at its place.
+            let (_, from) = std::mem::take(&mut rest).split_at_mut(at - taken);
+            let n = self.buffers[b.0].len(shape);
+            let (mine, after) = from.split_at_mut(n);
+            *slot = mine;
+            taken = at + n;
+            rest = after;
         }
         inputs
+    }
+
+    /// The buffers that cross between host and device, each with its
+    /// crossing, in their order there: the inputs up, the heads down.
+    pub(crate) fn crossings(&self) -> impl Iterator<Item = (Buf, Crossing)> + '_ {
+        let inputs = [
+            Some(self.spatial_input),
+            Some(self.global_input),
+            self.metadata_input,
+        ];
+        let up = inputs.into_iter().flatten().map(|b| (b, Crossing::Up));
+        up.chain(
+            self.heads
+                .buffers()
+                .into_iter()
+                .map(|b| (b, Crossing::Down)),
+        )
+    }
+
+    /// Packs the crossing buffers of `len(b)` values each into two
+    /// blocks, so that each crossing is one copy: into `packed` (cleared)
+    /// each buffer's crossing and place in its block, one after another at
+    /// 64-value (256-byte, a device allocation's alignment) boundaries;
+    /// the blocks' lengths, the inputs' first.
+    pub(crate) fn pack(
+        &self,
+        len: impl Fn(Buf) -> usize,
+        packed: &mut Vec<(Buf, Crossing, usize)>,
+    ) -> [usize; 2] {
+        packed.clear();
+        let mut ends = [0; 2];
+        for (b, crossing) in self.crossings() {
+            let end = &mut ends[crossing as usize];
+            packed.push((b, crossing, *end));
+            *end += len(b).next_multiple_of(64);
+        }
+        ends
     }
 
     /// Stores between layers in halves on a device whose products are
@@ -899,9 +956,7 @@ impl Program {
     /// Whether buffer `b` crosses between host and device: an input or a
     /// head.
     pub(crate) fn crosses(&self, b: Buf) -> bool {
-        [self.spatial_input, self.global_input].contains(&b)
-            || self.metadata_input == Some(b)
-            || self.heads.buffers().contains(&b)
+        self.crossings().any(|(c, _)| c == b)
     }
 
     /// Each board's raw heads from the head buffers' values (`read` gives
@@ -989,5 +1044,47 @@ mod tests {
                 GpuConv::Im2col => assert!(into_norms == 1 && into_3x3 == 0),
             }
         }
+    }
+
+    #[test]
+    fn the_crossing_buffers_pack_into_one_block_each_way() {
+        let desc = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
+        let program = Program::compile(&desc);
+        let shape = Shape::of(crate::go::board::BoardSize::square(9), 3);
+        let len = |b: Buf| program.buffers[b.0].len(shape);
+        let mut packed = Vec::new();
+        let ends = program.pack(len, &mut packed);
+        // Two inputs up, five heads down, each at a 256-byte boundary
+        // after the one before, none overlapping.
+        assert_eq!(packed.iter().filter(|p| p.1 == Crossing::Up).count(), 2);
+        assert_eq!(packed.iter().filter(|p| p.1 == Crossing::Down).count(), 5);
+        for way in [Crossing::Up, Crossing::Down] {
+            let mut end = 0;
+            for &(b, _, at) in packed.iter().filter(|p| p.1 == way) {
+                assert!(at % 64 == 0 && at >= end);
+                end = at + len(b);
+            }
+            assert!(end <= ends[way as usize]);
+        }
+        // The inputs handed out are the block's places, cut to the shape.
+        let mut block = vec![0.0; ends[0]];
+        let inputs = program.inputs(&mut block, &packed, shape);
+        assert_eq!(inputs.spatial.len(), len(program.spatial_input));
+        assert_eq!(inputs.global.len(), len(program.global_input));
+        inputs.global.fill(1.0);
+        let at = packed
+            .iter()
+            .find(|p| p.0 == program.global_input)
+            .unwrap()
+            .2;
+        assert!(
+            block[at..at + len(program.global_input)]
+                .iter()
+                .all(|&v| v == 1.0)
+        );
+        assert_eq!(
+            block.iter().filter(|&&v| v == 1.0).count(),
+            len(program.global_input)
+        );
     }
 }
