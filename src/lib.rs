@@ -54,6 +54,17 @@
 //! assert_eq!(execute(&mut engine, b"2 color E5").unwrap(), "=2 black\n\n");
 //! ```
 
+/// Writes a line to stderr, as `eprintln!` does, but says nothing where
+/// stderr is gone (a GUI or a pipe that closed before the engine): a
+/// message never panics the engine.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 pub mod core;
 pub mod engine;
 pub mod frontends;

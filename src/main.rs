@@ -411,7 +411,7 @@ fn board_size_ok(size: usize) -> bool {
 /// Ends the program on a command line it cannot run: `message` on stderr,
 /// exit status 2.
 fn refuse(message: impl std::fmt::Display) -> ! {
-    eprintln!("kosumi: {message}");
+    kosumi::say!("kosumi: {message}");
     std::process::exit(2)
 }
 
@@ -587,7 +587,7 @@ fn phantom_match(args: &PhantomMatchArgs) {
         refuse(format!("phantom-match: {e}"));
     }
     if let Err(e) = kosumi::tools::phantom_match::run(&config) {
-        eprintln!("kosumi: phantom-match: {e}");
+        kosumi::say!("kosumi: phantom-match: {e}");
         std::process::exit(1);
     }
 }
@@ -619,7 +619,7 @@ fn train_patterns(args: &TrainPatternsArgs) {
             100.0 * s.top5
         ),
         Err(e) => {
-            eprintln!("kosumi: train-patterns: {e}");
+            kosumi::say!("kosumi: train-patterns: {e}");
             std::process::exit(1);
         }
     }
@@ -656,7 +656,7 @@ fn analysis_engine(cli: &Cli, backends: &kosumi::nn::Backends, args: &AnalysisAr
     });
     let (plan, note) = kosumi::core::concurrency::plan(threads, args.positions, room);
     if let Some(note) = note {
-        eprintln!("kosumi analysis: {note}");
+        kosumi::say!("kosumi analysis: {note}");
     }
     let settings = Settings {
         workers: plan.positions,
@@ -669,7 +669,7 @@ fn analysis_engine(cli: &Cli, backends: &kosumi::nn::Backends, args: &AnalysisAr
     // KaTrain runs a custom engine command through a shell and ends it by
     // ending that shell: kosumi goes with its parent.
     kosumi::core::os::end_with_parent();
-    eprintln!("kosumi analysis: network {}; ready for queries", net.name());
+    kosumi::say!("kosumi analysis: network {}; ready for queries", net.name());
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut output = std::io::stdout();
@@ -711,10 +711,10 @@ fn review_record(cli: &Cli, backends: &kosumi::nn::Backends, args: &ReviewArgs) 
         ..search_config(cli)
     };
     if let Err(e) = kosumi::frontends::review::review_file(path, &out, &template, &net, &how) {
-        eprintln!("kosumi: review: {e}");
+        kosumi::say!("kosumi: review: {e}");
         std::process::exit(1);
     }
-    eprintln!("review: written to {}", out.display());
+    kosumi::say!("review: written to {}", out.display());
 }
 
 /// `kosumi bench`: speed figures on stdout, or the reason it cannot run.
@@ -766,7 +766,7 @@ fn gtp_engine(cli: &Cli, backends: &kosumi::nn::Backends) {
     let human_network = load_human_network(cli, backends, network.is_some());
     let cores = kosumi::core::concurrency::cores();
     if let Some(asked) = asked_threads(cli).filter(|&n| n > cores) {
-        eprintln!(
+        kosumi::say!(
             "kosumi: {asked} search threads asked for, {cores} cores here: a search runs {cores} \
              (more only take turns on the cores)"
         );
@@ -811,7 +811,7 @@ fn main() {
             let t = katago_args::translate(&args, program, katago_args::read_config_file)
                 .unwrap_or_else(|e| refuse(e));
             for note in t.notes() {
-                eprintln!("kosumi: {note}");
+                kosumi::say!("kosumi: {note}");
             }
             Cli::parse_from(t.args)
         }

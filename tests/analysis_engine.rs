@@ -478,3 +478,24 @@ fn threads_asked_beyond_the_cores_are_cut_to_them_and_every_query_is_answered() 
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_closed_stderr_does_not_stop_the_engine() {
+    // A GUI that closed the engine's stderr (or never read it): the engine
+    // still answers and ends cleanly, its messages said to no one.
+    let mut child = spawn_analysis(&["analysis"], Stdio::piped());
+    drop(child.stderr.take());
+    let mut stdin = child.stdin.take().expect("stdin");
+    let query = r#"{"id":"q","moves":[],"rules":"chinese","komi":7,"boardXSize":9,"boardYSize":9,"maxVisits":5}"#;
+    writeln!(stdin, "{query}").expect("query written");
+    drop(stdin);
+    let answers: Vec<String> = BufReader::new(child.stdout.take().expect("stdout"))
+        .lines()
+        .map(|l| l.expect("a line"))
+        .collect();
+    assert!(
+        answers.iter().any(|a| a.contains(r#""id":"q""#)),
+        "{answers:?}"
+    );
+    assert!(child.wait().expect("kosumi ends").success());
+}

@@ -78,7 +78,7 @@ pub fn spawn_scoped<'scope, 'env, T: Send + 'scope>(
         Ok(handle) => Some(handle),
         Err(e) => {
             if !SAID.swap(true, Ordering::Relaxed) {
-                eprintln!("kosumi: a thread could not be started ({e}); going on with fewer");
+                crate::say!("kosumi: a thread could not be started ({e}); going on with fewer");
             }
             None
         }

@@ -36,7 +36,7 @@ pub fn review_file(
     let read = crate::go::sgf::read_file(&path.to_string_lossy())?;
     let guessed = read.note();
     if let Some(note) = &guessed {
-        eprintln!("review: {}: {note}", path.display());
+        crate::say!("review: {}: {note}", path.display());
     }
     let text = read.text;
     let record = crate::go::sgf::load_record(&text, template)
@@ -45,7 +45,8 @@ pub fn review_file(
     let mut progress = |done: usize, total: usize| {
         let width = 30;
         let filled = done * width / total.max(1);
-        eprint!(
+        let _ = write!(
+            std::io::stderr(),
             "\rreview: [{}{}] {done}/{total} positions, {:.0} s",
             "#".repeat(filled),
             "-".repeat(width - filled),
@@ -54,7 +55,7 @@ pub fn review_file(
         let _ = std::io::stderr().flush();
     };
     let found = review(&record.game, net, how, &mut progress);
-    eprintln!();
+    crate::say!();
     let mut notes = notes(&record, &found);
     // Where the encoding was a guess, the root's note says which.
     if let (Some(guessed), Some(root)) = (guessed, notes.first_mut()) {

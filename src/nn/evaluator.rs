@@ -181,7 +181,7 @@ impl Evaluator {
     pub fn embedded_on(backends: &Backends) -> Evaluator {
         let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded network reads");
         Evaluator::on(&desc, backends).unwrap_or_else(|e| {
-            eprintln!("kosumi: the embedded network runs on the CPU: {e}");
+            crate::say!("kosumi: the embedded network runs on the CPU: {e}");
             Evaluator::new(&desc)
         })
     }

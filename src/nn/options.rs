@@ -185,7 +185,7 @@ impl Options {
             // in a config made for a GPU machine) that does not answer is
             // said.
             Err(why) => {
-                eprintln!("kosumi: no GPU ({why}); the networks run on the CPU");
+                crate::say!("kosumi: no GPU ({why}); the networks run on the CPU");
                 false
             }
         };
@@ -206,7 +206,7 @@ impl Options {
             Some(wish) => {
                 // Said where it was the precision's only word.
                 if wish.needs_gpu() && self.precision.is_none() {
-                    eprintln!(
+                    crate::say!(
                         "kosumi: cudaUseFP16 = true is a GPU's setting and no GPU runs the networks here: set aside (the CPU multiplies in f32)"
                     );
                 }
@@ -265,7 +265,7 @@ impl Backends {
             Ok(backend) => Ok(backend),
             Err(why) if self.options.backend == BackendKind::Cuda => Err(why),
             Err(why) => {
-                eprintln!("kosumi: {} runs on the CPU: {why}", desc.name);
+                crate::say!("kosumi: {} runs on the CPU: {why}", desc.name);
                 Ok(cpu())
             }
         }
@@ -321,7 +321,7 @@ mod tests {
     fn a_gpu_asked_for_where_there_is_none_is_refused_with_the_reason() {
         // This test is for the machines without a GPU.
         if gpu_answers(0).is_ok() {
-            eprintln!("a GPU answers here: skipped");
+            crate::say!("a GPU answers here: skipped");
             return;
         }
         let cuda = Options {

@@ -273,7 +273,7 @@ impl Passes {
     /// without them.
     fn say_once(&self, said: &std::sync::atomic::AtomicBool, what: impl FnOnce() -> String) {
         if !said.swap(true, Relaxed) {
-            eprintln!(
+            crate::say!(
                 "kosumi: the network {} {}; such evaluations are dropped",
                 self.name,
                 what()

@@ -670,7 +670,7 @@ fn katago_ms_per_eval(
                     std::thread::sleep(Duration::from_millis(50))
                 }
                 _ => {
-                    eprintln!(
+                    crate::say!(
                         "bench: katago benchmark stopped after {:.0} s, not measured",
                         10.0 * seconds + 30.0
                     );

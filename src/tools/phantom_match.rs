@@ -179,7 +179,7 @@ fn end_seats_on_signals() {
                 for &group in live_groups().iter() {
                     os::kill_group(group);
                 }
-                eprintln!("kosumi phantom-match: stopped by signal {signal}; every seat ended");
+                crate::say!("kosumi phantom-match: stopped by signal {signal}; every seat ended");
                 std::process::exit(128 + signal);
             }
         }
@@ -187,7 +187,7 @@ fn end_seats_on_signals() {
     if let Err(err) = watcher {
         // The signals then end the match by their default action; the
         // seats still end with it (their parent-death signal, or job).
-        eprintln!("kosumi phantom-match: no thread to watch for signals ({err})");
+        crate::say!("kosumi phantom-match: no thread to watch for signals ({err})");
         os::default_stop_signals();
     }
 }
@@ -617,7 +617,7 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
         if let Err(e @ (ClientError::Start(_) | ClientError::Closed | ClientError::Gone(_))) =
             started
         {
-            eprintln!(
+            crate::say!(
                 "kosumi phantom-match: seat {}: '{command}' does not run ({e}); it loses its games",
                 i + 1
             );
@@ -626,7 +626,7 @@ pub fn run(config: &MatchConfig) -> Result<Vec<GameRecord>, String> {
     end_seats_on_signals();
     let before = played_before(config)?;
     if !before.is_empty() {
-        eprintln!(
+        crate::say!(
             "kosumi phantom-match: {} games of this match already in match.dat; playing the others",
             before.len()
         );

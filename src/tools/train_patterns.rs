@@ -372,14 +372,14 @@ fn fit(model: &mut Model, data: &Data, iterations: usize, threads: usize) {
                 }
             }
             if g == 0 {
-                eprintln!(
+                crate::say!(
                     "train: round {} log-likelihood per position {:.4}",
                     round + 1,
                     log_likelihood / data.positions.len().max(1) as f64
                 );
             }
         }
-        eprintln!(
+        crate::say!(
             "train: round {} took {:.1}s",
             round + 1,
             start.elapsed().as_secs_f64()
@@ -428,7 +428,7 @@ pub fn train(options: &Options) -> Result<(Model, Summary), String> {
         ));
     }
     let (training, held_out) = all.split_at(all.len() - options.holdout.min(all.len() / 2));
-    eprintln!(
+    crate::say!(
         "train: {} games to train on, {} held out",
         training.len(),
         held_out.len()
@@ -457,7 +457,7 @@ pub fn train(options: &Options) -> Result<(Model, Summary), String> {
         .collect();
     names.sort_unstable();
     let mut model = Model::new(&names);
-    eprintln!(
+    crate::say!(
         "train: {} patterns played {} times or more ({:.1}s)",
         names.len(),
         options.min_count,
@@ -465,7 +465,7 @@ pub fn train(options: &Options) -> Result<(Model, Summary), String> {
     );
     let data = extract(&model, training, options.threads);
     let test = extract(&model, held_out, options.threads);
-    eprintln!(
+    crate::say!(
         "train: {} training positions ({} candidates), {} held out ({:.1}s)",
         data.positions.len(),
         data.candidates.len() - 1,

@@ -39,7 +39,7 @@ pub fn serve(mut engine: Engine) {
         input::read_lines(stdin.lock(), &reader_interrupts, tx)
     });
     if let Err(err) = reader {
-        eprintln!("kosumi: no thread could be started to read the input ({err})");
+        crate::say!("kosumi: no thread could be started to read the input ({err})");
         return;
     }
     let mut beside: Option<Background> = None;

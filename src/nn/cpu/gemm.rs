@@ -844,7 +844,7 @@ mod tests {
     #[test]
     fn bfloat16_products_are_single_precision_ones_to_bfloat16_rounding() {
         if !bf16_available() {
-            eprintln!("no bfloat16 dot products ({}) here: skipped", bf16_name());
+            crate::say!("no bfloat16 dot products ({}) here: skipped", bf16_name());
             return;
         }
         assert_eq!(bf16_bits(1.0), 0x3f80);

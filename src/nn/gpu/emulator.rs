@@ -757,7 +757,7 @@ mod tests {
                     std::env::var_os("KOSUMI_REQUIRE_KERNEL_CHECKS").is_none(),
                     "{why}"
                 );
-                eprintln!("{why}: skipped");
+                crate::say!("{why}: skipped");
                 None
             }
         }

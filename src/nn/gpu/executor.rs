@@ -266,7 +266,7 @@ impl GpuNetwork {
             ws.graphs.push((key, graph));
         }
         if let Some(why) = refused {
-            eprintln!("kosumi: CUDA graphs do not run here ({why}); each operation is launched");
+            crate::say!("kosumi: CUDA graphs do not run here ({why}); each operation is launched");
             ws.graphs_refused = Some(why);
         }
         q.download(ws.blocks[1], &mut ws.host[1][..ends[1]])?;
