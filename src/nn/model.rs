@@ -222,6 +222,30 @@ pub struct MatMulDesc {
     pub weights: Vec<f32>,
 }
 
+impl MatMulDesc {
+    /// Layers of one input as one: their matrices side by side (each row
+    /// the rows of all), their outputs side by side, each output as its
+    /// own layer gives it.
+    pub fn side_by_side(layers: &[&MatMulDesc]) -> MatMulDesc {
+        let in_channels = layers[0].in_channels;
+        let out_channels = layers.iter().map(|l| l.out_channels).sum();
+        let mut weights = Vec::with_capacity(in_channels * out_channels);
+        for i in 0..in_channels {
+            for l in layers {
+                let width = l.out_channels;
+                weights.extend_from_slice(&l.weights[i * width..(i + 1) * width]);
+            }
+        }
+        let names: Vec<&str> = layers.iter().map(|l| l.name.as_str()).collect();
+        MatMulDesc {
+            name: names.join("+"),
+            in_channels,
+            out_channels,
+            weights,
+        }
+    }
+}
+
 /// An RMSNorm with a scale and a bias per channel: over each point's
 /// channels, or (`spatial`) over all the points and channels of a board.
 #[derive(Clone, Debug)]

@@ -34,26 +34,6 @@ impl Dense {
         }
     }
 
-    /// Layers of one input as one: their matrices side by side, their
-    /// outputs side by side in each row (one product, the input read
-    /// once; each output as its own layer's product gives it).
-    pub fn side_by_side(layers: &[&MatMulDesc]) -> Dense {
-        let cin = layers[0].in_channels;
-        let cout = layers.iter().map(|l| l.out_channels).sum();
-        let mut weights = Vec::with_capacity(cin * cout);
-        for i in 0..cin {
-            for l in layers {
-                let width = l.out_channels;
-                weights.extend_from_slice(&l.weights[i * width..(i + 1) * width]);
-            }
-        }
-        Dense {
-            in_channels: cin,
-            out_channels: cout,
-            weights: Packed::new(cin, cout, &weights),
-        }
-    }
-
     pub fn macs(&self, rows: usize) -> f64 {
         (self.in_channels * self.out_channels * rows) as f64
     }
@@ -229,7 +209,7 @@ impl Attention {
             q_dim: desc.q_dim,
             v_dim: desc.v_dim,
             norm: Norm::new(&desc.norm),
-            qkv: Dense::side_by_side(&[&desc.q, &desc.k, &desc.v]),
+            qkv: Dense::new(&MatMulDesc::side_by_side(&[&desc.q, &desc.k, &desc.v])),
             out: Dense::new(&desc.out),
             rope: desc.rope.clone(),
         }
@@ -709,7 +689,7 @@ impl FeedForward {
     pub fn new(desc: &FeedForwardDesc) -> FeedForward {
         FeedForward {
             norm: Norm::new(&desc.norm),
-            linear1_gate: Dense::side_by_side(&[&desc.linear1, &desc.gate]),
+            linear1_gate: Dense::new(&MatMulDesc::side_by_side(&[&desc.linear1, &desc.gate])),
             linear2: Dense::new(&desc.linear2),
         }
     }

@@ -606,7 +606,12 @@ impl Compiler {
     fn attention(&mut self, att: &AttentionDesc, trunk: Buf) {
         let t = self.transformer.expect("the transformer buffers");
         let norm = self.block_norm(&att.norm, trunk);
-        self.dense_side_by_side(&[&att.q, &att.k, &att.v], norm, t.qkv);
+        self.dense(
+            &MatMulDesc::side_by_side(&[&att.q, &att.k, &att.v]),
+            norm,
+            t.qkv,
+            false,
+        );
         let attention = Attention {
             qkv: t.qkv,
             out: t.heads_out,
@@ -644,38 +649,18 @@ impl Compiler {
     fn feed_forward(&mut self, ff: &FeedForwardDesc, trunk: Buf) {
         let t = self.transformer.expect("the transformer buffers");
         let norm = self.block_norm(&ff.norm, trunk);
-        self.dense_side_by_side(&[&ff.linear1, &ff.gate], norm, t.hidden_gate);
+        self.dense(
+            &MatMulDesc::side_by_side(&[&ff.linear1, &ff.gate]),
+            norm,
+            t.hidden_gate,
+            false,
+        );
         self.program.ops.push(Op::SwiGlu(SwiGlu {
             both: t.hidden_gate,
             out: t.gated,
             channels: ff.linear1.out_channels,
         }));
         self.dense(&ff.linear2, t.gated, trunk, true);
-    }
-
-    /// Dense layers of one input as one product: their matrices side by
-    /// side (each row the rows of all), their outputs side by side in
-    /// `dst`'s rows.
-    fn dense_side_by_side(&mut self, layers: &[&MatMulDesc], src: Buf, dst: Buf) {
-        let cin = layers[0].in_channels;
-        let cout: usize = layers.iter().map(|l| l.out_channels).sum();
-        let mut matrix = Vec::with_capacity(cin * cout);
-        for i in 0..cin {
-            for l in layers {
-                let width = l.out_channels;
-                matrix.extend_from_slice(&l.weights[i * width..(i + 1) * width]);
-            }
-        }
-        let weights = self.weights(matrix);
-        self.program.ops.push(Op::Conv(Conv {
-            src,
-            dst,
-            weights,
-            size: 1,
-            cin,
-            cout,
-            accumulate: false,
-        }));
     }
 }
 
