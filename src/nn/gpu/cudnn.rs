@@ -241,10 +241,6 @@ impl Convolver {
             ConvTensors::F16 { x, w, y } => (x.addr(), w.addr(), y.addr()),
             ConvTensors::F32 { x, w, y } => (x.addr(), w.addr(), y.addr()),
         };
-        let shape = format!(
-            "{} boards of {}×{}, {} to {} channels",
-            c.batch, c.width, c.height, c.cin, c.cout
-        );
         // SAFETY: the addresses hold tensors of the plan's shapes and type
         // (the executor's buffers and kept filters); alpha and beta are
         // single precision, as a float compute type reads them; the
@@ -266,6 +262,12 @@ impl Convolver {
                 y as *mut std::ffi::c_void,
             )
         }
-        .map_err(said(&shape))
+        .map_err(|e| {
+            let shape = format!(
+                "{} boards of {}×{}, {} to {} channels",
+                c.batch, c.width, c.height, c.cin, c.cout
+            );
+            said(&shape)(e)
+        })
     }
 }
