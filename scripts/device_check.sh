@@ -22,9 +22,12 @@
 #   4. the paths side by side at batch 128: the b18-shaped net's profile
 #      again with `--gpu-conv im2col` beside cuDNN's convolutions, its
 #      evaluations a second with `--no-graphs` beside the graphs, and
-#      each NET's with `--attention simt` (one kernel) beside the default
-#      (batched products on the tensor cores), `gpu-error` again on every
-#      net with `--gpu-conv im2col`; every profile line on a GPU whose
+#      each NET's with `--attention simt` (one kernel on CUDA's cores)
+#      and `--attention fused` (one kernel on the tensor cores, its
+#      evaluations a second too) beside the default (batched products on
+#      the tensor cores), `gpu-error` again on every net with `--gpu-conv
+#      im2col`, and in f16 on the nets with attention with `--attention
+#      fused`; every profile line on a GPU whose
 #      peaks kosumi knows carries its floor and `eff = floor / measured`;
 #   5. where PyTorch is installed, scripts/pytorch_anchor.py: PyTorch fp16
 #      on the same b18c384nbt shape, timed the same way, so that kosumi's
@@ -86,6 +89,9 @@ timeout 120 "$kosumi" --backend cuda gpu-error --positions 100 \
 timeout 30 "$kosumi" --backend cuda gpu-error --positions 60 || status=1
 timeout 90 "$kosumi" --backend cuda --gpu-conv im2col gpu-error --positions 60 \
   "$models"/*.bin.gz "$models"/*.txt.gz | sed 's/^gpu-error /gpu-error gpu_conv=im2col /' || status=1
+# Fused attention (half precision only): the nets with attention.
+timeout 60 "$kosumi" --backend cuda --attention fused --precision f16 gpu-error --positions 60 \
+  "$models"/b7c96h*.bin.gz "$@" | sed 's/^gpu-error /gpu-error attention=fused /' || status=1
 python3 "$here/scripts/synthetic_model.py" --shape b18c384nbt > "$scratch/b18c384nbt.txt"
 timeout 100 "$kosumi" --backend cuda --model "$scratch/b18c384nbt.txt" bench --nn --size 19 --seconds 1 || status=1
 timeout 30 "$kosumi" --backend cuda --model "$scratch/b18c384nbt.txt" bench --nn --profile --size 19 --seconds 0.5 || status=1
@@ -101,6 +107,10 @@ for net in "$@"; do
   timeout 30 "$kosumi" --backend cuda --model "$net" bench --nn --profile --size 19 --seconds 0.5 || status=1
   timeout 30 "$kosumi" --backend cuda --attention simt --model "$net" bench --nn --profile --size 19 --seconds 0.5 \
     | sed 's/^profile /profile attention=simt /' || status=1
+  timeout 30 "$kosumi" --backend cuda --attention fused --model "$net" bench --nn --profile --size 19 --seconds 0.5 \
+    | sed 's/^profile /profile attention=fused /' || status=1
+  timeout 40 "$kosumi" --backend cuda --attention fused --model "$net" bench --nn --size 19 --seconds 0.5 \
+    | sed 's/^bench /bench attention=fused /' || status=1
   # A KaTrain-like JSON query: 33 turns of a 19×19 game, 500 visits each,
   # ownership and policy, as KaTrain's config asks (12 positions at once,
   # 8 search threads each); its visits a second.

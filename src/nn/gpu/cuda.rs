@@ -100,6 +100,17 @@ pub(crate) fn network(
     GpuNetwork::new(desc, Box::new(device), settings).map_err(|why| format!("CUDA: {why}"))
 }
 
+/// The kernels compiled by NVRTC for compute capability `major.minor`.
+fn compile(major: i32, minor: i32) -> Result<cudarc::nvrtc::Ptx, String> {
+    let arch: &'static str = Box::leak(format!("compute_{major}{minor}").into_boxed_str());
+    let options = cudarc::nvrtc::CompileOptions {
+        arch: Some(arch),
+        ..Default::default()
+    };
+    cudarc::nvrtc::compile_ptx_with_opts(super::kernels::source(), options)
+        .map_err(|e| format!("NVRTC: the kernels do not compile for {arch}: {e:?}"))
+}
+
 /// A failure of the device, as the user reads it.
 fn said(what: &str) -> impl Fn(cudarc::driver::DriverError) -> String + '_ {
     move |e| format!("CUDA: {what}: {e}")
@@ -112,6 +123,7 @@ struct CudaDevice {
     /// Whether it has tensor cores (compute capability 7 on), where
     /// half-precision products pay.
     tensor_cores: bool,
+    compute_capability: (i32, i32),
     /// The kernels, in [`Kernel::ALL`]'s order.
     kernels: Vec<CudaFunction>,
     kept: Mutex<Vec<CudaSlice<f32>>>,
@@ -128,13 +140,7 @@ impl CudaDevice {
         let (major, minor) = ctx
             .compute_capability()
             .map_err(said("the compute capability"))?;
-        let arch: &'static str = Box::leak(format!("compute_{major}{minor}").into_boxed_str());
-        let options = cudarc::nvrtc::CompileOptions {
-            arch: Some(arch),
-            ..Default::default()
-        };
-        let ptx = cudarc::nvrtc::compile_ptx_with_opts(super::kernels::source(), options)
-            .map_err(|e| format!("NVRTC: the kernels do not compile for {arch}: {e:?}"))?;
+        let ptx = compile(major, minor)?;
         let module = ctx.load_module(ptx).map_err(said("the kernels' module"))?;
         let kernels = Kernel::ALL
             .iter()
@@ -144,6 +150,7 @@ impl CudaDevice {
             ctx,
             name: format!("cuda {name}"),
             tensor_cores: major >= 7,
+            compute_capability: (major, minor),
             kernels,
             kept: Mutex::new(Vec::new()),
             kept_halves: Mutex::new(Vec::new()),
@@ -204,6 +211,18 @@ impl Device for CudaDevice {
 
     fn convolutions(&self) -> Result<String, String> {
         self.cudnn.clone()
+    }
+
+    fn warp_products(&self) -> Result<(), String> {
+        let (major, minor) = self.compute_capability;
+        match major >= 8 {
+            true => Ok(()),
+            false => Err(format!(
+                "the tensor cores' warp products (mma.sync m16n8k16) need compute capability \
+                 8.0 or later; {} has {major}.{minor}",
+                self.name
+            )),
+        }
     }
 }
 
@@ -503,5 +522,57 @@ impl Queue for CudaQueue {
 
     fn synchronize(&mut self) -> Result<(), String> {
         self.stream.synchronize().map_err(said("the forward pass"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_kernels_compile_with_nvrtc_and_assemble_for_each_architecture() {
+        // NVIDIA's own compiler where it is here (CI installs NVRTC and
+        // ptxas from NVIDIA's Python wheels and sets KOSUMI_REQUIRE_NVRTC):
+        // the source as a GPU's driver takes it, then the PTX through
+        // ptxas (`KOSUMI_PTXAS`) for Volta, Ampere and Hopper, so that an
+        // inline assembly's mistake is found without a GPU.
+        // SAFETY: only tries to open the library by its names.
+        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+            assert!(
+                std::env::var_os("KOSUMI_REQUIRE_NVRTC").is_none(),
+                "KOSUMI_REQUIRE_NVRTC is set but NVRTC (libnvrtc) is not found"
+            );
+            crate::say!("no NVRTC here: skipped");
+            return;
+        }
+        let ptxas = std::env::var_os("KOSUMI_PTXAS");
+        assert!(
+            ptxas.is_some() || std::env::var_os("KOSUMI_REQUIRE_NVRTC").is_none(),
+            "KOSUMI_REQUIRE_NVRTC is set but KOSUMI_PTXAS is not"
+        );
+        let dir = std::env::temp_dir().join(format!("kosumi-ptx-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (major, minor) in [(7, 0), (8, 0), (9, 0)] {
+            let ptx = super::compile(major, minor).unwrap().to_src();
+            for kernel in super::Kernel::ALL {
+                assert!(ptx.contains(&format!(".entry {}(", kernel.name())));
+            }
+            // The warps' products are written only from compute 8.0 on.
+            assert_eq!(ptx.contains("mma.sync.aligned.m16n8k16"), major >= 8);
+            let Some(ptxas) = &ptxas else { continue };
+            let file = dir.join(format!("kernels-{major}{minor}.ptx"));
+            std::fs::write(&file, &ptx).unwrap();
+            let out = std::process::Command::new(ptxas)
+                .arg(format!("-arch=sm_{major}{minor}"))
+                .arg(&file)
+                .arg("-o")
+                .arg(dir.join(format!("kernels-{major}{minor}.cubin")))
+                .output()
+                .expect("ptxas runs");
+            assert!(
+                out.status.success(),
+                "ptxas for sm_{major}{minor}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

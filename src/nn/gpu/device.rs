@@ -283,6 +283,10 @@ pub(crate) trait Device: Send + Sync {
     /// The library whose convolutions its queues run (`convolve`), and
     /// its version, or why there is none.
     fn convolutions(&self) -> Result<String, String>;
+    /// Whether its kernels have the warps' products on the tensor cores
+    /// (`mma.sync` m16n8k16 in halves: compute capability 8.0 on), or why
+    /// not.
+    fn warp_products(&self) -> Result<(), String>;
 }
 
 /// One thread's work on a device, in order.

@@ -188,6 +188,42 @@ static inline float __shfl_xor_sync(unsigned, float value, int lane) {
     __syncthreads();
     return other;
 }
+static unsigned* emu_fragments;
+static inline float host_half_value(unsigned short bits);
+// A warp's m16n8k16 product on the tensor cores, d += a b: every lane posts
+// its registers of a (four) and b (two), and makes its four values of d
+// from the warp's, each element where PTX's "Matrix Fragments for
+// mma.m16n8k16 with floating point type" puts it (g = lane / 4, t = lane
+// % 4): a's element (row, col) in lane (row % 8) 4 + (col % 8) / 2, as
+// element (col % 2) + 2 (row >= 8) + 4 (col >= 8), two to a register, the
+// first in the low bits; b's (row, col) in lane 4 col + (row % 8) / 2, as
+// element (row % 2) + 2 (row >= 8); d's value i at row g + 8 (i / 2),
+// column 2t + i % 2.
+static inline void host_mma_16816(float* d, const unsigned* a, const unsigned* b) {
+    unsigned t = emu_running;
+    for (int r = 0; r < 4; r++) emu_fragments[t * 6 + r] = a[r];
+    for (int r = 0; r < 2; r++) emu_fragments[t * 6 + 4 + r] = b[r];
+    __syncthreads();
+    const unsigned* warp = emu_fragments + (t & ~31u) * 6;
+    auto element = [&](unsigned lane, unsigned e) {
+        unsigned bits = warp[lane * 6 + e / 2] >> (16 * (e % 2));
+        return host_half_value((unsigned short)(bits & 0xffff));
+    };
+    unsigned lane = t & 31, g = lane / 4, tg = lane % 4;
+    float sums[4];
+    for (int i = 0; i < 4; i++) {
+        unsigned row = g + 8 * (i / 2), col = 2 * tg + i % 2;
+        float sum = 0.0f;
+        for (unsigned k = 0; k < 16; k++) {
+            float x = element((row % 8) * 4 + (k % 8) / 2, (k % 2) + 2 * (row >= 8) + 4 * (k >= 8));
+            float y = element(col * 4 + (k % 8) / 2, 8 + (k % 2) + 2 * (k >= 8));
+            sum += x * y;
+        }
+        sums[i] = sum;
+    }
+    __syncthreads();
+    for (int i = 0; i < 4; i++) d[i] += sums[i];
+}
 static inline unsigned short host_half_bits(float x) {
     _Float16 h = (_Float16)x;
     unsigned short bits;
@@ -255,6 +291,8 @@ extern "C" int emu_launch(const char* name, unsigned gx, unsigned gy, unsigned g
     unsigned threads = bx * by * bz;
     std::vector<float> lanes(threads);
     emu_lanes = lanes.data();
+    std::vector<unsigned> fragments(threads * 6);
+    emu_fragments = fragments.data();
     if (!k->syncs) {
         for (unsigned z = 0; z < gz; z++)
             for (unsigned y = 0; y < gy; y++)
@@ -564,6 +602,10 @@ impl Device for Emulator {
 
     fn convolutions(&self) -> Result<String, String> {
         Ok("the emulator's loops".into())
+    }
+
+    fn warp_products(&self) -> Result<(), String> {
+        Ok(())
     }
 }
 
@@ -938,6 +980,36 @@ mod tests {
                 agrees_as(&model(file), settings, 1e-4, &[(5, 4), (3, 3)]);
             }
         }
+    }
+
+    #[test]
+    fn attention_fused_on_the_tensor_cores_computes_what_the_cpu_does() {
+        // Half precision (the fused kernel's): grouped heads with values
+        // narrower than the keys, and plain heads; boards of fewer points
+        // than a warp's rows, of more than a step's keys and a block's
+        // query points (9×9: 81), and a rectangle.
+        for file in [
+            "b7c96h3tfrs-test5-cnorm.bin.gz",
+            "b7c96h6kv3qk32v16tflrs-fson-bnh.bin.gz",
+        ] {
+            let settings = GpuSettings {
+                attention: GpuAttention::Fused,
+                ..settings(Precision::F16)
+            };
+            agrees_as(&model(file), settings, 0.03, &[(9, 9), (5, 4), (3, 3)]);
+        }
+    }
+
+    #[test]
+    fn attention_fused_is_refused_where_it_cannot_run() {
+        let Some(device) = emulator() else { return };
+        let desc = model("b7c96h3tfrs-test5-cnorm.bin.gz");
+        let settings = GpuSettings {
+            attention: GpuAttention::Fused,
+            ..settings(Precision::F32)
+        };
+        let why = GpuNetwork::new(&desc, Box::new(device), settings).err();
+        assert!(why.unwrap().contains("half precision"));
     }
 
     #[test]

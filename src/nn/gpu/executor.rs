@@ -103,6 +103,21 @@ impl GpuNetwork {
             device.convolutions()?;
         }
         let mut program = Program::compile(desc);
+        if settings.attention == GpuAttention::Fused {
+            if !precision.half_factors() {
+                return Err(
+                    "fused attention runs in half precision (--precision f16); in single \
+                     precision attention runs batched or simt"
+                        .into(),
+                );
+            }
+            device.warp_products()?;
+            for op in &program.ops {
+                if let Op::Attention(attention) = op {
+                    attention.fits_fused()?;
+                }
+            }
+        }
         if precision.half_factors() {
             program.store_halves_between_layers(settings.conv);
         }
@@ -127,9 +142,17 @@ impl GpuNetwork {
         }
         let peak = Peak::of_device(&device.name());
         let attributes = Attributes {
-            name: match program.ops.iter().any(|op| matches!(op, Op::Conv(c) if c.size > 1)) {
-                true => format!("{} {precision}, 3×3 by {}", device.name(), settings.conv),
-                false => format!("{} {precision}", device.name()),
+            // The paths that run, where the net has such operations.
+            name: {
+                let has = |f: fn(&Op) -> bool| program.ops.iter().any(f);
+                let mut name = format!("{} {precision}", device.name());
+                if has(|op| matches!(op, Op::Conv(c) if c.size > 1)) {
+                    name += &format!(", 3×3 by {}", settings.conv);
+                }
+                if has(|op| matches!(op, Op::Attention(_))) {
+                    name += &format!(", attention {}", settings.attention);
+                }
+                name
             },
             precision,
             // Enough boards to fill the GPU: about 128 of 19×19 (PyTorch's

@@ -32,6 +32,14 @@ pub(crate) const POOL_SLICES: u32 = 8;
 /// `HALF_SCALE` in the source's prelude.
 pub(crate) const HALF_SCALE: f32 = 0.125;
 
+/// The warps a block of the fused attention kernel, each taking 16 query
+/// points (`FUSED_WARPS` in the source's prelude).
+pub(crate) const FUSED_WARPS: u32 = 4;
+
+/// The most channels a head's queries, keys or values have where the
+/// fused attention kernel takes it (`FUSED_DIM` in the source's prelude).
+pub(crate) const FUSED_DIM: usize = 64;
+
 /// An activation's number, as the kernels read it.
 #[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
 pub(crate) fn activation_code(act: Activation) -> i32 {
@@ -51,6 +59,8 @@ pub(crate) fn source() -> String {
     }
     text += &format!("#define POOL_SLICES {POOL_SLICES}\n");
     text += &format!("#define HALF_SCALE {HALF_SCALE:?}f\n");
+    text += &format!("#define FUSED_WARPS {FUSED_WARPS}\n");
+    text += &format!("#define FUSED_DIM {FUSED_DIM}\n");
     text + SOURCE
 }
 
@@ -195,6 +205,12 @@ macro_rules! with_kernels {
         ) false;
         /// Attention, a block a query point, head and board.
         Attention attention(
+            q: ConstF32s, k: ConstF32s, v: ConstF32s, stride: I32, out: F32s, points: I32,
+            heads: I32, kv_heads: I32, dim: I32, v_dim: I32,
+        ) true;
+        /// Attention on the tensor cores, a block 64 query points, a head
+        /// and a board, the scores kept in registers.
+        AttentionFused attention_fused(
             q: ConstF32s, k: ConstF32s, v: ConstF32s, stride: I32, out: F32s, points: I32,
             heads: I32, kv_heads: I32, dim: I32, v_dim: I32,
         ) true;

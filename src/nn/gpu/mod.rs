@@ -120,6 +120,7 @@ pub(crate) mod tests {
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #include <__clang_cuda_builtin_vars.h>
 extern "C" __device__ float expf(float);
+extern "C" __device__ float exp2f(float);
 extern "C" __device__ float log1pf(float);
 extern "C" __device__ float tanhf(float);
 extern "C" __device__ float sqrtf(float);

@@ -76,6 +76,37 @@ __device__ __forceinline__ float half_value(unsigned short h) {
 #endif
 }
 
+// Two values as the two halves of one register, the first in the low
+// bits (the order of a tensor-core fragment's elements).
+__device__ __forceinline__ unsigned pack_halves(float low, float high) {
+    return (unsigned)half_bits(low) | ((unsigned)half_bits(high) << 16);
+}
+
+// A warp's product on the tensor cores, d += a b: a 16x16 of halves (four
+// registers of two), b 16x8 of halves (two), d 16x8 of floats (four), each
+// lane holding the elements PTX's "Matrix Fragments for mma.m16n8k16 with
+// floating point type" gives it (with g = lane / 4 and t = lane % 4: a's
+// register r holds row g + 8 (r % 2), columns 2t + 8 (r / 2) and the one
+// after; b's register r rows 2t + 8 r and the one after of column g; d's
+// value i row g + 8 (i / 2), column 2t + i % 2). Every lane of the warp
+// takes part. Compute capability 8.0 on; the tests' emulator makes the
+// same product from the same layout.
+__device__ __forceinline__ void mma_16816(float* d, const unsigned* a, const unsigned* b) {
+#ifdef __CUDA_ARCH__
+#if __CUDA_ARCH__ >= 800
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    asm volatile("trap;");
+#endif
+#else
+    host_mma_16816(d, a, b);
+#endif
+}
+
 // A warp's maximum and sum of its lanes' values, every lane reading it
 // (the warp's lanes all take part: none returns before).
 __device__ __forceinline__ float warp_max(float value) {

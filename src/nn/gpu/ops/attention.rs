@@ -13,17 +13,23 @@ cfg_device! {
     use super::launch;
 }
 use super::{Angles, Buf};
+#[cfg(any(test, feature = "cuda"))]
+use crate::nn::gpu::kernels::FUSED_DIM;
 cfg_device! {
     use super::GpuAttention;
 }
 cfg_device! {
     use super::{BLOCK, DeviceStep, threads};
     use crate::nn::gpu::device::{F32s, Factors, Gemm, Launch};
+    use crate::nn::gpu::kernels::FUSED_WARPS;
 }
 
 cfg_device! {
     /// Threads a block of the attention kernel (a power of two, at most 256).
     const ATTENTION_THREADS: u32 = 128;
+
+    /// Query points a block of the fused kernel, 16 a warp.
+    const FUSED_POINTS: usize = FUSED_WARPS as usize * 16;
 }
 
 /// Rotates each head's pairs of channels `(2p, 2p + 1)` of `values` (the
@@ -55,6 +61,19 @@ pub(crate) struct Attention {
 }
 
 impl Attention {
+    /// Whether the fused kernel takes its heads, or why not.
+    #[cfg(any(test, feature = "cuda"))]
+    pub(crate) fn fits_fused(&self) -> Result<(), String> {
+        match self.dim.max(self.v_dim) <= FUSED_DIM {
+            true => Ok(()),
+            false => Err(format!(
+                "fused attention takes heads of at most {FUSED_DIM} channels; this net's have {} \
+                 (queries and keys) and {} (values)",
+                self.dim, self.v_dim
+            )),
+        }
+    }
+
     /// A row of `qkv`: the queries', keys' and values' widths together.
     pub(crate) fn stride(&self) -> usize {
         self.heads * self.dim + self.kv_heads * (self.dim + self.v_dim)
@@ -103,7 +122,37 @@ cfg_device! {
             match s.attention {
                 GpuAttention::Batched => self.batched(s),
                 GpuAttention::Simt => self.simt(s),
+                GpuAttention::Fused => self.fused(s),
             }
+        }
+
+        /// One kernel on the tensor cores: a block [`FUSED_POINTS`] query
+        /// points of a head and board.
+        fn fused(&self, s: &mut DeviceStep) -> Result<(), String> {
+            let blocks = Launch {
+                grid: (
+                    s.shape.points().div_ceil(FUSED_POINTS) as u32,
+                    self.heads as u32,
+                    s.shape.batch as u32,
+                ),
+                block: (FUSED_POINTS as u32 / 16 * 32, 1, 1),
+                shared_bytes: 0,
+            };
+            let qkv = s.buf(self.qkv)?;
+            launch::attention_fused(
+                blocks,
+                qkv,
+                qkv.offset(self.k_column()),
+                qkv.offset(self.v_column()),
+                self.stride() as i32,
+                s.buf(self.out)?,
+                s.points(),
+                self.heads as i32,
+                self.kv_heads as i32,
+                self.dim as i32,
+                self.v_dim as i32,
+                s.queue,
+            )
         }
 
         /// Each head's `q · kᵀ / √dim` for a chunk of boards as one

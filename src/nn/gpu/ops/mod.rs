@@ -33,6 +33,22 @@ pub enum GpuAttention {
     Batched,
     /// One kernel on CUDA's cores, a block a query point, head and board.
     Simt,
+    /// One kernel on the tensor cores (flash attention: queries, keys,
+    /// values and probabilities as halves, the scores in registers, never
+    /// in memory), a block 64 query points of a head and board; half
+    /// precision only (`--precision f16`, a GPU's default), compute capability 8.0 on,
+    /// heads of at most 64 channels.
+    Fused,
+}
+
+impl std::fmt::Display for GpuAttention {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            GpuAttention::Batched => "batched",
+            GpuAttention::Simt => "simt",
+            GpuAttention::Fused => "fused",
+        })
+    }
 }
 
 /// How a GPU runs its 3×3 convolutions (`--gpu-conv`).
