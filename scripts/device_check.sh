@@ -21,7 +21,9 @@
 #      passes in flight (the default) and with one (`--gpu-passes 1`);
 #   4. the paths side by side at batch 128: the b18-shaped net's profile
 #      again with `--gpu-conv im2col` beside cuDNN's convolutions, its
-#      evaluations a second with `--no-graphs` beside the graphs, and
+#      evaluations a second with `--no-graphs` beside the graphs and
+#      its profile and evaluations with the trunk in halves (`--gpu-trunk
+#      f16`, with `gpu-error` on every net in f16 for it), and
 #      each NET's with `--attention simt` (one kernel on CUDA's cores)
 #      and `--attention fused` (one kernel on the tensor cores, its
 #      evaluations a second too) beside the default (batched products on
@@ -89,6 +91,10 @@ timeout 120 "$kosumi" --backend cuda gpu-error --positions 100 \
 timeout 30 "$kosumi" --backend cuda gpu-error --positions 60 || status=1
 timeout 90 "$kosumi" --backend cuda --gpu-conv im2col gpu-error --positions 60 \
   "$models"/*.bin.gz "$models"/*.txt.gz | sed 's/^gpu-error /gpu-error gpu_conv=im2col /' || status=1
+# The trunk in halves (half precision only), whose gates decide whether
+# it becomes the default: every net.
+timeout 90 "$kosumi" --backend cuda --gpu-trunk f16 --precision f16 gpu-error --positions 60 \
+  "$models"/*.bin.gz "$models"/*.txt.gz "$@" | sed 's/^gpu-error /gpu-error gpu_trunk=f16 /' || status=1
 # Fused attention (half precision only): the nets with attention.
 timeout 60 "$kosumi" --backend cuda --attention fused --precision f16 gpu-error --positions 60 \
   "$models"/b7c96h*.bin.gz "$@" | sed 's/^gpu-error /gpu-error attention=fused /' || status=1
@@ -97,6 +103,10 @@ timeout 100 "$kosumi" --backend cuda --model "$scratch/b18c384nbt.txt" bench --n
 timeout 30 "$kosumi" --backend cuda --model "$scratch/b18c384nbt.txt" bench --nn --profile --size 19 --seconds 0.5 || status=1
 timeout 30 "$kosumi" --backend cuda --gpu-conv im2col --model "$scratch/b18c384nbt.txt" bench --nn --profile --size 19 --seconds 0.5 \
   | sed 's/^profile /profile gpu_conv=im2col /' || status=1
+timeout 30 "$kosumi" --backend cuda --gpu-trunk f16 --model "$scratch/b18c384nbt.txt" bench --nn --profile --size 19 --seconds 0.5 \
+  | sed 's/^profile /profile gpu_trunk=f16 /' || status=1
+timeout 60 "$kosumi" --backend cuda --gpu-trunk f16 --model "$scratch/b18c384nbt.txt" bench --nn --size 19 --seconds 0.5 \
+  | sed 's/^bench /bench gpu_trunk=f16 /' || status=1
 timeout 40 "$kosumi" --backend cuda bench --nn --size 19 --seconds 1 || status=1
 # CUDA graphs off, for their share: evaluations a second at each batch.
 timeout 60 "$kosumi" --backend cuda --no-graphs --model "$scratch/b18c384nbt.txt" bench --nn --size 19 --seconds 0.5 \

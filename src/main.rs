@@ -164,6 +164,10 @@ struct Cli {
     /// it is on the machine, else im2col).
     #[arg(long, value_enum, global = true)]
     gpu_conv: Option<kosumi::nn::GpuConv>,
+    /// Where a GPU keeps the trunk under f16: single precision (the
+    /// default) or halves, as KataGo's CUDA backend does.
+    #[arg(long, value_enum, default_value_t, global = true)]
+    gpu_trunk: kosumi::nn::GpuTrunk,
     /// A GPU's precision as a KataGo config wishes it (`cudaUseFP16`):
     /// applied where a GPU runs the networks, said once and set aside
     /// where none does; --precision, given, wins.
@@ -527,6 +531,7 @@ fn backends(cli: &Cli, kernel: Option<kosumi::nn::Kernel>) -> kosumi::nn::Backen
         kernel,
         attention: cli.attention,
         gpu_conv: cli.gpu_conv,
+        gpu_trunk: cli.gpu_trunk,
         no_graphs: cli.no_graphs,
         gpu_passes: cli.gpu_passes.map(|n| n as usize),
     };

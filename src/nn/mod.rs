@@ -46,7 +46,7 @@ pub(crate) mod test_models;
 pub use backend::PassProfile;
 pub use cpu::gemm::{Kernel, ProductShape, product_gflops, shapes_of};
 pub use evaluator::{Evaluator, SEARCH_POLICY_OPTIMISM};
-pub use gpu::ops::{GpuAttention, GpuConv};
+pub use gpu::ops::{GpuAttention, GpuConv, GpuTrunk};
 pub use gpu::roofline::{KindFloor, roofline};
 pub use model::{EMBEDDED_MODEL, ModelError};
 pub use options::{BackendKind, Backends, GPU_BUILT, Options, OptionsError};

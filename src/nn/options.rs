@@ -17,7 +17,7 @@
 
 use super::backend::Backend;
 use super::cpu::gemm::{Arithmetic, Kernel};
-use super::gpu::ops::{GpuAttention, GpuConv};
+use super::gpu::ops::{GpuAttention, GpuConv, GpuTrunk};
 use super::model::ModelDesc;
 use super::precision::Precision;
 use std::sync::Arc;
@@ -69,6 +69,8 @@ pub struct Options {
     /// How a GPU runs its 3×3 convolutions; `None`: cuDNN where it is
     /// here, else im2col.
     pub gpu_conv: Option<GpuConv>,
+    /// Where a GPU whose products are f16 keeps the trunk.
+    pub gpu_trunk: GpuTrunk,
     /// A GPU's passes launch each operation instead of replaying a CUDA
     /// graph of them (`--no-graphs`).
     pub no_graphs: bool,
@@ -283,6 +285,7 @@ impl Backends {
                 max_batch,
                 attention: o.attention,
                 conv: o.gpu_conv,
+                trunk: o.gpu_trunk,
                 graphs: !o.no_graphs,
                 in_flight: o.gpu_passes.unwrap_or(cuda::PASSES_IN_FLIGHT),
             };

@@ -336,7 +336,8 @@ pub fn profile(
 /// `bench --nn --roofline GPU`: the floors of the net (`model`, or the
 /// embedded one) compiled for a GPU, on that GPU's peaks, a line an
 /// operation kind and a total, for each board size and batch, its
-/// products in `precision` (f16 unless given).
+/// products in `precision` (f16 unless given); in f16 with the trunk in
+/// single precision and in halves.
 pub fn roofline(
     model: Option<&std::path::Path>,
     gpu: &str,
@@ -344,27 +345,34 @@ pub fn roofline(
     batches: &[usize],
     precision: Option<crate::nn::Precision>,
 ) -> Result<(), String> {
+    use crate::nn::GpuTrunk;
     let precision = precision.unwrap_or(crate::nn::Precision::F16);
+    let trunks: &[GpuTrunk] = match precision.half_factors() {
+        true => &[GpuTrunk::F32, GpuTrunk::F16],
+        false => &[GpuTrunk::F32],
+    };
     for &size in sizes {
         for &batch in batches {
-            let kinds = crate::nn::roofline(model, gpu, size.into(), batch, precision)?;
-            let total: f64 = kinds.iter().map(|k| k.floor).sum();
-            for k in &kinds {
+            for &trunk in trunks {
+                let kinds = crate::nn::roofline(model, gpu, size.into(), batch, precision, trunk)?;
+                let total: f64 = kinds.iter().map(|k| k.floor).sum();
+                for k in &kinds {
+                    println!(
+                        "roofline gpu={gpu} precision={precision} trunk={trunk} board={size} batch={batch} part=\"{}\" ops={} gflop={:.3} mb={:.2} floor_us={:.1} share={:.3}",
+                        k.kind,
+                        k.ops,
+                        k.flops / 1e9,
+                        k.bytes / 1e6,
+                        k.floor * 1e6,
+                        k.floor / total.max(1e-12)
+                    );
+                }
                 println!(
-                    "roofline gpu={gpu} precision={precision} board={size} batch={batch} part=\"{}\" ops={} gflop={:.3} mb={:.2} floor_us={:.1} share={:.3}",
-                    k.kind,
-                    k.ops,
-                    k.flops / 1e9,
-                    k.bytes / 1e6,
-                    k.floor * 1e6,
-                    k.floor / total.max(1e-12)
+                    "roofline gpu={gpu} precision={precision} trunk={trunk} board={size} batch={batch} floor_us={:.1} evals_per_s_ceiling={:.0}",
+                    total * 1e6,
+                    batch as f64 / total.max(1e-12)
                 );
             }
-            println!(
-                "roofline gpu={gpu} precision={precision} board={size} batch={batch} floor_us={:.1} evals_per_s_ceiling={:.0}",
-                total * 1e6,
-                batch as f64 / total.max(1e-12)
-            );
         }
     }
     Ok(())

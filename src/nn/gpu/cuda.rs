@@ -14,7 +14,7 @@ use super::device::{
 };
 use super::executor::{GpuNetwork, GpuSettings, SCORE_VALUES};
 use super::kernels::Kernel;
-use crate::nn::gpu::ops::{GpuAttention, GpuConv};
+use crate::nn::gpu::ops::{GpuAttention, GpuConv, GpuTrunk};
 use crate::nn::model::ModelDesc;
 use crate::nn::precision::Precision;
 use cudarc::cublas::CudaBlas;
@@ -71,6 +71,7 @@ pub(crate) struct Settings {
     /// How the 3×3 convolutions run, or with `None` through cuDNN where it
     /// is on the machine, else by im2col.
     pub(crate) conv: Option<GpuConv>,
+    pub(crate) trunk: GpuTrunk,
     pub(crate) graphs: bool,
     /// The passes run at once.
     pub(crate) in_flight: usize,
@@ -93,6 +94,7 @@ pub(crate) fn network(
         max_batch: settings.max_batch,
         attention: settings.attention,
         conv,
+        trunk: settings.trunk,
         score_values: SCORE_VALUES,
         graphs: settings.graphs,
         in_flight: settings.in_flight,

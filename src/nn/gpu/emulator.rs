@@ -785,7 +785,7 @@ impl Queue for EmulatedQueue {
 mod tests {
     use super::*;
     use crate::nn::gpu::executor::{GpuNetwork, GpuSettings};
-    use crate::nn::gpu::ops::{GpuAttention, GpuConv};
+    use crate::nn::gpu::ops::{GpuAttention, GpuConv, GpuTrunk};
     use crate::nn::model::ModelDesc;
     use crate::nn::precision::Precision;
 
@@ -814,6 +814,7 @@ mod tests {
             max_batch: 4,
             attention: GpuAttention::Batched,
             conv: GpuConv::Cudnn,
+            trunk: GpuTrunk::F32,
             score_values: crate::nn::gpu::executor::SCORE_VALUES,
             graphs: true,
             in_flight: crate::nn::gpu::executor::PASSES_IN_FLIGHT,
@@ -998,6 +999,43 @@ mod tests {
             };
             agrees_as(&model(file), settings, 0.03, &[(9, 9), (5, 4), (3, 3)]);
         }
+    }
+
+    #[test]
+    fn a_trunk_in_halves_keeps_near_the_cpu_backend() {
+        // The residuals added into halves (cuDNN's beta = 1 and the
+        // products' for the 1×1 convolutions; by im2col too), the global
+        // inputs' bias added into halves: plain blocks with global
+        // pooling, nested bottlenecks, and a transformer whose trunk the
+        // products add to (which stays single).
+        let embedded = ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap();
+        for conv in [GpuConv::Cudnn, GpuConv::Im2col] {
+            let settings = GpuSettings {
+                trunk: GpuTrunk::F16,
+                conv,
+                ..settings(Precision::F16)
+            };
+            agrees_as(&embedded, settings, 0.03, &[(9, 9), (7, 11)]);
+            agrees_as(&model("synthetic-v16.txt.gz"), settings, 0.03, &[(7, 11)]);
+        }
+        let transformer = GpuSettings {
+            trunk: GpuTrunk::F16,
+            ..settings(Precision::F16)
+        };
+        agrees_as(
+            &model("b7c96h3tfrs-test5-cnorm.bin.gz"),
+            transformer,
+            0.03,
+            &[(5, 4)],
+        );
+        // Single-precision products keep a single-precision trunk.
+        let Some(device) = emulator() else { return };
+        let single = GpuSettings {
+            trunk: GpuTrunk::F16,
+            ..settings(Precision::F32)
+        };
+        let why = GpuNetwork::new(&embedded, Box::new(device), single).err();
+        assert!(why.unwrap().contains("--gpu-trunk f16"));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::nn::backend::{
     Attributes, Backend, Batching, Computation, Inputs, PassError, PassProfile, RawOutput, Shape,
 };
 use crate::nn::model::ModelDesc;
-use crate::nn::gpu::ops::{GpuAttention, GpuConv};
+use crate::nn::gpu::ops::{GpuAttention, GpuConv, GpuTrunk};
 use crate::nn::precision::Precision;
 use std::sync::{Arc, Mutex};
 
@@ -37,6 +37,8 @@ pub(crate) struct GpuSettings {
     pub(crate) max_batch: usize,
     pub(crate) attention: GpuAttention,
     pub(crate) conv: GpuConv,
+    /// Where the trunk is kept, with half-precision products.
+    pub(crate) trunk: GpuTrunk,
     /// The most attention score values a workspace keeps at once (at
     /// least a board's matrix is kept).
     pub(crate) score_values: usize,
@@ -118,8 +120,15 @@ impl GpuNetwork {
                 }
             }
         }
+        if settings.trunk == GpuTrunk::F16 && !precision.half_factors() {
+            return Err(
+                "a trunk in halves (--gpu-trunk f16) needs half-precision products \
+                 (--precision f16)"
+                    .into(),
+            );
+        }
         if precision.half_factors() {
-            program.store_halves_between_layers(settings.conv);
+            program.store_halves_between_layers(settings.conv, settings.trunk);
         }
         // The weights as the device reads them: a library's 3×3 filters
         // `[out][ky][kx][in]`, the rest as the program lays them out.
@@ -151,6 +160,9 @@ impl GpuNetwork {
                 }
                 if has(|op| matches!(op, Op::Attention(_))) {
                     name += &format!(", attention {}", settings.attention);
+                }
+                if settings.trunk == GpuTrunk::F16 {
+                    name += ", trunk f16";
                 }
                 name
             },

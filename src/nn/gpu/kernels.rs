@@ -186,6 +186,10 @@ macro_rules! with_kernels {
         AddSpatialBias add_spatial_bias(
             bias: ConstF32s, v: F32s, rows: I32, points: I32, channels: I32,
         ) false;
+        /// The same into halves, a block a row.
+        AddSpatialBiasHalves add_spatial_bias_halves(
+            bias: ConstF32s, v: Halves, points: I32, channels: I32,
+        ) false;
         /// KataGo's global pooling, a thread a board and channel.
         Pool pool(r#in: ConstF32s, out: F32s, points: I32, channels: I32, quadratic: I32) true;
         /// An RMSNorm a point, a warp a point.

@@ -18,6 +18,7 @@ pub(crate) use super::ops::dense::{MatMul, SwiGlu};
 pub(crate) use super::ops::norm::{AddSpatialBias, BiasAct, NormAct, RmsNorm};
 pub(crate) use super::ops::pool::{Pool, Third};
 pub(crate) use super::ops::{Angles, Buf, Weights};
+use super::ops::{GpuConv, GpuTrunk};
 
 use crate::nn::backend::{Inputs, RawOutput, Shape};
 use crate::nn::model::{
@@ -84,12 +85,13 @@ impl Op {
     /// The buffers the operation reads or writes, each with whether it
     /// takes them as halves (where the products are f16, the 3×3
     /// convolutions run as `conv` says).
-    fn operands(&self, conv: super::ops::GpuConv) -> Vec<(Buf, bool)> {
+    fn operands(&self, conv: GpuConv, trunk: GpuTrunk) -> Vec<(Buf, bool)> {
         let plain = |bufs: &[Buf]| bufs.iter().map(|&b| (b, false)).collect();
+        let trunk_halves = trunk == GpuTrunk::F16;
         match *self {
             Op::Conv(c) => vec![
-                (c.src, c.size == 1 || conv == super::ops::GpuConv::Cudnn),
-                (c.dst, !c.accumulate),
+                (c.src, c.size == 1 || conv == GpuConv::Cudnn),
+                (c.dst, !c.accumulate || trunk_halves),
             ],
             Op::NormAct(n) => {
                 let mut v = vec![(n.src, true), (n.dst, true)];
@@ -98,7 +100,7 @@ impl Op {
             }
             Op::MatMul(m) => plain(&[m.src, m.dst]),
             Op::BiasAct(b) => plain(&[b.dst]),
-            Op::AddSpatialBias(a) => plain(&[a.src, a.dst]),
+            Op::AddSpatialBias(a) => vec![(a.src, false), (a.dst, trunk_halves)],
             Op::Pool(p) => plain(&[p.src, p.dst]),
             Op::RmsNorm(r) => plain(&[r.src, r.dst]),
             Op::Rope(r) => plain(&[r.values]),
@@ -915,20 +917,22 @@ impl Program {
     }
 
     /// Stores between layers in halves on a device whose products are
-    /// f16, its 3×3 convolutions run as `conv` says: each buffer that
-    /// every operation touching it takes as halves (a convolution's input
-    /// where its product or cuDNN reads it so, its output where it does not
-    /// add to it; a norm's input and output), each value times
+    /// f16, its 3×3 convolutions run as `conv` says and the trunk kept as
+    /// `trunk` says: each buffer that every operation touching it takes as
+    /// halves (a convolution's input where its product or cuDNN reads it
+    /// so, its output where it does not add to it or the trunk is halves;
+    /// a norm's input and output; with the trunk in halves, what the
+    /// global inputs' bias is added to), each value times
     /// [`HALF_SCALE`](super::kernels::HALF_SCALE); single precision for
-    /// the rest (the inputs and heads, the trunks that convolutions add
-    /// to, what the other operations read or write).
-    pub(crate) fn store_halves_between_layers(&mut self, conv: super::ops::GpuConv) {
+    /// the rest (the inputs and heads, what the other operations read or
+    /// write, the trunks that convolutions add to unless `trunk` is f16).
+    pub(crate) fn store_halves_between_layers(&mut self, conv: GpuConv, trunk: GpuTrunk) {
         let mut halves = vec![true; self.buffers.len()];
         for (b, half) in halves.iter_mut().enumerate() {
             *half &= !self.crosses(Buf(b));
         }
         for op in &self.ops {
-            for (b, takes_halves) in op.operands(conv) {
+            for (b, takes_halves) in op.operands(conv, trunk) {
                 halves[b.0] &= takes_halves;
             }
         }
@@ -990,7 +994,6 @@ impl Program {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn::gpu::ops::GpuConv;
 
     #[test]
     fn buffers_between_layers_hold_halves_where_every_operation_takes_them() {
@@ -998,7 +1001,7 @@ mod tests {
         for conv in [GpuConv::Cudnn, GpuConv::Im2col] {
             let mut program = Program::compile(&desc);
             assert!(program.storage.iter().all(|&s| s == Storage::F32));
-            program.store_halves_between_layers(conv);
+            program.store_halves_between_layers(conv, GpuTrunk::F32);
             let halves = |b: Buf| program.storage[b.0] == Storage::F16;
             // The inputs and heads cross to the host in single precision.
             assert!(!halves(program.spatial_input) && !halves(program.global_input));
@@ -1028,6 +1031,45 @@ mod tests {
                 GpuConv::Cudnn => assert!(into_norms >= 12 && into_3x3 >= 12),
                 GpuConv::Im2col => assert!(into_norms == 1 && into_3x3 == 0),
             }
+        }
+    }
+
+    #[test]
+    fn a_trunk_in_halves_takes_the_residuals_and_the_global_bias() {
+        // The embedded net (plain residual blocks and global pooling) and
+        // nested bottlenecks: with the trunk in halves every convolution
+        // that adds a residual adds to halves, and so does the global
+        // inputs' bias; pooling, the products of the global inputs and
+        // the heads stay single.
+        for model in [
+            ModelDesc::parse(crate::nn::EMBEDDED_MODEL).unwrap(),
+            ModelDesc::load(std::path::Path::new(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/models/synthetic-v16.txt.gz"
+            )))
+            .unwrap(),
+        ] {
+            let mut program = Program::compile(&model);
+            program.store_halves_between_layers(GpuConv::Cudnn, GpuTrunk::F16);
+            let halves = |b: Buf| program.storage[b.0] == Storage::F16;
+            let (mut residuals, mut biases) = (0, 0);
+            for op in &program.ops {
+                match *op {
+                    Op::Conv(c) if c.accumulate => {
+                        assert!(halves(c.dst));
+                        residuals += 1;
+                    }
+                    Op::AddSpatialBias(a) => {
+                        assert!(halves(a.dst) && !halves(a.src));
+                        biases += 1;
+                    }
+                    Op::Pool(p) => assert!(!halves(p.src) && !halves(p.dst)),
+                    Op::MatMul(m) => assert!(!halves(m.src) && !halves(m.dst)),
+                    _ => {}
+                }
+            }
+            assert!(residuals >= 4 && biases >= 1, "{residuals} {biases}");
+            assert!(program.heads.buffers().iter().all(|&b| !halves(b)));
         }
     }
 

@@ -218,9 +218,11 @@ impl Op {
             Op::BiasAct(BiasAct { channels, .. }) => {
                 Cost::elementwise(2 * boards * channels, 2 * boards * channels + channels)
             }
-            Op::AddSpatialBias(AddSpatialBias { channels, .. }) => {
-                Cost::elementwise(rows * channels, 2 * rows * channels + boards * channels)
-            }
+            Op::AddSpatialBias(AddSpatialBias { dst, channels, .. }) => Cost {
+                flops: (rows * channels) as f64,
+                bytes: bytes(dst) * (2 * rows * channels) as f64 + 4.0 * (boards * channels) as f64,
+                unit: Unit::Cores,
+            },
             Op::Pool(Pool { channels, .. }) => {
                 Cost::elementwise(2 * rows * channels, rows * channels + 3 * boards * channels)
             }
@@ -276,6 +278,7 @@ pub fn roofline(
     size: crate::go::board::BoardSize,
     batch: usize,
     precision: Precision,
+    trunk: super::ops::GpuTrunk,
 ) -> Result<Vec<KindFloor>, String> {
     use crate::nn::model::{EMBEDDED_MODEL, ModelDesc};
     let peak = Peak::named(gpu)?;
@@ -285,7 +288,7 @@ pub fn roofline(
     };
     let mut program = Program::compile(&desc);
     if precision.half_factors() {
-        program.store_halves_between_layers(super::ops::GpuConv::Cudnn);
+        program.store_halves_between_layers(super::ops::GpuConv::Cudnn, trunk);
     }
     Ok(floors(
         &program,

@@ -114,6 +114,18 @@ extern "C" __global__ void add_spatial_bias(const float* bias, float* v, int row
     v[i] += bias[board * channels + c];
 }
 
+// The same into halves (the bias times HALF_SCALE, as they hold their
+// values), a block a row, its threads over the channels.
+extern "C" __global__ void add_spatial_bias_halves(const float* bias, unsigned short* v,
+                                                   int points, int channels) {
+    unsigned row = blockIdx.x;
+    const float* b = bias + row / (unsigned)points * channels;
+    unsigned short* at = v + row * (unsigned)channels;
+    for (int c = threadIdx.x; c < channels; c += blockDim.x) {
+        at[c] = half_bits(half_value(at[c]) + b[c] * HALF_SCALE);
+    }
+}
+
 // An RMSNorm a point, a warp a point (row), eight a block: out = act(in /
 // rms * gamma + beta), beta null for none; in may be out. A warp past the
 // last row computes nothing but takes part in the exchanges.

@@ -61,12 +61,16 @@ cfg_device! {
                         DeviceBuffer::F16(x) => x,
                         DeviceBuffer::F32(_) => col,
                     };
-                    let y = match dst {
-                        DeviceBuffer::F16(y) if !self.accumulate => y,
-                        _ => col.offset(library_output_at(shape.rows() * self.cin)),
+                    // Halves out (added to where the trunk is halves), or
+                    // halves in the scratch for single precision after.
+                    let (y, beta) = match dst {
+                        DeviceBuffer::F16(y) => (y, f32::from(u8::from(self.accumulate))),
+                        DeviceBuffer::F32(_) => {
+                            (col.offset(library_output_at(shape.rows() * self.cin)), 0.0)
+                        }
                     };
                     let w = s.halves(self.weights)?;
-                    (ConvTensors::F16 { x, w, y }, 0.0)
+                    (ConvTensors::F16 { x, w, y }, beta)
                 }
                 DeviceBuffer::F32(_) => {
                     let (x, y) = (src.f32s()?, dst.f32s()?);

@@ -51,6 +51,30 @@ impl std::fmt::Display for GpuAttention {
     }
 }
 
+/// Where a GPU whose products are f16 keeps the trunk (`--gpu-trunk`):
+/// the buffers the blocks' convolutions add their residuals to, and the
+/// global inputs' bias is added to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum GpuTrunk {
+    /// Single precision: every residual added exactly, each convolution's
+    /// output read back from halves and added.
+    #[default]
+    F32,
+    /// Halves (each value times 1/8, KataGo's "Scale8"), as KataGo's CUDA
+    /// backend keeps it under FP16: the residual convolutions add into
+    /// them (beta = 1), half the trunk's bytes moved; each sum rounded.
+    F16,
+}
+
+impl std::fmt::Display for GpuTrunk {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            GpuTrunk::F32 => "f32",
+            GpuTrunk::F16 => "f16",
+        })
+    }
+}
+
 /// How a GPU runs its 3×3 convolutions (`--gpu-conv`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum GpuConv {

@@ -113,15 +113,30 @@ cfg_device! {
     impl AddSpatialBias {
         pub(crate) fn on_device(&self, s: &mut DeviceStep) -> Result<(), String> {
             let n = s.shape.rows() * self.channels;
-            launch::add_spatial_bias(
-                threads(n),
-                s.buf(self.src)?,
-                s.buf(self.dst)?,
-                s.rows(),
-                s.points(),
-                self.channels as i32,
-                s.queue,
-            )
+            let bias = s.buf(self.src)?;
+            match s.buffers[self.dst.0] {
+                DeviceBuffer::F32(v) => launch::add_spatial_bias(
+                    threads(n),
+                    bias,
+                    v,
+                    s.rows(),
+                    s.points(),
+                    self.channels as i32,
+                    s.queue,
+                ),
+                DeviceBuffer::F16(v) => launch::add_spatial_bias_halves(
+                    Launch {
+                        grid: (s.shape.rows() as u32, 1, 1),
+                        block: (channel_threads(self.channels), 1, 1),
+                        shared_bytes: 0,
+                    },
+                    bias,
+                    v,
+                    s.points(),
+                    self.channels as i32,
+                    s.queue,
+                ),
+            }
         }
     }
 }
