@@ -740,6 +740,33 @@ impl Board {
         true
     }
 
+    /// The hash of the position after `c` plays at empty `p` (a move
+    /// [`Board::check`] allows under some rule), as [`Board::hash`] would
+    /// give it on a copy with the stone placed: the stone, less the
+    /// opponent chains it captures, or, where it captures nothing and has
+    /// no liberty, less the stone and the chains it joins (suicide). No
+    /// copy is made: a superko check of every empty point stays cheap.
+    pub fn hash_after(&self, c: Color, p: Point) -> u64 {
+        let z = |color: Color, s: Point| ZOBRIST[color.index()][s as usize];
+        let mut hash = self.hash ^ z(c, p);
+        let chain_hash =
+            |color: Color, g: Point| self.chain_stones(g).fold(0, |h, s| h ^ z(color, s));
+        if self.is_suicide(c, p) {
+            let (own, n) = self.neighbor_chains(p, c.cell());
+            hash ^= z(c, p);
+            for &g in &own[..n] {
+                hash ^= chain_hash(c, g);
+            }
+            return hash;
+        }
+        let opp = c.opponent();
+        let (chains, n) = self.neighbor_chains(p, opp.cell());
+        for &g in chains[..n].iter().filter(|&&g| self.libs[g as usize] == 1) {
+            hash ^= chain_hash(opp, g);
+        }
+        hash
+    }
+
     /// True if `c` at empty `p` captures nothing and leaves its chain with
     /// exactly one liberty (a self-atari). Suicide counts as no.
     pub fn is_self_atari(&self, c: Color, p: Point) -> bool {
@@ -1507,6 +1534,38 @@ pub(crate) mod tests {
             }
         }
         assert!(captures > 100 && suicides > 10, "{captures} {suicides}");
+    }
+
+    /// Random games on square and rectangular boards: at every step, for
+    /// each empty point and colour, the hash after the move without a copy
+    /// is the hash of a copy with the stone placed (captures and suicides
+    /// among them).
+    #[test]
+    fn the_hash_after_a_move_is_the_hash_of_the_board_it_makes() {
+        use rand::{RngExt, SeedableRng, rngs::SmallRng};
+        let mut rng = SmallRng::seed_from_u64(5);
+        let (mut captures, mut suicides) = (0, 0);
+        for (w, h) in [(5, 5), (9, 9), (7, 11)] {
+            let mut b = Board::new(BoardSize::new(w, h).unwrap());
+            for _ in 0..200 {
+                let free = b.empty_points().to_vec();
+                if free.is_empty() {
+                    break;
+                }
+                for &p in &free {
+                    for c in [Color::Black, Color::White] {
+                        let mut next = b.clone();
+                        let placed = next.place(c, p);
+                        captures += u32::from(placed.captured > 0);
+                        suicides += u32::from(placed.suicided > 0);
+                        assert_eq!(b.hash_after(c, p), next.hash());
+                    }
+                }
+                let p = free[rng.random_range(0..free.len())];
+                b.place([Color::Black, Color::White][rng.random_range(0..2)], p);
+            }
+        }
+        assert!(captures > 100 && suicides > 100, "{captures} {suicides}");
     }
 
     /// A checkpoint with no placement gives back the scalars a caller

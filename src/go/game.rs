@@ -395,7 +395,9 @@ impl Game {
 
     /// Checks `color` playing `p` under every rule, without playing it.
     pub fn check(&self, color: Color, p: Point) -> Result<(), Illegal> {
-        self.after(color, p).map(|_| ())
+        let board = &self.now.board;
+        board.check(color, p, self.rules.suicide)?;
+        self.repeats(color, board.hash_after(color, p))
     }
 
     /// The board after `color` plays `p`, if legal.
@@ -404,7 +406,15 @@ impl Game {
         board.check(color, p, self.rules.suicide)?;
         let mut next = board.clone();
         next.place(color, p);
-        let hash = next.hash();
+        debug_assert_eq!(next.hash(), board.hash_after(color, p));
+        self.repeats(color, next.hash())?;
+        Ok(next)
+    }
+
+    /// Whether `color`'s move to the position of hash `hash` repeats one
+    /// the ko rule forbids (the last one under simple ko).
+    fn repeats(&self, color: Color, hash: u64) -> Result<(), Illegal> {
+        let board = &self.now.board;
         let repeats = match self.rules.ko {
             Ko::Simple => self.earlier.last().is_some_and(|s| s.hash == hash),
             Ko::Positional => board.hash() == hash || self.earlier.iter().any(|s| s.hash == hash),
@@ -424,7 +434,7 @@ impl Game {
                 Illegal::Superko
             });
         }
-        Ok(next)
+        Ok(())
     }
 
     fn push(&mut self, action: Action) {

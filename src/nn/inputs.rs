@@ -26,6 +26,7 @@
 
 use super::area::AreaReader;
 use super::ladder::LadderReader;
+use super::ladder_memo::{LadderMemo, Ladders, Points};
 use crate::go::board::{Board, BoardSize, Color, Point};
 use crate::go::game::{Action, Game};
 use crate::go::rules::{Ko, Rules, Scoring, Suicide};
@@ -124,6 +125,20 @@ impl FeatureMaker {
         advantage: f32,
         f: &mut Features,
     ) {
+        self.fill_remembering(game, to_move, fresh, advantage, f, None);
+    }
+
+    /// [`FeatureMaker::fill`], each board's ladders taken from `memo`
+    /// where it holds them and kept there where they are read.
+    pub(crate) fn fill_remembering(
+        &mut self,
+        game: &Game,
+        to_move: Color,
+        fresh: bool,
+        advantage: f32,
+        f: &mut Features,
+        memo: Option<&LadderMemo>,
+    ) {
         let board = game.board();
         let size = board.size();
         if f.size != size {
@@ -214,14 +229,35 @@ impl FeatureMaker {
 
         // Ladders now, one move ago and two moves ago (where the history
         // does not reach that far, the same board again: its plane is copied).
-        self.ladder_planes(board, pla, &mut f.spatial, points, true, 14);
+        let mut ladders = |board: &Board, plane: usize, working: bool, spatial: &mut [f32]| {
+            let read = match memo.and_then(|m| m.get(board)) {
+                Some(read) => read,
+                None => {
+                    let read = self.ladders_of(board);
+                    if let Some(m) = memo {
+                        m.put(board, read);
+                    }
+                    read
+                }
+            };
+            let mut set = |plane: usize, set: &Points| {
+                for pos in Ladders::indices(set) {
+                    spatial[plane * points + pos] = 1.0;
+                }
+            };
+            set(plane, &read.laddered);
+            if working {
+                set(17, &read.working[opp.index()]);
+            }
+        };
+        ladders(board, 14, true, &mut f.spatial);
         let prev = game.earlier_board(1).filter(|_| included >= 1);
         match prev {
-            Some(b) => self.ladder_planes(b, pla, &mut f.spatial, points, false, 15),
+            Some(b) => ladders(b, 15, false, &mut f.spatial),
             None => f.spatial.copy_within(14 * points..15 * points, 15 * points),
         }
         match game.earlier_board(2).filter(|_| included >= 2) {
-            Some(b) => self.ladder_planes(b, pla, &mut f.spatial, points, false, 16),
+            Some(b) => ladders(b, 16, false, &mut f.spatial),
             None => f.spatial.copy_within(15 * points..16 * points, 16 * points),
         }
 
@@ -264,18 +300,12 @@ impl FeatureMaker {
         }
     }
 
-    /// Marks `plane` on the stones of every laddered chain (KataGo's
-    /// `iterLadders`), and, with `working`, plane 17 on the ataris that
-    /// ladder an opponent chain of two liberties.
-    fn ladder_planes(
-        &mut self,
-        board: &Board,
-        pla: Color,
-        spatial: &mut [f32],
-        points: usize,
-        working: bool,
-        plane: usize,
-    ) {
+    /// `board`'s ladders, read chain by chain (KataGo's `iterLadders`): the
+    /// stones of every laddered chain, and the ataris that ladder a chain
+    /// of two liberties, by the chain's colour (plane 17 takes the
+    /// opponent's).
+    fn ladders_of(&mut self, board: &Board) -> Ladders {
+        let mut read = Ladders::default();
         let mut solved = std::mem::take(&mut self.solved);
         solved.clear();
         // One copy of the board for all its chains.
@@ -294,10 +324,8 @@ impl FeatureMaker {
                         reading.in_atari_is_laddered(p)
                     } else {
                         let moves = reading.two_liberties_working_moves(p);
-                        if working && c != pla {
-                            for m in moves.into_iter().flatten() {
-                                spatial[17 * points + position(board, m)] = 1.0;
-                            }
+                        for m in moves.into_iter().flatten() {
+                            Ladders::add(&mut read.working[c.index()], position(board, m));
                         }
                         moves.iter().any(Option::is_some)
                     };
@@ -306,10 +334,11 @@ impl FeatureMaker {
                 }
             };
             if laddered {
-                spatial[plane * points + position(board, p)] = 1.0;
+                Ladders::add(&mut read.laddered, position(board, p));
             }
         }
         self.solved = solved;
+        read
     }
 }
 
@@ -373,6 +402,53 @@ mod tests {
             let c = game.to_move();
             game.play(c, parse_vertex(v, game.size()).unwrap()).unwrap();
         }
+    }
+
+    #[test]
+    fn ladders_from_the_memo_are_the_ladders_read_again() {
+        // Random games on 9×9, 19×19 and a rectangle (kos and captures
+        // among them): every position's inputs with the boards' ladders
+        // from a memo the earlier positions filled (the two boards before
+        // are found there; the board itself the second time) equal those
+        // read from scratch, bit for bit; and the ladder planes are not
+        // all empty.
+        use rand::{RngExt, SeedableRng};
+        let memo = LadderMemo::default();
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+        let (mut fresh, mut remembered) = (FeatureMaker::default(), FeatureMaker::default());
+        let mut laddered = 0;
+        for (width, height) in [(9, 9), (19, 19), (13, 9)] {
+            let size = BoardSize::new(width, height).unwrap();
+            let mut game = Game::new(size, Rules::default(), 7.5);
+            let (mut a, mut b) = (Features::new(size), Features::new(size));
+            for _ in 0..width * height {
+                let c = game.to_move();
+                let p = game
+                    .board()
+                    .point(rng.random_range(0..width), rng.random_range(0..height));
+                let _ = game.play(c, Some(p));
+                for to_move in [Color::Black, Color::White] {
+                    fresh.fill(&game, to_move, false, 0.0, &mut a);
+                    for _ in 0..2 {
+                        remembered.fill_remembering(
+                            &game,
+                            to_move,
+                            false,
+                            0.0,
+                            &mut b,
+                            Some(&memo),
+                        );
+                        assert_eq!(a.spatial, b.spatial);
+                        assert_eq!(a.global, b.global);
+                    }
+                }
+                laddered += a.spatial[14 * size.points()..18 * size.points()]
+                    .iter()
+                    .filter(|&&v| v == 1.0)
+                    .count();
+            }
+        }
+        assert!(laddered > 100, "{laddered}");
     }
 
     #[test]

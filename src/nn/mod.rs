@@ -31,6 +31,7 @@ pub(crate) mod faults;
 pub(crate) mod gpu;
 pub(crate) mod inputs;
 pub(crate) mod ladder;
+pub(crate) mod ladder_memo;
 pub(crate) mod model;
 pub(crate) mod options;
 pub(crate) mod output;

@@ -15,6 +15,7 @@ use super::backend::{
 };
 use super::batcher;
 use super::inputs::{self, FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
+use super::ladder_memo::LadderMemo;
 use super::model::ModelDesc;
 use super::output::{self, Evaluation};
 use super::profile::{HumanProfile, METADATA_INPUTS};
@@ -43,6 +44,8 @@ pub(super) struct Passes {
     /// `humanSLProfile`); the frontends refuse to evaluate such a net
     /// without one.
     pub(super) profile: RwLock<Option<HumanProfile>>,
+    /// The boards' ladders the threads have read.
+    ladders: LadderMemo,
 }
 
 /// The buffers one evaluation uses, kept in the evaluator's pool and
@@ -88,6 +91,7 @@ impl Passes {
             counts: AtomicCounts::default(),
             human: desc.trunk.metadata_encoder.is_some(),
             profile: RwLock::new(None),
+            ladders: LadderMemo::default(),
         }
     }
 
@@ -151,9 +155,9 @@ impl Passes {
         scratch.features.resize_with(batch, || Features::new(size));
         scratch.raw.resize_with(batch, RawOutput::default);
         for (r, f) in requests.iter().zip(&mut scratch.features) {
-            scratch
-                .maker
-                .fill(r.game, r.to_move, r.fresh, r.mover_advantage(), f);
+            let advantage = r.mover_advantage();
+            let memo = Some(&self.ladders);
+            (scratch.maker).fill_remembering(r.game, r.to_move, r.fresh, advantage, f, memo);
         }
         if self.preferred_batch(size) == 1 {
             let inputs = scratch.computation.inputs(shape);

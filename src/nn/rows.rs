@@ -109,10 +109,30 @@ pub(super) fn write(
     for (b, (r, f)) in requests.iter().zip(features).enumerate() {
         let board = &mut spatial[b * points * SPATIAL..(b + 1) * points * SPATIAL];
         let symmetry = applicable_symmetry(r.symmetry, size);
-        for pos in 0..points {
-            let to = symmetric_position(symmetry, size, pos, false);
-            for c in 0..SPATIAL {
-                board[to * SPATIAL + c] = f.spatial[c * points + pos];
+        // The planes side by side; each point's values gathered from them
+        // into its row, the rows visited in the symmetry's order (a step
+        // along a row of the board is a constant step among the rows).
+        let planes: [&[f32]; SPATIAL] =
+            std::array::from_fn(|c| &f.spatial[c * points..(c + 1) * points]);
+        let BoardSize { width, height } = size;
+        for row in 0..height {
+            let first = symmetric_position(symmetry, size, row * width, false);
+            let step = match width {
+                1 => 0,
+                _ => {
+                    symmetric_position(symmetry, size, row * width + 1, false) as isize
+                        - first as isize
+                }
+            };
+            for column in 0..width {
+                let pos = row * width + column;
+                let to = (first as isize + step * column as isize) as usize;
+                let out: &mut [f32; SPATIAL] = (&mut board[to * SPATIAL..(to + 1) * SPATIAL])
+                    .try_into()
+                    .expect("a row of SPATIAL values");
+                for (o, plane) in out.iter_mut().zip(&planes) {
+                    *o = plane[pos];
+                }
             }
         }
         global[b * GLOBAL..(b + 1) * GLOBAL].copy_from_slice(&f.global);

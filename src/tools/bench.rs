@@ -523,10 +523,9 @@ pub fn simulated(
     for &size in sizes {
         let game = middle_game(size);
         let time = Duration::from_secs_f64(seconds);
-        let host_ms = nn_ms_per_eval(&null, &game, 1, preferred, time);
         println!(
             "bench board={size} null_device threads=1 batch={preferred} host_us_per_position={:.1}",
-            host_ms * 1e3
+            host_us_per_position(&null, size, preferred, time)
         );
         let mut one = None;
         for &t in threads {
@@ -540,6 +539,79 @@ pub fn simulated(
             );
         }
     }
+}
+
+/// The host's microseconds a position of `size` on `net` (a null device's:
+/// its passes take no time), one thread evaluating batches of `batch`
+/// distinct positions for `duration` (after an untimed [`WARM_UP`]): the
+/// positions of games of the light playouts, from the 20th move on, in
+/// the order they were played, each under a symmetry of its own, as a
+/// search's leaves come after their parents (a position's two boards
+/// before it were evaluated before it). Making the games is not timed.
+fn host_us_per_position(
+    net: &crate::nn::Evaluator,
+    size: usize,
+    batch: usize,
+    duration: Duration,
+) -> f64 {
+    use crate::nn::{Evaluation, Request};
+    let mut rng = SmallRng::seed_from_u64(2026);
+    let mut game = Game::new(size, Rules::default(), 7.5);
+    let mut moves: Vec<(Color, crate::go::board::Point)> = Vec::new();
+    let mut next = 0;
+    let mut positions: Vec<Game> = Vec::with_capacity(batch);
+    let mut out = vec![Evaluation::default(); batch];
+    let (mut timed, mut evaluated) = (Duration::ZERO, 0u64);
+    let start = Instant::now();
+    while start.elapsed() < WARM_UP + duration || evaluated < 10 * batch as u64 {
+        positions.clear();
+        while positions.len() < batch {
+            if next == moves.len() {
+                // A new game's moves, its first 20 played at once.
+                game = Game::new(size, Rules::default(), 7.5);
+                moves.clear();
+                let mut b = game.board().clone();
+                playout(
+                    &mut b,
+                    Color::Black,
+                    Policy::Full,
+                    &mut rng,
+                    None,
+                    [None, None],
+                    |c, p| moves.push((c, p)),
+                );
+                next = 0;
+                while next < moves.len().min(20) {
+                    let _ = game.play(moves[next].0, Some(moves[next].1));
+                    next += 1;
+                }
+                continue;
+            }
+            let (c, p) = moves[next];
+            next += 1;
+            if game.play(c, Some(p)).is_ok() {
+                positions.push(game.clone());
+            }
+        }
+        let requests: Vec<Request> = positions
+            .iter()
+            .enumerate()
+            .map(|(i, g)| Request {
+                game: g,
+                to_move: g.to_move(),
+                fresh: false,
+                symmetry: (evaluated as usize + i) % crate::nn::SYMMETRIES,
+                white_advantage: 0.0,
+            })
+            .collect();
+        let lap = Instant::now();
+        net.evaluate_batch(&requests, &mut out);
+        if start.elapsed() > WARM_UP {
+            timed += lap.elapsed();
+            evaluated += batch as u64;
+        }
+    }
+    timed.as_secs_f64() * 1e6 / evaluated.max(1) as f64
 }
 
 /// Milliseconds per evaluation of `game` (all threads together), each
