@@ -13,8 +13,9 @@ cfg_device! {
     use super::launch;
 }
 use super::{Angles, Buf};
-#[cfg(any(test, feature = "cuda"))]
-use crate::nn::gpu::kernels::FUSED_DIM;
+cfg_device! {
+    use crate::nn::gpu::kernels::FUSED_DIM;
+}
 cfg_device! {
     use super::GpuAttention;
 }
@@ -60,20 +61,23 @@ pub(crate) struct Attention {
     pub(crate) v_dim: usize,
 }
 
-impl Attention {
-    /// Whether the fused kernel takes its heads, or why not.
-    #[cfg(any(test, feature = "cuda"))]
-    pub(crate) fn fits_fused(&self) -> Result<(), String> {
-        match self.dim.max(self.v_dim) <= FUSED_DIM {
-            true => Ok(()),
-            false => Err(format!(
-                "fused attention takes heads of at most {FUSED_DIM} channels; this net's have {} \
-                 (queries and keys) and {} (values)",
-                self.dim, self.v_dim
-            )),
+cfg_device! {
+    impl Attention {
+        /// Whether the fused kernel takes its heads, or why not.
+        pub(crate) fn fits_fused(&self) -> Result<(), String> {
+            match self.dim.max(self.v_dim) <= FUSED_DIM {
+                true => Ok(()),
+                false => Err(format!(
+                    "fused attention takes heads of at most {FUSED_DIM} channels; this net's have \
+                     {} (queries and keys) and {} (values)",
+                    self.dim, self.v_dim
+                )),
+            }
         }
     }
+}
 
+impl Attention {
     /// A row of `qkv`: the queries', keys' and values' widths together.
     pub(crate) fn stride(&self) -> usize {
         self.heads * self.dim + self.kv_heads * (self.dim + self.v_dim)
