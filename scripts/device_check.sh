@@ -93,10 +93,10 @@ timeout 90 "$kosumi" --backend cuda --gpu-conv im2col gpu-error --positions 60 \
   "$models"/*.bin.gz "$models"/*.txt.gz | sed 's/^gpu-error /gpu-error gpu_conv=im2col /' || status=1
 # The trunk in halves (half precision only), whose gates decide whether
 # it becomes the default: every net.
-timeout 90 "$kosumi" --backend cuda --gpu-trunk f16 --precision f16 gpu-error --positions 60 \
+timeout 90 "$kosumi" --backend cuda --gpu-trunk f16 --precision f16 gpu-error --positions 40 \
   "$models"/*.bin.gz "$models"/*.txt.gz "$@" | sed 's/^gpu-error /gpu-error gpu_trunk=f16 /' || status=1
 # Fused attention (half precision only): the nets with attention.
-timeout 60 "$kosumi" --backend cuda --attention fused --precision f16 gpu-error --positions 60 \
+timeout 60 "$kosumi" --backend cuda --attention fused --precision f16 gpu-error --positions 40 \
   "$models"/b7c96h*.bin.gz "$@" | sed 's/^gpu-error /gpu-error attention=fused /' || status=1
 python3 "$here/scripts/synthetic_model.py" --shape b18c384nbt > "$scratch/b18c384nbt.txt"
 timeout 100 "$kosumi" --backend cuda --model "$scratch/b18c384nbt.txt" bench --nn --size 19 --seconds 1 || status=1
