@@ -157,7 +157,9 @@ impl Passes {
         for (r, f) in requests.iter().zip(&mut scratch.features) {
             let advantage = r.mover_advantage();
             let memo = Some(&self.ladders);
-            (scratch.maker).fill_remembering(r.game, r.to_move, r.fresh, advantage, f, memo);
+            scratch
+                .maker
+                .fill_remembering(r.game, r.to_move, r.fresh, advantage, f, memo);
         }
         if self.preferred_batch(size) == 1 {
             let inputs = scratch.computation.inputs(shape);

@@ -117,13 +117,8 @@ pub(super) fn write(
         let BoardSize { width, height } = size;
         for row in 0..height {
             let first = symmetric_position(symmetry, size, row * width, false);
-            let step = match width {
-                1 => 0,
-                _ => {
-                    symmetric_position(symmetry, size, row * width + 1, false) as isize
-                        - first as isize
-                }
-            };
+            let step = symmetric_position(symmetry, size, row * width + 1, false) as isize
+                - first as isize;
             for column in 0..width {
                 let pos = row * width + column;
                 let to = (first as isize + step * column as isize) as usize;

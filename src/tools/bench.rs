@@ -557,7 +557,7 @@ fn host_us_per_position(
     use crate::nn::{Evaluation, Request};
     let mut rng = SmallRng::seed_from_u64(2026);
     let mut game = Game::new(size, Rules::default(), 7.5);
-    let mut moves: Vec<(Color, crate::go::board::Point)> = Vec::new();
+    let mut moves = Vec::new();
     let mut next = 0;
     let mut positions: Vec<Game> = Vec::with_capacity(batch);
     let mut out = vec![Evaluation::default(); batch];
@@ -569,17 +569,7 @@ fn host_us_per_position(
             if next == moves.len() {
                 // A new game's moves, its first 20 played at once.
                 game = Game::new(size, Rules::default(), 7.5);
-                moves.clear();
-                let mut b = game.board().clone();
-                playout(
-                    &mut b,
-                    Color::Black,
-                    Policy::Full,
-                    &mut rng,
-                    None,
-                    [None, None],
-                    |c, p| moves.push((c, p)),
-                );
+                moves = playout_moves(size, &mut rng);
                 next = 0;
                 while next < moves.len().min(20) {
                     let _ = game.play(moves[next].0, Some(moves[next].1));
@@ -777,24 +767,30 @@ fn katago_ms_per_eval(
 /// seeded playout-policy moves.
 pub fn middle_game(size: usize) -> Game {
     let mut game = Game::new(size, Rules::default(), 7.5);
-    let mut rng = SmallRng::seed_from_u64(2026);
-    let mut moves = Vec::new();
-    let mut b = game.board().clone();
-    playout(
-        &mut b,
-        Color::Black,
-        Policy::Full,
-        &mut rng,
-        None,
-        [None, None],
-        |c, p| moves.push((c, p)),
-    );
+    let moves = playout_moves(size, &mut SmallRng::seed_from_u64(2026));
     for (c, p) in moves.into_iter().take(size * size / 4) {
         if game.play(c, Some(p)).is_err() {
             break;
         }
     }
     game
+}
+
+/// The moves of a light playout of a game of `size` from the empty board,
+/// Black first, to its end.
+fn playout_moves(size: usize, rng: &mut SmallRng) -> Vec<(Color, crate::go::board::Point)> {
+    let mut moves = Vec::new();
+    let mut b = Board::new(size);
+    playout(
+        &mut b,
+        Color::Black,
+        Policy::Full,
+        rng,
+        None,
+        [None, None],
+        |c, p| moves.push((c, p)),
+    );
+    moves
 }
 
 /// Tree-search playouts per second from `game` on `threads` threads.

@@ -21,7 +21,7 @@ cfg_device! {
 }
 cfg_device! {
     use super::{BLOCK, DeviceStep, threads};
-    use crate::nn::gpu::device::{F32s, Factors, Gemm, Launch};
+    use crate::nn::gpu::device::{F32s, Factors, Gemm, Launch, Queue};
     use crate::nn::gpu::kernels::FUSED_WARPS;
 }
 
@@ -31,6 +31,12 @@ cfg_device! {
 
     /// Query points a block of the fused kernel, 16 a warp.
     const FUSED_POINTS: usize = FUSED_WARPS as usize * 16;
+
+    /// The launcher of an attention kernel that does it all
+    /// (`launch::attention`, `launch::attention_fused`).
+    type OneKernel = fn(
+        Launch, F32s, F32s, F32s, i32, F32s, i32, i32, i32, i32, i32, &mut dyn Queue,
+    ) -> Result<(), String>;
 }
 
 /// Rotates each head's pairs of channels `(2p, 2p + 1)` of `values` (the
@@ -142,21 +148,7 @@ cfg_device! {
                 block: (FUSED_POINTS as u32 / 16 * 32, 1, 1),
                 shared_bytes: 0,
             };
-            let qkv = s.buf(self.qkv)?;
-            launch::attention_fused(
-                blocks,
-                qkv,
-                qkv.offset(self.k_column()),
-                qkv.offset(self.v_column()),
-                self.stride() as i32,
-                s.buf(self.out)?,
-                s.points(),
-                self.heads as i32,
-                self.kv_heads as i32,
-                self.dim as i32,
-                self.v_dim as i32,
-                s.queue,
-            )
+            self.one_kernel(s, launch::attention_fused, blocks)
         }
 
         /// Each head's `q · kᵀ / √dim` for a chunk of boards as one
@@ -249,8 +241,20 @@ cfg_device! {
                 block: (ATTENTION_THREADS, 1, 1),
                 shared_bytes: (s.shape.points() * 4) as u32,
             };
+            self.one_kernel(s, launch::attention, blocks)
+        }
+
+        /// Attention as one kernel, `kernel` (the two take the same
+        /// arguments: q, k and v in their buffer, its stride, the output
+        /// and the heads' shapes), launched as `blocks`.
+        fn one_kernel(
+            &self,
+            s: &mut DeviceStep,
+            kernel: OneKernel,
+            blocks: Launch,
+        ) -> Result<(), String> {
             let qkv = s.buf(self.qkv)?;
-            launch::attention(
+            kernel(
                 blocks,
                 qkv,
                 qkv.offset(self.k_column()),
