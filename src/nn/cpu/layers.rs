@@ -4,6 +4,7 @@
 //!
 //! Every buffer is the caller's: nothing here allocates.
 
+use super::elementwise::activate_row;
 use crate::nn::backend::Shape;
 use crate::nn::model::{Activation, BatchNormDesc, MatMulDesc};
 
@@ -35,8 +36,9 @@ impl NormAct {
             .zip(output.chunks_exact_mut(c))
         {
             for (((d, &x), &s), &b) in dst.iter_mut().zip(src).zip(&self.scale).zip(&self.bias) {
-                *d = activate(self.act, x * s + b);
+                *d = x * s + b;
             }
+            activate_row(self.act, dst);
         }
     }
 
@@ -45,8 +47,9 @@ impl NormAct {
         let c = self.channels();
         for row in values[..shape.rows() * c].chunks_exact_mut(c) {
             for ((v, &s), &b) in row.iter_mut().zip(&self.scale).zip(&self.bias) {
-                *v = activate(self.act, *v * s + b);
+                *v = *v * s + b;
             }
+            activate_row(self.act, row);
         }
     }
 
@@ -69,8 +72,9 @@ impl NormAct {
                     .zip(&self.bias)
                     .zip(e)
                 {
-                    *d = activate(self.act, (x + e) * s + bias);
+                    *d = (x + e) * s + bias;
                 }
+                activate_row(self.act, dst);
             }
         }
     }
@@ -84,8 +88,9 @@ impl NormAct {
             for row in values[b * points * c..(b + 1) * points * c].chunks_exact_mut(c) {
                 for (((v, &s), &bias), &e) in row.iter_mut().zip(&self.scale).zip(&self.bias).zip(e)
                 {
-                    *v = activate(self.act, (*v + e) * s + bias);
+                    *v = (*v + e) * s + bias;
                 }
+                activate_row(self.act, row);
             }
         }
     }

@@ -11,6 +11,7 @@
 
 pub mod conv;
 pub mod denormals;
+mod elementwise;
 pub mod gemm;
 pub mod layers;
 pub mod network;

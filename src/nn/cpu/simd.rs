@@ -162,3 +162,217 @@ impl Lanes for std::arch::aarch64::float32x4_t {
         unsafe { std::arch::aarch64::vfmaq_n_f32(other, self, k) }
     }
 }
+
+/// What the element-wise functions (`elementwise`) need of a vector
+/// register beyond [`Lanes`]: in the registers only, the portable kernel
+/// calling the standard library a value at a time.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(super) trait Math: Lanes {
+    /// `x` in every lane.
+    fn splat(x: f32) -> Self;
+    fn mul(self, other: Self) -> Self;
+    fn div(self, other: Self) -> Self;
+    fn max(self, other: Self) -> Self;
+    fn abs(self) -> Self;
+    /// Per lane: `negative` where this lane is below zero, else `other`.
+    fn where_negative(self, negative: Self, other: Self) -> Self;
+    /// `e^x` of lanes at or below 0 (above −87, where it is clamped):
+    /// `2^n · p(r)`, `n` the nearest integer to `x / ln 2`, `r = x − n ·
+    /// ln 2` in two parts, `p` Cephes' polynomial of `expf` (within
+    /// 2·10⁻⁷ of `exp`).
+    fn exp_nonpositive(self) -> Self;
+    /// The largest lane.
+    fn max_lane(self) -> f32;
+}
+
+/// ln 2 in two parts, for `r = x − n · ln 2` exact to single precision.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+const EXP_LN2_HIGH: f32 = 0.693_359_4;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+const EXP_LN2_LOW: f32 = -2.121_944_4e-4;
+/// Cephes' polynomial of `expf` on `r`, highest power first: `exp(r) ≈
+/// 1 + r + r² · p(r)`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+const EXP_POLYNOMIAL: [f32; 6] = [
+    1.987_569_2e-4,
+    1.398_199_9e-3,
+    8.333_452e-3,
+    4.166_579_6e-2,
+    1.666_666_5e-1,
+    0.5,
+];
+
+// SAFETY (every block below): an AVX register is worked on only inside a
+// function compiled for AVX2 and FMA and called where the kernel in force
+// is AVX2 or AVX-512, which the processor was checked to run.
+#[cfg(target_arch = "x86_64")]
+impl Math for std::arch::x86_64::__m256 {
+    #[inline(always)]
+    fn splat(x: f32) -> Self {
+        unsafe { std::arch::x86_64::_mm256_set1_ps(x) }
+    }
+    #[inline(always)]
+    fn mul(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_mul_ps(self, other) }
+    }
+    #[inline(always)]
+    fn div(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_div_ps(self, other) }
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_max_ps(self, other) }
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe { _mm256_andnot_ps(_mm256_set1_ps(-0.0), self) }
+    }
+    #[inline(always)]
+    fn where_negative(self, negative: Self, other: Self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe { _mm256_blendv_ps(other, negative, _mm256_cmp_ps::<_CMP_LT_OQ>(self, _mm256_setzero_ps())) }
+    }
+    #[inline(always)]
+    fn exp_nonpositive(self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe {
+            let x = _mm256_max_ps(self, _mm256_set1_ps(-87.0));
+            let n = _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(
+                _mm256_mul_ps(x, _mm256_set1_ps(std::f32::consts::LOG2_E)),
+            );
+            let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_LN2_HIGH), x);
+            let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_LN2_LOW), r);
+            let mut y = _mm256_set1_ps(EXP_POLYNOMIAL[0]);
+            for c in &EXP_POLYNOMIAL[1..] {
+                y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(*c));
+            }
+            let y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0)));
+            let power = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(
+                _mm256_cvtps_epi32(n),
+                _mm256_set1_epi32(127),
+            )));
+            _mm256_mul_ps(y, power)
+        }
+    }
+    #[inline(always)]
+    fn max_lane(self) -> f32 {
+        use std::arch::x86_64::*;
+        unsafe {
+            let m = _mm_max_ps(_mm256_castps256_ps128(self), _mm256_extractf128_ps::<1>(self));
+            let m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+            _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)))
+        }
+    }
+}
+
+// SAFETY (every block below): an AVX-512 register is worked on only inside
+// a function compiled for AVX-512 and called where the kernel in force is
+// AVX-512, which the processor was checked to run.
+#[cfg(target_arch = "x86_64")]
+impl Math for std::arch::x86_64::__m512 {
+    #[inline(always)]
+    fn splat(x: f32) -> Self {
+        unsafe { std::arch::x86_64::_mm512_set1_ps(x) }
+    }
+    #[inline(always)]
+    fn mul(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm512_mul_ps(self, other) }
+    }
+    #[inline(always)]
+    fn div(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm512_div_ps(self, other) }
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm512_max_ps(self, other) }
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        unsafe { std::arch::x86_64::_mm512_abs_ps(self) }
+    }
+    #[inline(always)]
+    fn where_negative(self, negative: Self, other: Self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe {
+            let below = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(self, _mm512_setzero_ps());
+            _mm512_mask_blend_ps(below, other, negative)
+        }
+    }
+    #[inline(always)]
+    fn exp_nonpositive(self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe {
+            let x = _mm512_max_ps(self, _mm512_set1_ps(-87.0));
+            let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(
+                _mm512_mul_ps(x, _mm512_set1_ps(std::f32::consts::LOG2_E)),
+            );
+            let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_LN2_HIGH), x);
+            let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_LN2_LOW), r);
+            let mut y = _mm512_set1_ps(EXP_POLYNOMIAL[0]);
+            for c in &EXP_POLYNOMIAL[1..] {
+                y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(*c));
+            }
+            let y = _mm512_fmadd_ps(y, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0)));
+            _mm512_scalef_ps(y, n)
+        }
+    }
+    #[inline(always)]
+    fn max_lane(self) -> f32 {
+        unsafe { std::arch::x86_64::_mm512_reduce_max_ps(self) }
+    }
+}
+
+// SAFETY (every block below): NEON is part of every ARM64 processor.
+#[cfg(target_arch = "aarch64")]
+impl Math for std::arch::aarch64::float32x4_t {
+    #[inline(always)]
+    fn splat(x: f32) -> Self {
+        unsafe { std::arch::aarch64::vdupq_n_f32(x) }
+    }
+    #[inline(always)]
+    fn mul(self, other: Self) -> Self {
+        unsafe { std::arch::aarch64::vmulq_f32(self, other) }
+    }
+    #[inline(always)]
+    fn div(self, other: Self) -> Self {
+        unsafe { std::arch::aarch64::vdivq_f32(self, other) }
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        unsafe { std::arch::aarch64::vmaxq_f32(self, other) }
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        unsafe { std::arch::aarch64::vabsq_f32(self) }
+    }
+    #[inline(always)]
+    fn where_negative(self, negative: Self, other: Self) -> Self {
+        use std::arch::aarch64::*;
+        unsafe { vbslq_f32(vcltzq_f32(self), negative, other) }
+    }
+    #[inline(always)]
+    fn exp_nonpositive(self) -> Self {
+        use std::arch::aarch64::*;
+        unsafe {
+            let x = vmaxq_f32(self, vdupq_n_f32(-87.0));
+            let n = vrndnq_f32(vmulq_n_f32(x, std::f32::consts::LOG2_E));
+            let r = vfmsq_n_f32(x, n, EXP_LN2_HIGH);
+            let r = vfmsq_n_f32(r, n, EXP_LN2_LOW);
+            let mut y = vdupq_n_f32(EXP_POLYNOMIAL[0]);
+            for c in &EXP_POLYNOMIAL[1..] {
+                y = vfmaq_f32(vdupq_n_f32(*c), y, r);
+            }
+            let y = vfmaq_f32(vaddq_f32(r, vdupq_n_f32(1.0)), y, vmulq_f32(r, r));
+            let power = vreinterpretq_f32_s32(vshlq_n_s32::<23>(vaddq_s32(
+                vcvtq_s32_f32(n),
+                vdupq_n_s32(127),
+            )));
+            vmulq_f32(y, power)
+        }
+    }
+    #[inline(always)]
+    fn max_lane(self) -> f32 {
+        unsafe { std::arch::aarch64::vmaxvq_f32(self) }
+    }
+}

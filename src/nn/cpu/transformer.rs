@@ -12,7 +12,7 @@
 //! nothing here allocates while evaluating.
 
 use super::gemm::{Packed, gemm};
-use super::layers::activate;
+use super::elementwise::{activate_row, silu_gate, softmax};
 use crate::nn::backend::Shape;
 use crate::nn::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, Rope, TransformerNormDesc,
@@ -79,8 +79,9 @@ impl RmsNorm {
             for (s, d) in src.chunks_exact(c).zip(dst.chunks_exact_mut(c)) {
                 let scale = board_scale.unwrap_or_else(|| point_scale(s, self.epsilon));
                 for (((d, &x), &g), &bias) in d.iter_mut().zip(s).zip(&self.gamma).zip(&self.beta) {
-                    *d = activate(self.act, x * scale * g + bias);
+                    *d = x * scale * g + bias;
                 }
+                activate_row(self.act, d);
             }
         }
     }
@@ -131,8 +132,9 @@ pub struct Scratch {
     /// A point's hidden and gate values side by side, and the gated unit's.
     hidden_gate: Vec<f32>,
     gated: Vec<f32>,
-    cos: Vec<f32>,
-    sin: Vec<f32>,
+    /// Each attention block's rotation tables for the board it last
+    /// evaluated.
+    rope: Vec<RopeTables>,
     /// One head's queries and outputs, gathered contiguous.
     head_q: Vec<f32>,
     head_out: Vec<f32>,
@@ -149,7 +151,6 @@ pub struct Needs {
     heads_out: usize,
     scores: usize,
     hidden: usize,
-    rope: usize,
     head: usize,
 }
 
@@ -161,7 +162,6 @@ impl Needs {
             heads_out: self.heads_out.max(o.heads_out),
             scores: self.scores.max(o.scores),
             hidden: self.hidden.max(o.hidden),
-            rope: self.rope.max(o.rope),
             head: self.head.max(o.head),
         }
     }
@@ -181,12 +181,25 @@ impl Scratch {
         grow(&mut self.scores, needs.scores);
         grow(&mut self.hidden_gate, 2 * needs.hidden);
         grow(&mut self.gated, needs.hidden);
-        grow(&mut self.cos, needs.rope);
-        grow(&mut self.sin, needs.rope);
         grow(&mut self.head_q, needs.head);
         grow(&mut self.head_out, needs.head);
     }
 }
+
+/// An attention block's rotation tables for one board's width and points
+/// (`Attention::rope_tables`), made once and kept.
+#[derive(Default)]
+struct RopeTables {
+    /// The block's [`Attention::id`].
+    block: usize,
+    width: usize,
+    points: usize,
+    cos: Vec<f32>,
+    sin: Vec<f32>,
+}
+
+/// The next attention block's [`Attention::id`].
+static NEXT_ATTENTION: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The query points whose scores attention keeps at once: 24 rows of a
 /// 19×19 board's scores are 35 KB, about a core's first-level data cache.
@@ -203,6 +216,9 @@ pub struct Attention {
     qkv: Dense,
     out: Dense,
     rope: Rope,
+    /// This block's own number in the process, by which a [`Scratch`]
+    /// finds its rotation tables.
+    id: usize,
 }
 
 impl Attention {
@@ -216,6 +232,7 @@ impl Attention {
             qkv: Dense::new(&MatMulDesc::side_by_side(&[&desc.q, &desc.k, &desc.v])),
             out: Dense::new(&desc.out),
             rope: desc.rope.clone(),
+            id: NEXT_ATTENTION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -247,9 +264,33 @@ impl Attention {
             heads_out: rows * self.heads * self.v_dim,
             scores: QUERY_ROWS.min(points) * points,
             hidden: 0,
-            rope: self.rope_rows() * (self.q_dim / 2) * points,
             head: points * self.q_dim.max(self.v_dim),
         }
+    }
+
+    /// This block's rotation tables for `shape`'s board among `kept`: made
+    /// (and kept) where the block has none for a board of that width and
+    /// points, else those made before.
+    fn tables_in<'a>(&self, kept: &'a mut Vec<RopeTables>, shape: Shape) -> &'a RopeTables {
+        let at = match kept.iter().position(|t| t.block == self.id) {
+            Some(at) => at,
+            None => {
+                kept.push(RopeTables {
+                    block: self.id,
+                    ..RopeTables::default()
+                });
+                kept.len() - 1
+            }
+        };
+        let t = &mut kept[at];
+        if (t.width, t.points) != (shape.width, shape.points()) {
+            let len = self.rope_rows() * (self.q_dim / 2) * shape.points();
+            t.cos.resize(len, 0.0);
+            t.sin.resize(len, 0.0);
+            self.rope_tables(shape, &mut t.cos, &mut t.sin);
+            (t.width, t.points) = (shape.width, shape.points());
+        }
+        &kept[at]
     }
 
     /// The cosines and sines of the rotation of each pair at each point,
@@ -342,8 +383,8 @@ impl Attention {
         self.norm.apply(rows, trunk, &mut s.norm);
         self.qkv.apply(rows, &s.norm, &mut s.qkv);
         if !matches!(self.rope, Rope::None) {
-            self.rope_tables(shape, &mut s.cos, &mut s.sin);
-            let tables = (&s.cos[..], &s.sin[..]);
+            let t = self.tables_in(&mut s.rope, shape);
+            let tables = (&t.cos[..], &t.sin[..]);
             self.rotate(&mut s.qkv, 0, self.heads, shape, tables);
             self.rotate(&mut s.qkv, qw, self.kv_heads, shape, tables);
         }
@@ -402,289 +443,6 @@ impl Attention {
     }
 }
 
-/// `row = softmax(row · scale)`, in place, in the kernel in force: 16
-/// values at once in AVX-512, 8 in AVX2, 4 in NEON on ARM64 (the
-/// exponential a polynomial of degree 6 scaled by a power of two, within
-/// 2·10⁻⁷ of `exp`), one at a time in the portable kernel.
-fn softmax(row: &mut [f32], scale: f32) {
-    use super::gemm::Kernel;
-    #[cfg(target_arch = "x86_64")]
-    match Kernel::in_force() {
-        // SAFETY: the kernel in force is one the processor runs.
-        Kernel::Avx512 => return unsafe { softmax_avx512(row, scale) },
-        Kernel::Avx2 => return unsafe { softmax_avx2(row, scale) },
-        Kernel::Portable => return softmax_scalar(row, scale),
-    }
-    #[cfg(target_arch = "aarch64")]
-    if Kernel::in_force() == Kernel::Portable {
-        return softmax_scalar(row, scale);
-    }
-    #[cfg(target_arch = "aarch64")]
-    {
-        softmax_neon(row, scale);
-        return;
-    }
-    #[allow(unreachable_code)]
-    softmax_scalar(row, scale);
-}
-
-/// [`softmax`] a value at a time.
-fn softmax_scalar(row: &mut [f32], scale: f32) {
-    let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * scale));
-    let mut sum = 0.0;
-    for r in row.iter_mut() {
-        *r = (*r * scale - max).exp();
-        sum += *r;
-    }
-    let inv = 1.0 / sum;
-    for r in row.iter_mut() {
-        *r *= inv;
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn softmax_avx512(row: &mut [f32], scale: f32) {
-    use std::arch::x86_64::*;
-    let n = row.len();
-    let p = row.as_mut_ptr();
-    // The lanes of the chunk at `i`: all 16, or those left at the end.
-    let mask = |i: usize| -> __mmask16 {
-        let left = n - i;
-        if left >= 16 {
-            0xffff
-        } else {
-            (1u32 << left) as u16 - 1
-        }
-    };
-    let s = _mm512_set1_ps(scale);
-    let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
-    let mut i = 0;
-    // SAFETY (each block): every load and store is masked to the row.
-    while i < n {
-        let m = mask(i);
-        let x = unsafe { _mm512_mask_loadu_ps(max, m, p.add(i)) };
-        max = _mm512_mask_max_ps(max, m, max, _mm512_mul_ps(x, s));
-        i += 16;
-    }
-    let top = _mm512_set1_ps(_mm512_reduce_max_ps(max));
-    let mut sum = _mm512_setzero_ps();
-    i = 0;
-    while i < n {
-        let m = mask(i);
-        let x = unsafe { _mm512_maskz_loadu_ps(m, p.add(i)) };
-        let e = unsafe { exp_avx512(_mm512_fmsub_ps(x, s, top)) };
-        sum = _mm512_mask_add_ps(sum, m, sum, e);
-        unsafe { _mm512_mask_storeu_ps(p.add(i), m, e) };
-        i += 16;
-    }
-    let inv = _mm512_set1_ps(1.0 / _mm512_reduce_add_ps(sum));
-    i = 0;
-    while i < n {
-        let m = mask(i);
-        unsafe {
-            let e = _mm512_maskz_loadu_ps(m, p.add(i));
-            _mm512_mask_storeu_ps(p.add(i), m, _mm512_mul_ps(e, inv));
-        }
-        i += 16;
-    }
-}
-
-/// [`softmax`] in AVX2: eight values at once, the row's last few one at a
-/// time with the same polynomial.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn softmax_avx2(row: &mut [f32], scale: f32) {
-    use std::arch::x86_64::*;
-    let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * scale));
-    let (chunks, rest) = row.as_chunks_mut::<8>();
-    let (s, top) = (_mm256_set1_ps(scale), _mm256_set1_ps(max));
-    let mut total = _mm256_setzero_ps();
-    for chunk in chunks.iter_mut() {
-        // SAFETY: the loads and stores are of eight-value arrays.
-        unsafe {
-            let x = _mm256_loadu_ps(chunk.as_ptr());
-            let e = exp_avx2(_mm256_fmsub_ps(x, s, top));
-            total = _mm256_add_ps(total, e);
-            _mm256_storeu_ps(chunk.as_mut_ptr(), e);
-        }
-    }
-    let mut lanes = [0.0f32; 8];
-    // SAFETY: an eight-value array.
-    unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), total) };
-    let mut sum: f32 = lanes.iter().sum();
-    for r in rest.iter_mut() {
-        let e = unsafe { exp_avx2(_mm256_set1_ps(*r * scale - max)) };
-        *r = _mm256_cvtss_f32(e);
-        sum += *r;
-    }
-    let inv = 1.0 / sum;
-    for r in row.iter_mut() {
-        *r *= inv;
-    }
-}
-
-/// `exp` of 8 values at or below 0 (softmax's), as [`exp_avx512`], the
-/// power of two made in the exponent's bits.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn exp_avx2(x: std::arch::x86_64::__m256) -> std::arch::x86_64::__m256 {
-    use std::arch::x86_64::*;
-    let x = _mm256_max_ps(x, _mm256_set1_ps(-87.0));
-    let n = _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm256_mul_ps(
-        x,
-        _mm256_set1_ps(std::f32::consts::LOG2_E),
-    ));
-    let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_LN2_HIGH), x);
-    let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_LN2_LOW), r);
-    let mut y = _mm256_set1_ps(EXP_POLYNOMIAL[0]);
-    for c in &EXP_POLYNOMIAL[1..] {
-        y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(*c));
-    }
-    let y = _mm256_fmadd_ps(
-        y,
-        _mm256_mul_ps(r, r),
-        _mm256_add_ps(r, _mm256_set1_ps(1.0)),
-    );
-    let power = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(
-        _mm256_cvtps_epi32(n),
-        _mm256_set1_epi32(127),
-    )));
-    _mm256_mul_ps(y, power)
-}
-
-/// ln 2 in two parts, for `r = x − n · ln 2` exact to single precision.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-const EXP_LN2_HIGH: f32 = 0.693_359_4;
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-const EXP_LN2_LOW: f32 = -2.121_944_4e-4;
-/// Cephes' polynomial of `expf` on `r`, highest power first: `exp(r) ≈
-/// 1 + r + r² · p(r)`.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-const EXP_POLYNOMIAL: [f32; 6] = [
-    1.987_569_2e-4,
-    1.398_199_9e-3,
-    8.333_452e-3,
-    4.166_579_6e-2,
-    1.666_666_5e-1,
-    0.5,
-];
-
-/// `exp` of 16 values at or below 0 (softmax's): `2^n · p(r)`, `n` the
-/// nearest integer to `x / ln 2`, `r = x − n · ln 2` in two parts, `p`
-/// Cephes' polynomial of `expf`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn exp_avx512(x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m512 {
-    use std::arch::x86_64::*;
-    let x = _mm512_max_ps(x, _mm512_set1_ps(-87.0));
-    let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(
-        _mm512_mul_ps(x, _mm512_set1_ps(std::f32::consts::LOG2_E)),
-    );
-    let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_LN2_HIGH), x);
-    let r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_LN2_LOW), r);
-    let mut y = _mm512_set1_ps(EXP_POLYNOMIAL[0]);
-    for c in &EXP_POLYNOMIAL[1..] {
-        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(*c));
-    }
-    let y = _mm512_fmadd_ps(
-        y,
-        _mm512_mul_ps(r, r),
-        _mm512_add_ps(r, _mm512_set1_ps(1.0)),
-    );
-    _mm512_scalef_ps(y, n)
-}
-
-/// [`softmax`] in NEON: four values at once, the row's last few one at a
-/// time with the same polynomial.
-#[cfg(target_arch = "aarch64")]
-fn softmax_neon(row: &mut [f32], scale: f32) {
-    use std::arch::aarch64::*;
-    let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * scale));
-    let (chunks, rest) = row.as_chunks_mut::<4>();
-    let mut sum = 0.0;
-    // SAFETY (each block): NEON is part of every ARM64 processor; the
-    // loads and stores are of four-value arrays.
-    unsafe {
-        let (s, top) = (vdupq_n_f32(scale), vdupq_n_f32(max));
-        let mut total = vdupq_n_f32(0.0);
-        for chunk in chunks.iter_mut() {
-            let x = vld1q_f32(chunk.as_ptr());
-            let e = exp_neon(vsubq_f32(vmulq_f32(x, s), top));
-            total = vaddq_f32(total, e);
-            vst1q_f32(chunk.as_mut_ptr(), e);
-        }
-        sum += vaddvq_f32(total);
-        for r in rest.iter_mut() {
-            let e = vgetq_lane_f32::<0>(exp_neon(vdupq_n_f32(*r * scale - max)));
-            *r = e;
-            sum += e;
-        }
-    }
-    let inv = 1.0 / sum;
-    for r in row.iter_mut() {
-        *r *= inv;
-    }
-}
-
-/// `exp` of 4 values at or below 0 (softmax's), as [`exp_avx512`]: `2^n ·
-/// p(r)`, the power of two made in the exponent's bits.
-#[cfg(target_arch = "aarch64")]
-#[inline(always)]
-unsafe fn exp_neon(x: std::arch::aarch64::float32x4_t) -> std::arch::aarch64::float32x4_t {
-    use std::arch::aarch64::*;
-    // SAFETY: NEON is part of every ARM64 processor.
-    unsafe {
-        let x = vmaxq_f32(x, vdupq_n_f32(-87.0));
-        let n = vrndnq_f32(vmulq_n_f32(x, std::f32::consts::LOG2_E));
-        let r = vfmsq_n_f32(x, n, EXP_LN2_HIGH);
-        let r = vfmsq_n_f32(r, n, EXP_LN2_LOW);
-        let mut y = vdupq_n_f32(EXP_POLYNOMIAL[0]);
-        for c in &EXP_POLYNOMIAL[1..] {
-            y = vfmaq_f32(vdupq_n_f32(*c), y, r);
-        }
-        let y = vfmaq_f32(vaddq_f32(r, vdupq_n_f32(1.0)), y, vmulq_f32(r, r));
-        let power = vreinterpretq_f32_s32(vshlq_n_s32::<23>(vaddq_s32(
-            vcvtq_s32_f32(n),
-            vdupq_n_s32(127),
-        )));
-        vmulq_f32(y, power)
-    }
-}
-
-#[cfg(test)]
-mod softmax_tests {
-    use super::*;
-
-    #[test]
-    fn the_softmax_sums_to_one_and_follows_exp() {
-        for n in [1, 5, 16, 17, 361] {
-            let row: Vec<f32> = (0..n)
-                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
-                .collect();
-            let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * 0.5));
-            let exact: Vec<f64> = row
-                .iter()
-                .map(|&x| f64::from(x * 0.5 - max).exp())
-                .collect();
-            let sum: f64 = exact.iter().sum();
-            // Each kernel this processor runs.
-            for kernel in crate::nn::cpu::gemm::Kernel::available() {
-                let mut fast = row.clone();
-                kernel.run_with(|| softmax(&mut fast, 0.5));
-                for (f, e) in fast.iter().zip(&exact) {
-                    assert!(
-                        (f64::from(*f) - e / sum).abs() < 1e-6,
-                        "{} {n}: {f} vs {}",
-                        kernel.name(),
-                        e / sum
-                    );
-                }
-            }
-        }
-    }
-}
-
 /// The SwiGLU feed-forward block:
 /// `x += linear2(silu(linear1(n)) ⊙ gate(n))`, `n = norm(x)`.
 pub struct FeedForward {
@@ -731,9 +489,7 @@ impl FeedForward {
             .chunks_exact(2 * f)
             .zip(s.gated.chunks_exact_mut(f))
         {
-            for ((o, &h), &g) in gated.iter_mut().zip(&row[..f]).zip(&row[f..]) {
-                *o = activate(Activation::Silu, h) * g;
-            }
+            silu_gate(&row[..f], &row[f..], gated);
         }
         self.linear2.apply(rows, &s.gated, &mut s.norm);
         for (t, &x) in trunk[..rows * c].iter_mut().zip(&s.norm[..rows * c]) {

@@ -1,0 +1,436 @@
+//! The element-wise functions of a forward pass, a row at a time, in the
+//! kernel in force: attention's softmax, the feed-forward block's SiLU times
+//! its gate, and the norms' activations (Mish, SiLU, ReLU). In AVX-512, AVX2
+//! and NEON they run 16, 8 and 4 values at once on one exponential,
+//! Cephes' polynomial scaled by a power of two (`simd::Math`), always of a
+//! value at or below zero; the portable kernel calls the standard library a
+//! value at a time ([`activate`]).
+
+use super::gemm::Kernel;
+use super::layers::activate;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+use super::simd::Math;
+use crate::nn::model::Activation;
+
+/// `pub fn $name(args)`: `$generic::<register type>` in the kernel in
+/// force, inside a function compiled for its instructions, or `$portable`
+/// with the portable kernel.
+macro_rules! by_kernel {
+    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) => $generic:ident, $portable:ident) => {
+        $(#[$doc])*
+        pub fn $name($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f")]
+            unsafe fn avx512($($arg: $ty),*) {
+                $generic::<std::arch::x86_64::__m512>($($arg),*)
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn avx2($($arg: $ty),*) {
+                $generic::<std::arch::x86_64::__m256>($($arg),*)
+            }
+            match Kernel::in_force() {
+                // SAFETY (both): the kernel in force is one the processor
+                // runs, so it has the instructions each is compiled for.
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx512 => unsafe { avx512($($arg),*) },
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx2 => unsafe { avx2($($arg),*) },
+                #[cfg(target_arch = "aarch64")]
+                Kernel::Neon => $generic::<std::arch::aarch64::float32x4_t>($($arg),*),
+                Kernel::Portable => $portable($($arg),*),
+            }
+        }
+    };
+}
+
+by_kernel! {
+    /// `out = silu(hidden) ⊙ gate`, value by value (the SwiGLU unit).
+    fn silu_gate(hidden: &[f32], gate: &[f32], out: &mut [f32]) => silu_gate_lanes, silu_gate_portable
+}
+
+by_kernel! {
+    /// `row = act(row)`, in place.
+    fn activate_row(act: Activation, row: &mut [f32]) => activate_lanes, activate_portable
+}
+
+fn silu_gate_portable(hidden: &[f32], gate: &[f32], out: &mut [f32]) {
+    for ((o, &h), &g) in out.iter_mut().zip(hidden).zip(gate) {
+        *o = activate(Activation::Silu, h) * g;
+    }
+}
+
+fn activate_portable(act: Activation, row: &mut [f32]) {
+    for x in row.iter_mut() {
+        *x = activate(act, *x);
+    }
+}
+
+/// A function of one value, for [`map_in_place`] (a type, not a closure,
+/// so that it is compiled inside the caller's instructions).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+trait Unary {
+    fn apply<V: Math>(x: V) -> V;
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+struct Relu;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+struct Silu;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+struct Mish;
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl Unary for Relu {
+    #[inline(always)]
+    fn apply<V: Math>(x: V) -> V {
+        x.max(V::zero())
+    }
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl Unary for Silu {
+    #[inline(always)]
+    fn apply<V: Math>(x: V) -> V {
+        silu(x)
+    }
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl Unary for Mish {
+    #[inline(always)]
+    fn apply<V: Math>(x: V) -> V {
+        mish(x)
+    }
+}
+
+/// `row = F(row)`, `V::WIDTH` values at a time, the last few through a
+/// buffer padded with zeros.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn map_in_place<V: Math, F: Unary>(row: &mut [f32]) {
+    let (chunks, rest) = row.split_at_mut(row.len() - row.len() % V::WIDTH);
+    for chunk in chunks.chunks_exact_mut(V::WIDTH) {
+        F::apply(V::load(chunk)).store(chunk);
+    }
+    if !rest.is_empty() {
+        let mut lanes = [0.0f32; 16];
+        lanes[..rest.len()].copy_from_slice(rest);
+        F::apply(V::load(&lanes)).store(&mut lanes);
+        rest.copy_from_slice(&lanes[..rest.len()]);
+    }
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn silu_gate_lanes<V: Math>(hidden: &[f32], gate: &[f32], out: &mut [f32]) {
+    let n = out.len();
+    let (hidden, gate) = (&hidden[..n], &gate[..n]);
+    let whole = n - n % V::WIDTH;
+    for at in (0..whole).step_by(V::WIDTH) {
+        silu(V::load(&hidden[at..]))
+            .mul(V::load(&gate[at..]))
+            .store(&mut out[at..]);
+    }
+    if whole < n {
+        let mut lanes = [[0.0f32; 16]; 3];
+        lanes[0][..n - whole].copy_from_slice(&hidden[whole..]);
+        lanes[1][..n - whole].copy_from_slice(&gate[whole..]);
+        silu(V::load(&lanes[0]))
+            .mul(V::load(&lanes[1]))
+            .store(&mut lanes[2]);
+        out[whole..].copy_from_slice(&lanes[2][..n - whole]);
+    }
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn activate_lanes<V: Math>(act: Activation, row: &mut [f32]) {
+    match act {
+        Activation::Identity => {}
+        Activation::Relu => map_in_place::<V, Relu>(row),
+        Activation::Silu => map_in_place::<V, Silu>(row),
+        Activation::Mish => map_in_place::<V, Mish>(row),
+    }
+}
+
+/// `x · σ(x)`, from `t = e^−|x|` (at most 1): `x / (1 + t)` where `x ≥ 0`,
+/// `x · t / (1 + t)` below.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn silu<V: Math>(x: V) -> V {
+    let t = V::zero().sub(x.abs()).exp_nonpositive();
+    let over = V::splat(1.0).add(t);
+    x.where_negative(x.mul(t), x).div(over)
+}
+
+/// `x · tanh(ln(1 + eˣ))`, from `t = e^−|x|` (at most 1). With `e = eˣ`,
+/// `tanh(ln(1 + e)) = n / (n + 2)`, `n = e (e + 2)`: below zero `e = t`;
+/// at or above it, dividing through by `e²`, `(1 + 2t) / (1 + 2t + 2t²)`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn mish<V: Math>(x: V) -> V {
+    let t = V::zero().sub(x.abs()).exp_nonpositive();
+    let two = V::splat(2.0);
+    let n = t.mul(t.add(two));
+    let above = V::splat(1.0).add(two.mul(t));
+    let numerator = x.where_negative(n, above);
+    let denominator = x.where_negative(n.add(two), above.add(two.mul(t).mul(t)));
+    x.mul(numerator).div(denominator)
+}
+
+/// `row = softmax(row · scale)`, in place, in the kernel in force: 16
+/// values at once in AVX-512, 8 in AVX2, 4 in NEON on ARM64 (the
+/// exponential a polynomial of degree 6 scaled by a power of two, within
+/// 2·10⁻⁷ of `exp`), one at a time in the portable kernel.
+pub fn softmax(row: &mut [f32], scale: f32) {
+    #[cfg(target_arch = "x86_64")]
+    match Kernel::in_force() {
+        // SAFETY: the kernel in force is one the processor runs.
+        Kernel::Avx512 => return unsafe { softmax_avx512(row, scale) },
+        Kernel::Avx2 => return unsafe { softmax_avx2(row, scale) },
+        Kernel::Portable => return softmax_scalar(row, scale),
+    }
+    #[cfg(target_arch = "aarch64")]
+    if Kernel::in_force() == Kernel::Portable {
+        return softmax_scalar(row, scale);
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        softmax_neon(row, scale);
+        return;
+    }
+    #[allow(unreachable_code)]
+    softmax_scalar(row, scale);
+}
+
+/// [`softmax`] a value at a time.
+fn softmax_scalar(row: &mut [f32], scale: f32) {
+    let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * scale));
+    let mut sum = 0.0;
+    for r in row.iter_mut() {
+        *r = (*r * scale - max).exp();
+        sum += *r;
+    }
+    let inv = 1.0 / sum;
+    for r in row.iter_mut() {
+        *r *= inv;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn softmax_avx512(row: &mut [f32], scale: f32) {
+    use std::arch::x86_64::*;
+    let n = row.len();
+    let p = row.as_mut_ptr();
+    // The lanes of the chunk at `i`: all 16, or those left at the end.
+    let mask = |i: usize| -> __mmask16 {
+        let left = n - i;
+        if left >= 16 {
+            0xffff
+        } else {
+            (1u32 << left) as u16 - 1
+        }
+    };
+    let s = _mm512_set1_ps(scale);
+    let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
+    let mut i = 0;
+    // SAFETY (each block): every load and store is masked to the row.
+    while i < n {
+        let m = mask(i);
+        let x = unsafe { _mm512_mask_loadu_ps(max, m, p.add(i)) };
+        max = _mm512_mask_max_ps(max, m, max, _mm512_mul_ps(x, s));
+        i += 16;
+    }
+    let top = _mm512_set1_ps(_mm512_reduce_max_ps(max));
+    let mut sum = _mm512_setzero_ps();
+    i = 0;
+    while i < n {
+        let m = mask(i);
+        let x = unsafe { _mm512_maskz_loadu_ps(m, p.add(i)) };
+        let e = _mm512_fmsub_ps(x, s, top).exp_nonpositive();
+        sum = _mm512_mask_add_ps(sum, m, sum, e);
+        unsafe { _mm512_mask_storeu_ps(p.add(i), m, e) };
+        i += 16;
+    }
+    let inv = _mm512_set1_ps(1.0 / _mm512_reduce_add_ps(sum));
+    i = 0;
+    while i < n {
+        let m = mask(i);
+        unsafe {
+            let e = _mm512_maskz_loadu_ps(m, p.add(i));
+            _mm512_mask_storeu_ps(p.add(i), m, _mm512_mul_ps(e, inv));
+        }
+        i += 16;
+    }
+}
+
+/// The largest of `row`'s values times `scale`, `V::WIDTH` at a time.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn scaled_max<V: Math>(row: &[f32], scale: f32) -> f32 {
+    let (s, mut top) = (V::splat(scale), V::splat(f32::NEG_INFINITY));
+    let chunks = row.chunks_exact(V::WIDTH);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        top = top.max(V::load(chunk).mul(s));
+    }
+    rest.iter().fold(top.max_lane(), |m, &x| m.max(x * scale))
+}
+
+/// [`softmax`] in AVX2: eight values at once, the row's last few one at a
+/// time with the same polynomial.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn softmax_avx2(row: &mut [f32], scale: f32) {
+    use std::arch::x86_64::*;
+    let max = scaled_max::<__m256>(row, scale);
+    let (chunks, rest) = row.as_chunks_mut::<8>();
+    let (s, top) = (_mm256_set1_ps(scale), _mm256_set1_ps(max));
+    let mut total = _mm256_setzero_ps();
+    for chunk in chunks.iter_mut() {
+        // SAFETY: the loads and stores are of eight-value arrays.
+        unsafe {
+            let x = _mm256_loadu_ps(chunk.as_ptr());
+            let e = _mm256_fmsub_ps(x, s, top).exp_nonpositive();
+            total = _mm256_add_ps(total, e);
+            _mm256_storeu_ps(chunk.as_mut_ptr(), e);
+        }
+    }
+    let mut lanes = [0.0f32; 8];
+    // SAFETY: an eight-value array.
+    unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), total) };
+    let mut sum: f32 = lanes.iter().sum();
+    for r in rest.iter_mut() {
+        let e = _mm256_set1_ps(*r * scale - max).exp_nonpositive();
+        *r = _mm256_cvtss_f32(e);
+        sum += *r;
+    }
+    let inv = 1.0 / sum;
+    for r in row.iter_mut() {
+        *r *= inv;
+    }
+}
+
+/// [`softmax`] in NEON: four values at once, the row's last few one at a
+/// time with the same polynomial.
+#[cfg(target_arch = "aarch64")]
+fn softmax_neon(row: &mut [f32], scale: f32) {
+    use std::arch::aarch64::*;
+    let max = scaled_max::<float32x4_t>(row, scale);
+    let (chunks, rest) = row.as_chunks_mut::<4>();
+    let mut sum = 0.0;
+    // SAFETY (each block): NEON is part of every ARM64 processor; the
+    // loads and stores are of four-value arrays.
+    unsafe {
+        let (s, top) = (vdupq_n_f32(scale), vdupq_n_f32(max));
+        let mut total = vdupq_n_f32(0.0);
+        for chunk in chunks.iter_mut() {
+            let x = vld1q_f32(chunk.as_ptr());
+            let e = vsubq_f32(vmulq_f32(x, s), top).exp_nonpositive();
+            total = vaddq_f32(total, e);
+            vst1q_f32(chunk.as_mut_ptr(), e);
+        }
+        sum += vaddvq_f32(total);
+        for r in rest.iter_mut() {
+            let e = vgetq_lane_f32::<0>(vdupq_n_f32(*r * scale - max).exp_nonpositive());
+            *r = e;
+            sum += e;
+        }
+    }
+    let inv = 1.0 / sum;
+    for r in row.iter_mut() {
+        *r *= inv;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_softmax_sums_to_one_and_follows_exp() {
+        for n in [1, 5, 16, 17, 361] {
+            let row: Vec<f32> = (0..n)
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+                .collect();
+            let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * 0.5));
+            let exact: Vec<f64> = row
+                .iter()
+                .map(|&x| f64::from(x * 0.5 - max).exp())
+                .collect();
+            let sum: f64 = exact.iter().sum();
+            // Each kernel this processor runs.
+            for kernel in crate::nn::cpu::gemm::Kernel::available() {
+                let mut fast = row.clone();
+                kernel.run_with(|| softmax(&mut fast, 0.5));
+                for (f, e) in fast.iter().zip(&exact) {
+                    assert!(
+                        (f64::from(*f) - e / sum).abs() < 1e-6,
+                        "{} {n}: {f} vs {}",
+                        kernel.name(),
+                        e / sum
+                    );
+                }
+            }
+        }
+    }
+
+    /// Values from −100 to 100, zeros of both signs, and lengths that
+    /// leave every count of last few values.
+    fn values(n: usize) -> Vec<f32> {
+        (0..n)
+            .map(|i| match i % 23 {
+                0 => 0.0,
+                1 => -0.0,
+                _ => ((i * 7919 % 2001) as f32 - 1000.0) / 10.0 * if i % 3 == 0 { 0.05 } else { 1.0 },
+            })
+            .collect()
+    }
+
+    fn close(fast: f32, exact: f32) -> bool {
+        (fast - exact).abs() <= 2e-6 * exact.abs() + 1e-30
+    }
+
+    #[test]
+    fn silu_times_the_gate_follows_the_library_in_every_kernel() {
+        for n in [1, 3, 8, 15, 16, 17, 512] {
+            let (hidden, gate) = (values(n), values(n + 5)[5..].to_vec());
+            for kernel in Kernel::available() {
+                let mut out = vec![f32::NAN; n];
+                kernel.run_with(|| silu_gate(&hidden, &gate, &mut out));
+                for ((&o, &h), &g) in out.iter().zip(&hidden).zip(&gate) {
+                    let exact = (f64::from(h) / (1.0 + (-f64::from(h)).exp()) * f64::from(g)) as f32;
+                    assert!(close(o, exact), "{} silu({h})·{g}: {o} vs {exact}", kernel.name());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_activations_follow_the_library_in_every_kernel() {
+        let mish = |x: f64| x * (x.exp().ln_1p()).tanh();
+        let silu = |x: f64| x / (1.0 + (-x).exp());
+        let relu = |x: f64| x.max(0.0);
+        let exact: [(Activation, &dyn Fn(f64) -> f64); 4] = [
+            (Activation::Mish, &mish),
+            (Activation::Silu, &silu),
+            (Activation::Relu, &relu),
+            (Activation::Identity, &|x| x),
+        ];
+        for n in [1, 7, 9, 16, 31, 384] {
+            let row = values(n);
+            for kernel in Kernel::available() {
+                for (act, f) in exact {
+                    let mut fast = row.clone();
+                    kernel.run_with(|| activate_row(act, &mut fast));
+                    for (&y, &x) in fast.iter().zip(&row) {
+                        let e = f(f64::from(x)) as f32;
+                        assert!(close(y, e), "{} {act:?}({x}): {y} vs {e}", kernel.name());
+                    }
+                }
+            }
+        }
+    }
+}
