@@ -384,7 +384,9 @@ mod tests {
             .map(|i| match i % 23 {
                 0 => 0.0,
                 1 => -0.0,
-                _ => ((i * 7919 % 2001) as f32 - 1000.0) / 10.0 * if i % 3 == 0 { 0.05 } else { 1.0 },
+                _ => {
+                    ((i * 7919 % 2001) as f32 - 1000.0) / 10.0 * if i % 3 == 0 { 0.05 } else { 1.0 }
+                }
             })
             .collect()
     }
@@ -401,8 +403,13 @@ mod tests {
                 let mut out = vec![f32::NAN; n];
                 kernel.run_with(|| silu_gate(&hidden, &gate, &mut out));
                 for ((&o, &h), &g) in out.iter().zip(&hidden).zip(&gate) {
-                    let exact = (f64::from(h) / (1.0 + (-f64::from(h)).exp()) * f64::from(g)) as f32;
-                    assert!(close(o, exact), "{} silu({h})·{g}: {o} vs {exact}", kernel.name());
+                    let exact =
+                        (f64::from(h) / (1.0 + (-f64::from(h)).exp()) * f64::from(g)) as f32;
+                    assert!(
+                        close(o, exact),
+                        "{} silu({h})·{g}: {o} vs {exact}",
+                        kernel.name()
+                    );
                 }
             }
         }

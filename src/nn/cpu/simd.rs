@@ -231,7 +231,13 @@ impl Math for std::arch::x86_64::__m256 {
     #[inline(always)]
     fn where_negative(self, negative: Self, other: Self) -> Self {
         use std::arch::x86_64::*;
-        unsafe { _mm256_blendv_ps(other, negative, _mm256_cmp_ps::<_CMP_LT_OQ>(self, _mm256_setzero_ps())) }
+        unsafe {
+            _mm256_blendv_ps(
+                other,
+                negative,
+                _mm256_cmp_ps::<_CMP_LT_OQ>(self, _mm256_setzero_ps()),
+            )
+        }
     }
     #[inline(always)]
     fn exp_nonpositive(self) -> Self {
@@ -247,7 +253,11 @@ impl Math for std::arch::x86_64::__m256 {
             for c in &EXP_POLYNOMIAL[1..] {
                 y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(*c));
             }
-            let y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0)));
+            let y = _mm256_fmadd_ps(
+                y,
+                _mm256_mul_ps(r, r),
+                _mm256_add_ps(r, _mm256_set1_ps(1.0)),
+            );
             let power = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(
                 _mm256_cvtps_epi32(n),
                 _mm256_set1_epi32(127),
@@ -259,7 +269,10 @@ impl Math for std::arch::x86_64::__m256 {
     fn max_lane(self) -> f32 {
         use std::arch::x86_64::*;
         unsafe {
-            let m = _mm_max_ps(_mm256_castps256_ps128(self), _mm256_extractf128_ps::<1>(self));
+            let m = _mm_max_ps(
+                _mm256_castps256_ps128(self),
+                _mm256_extractf128_ps::<1>(self),
+            );
             let m = _mm_max_ps(m, _mm_movehl_ps(m, m));
             _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)))
         }
@@ -313,7 +326,11 @@ impl Math for std::arch::x86_64::__m512 {
             for c in &EXP_POLYNOMIAL[1..] {
                 y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(*c));
             }
-            let y = _mm512_fmadd_ps(y, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0)));
+            let y = _mm512_fmadd_ps(
+                y,
+                _mm512_mul_ps(r, r),
+                _mm512_add_ps(r, _mm512_set1_ps(1.0)),
+            );
             _mm512_scalef_ps(y, n)
         }
     }

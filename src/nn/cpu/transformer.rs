@@ -11,8 +11,8 @@
 //! Every buffer is the caller's ([`Scratch`], grown by [`Scratch::fit`]):
 //! nothing here allocates while evaluating.
 
-use super::gemm::{Packed, gemm};
 use super::elementwise::{activate_row, silu_gate, softmax};
+use super::gemm::{Packed, gemm};
 use crate::nn::backend::Shape;
 use crate::nn::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, Rope, TransformerNormDesc,
@@ -294,7 +294,8 @@ impl Attention {
     }
 
     /// The cosines and sines of the rotation of each pair at each point,
-    /// `[table row][pair][point]`, as KataGo's `computeRopeCosSin`.
+    /// `[table row][point][pair]` (a point's pairs side by side), the values of
+    /// KataGo's `computeRopeCosSin`.
     fn rope_tables(&self, shape: Shape, cos: &mut [f32], sin: &mut [f32]) {
         let pairs = self.q_dim / 2;
         let (width, points) = (shape.width, shape.points());
@@ -310,7 +311,7 @@ impl Attention {
                         let (fx, fy) = (freqs[(h * pairs + p) * 2], freqs[(h * pairs + p) * 2 + 1]);
                         for xy in 0..points {
                             let (x, y) = ((xy % width) as f32, (xy / width) as f32);
-                            put((h * pairs + p) * points + xy, x * fx + y * fy);
+                            put((h * points + xy) * pairs + p, x * fx + y * fy);
                         }
                     }
                 }
@@ -327,7 +328,7 @@ impl Attention {
                     let freq = 1.0 / theta.powf((2 * index) as f32 / half);
                     for xy in 0..points {
                         let coordinate = if along_rows { xy / width } else { xy % width };
-                        put(p * points + xy, coordinate as f32 * freq);
+                        put(xy * pairs + p, coordinate as f32 * freq);
                     }
                 }
             }
@@ -359,13 +360,13 @@ impl Attention {
                     Rope::Learned(_) => h * self.kv_heads / heads,
                     _ => 0,
                 };
-                for p in 0..pairs {
-                    let at = (table * pairs + p) * points + xy;
-                    let (c, s) = (cos[at], sin[at]);
-                    let i = h * self.q_dim + 2 * p;
-                    let (x0, x1) = (chunk[i], chunk[i + 1]);
-                    chunk[i] = x0 * c - x1 * s;
-                    chunk[i + 1] = x0 * s + x1 * c;
+                let at = (table * points + xy) * pairs;
+                let (cos, sin) = (&cos[at..at + pairs], &sin[at..at + pairs]);
+                let head = &mut chunk[h * self.q_dim..h * self.q_dim + 2 * pairs];
+                for ((pair, &c), &s) in head.chunks_exact_mut(2).zip(cos).zip(sin) {
+                    let (x0, x1) = (pair[0], pair[1]);
+                    pair[0] = x0 * c - x1 * s;
+                    pair[1] = x0 * s + x1 * c;
                 }
             }
         }
