@@ -179,48 +179,40 @@ fn mish<V: Math>(x: V) -> V {
     x.mul(numerator).div(denominator)
 }
 
-/// `row = softmax(row · scale)`, in place, in the kernel in force: 16
+/// A softmax's weights before their division by the sum: `row =
+/// exp(row · scale − max(row · scale))`, in place; returns their sum (the
+/// caller divides what it makes of them: attention, its 32 outputs a
+/// point rather than the 361 weights). In the kernel in force: 16
 /// values at once in AVX-512, 8 in AVX2, 4 in NEON on ARM64 (the
 /// exponential a polynomial of degree 6 scaled by a power of two, within
 /// 2·10⁻⁷ of `exp`), one at a time in the portable kernel.
-pub fn softmax(row: &mut [f32], scale: f32) {
-    #[cfg(target_arch = "x86_64")]
+pub fn softmax_weights(row: &mut [f32], scale: f32) -> f32 {
     match Kernel::in_force() {
-        // SAFETY: the kernel in force is one the processor runs.
-        Kernel::Avx512 => return unsafe { softmax_avx512(row, scale) },
-        Kernel::Avx2 => return unsafe { softmax_avx2(row, scale) },
-        Kernel::Portable => return softmax_scalar(row, scale),
+        // SAFETY (both): the kernel in force is one the processor runs.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => unsafe { softmax_avx512(row, scale) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe { softmax_avx2(row, scale) },
+        #[cfg(target_arch = "aarch64")]
+        Kernel::Neon => softmax_neon(row, scale),
+        Kernel::Portable => softmax_scalar(row, scale),
     }
-    #[cfg(target_arch = "aarch64")]
-    if Kernel::in_force() == Kernel::Portable {
-        return softmax_scalar(row, scale);
-    }
-    #[cfg(target_arch = "aarch64")]
-    {
-        softmax_neon(row, scale);
-        return;
-    }
-    #[allow(unreachable_code)]
-    softmax_scalar(row, scale);
 }
 
-/// [`softmax`] a value at a time.
-fn softmax_scalar(row: &mut [f32], scale: f32) {
+/// [`softmax_weights`] a value at a time.
+fn softmax_scalar(row: &mut [f32], scale: f32) -> f32 {
     let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * scale));
     let mut sum = 0.0;
     for r in row.iter_mut() {
         *r = (*r * scale - max).exp();
         sum += *r;
     }
-    let inv = 1.0 / sum;
-    for r in row.iter_mut() {
-        *r *= inv;
-    }
+    sum
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn softmax_avx512(row: &mut [f32], scale: f32) {
+unsafe fn softmax_avx512(row: &mut [f32], scale: f32) -> f32 {
     use std::arch::x86_64::*;
     let n = row.len();
     let p = row.as_mut_ptr();
@@ -254,16 +246,7 @@ unsafe fn softmax_avx512(row: &mut [f32], scale: f32) {
         unsafe { _mm512_mask_storeu_ps(p.add(i), m, e) };
         i += 16;
     }
-    let inv = _mm512_set1_ps(1.0 / _mm512_reduce_add_ps(sum));
-    i = 0;
-    while i < n {
-        let m = mask(i);
-        unsafe {
-            let e = _mm512_maskz_loadu_ps(m, p.add(i));
-            _mm512_mask_storeu_ps(p.add(i), m, _mm512_mul_ps(e, inv));
-        }
-        i += 16;
-    }
+    _mm512_reduce_add_ps(sum)
 }
 
 /// The largest of `row`'s values times `scale`, `V::WIDTH` at a time.
@@ -279,11 +262,11 @@ fn scaled_max<V: Math>(row: &[f32], scale: f32) -> f32 {
     rest.iter().fold(top.max_lane(), |m, &x| m.max(x * scale))
 }
 
-/// [`softmax`] in AVX2: eight values at once, the row's last few one at a
+/// [`softmax_weights`] in AVX2: eight values at once, the row's last few one at a
 /// time with the same polynomial.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn softmax_avx2(row: &mut [f32], scale: f32) {
+unsafe fn softmax_avx2(row: &mut [f32], scale: f32) -> f32 {
     use std::arch::x86_64::*;
     let max = scaled_max::<__m256>(row, scale);
     let (chunks, rest) = row.as_chunks_mut::<8>();
@@ -307,16 +290,13 @@ unsafe fn softmax_avx2(row: &mut [f32], scale: f32) {
         *r = _mm256_cvtss_f32(e);
         sum += *r;
     }
-    let inv = 1.0 / sum;
-    for r in row.iter_mut() {
-        *r *= inv;
-    }
+    sum
 }
 
-/// [`softmax`] in NEON: four values at once, the row's last few one at a
+/// [`softmax_weights`] in NEON: four values at once, the row's last few one at a
 /// time with the same polynomial.
 #[cfg(target_arch = "aarch64")]
-fn softmax_neon(row: &mut [f32], scale: f32) {
+fn softmax_neon(row: &mut [f32], scale: f32) -> f32 {
     use std::arch::aarch64::*;
     let max = scaled_max::<float32x4_t>(row, scale);
     let (chunks, rest) = row.as_chunks_mut::<4>();
@@ -339,10 +319,7 @@ fn softmax_neon(row: &mut [f32], scale: f32) {
             sum += e;
         }
     }
-    let inv = 1.0 / sum;
-    for r in row.iter_mut() {
-        *r *= inv;
-    }
+    sum
 }
 
 #[cfg(test)]
@@ -350,7 +327,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_softmax_sums_to_one_and_follows_exp() {
+    fn the_softmax_weights_follow_exp_and_their_sum_is_theirs() {
         for n in [1, 5, 16, 17, 361] {
             let row: Vec<f32> = (0..n)
                 .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
@@ -364,10 +341,12 @@ mod tests {
             // Each kernel this processor runs.
             for kernel in crate::nn::cpu::gemm::Kernel::available() {
                 let mut fast = row.clone();
-                kernel.run_with(|| softmax(&mut fast, 0.5));
+                let total = kernel.run_with(|| softmax_weights(&mut fast, 0.5));
+                let added: f64 = fast.iter().map(|&f| f64::from(f)).sum();
+                assert!((f64::from(total) - added).abs() < 1e-6 * added);
                 for (f, e) in fast.iter().zip(&exact) {
                     assert!(
-                        (f64::from(*f) - e / sum).abs() < 1e-6,
+                        (f64::from(*f / total) - e / sum).abs() < 1e-6,
                         "{} {n}: {f} vs {}",
                         kernel.name(),
                         e / sum

@@ -202,15 +202,6 @@ impl Kernel {
             Kernel::Neon => 16.0,
         }
     }
-
-    /// Rows of its blocks.
-    fn rows(self) -> usize {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => MR_MAX,
-            _ => 6,
-        }
-    }
 }
 
 impl std::str::FromStr for Kernel {
@@ -299,25 +290,42 @@ impl Packed {
         }
     }
 
-    /// Packs the `k × n` matrix whose element `(row, column)` is
-    /// `value(row, column)` into this one, reusing its memory (a product
-    /// with a matrix known only while evaluating: attention's keys and
-    /// values).
-    pub fn refill(&mut self, k: usize, n: usize, value: impl Fn(usize, usize) -> f32) {
-        let count = n.div_ceil(NR);
-        self.k = k;
-        self.n = n;
-        self.panels.clear();
-        self.panels.resize(count * k * NR, 0.0);
-        for p in 0..count {
-            for kk in 0..k {
-                let row = &mut self.panels[(p * k + kk) * NR..][..NR];
-                for (j, slot) in row.iter_mut().enumerate().take(NR.min(n - p * NR)) {
-                    *slot = value(kk, p * NR + j);
+    /// Packs into this one, reusing its memory, the `k × n` matrix whose
+    /// row `r` is `rows[r · stride..][..n]` (a product with a matrix known
+    /// only while evaluating: attention's values, a head's share of each
+    /// point's).
+    pub fn refill_rows(&mut self, k: usize, n: usize, rows: &[f32], stride: usize) {
+        self.clear_to(k, n);
+        for (p, panel) in self.panels.chunks_exact_mut((k * NR).max(1)).enumerate() {
+            let cols = NR.min(n - p * NR);
+            for (r, to) in panel.chunks_exact_mut(NR).enumerate() {
+                to[..cols].copy_from_slice(&rows[r * stride + p * NR..][..cols]);
+            }
+        }
+        self.pair_up(precision());
+    }
+
+    /// Packs into this one the `k × n` matrix whose column `j` is
+    /// `columns[j · stride..][..k]` (attention's keys, transposed).
+    pub fn refill_columns(&mut self, k: usize, n: usize, columns: &[f32], stride: usize) {
+        self.clear_to(k, n);
+        for (p, panel) in self.panels.chunks_exact_mut((k * NR).max(1)).enumerate() {
+            for j in 0..NR.min(n - p * NR) {
+                let column = &columns[(p * NR + j) * stride..][..k];
+                for (to, &x) in panel[j..].iter_mut().step_by(NR).zip(column) {
+                    *to = x;
                 }
             }
         }
         self.pair_up(precision());
+    }
+
+    /// Zeros for a packed `k × n` matrix, in this one's memory.
+    fn clear_to(&mut self, k: usize, n: usize) {
+        self.k = k;
+        self.n = n;
+        self.panels.clear();
+        self.panels.resize(n.div_ceil(NR) * k * NR, 0.0);
     }
 
     fn panel(&self, p: usize) -> &[f32] {
@@ -330,6 +338,43 @@ impl Packed {
 /// of `c` (up to 14×16) kept in registers while `k` runs, with the fastest
 /// kernel the processor has.
 pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
+    let strides = RowStrides { a: b.k, c: b.n };
+    gemm_strided(m, a, b, c, strides, accumulate);
+}
+
+/// Where a product's rows lie: row r of `a` at `a[r · a..][..k]`, row r of
+/// `c` at `c[r · c..][..n]` (a product over some of the columns of larger
+/// matrices, such as one attention head's share of each point's values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowStrides {
+    pub a: usize,
+    pub c: usize,
+}
+
+impl RowStrides {
+    /// Asserts that `a` and `c` hold `m` rows of a product by `b`.
+    fn check(self, m: usize, a: &[f32], b: &Packed, c: &[f32]) {
+        assert!(
+            self.a >= b.k && self.c >= b.n,
+            "{self:?} for {}×{}",
+            b.k,
+            b.n
+        );
+        if m > 0 {
+            assert!(a.len() >= (m - 1) * self.a + b.k && c.len() >= (m - 1) * self.c + b.n);
+        }
+    }
+}
+
+/// [`gemm`] on rows `strides` apart.
+pub fn gemm_strided(
+    m: usize,
+    a: &[f32],
+    b: &Packed,
+    c: &mut [f32],
+    strides: RowStrides,
+    accumulate: bool,
+) {
     RECORDED.with_borrow_mut(|shapes| {
         if let Some(shapes) = shapes {
             record(shapes, m, b.k, b.n);
@@ -342,10 +387,10 @@ pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
     });
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     if !b.pairs.is_empty() {
-        gemm_bf16(m, a, b, c, accumulate);
+        gemm_bf16(m, a, b, c, strides, accumulate);
         return;
     }
-    gemm_with(Kernel::in_force(), m, a, b, c, accumulate);
+    gemm_with(Kernel::in_force(), m, a, b, c, strides, accumulate);
 }
 
 /// A product's shape as a layer runs it (`m × k` by `k × n`), and how
@@ -433,7 +478,15 @@ pub fn product_gflops(kernel: Kernel, shape: ProductShape, seconds: f64) -> f64 
         let start = std::time::Instant::now();
         let mut calls = 0u64;
         while calls < 3 || start.elapsed() < window {
-            gemm_with(kernel, m, &a, &packed, &mut c, false);
+            gemm_with(
+                kernel,
+                m,
+                &a,
+                &packed,
+                &mut c,
+                RowStrides { a: k, c: n },
+                false,
+            );
             calls += 1;
         }
         if timed {
@@ -444,59 +497,181 @@ pub fn product_gflops(kernel: Kernel, shape: ProductShape, seconds: f64) -> f64 
     rate
 }
 
-/// [`gemm`] with the kernel given (one the processor runs).
-pub fn gemm_with(kernel: Kernel, m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
-    let (k, n) = (b.k, b.n);
-    assert!(kernel.runs_here(), "{kernel:?} on this processor");
-    assert!(a.len() >= m * k && c.len() >= m * n);
-    by_blocks(m, n, kernel.rows(), c, accumulate, |p, i0, rows, out| {
-        block(
-            kernel,
-            &a[i0 * k..(i0 + rows) * k],
-            k,
-            rows,
-            b.panel(p),
-            out,
-        );
-    });
+/// Calls `$kernel::<R>` for the block's `$rows` rows, R from 1 to the arms given.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+macro_rules! by_rows {
+    ($rows:expr, $kernel:ident, $args:tt, [$($r:literal)*]) => {
+        match $rows {
+            $($r => $kernel::<$r> $args,)*
+            _ => unreachable!("a block has at most the kernel's rows"),
+        }
+    };
 }
 
-/// Runs `product(p, i0, rows, out)` for every block of the row-major
-/// `m × n` matrix `c`: panel `p` (16 columns) by the rows `i0..i0 + rows`,
-/// `out` where the block's products go. The rows are cut into as few blocks
-/// of at most `block_rows` as there can be, shared out evenly (25 rows as
+/// [`gemm`] with the kernel given (one the processor runs).
+pub fn gemm_with(
+    kernel: Kernel,
+    m: usize,
+    a: &[f32],
+    b: &Packed,
+    c: &mut [f32],
+    strides: RowStrides,
+    accumulate: bool,
+) {
+    assert!(kernel.runs_here(), "{kernel:?} on this processor");
+    strides.check(m, a, b, c);
+    match kernel {
+        // SAFETY (both): the processor runs the kernel (asserted above);
+        // the lengths are checked above and inside each block.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe { gemm_avx2_fma(m, a, b, c, strides, accumulate) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => unsafe { gemm_avx512(m, a, b, c, strides, accumulate) },
+        #[cfg(target_arch = "aarch64")]
+        Kernel::Neon => gemm_blocks(
+            m,
+            a,
+            b,
+            c,
+            accumulate,
+            6,
+            |a, lda, k, rows, panel, out| by_rows!(rows, block_neon, (a, lda, k, panel, out), [1 2 3 4 5 6]),
+        ),
+        Kernel::Portable => gemm_blocks::<6>(m, a, b, c, strides, accumulate, block_portable),
+    }
+}
+
+/// [`gemm_with`] in AVX2 and FMA: the blocks' loop compiled with the
+/// kernel's instructions, so that each block is inlined into it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn gemm_avx2_fma(
+    m: usize,
+    a: &[f32],
+    b: &Packed,
+    c: &mut [f32],
+    strides: RowStrides,
+    accumulate: bool,
+) {
+    gemm_blocks::<6>(
+        m,
+        a,
+        b,
+        c,
+        strides,
+        accumulate,
+        |a, lda, k, rows, panel, out| {
+            // SAFETY: this function runs only where AVX2 and FMA do; the
+            // lengths are checked inside.
+            unsafe { by_rows!(rows, block_avx2_fma, (a, lda, k, panel, out), [1 2 3 4 5 6]) }
+        },
+    );
+}
+
+/// [`gemm_with`] in AVX-512, as [`gemm_avx2_fma`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn gemm_avx512(
+    m: usize,
+    a: &[f32],
+    b: &Packed,
+    c: &mut [f32],
+    strides: RowStrides,
+    accumulate: bool,
+) {
+    gemm_blocks::<MR_MAX>(
+        m,
+        a,
+        b,
+        c,
+        strides,
+        accumulate,
+        |a, lda, k, rows, panel, out| {
+            // SAFETY: as in `gemm_avx2_fma`, for AVX-512.
+            unsafe {
+                by_rows!(rows, block_avx512, (a, lda, k, panel, out), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
+            }
+        },
+    );
+}
+
+/// The single-precision product by blocks of up to `ROWS` rows:
+/// `block(a_rows, a_stride, k, rows, panel, out)` computes one.
+#[inline(always)]
+fn gemm_blocks<const ROWS: usize>(
+    m: usize,
+    a: &[f32],
+    b: &Packed,
+    c: &mut [f32],
+    strides: RowStrides,
+    accumulate: bool,
+    mut block: impl FnMut(&[f32], usize, usize, usize, &[f32], Out),
+) {
+    let (k, lda) = (b.k, strides.a);
+    by_blocks::<ROWS>(
+        m,
+        b.n,
+        k * 4,
+        c,
+        strides.c,
+        accumulate,
+        |p, i0, rows, out| {
+            let a_rows = &a[i0 * lda..(i0 + rows - 1) * lda + k];
+            block(a_rows, lda, k, rows, b.panel(p), out);
+        },
+    );
+}
+
+/// How many bytes of the left-hand matrix's rows a pass over every panel
+/// works through at once: a share of the second-level cache (512 KB a core
+/// on Zen 3, 1.25–2 MB on Intel's recent cores; 256 KB on older ones), so
+/// that the rows stay there while each panel meets them.
+const ROWS_BYTES: usize = 160 * 1024;
+
+/// Runs `product(p, i0, rows, out)` for every block of the `m × n` matrix
+/// `c` (row r at `c[r · c_stride..]`): panel `p` (16 columns) by the rows
+/// `i0..i0 + rows`, `out` where the block's products go. The rows are cut
+/// into as few blocks of at most `ROWS` as there can be, shared out evenly (25 rows as
 /// five blocks of five with 6-row blocks, not four of six and one of one,
-/// which would leave the kernel waiting on its loads). Whole panels' blocks
-/// go straight into `c`; those of a panel cut short by `n` through a buffer.
-fn by_blocks(
+/// which would leave the kernel waiting on its loads). The blocks are
+/// taken a stretch of rows at a time, every panel over the stretch before
+/// the next, the stretch's left-hand rows (`row_bytes` each) within
+/// [`ROWS_BYTES`]. Whole panels' blocks go straight into `c`; those of a
+/// panel cut short by `n` through a buffer.
+#[inline(always)]
+fn by_blocks<const ROWS: usize>(
     m: usize,
     n: usize,
-    block_rows: usize,
+    row_bytes: usize,
     c: &mut [f32],
+    c_stride: usize,
     accumulate: bool,
     mut product: impl FnMut(usize, usize, usize, Out),
 ) {
     let mut acc = [[0.0f32; NR]; MR_MAX];
-    let blocks = m.div_ceil(block_rows);
-    for p in 0..n.div_ceil(NR) {
-        let j0 = p * NR;
-        let cols = NR.min(n - j0);
-        for nth in 0..blocks {
-            let i0 = nth * m / blocks;
-            let rows = (nth + 1) * m / blocks - i0;
-            if cols == NR {
-                let out = Out::Rows {
-                    c: &mut c[i0 * n + j0..(i0 + rows - 1) * n + j0 + NR],
-                    stride: n,
-                    accumulate,
-                };
-                product(p, i0, rows, out);
-                continue;
-            }
-            product(p, i0, rows, Out::Buffer(&mut acc));
-            for (r, acc_row) in acc.iter().enumerate().take(rows) {
-                let dst = &mut c[(i0 + r) * n + j0..(i0 + r) * n + j0 + cols];
-                store_row(dst, &acc_row[..cols], accumulate);
+    let blocks = m.div_ceil(ROWS);
+    let stretch = (ROWS_BYTES / (row_bytes.max(1) * ROWS)).clamp(1, blocks.max(1));
+    for first in (0..blocks).step_by(stretch) {
+        for p in 0..n.div_ceil(NR) {
+            let j0 = p * NR;
+            let cols = NR.min(n - j0);
+            for nth in first..blocks.min(first + stretch) {
+                let i0 = nth * m / blocks;
+                let rows = (nth + 1) * m / blocks - i0;
+                if cols == NR {
+                    let out = Out::Rows {
+                        c: &mut c[i0 * c_stride + j0..(i0 + rows - 1) * c_stride + j0 + NR],
+                        stride: c_stride,
+                        accumulate,
+                    };
+                    product(p, i0, rows, out);
+                    continue;
+                }
+                product(p, i0, rows, Out::Buffer(&mut acc));
+                for (r, acc_row) in acc.iter().enumerate().take(rows) {
+                    let dst = &mut c[(i0 + r) * c_stride + j0..][..cols];
+                    store_row(dst, &acc_row[..cols], accumulate);
+                }
             }
         }
     }
@@ -575,44 +750,12 @@ fn store_row(dst: &mut [f32], row: &[f32], accumulate: bool) {
     }
 }
 
-/// Calls `$kernel::<R>` for the block's `$rows` rows, R from 1 to the arms given.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-macro_rules! by_rows {
-    ($rows:expr, $kernel:ident, $args:tt, [$($r:literal)*]) => {
-        match $rows {
-            $($r => $kernel::<$r> $args,)*
-            _ => unreachable!("a block has at most the kernel's rows"),
-        }
-    };
-}
-
-/// One block: row r of the products, `Σ_kk a[r][kk] · panel[kk]`, to
-/// `out` for the `rows` rows of `a` (at most the kernel's rows).
-fn block(kernel: Kernel, a: &[f32], k: usize, rows: usize, panel: &[f32], out: Out) {
-    match kernel {
-        // SAFETY (both): the processor runs the kernel (asserted by
-        // `gemm_with`, the only caller); the lengths of `a` and `panel` are
-        // checked inside.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => unsafe {
-            by_rows!(rows, block_avx2_fma, (a, k, panel, out), [1 2 3 4 5 6])
-        },
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => unsafe {
-            by_rows!(rows, block_avx512, (a, k, panel, out), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
-        },
-        #[cfg(target_arch = "aarch64")]
-        Kernel::Neon => by_rows!(rows, block_neon, (a, k, panel, out), [1 2 3 4 5 6]),
-        Kernel::Portable => block_portable(a, k, rows, panel, out),
-    }
-}
-
-fn block_portable(a: &[f32], k: usize, rows: usize, panel: &[f32], out: Out) {
+fn block_portable(a: &[f32], lda: usize, k: usize, rows: usize, panel: &[f32], out: Out) {
     let mut acc = [[0.0; NR]; MR_MAX];
     for kk in 0..k {
         let b = &panel[kk * NR..(kk + 1) * NR];
         for (r, acc_row) in acc.iter_mut().enumerate().take(rows) {
-            let av = a[r * k + kk];
+            let av = a[r * lda + kk];
             for (x, &bv) in acc_row.iter_mut().zip(b) {
                 *x += av * bv;
             }
@@ -623,9 +766,9 @@ fn block_portable(a: &[f32], k: usize, rows: usize, panel: &[f32], out: Out) {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn block_avx2_fma<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: Out) {
+unsafe fn block_avx2_fma<const R: usize>(a: &[f32], lda: usize, k: usize, panel: &[f32], out: Out) {
     use std::arch::x86_64::*;
-    assert!(a.len() >= R * k && panel.len() >= NR * k);
+    assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
     let zero = _mm256_setzero_ps();
     let mut c = [[zero; 2]; R];
     let ap = a.as_ptr();
@@ -636,7 +779,7 @@ unsafe fn block_avx2_fma<const R: usize>(a: &[f32], k: usize, panel: &[f32], out
             let b0 = _mm256_loadu_ps(bp.add(kk * NR));
             let b1 = _mm256_loadu_ps(bp.add(kk * NR + 8));
             for (r, cr) in c.iter_mut().enumerate() {
-                let av = _mm256_broadcast_ss(&*ap.add(r * k + kk));
+                let av = _mm256_broadcast_ss(&*ap.add(r * lda + kk));
                 cr[0] = _mm256_fmadd_ps(av, b0, cr[0]);
                 cr[1] = _mm256_fmadd_ps(av, b1, cr[1]);
             }
@@ -647,9 +790,9 @@ unsafe fn block_avx2_fma<const R: usize>(a: &[f32], k: usize, panel: &[f32], out
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn block_avx512<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: Out) {
+unsafe fn block_avx512<const R: usize>(a: &[f32], lda: usize, k: usize, panel: &[f32], out: Out) {
     use std::arch::x86_64::*;
-    assert!(a.len() >= R * k && panel.len() >= NR * k);
+    assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
     let mut c = [[_mm512_setzero_ps()]; R];
     let ap = a.as_ptr();
     let bp = panel.as_ptr();
@@ -658,7 +801,7 @@ unsafe fn block_avx512<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: 
         unsafe {
             let b = _mm512_loadu_ps(bp.add(kk * NR));
             for (r, [cr]) in c.iter_mut().enumerate() {
-                *cr = _mm512_fmadd_ps(_mm512_set1_ps(*ap.add(r * k + kk)), b, *cr);
+                *cr = _mm512_fmadd_ps(_mm512_set1_ps(*ap.add(r * lda + kk)), b, *cr);
             }
         }
     }
@@ -668,9 +811,9 @@ unsafe fn block_avx512<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: 
 /// One block in NEON: R rows of 16 columns in 4R registers, each step of
 /// `k` one broadcast of `a` and four fused multiply-adds a row.
 #[cfg(target_arch = "aarch64")]
-fn block_neon<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: Out) {
+fn block_neon<const R: usize>(a: &[f32], lda: usize, k: usize, panel: &[f32], out: Out) {
     use std::arch::aarch64::*;
-    assert!(a.len() >= R * k && panel.len() >= NR * k);
+    assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
     // SAFETY (each block): NEON is part of every ARM64 processor; every
     // offset is below the lengths asserted above (kk < k).
     let zero = unsafe { vdupq_n_f32(0.0) };
@@ -686,7 +829,7 @@ fn block_neon<const R: usize>(a: &[f32], k: usize, panel: &[f32], out: Out) {
                 vld1q_f32(bp.add(kk * NR + 12)),
             ];
             for (r, cr) in c.iter_mut().enumerate() {
-                let av = *ap.add(r * k + kk);
+                let av = *ap.add(r * lda + kk);
                 for (x, &bv) in cr.iter_mut().zip(&b) {
                     *x = vfmaq_n_f32(*x, bv, av);
                 }
@@ -706,21 +849,28 @@ thread_local! {
 /// of up to [`BF16_ROWS`] rows by 16 columns summed in registers by the
 /// processor's bfloat16 dot products.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
+fn gemm_bf16(
+    m: usize,
+    a: &[f32],
+    b: &Packed,
+    c: &mut [f32],
+    strides: RowStrides,
+    accumulate: bool,
+) {
     let (k, n, q) = (b.k, b.n, b.row_pairs());
-    assert!(a.len() >= m * k && c.len() >= m * n);
+    strides.check(m, a, b, c);
     // `b` holds pairs only where bfloat16 products were asked for, which
     // `Precision::check_on_cpu` allows only where the processor has them.
     assert!(bf16_available(), "bfloat16 products on {}", bf16_name());
     A_PAIRS.with_borrow_mut(|pairs| {
         pairs.clear();
-        for row in a[..m * k].chunks_exact(k.max(1)).take(m) {
+        for row in (0..m).map(|r| &a[r * strides.a..r * strides.a + k]) {
             for pair in 0..q {
                 let hi = if 2 * pair + 1 < k { row[2 * pair + 1] } else { 0.0 };
                 pairs.push(bf16_pair(row[2 * pair], hi));
             }
         }
-        by_blocks(m, n, BF16_ROWS, c, accumulate, |p, i0, rows, out| {
+        by_blocks::<BF16_ROWS>(m, n, q * 4, c, strides.c, accumulate, |p, i0, rows, out| {
             let panel = &b.pairs[p * q * NR..(p + 1) * q * NR];
             let a_rows = &pairs[i0 * q..(i0 + rows) * q];
             // SAFETY (each arm): the processor has the dot products
@@ -875,9 +1025,50 @@ mod tests {
     }
 
     #[test]
+    fn matrices_refilled_from_rows_or_columns_pack_as_new_ones() {
+        let mut packed = Packed::new(1, 1, &[0.0]);
+        for (k, n, pad) in [
+            (32, 361, 0),
+            (361, 32, 5),
+            (3, 17, 2),
+            (17, 3, 1),
+            (1, 1, 0),
+        ] {
+            let b: Vec<f32> = (0..k * n).map(|i| i as f32 * 0.25 - 3.0).collect();
+            let want = Packed::new(k, n, &b);
+            let stride = n + pad;
+            let rows: Vec<f32> = (0..k * stride)
+                .map(|i| {
+                    if i % stride < n {
+                        b[i / stride * n + i % stride]
+                    } else {
+                        f32::NAN
+                    }
+                })
+                .collect();
+            packed.refill_rows(k, n, &rows, stride);
+            assert_eq!((packed.k, packed.n), (k, n));
+            assert_eq!(packed.panels, want.panels, "rows {k}×{n}");
+            let stride = k + pad;
+            let columns: Vec<f32> = (0..n * stride)
+                .map(|i| {
+                    if i % stride < k {
+                        b[i % stride * n + i / stride]
+                    } else {
+                        f32::NAN
+                    }
+                })
+                .collect();
+            packed.refill_columns(k, n, &columns, stride);
+            assert_eq!(packed.panels, want.panels, "columns {k}×{n}");
+        }
+    }
+
+    #[test]
     fn every_kernel_multiplies_matrices_of_any_shape() {
         // Row counts from one block to several uneven ones for each kernel
-        // (6 and 14 rows a block), column counts with partial panels.
+        // (6 and 14 rows a block), column counts with partial panels, and
+        // rows long enough to be taken a stretch at a time.
         let shapes = [
             (1, 1, 1),
             (4, 3, 16),
@@ -885,21 +1076,44 @@ mod tests {
             (15, 4, 17),
             (25, 96, 96),
             (29, 7, 8),
+            (40, 2000, 20),
         ];
+        // Rows packed, and rows inside wider matrices whose other columns
+        // (`pad` a row) are not read in `a` and are left as they are in `c`.
+        let cases = shapes
+            .into_iter()
+            .flat_map(|s| [(s, 0, false), (s, 0, true), (s, 3, false), (s, 3, true)]);
         for kernel in Kernel::available() {
-            for ((m, k, n), accumulate) in shapes.into_iter().flat_map(|s| [(s, false), (s, true)])
-            {
-                let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
+            for ((m, k, n), pad, accumulate) in cases.clone() {
+                let strides = RowStrides {
+                    a: k + pad,
+                    c: n + pad,
+                };
+                let a: Vec<f32> = (0..m * strides.a)
+                    .map(|i| match i % strides.a < k {
+                        true => (i % 7) as f32 - 3.0,
+                        false => f32::NAN,
+                    })
+                    .collect();
                 let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
-                let mut c = vec![1.0; m * n];
-                gemm_with(kernel, m, &a, &Packed::new(k, n, &b), &mut c, accumulate);
+                let mut c = vec![1.0; m * strides.c];
+                let packed = Packed::new(k, n, &b);
+                gemm_with(kernel, m, &a, &packed, &mut c, strides, accumulate);
                 let before = if accumulate { 1.0 } else { 0.0 };
                 for i in 0..m {
                     for j in 0..n {
-                        let want: f32 =
-                            before + (0..k).map(|x| a[i * k + x] * b[x * n + j]).sum::<f32>();
-                        assert_eq!(c[i * n + j], want, "{kernel:?} {m}×{k}×{n} {accumulate}");
+                        let want: f32 = before
+                            + (0..k)
+                                .map(|x| a[i * strides.a + x] * b[x * n + j])
+                                .sum::<f32>();
+                        let got = c[i * strides.c + j];
+                        assert_eq!(got, want, "{kernel:?} {m}×{k}×{n} {pad} {accumulate}");
                     }
+                    let rest = &c[i * strides.c + n..(i + 1) * strides.c];
+                    assert!(
+                        rest.iter().all(|&x| x == 1.0),
+                        "{kernel:?} wrote past a row"
+                    );
                 }
             }
         }

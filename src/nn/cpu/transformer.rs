@@ -11,8 +11,8 @@
 //! Every buffer is the caller's ([`Scratch`], grown by [`Scratch::fit`]):
 //! nothing here allocates while evaluating.
 
-use super::elementwise::{activate_row, silu_gate, softmax};
-use super::gemm::{Packed, gemm};
+use super::elementwise::{activate_row, silu_gate, softmax_weights};
+use super::gemm::{Packed, RowStrides, gemm, gemm_strided};
 use crate::nn::backend::Shape;
 use crate::nn::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, Rope, TransformerNormDesc,
@@ -41,6 +41,11 @@ impl Dense {
     /// `output = input · W` over `rows` rows.
     pub fn apply(&self, rows: usize, input: &[f32], output: &mut [f32]) {
         gemm(rows, input, &self.weights, output, false);
+    }
+
+    /// `output += input · W` over `rows` rows.
+    pub fn apply_adding(&self, rows: usize, input: &[f32], output: &mut [f32]) {
+        gemm(rows, input, &self.weights, output, true);
     }
 }
 
@@ -135,9 +140,6 @@ pub struct Scratch {
     /// Each attention block's rotation tables for the board it last
     /// evaluated.
     rope: Vec<RopeTables>,
-    /// One head's queries and outputs, gathered contiguous.
-    head_q: Vec<f32>,
-    head_out: Vec<f32>,
     /// One key-and-value head's keys (transposed) and values, packed.
     keys: Packed,
     values: Packed,
@@ -151,7 +153,6 @@ pub struct Needs {
     heads_out: usize,
     scores: usize,
     hidden: usize,
-    head: usize,
 }
 
 impl Needs {
@@ -162,7 +163,6 @@ impl Needs {
             heads_out: self.heads_out.max(o.heads_out),
             scores: self.scores.max(o.scores),
             hidden: self.hidden.max(o.hidden),
-            head: self.head.max(o.head),
         }
     }
 }
@@ -181,8 +181,6 @@ impl Scratch {
         grow(&mut self.scores, needs.scores);
         grow(&mut self.hidden_gate, 2 * needs.hidden);
         grow(&mut self.gated, needs.hidden);
-        grow(&mut self.head_q, needs.head);
-        grow(&mut self.head_out, needs.head);
     }
 }
 
@@ -264,7 +262,6 @@ impl Attention {
             heads_out: rows * self.heads * self.v_dim,
             scores: QUERY_ROWS.min(points) * points,
             hidden: 0,
-            head: points * self.q_dim.max(self.v_dim),
         }
     }
 
@@ -376,7 +373,6 @@ impl Attention {
     pub fn apply(&self, shape: Shape, trunk: &mut [f32], s: &mut Scratch) {
         let rows = shape.rows();
         let points = shape.points();
-        let c = self.qkv.in_channels;
         // A row of qkv: the queries, then the keys, then the values.
         let (qw, kw) = (self.heads * self.q_dim, self.kv_heads * self.q_dim);
         let stride = self.qkv.out_channels;
@@ -396,51 +392,53 @@ impl Attention {
             qkv,
             heads_out,
             scores,
-            head_q,
-            head_out,
             keys,
             values,
             ..
         } = s;
         for b in 0..shape.batch {
             let base = b * points;
+            let board = &qkv[base * stride..(base + points) * stride];
             for kvh in 0..self.kv_heads {
                 // This head's keys as a `d × points` matrix and its values
                 // as `points × d`, packed for the products.
                 let (k, v) = (qw + kvh * qd, qw + kw + kvh * vd);
-                keys.refill(qd, points, |d, j| qkv[(base + j) * stride + k + d]);
-                values.refill(points, vd, |j, e| qkv[(base + j) * stride + v + e]);
+                keys.refill_columns(qd, points, &board[k..], stride);
+                values.refill_rows(points, vd, &board[v..], stride);
                 for h in kvh * group..(kvh + 1) * group {
-                    for i in 0..points {
-                        let from = (base + i) * stride + h * qd;
-                        head_q[i * qd..(i + 1) * qd].copy_from_slice(&qkv[from..from + qd]);
-                    }
                     // A few query points at a time, so that their scores
                     // stay in the core's first cache between the two
-                    // products: scores = Q·Kᵀ / √d, a softmax over each
-                    // row, out = softmax · V. Each value is the sum it is
-                    // with all points at once, in the same order.
+                    // products: scores = Q·Kᵀ / √d, a softmax's weights
+                    // over each row, out = weights · V divided by the
+                    // weights' sum.
                     for first in (0..points).step_by(QUERY_ROWS) {
                         let rows = QUERY_ROWS.min(points - first);
                         let scores = &mut scores[..rows * points];
-                        gemm(rows, &head_q[first * qd..], keys, scores, false);
-                        for row in scores.chunks_exact_mut(points) {
-                            softmax(row, scale);
+                        let queries = &board[first * stride + h * qd..];
+                        let strides = RowStrides {
+                            a: stride,
+                            c: points,
+                        };
+                        gemm_strided(rows, queries, keys, scores, strides, false);
+                        let mut sums = [0.0; QUERY_ROWS];
+                        for (row, sum) in scores.chunks_exact_mut(points).zip(&mut sums) {
+                            *sum = softmax_weights(row, scale);
                         }
-                        gemm(rows, scores, values, &mut head_out[first * vd..], false);
-                    }
-                    for i in 0..points {
-                        let to = (base + i) * ow + h * vd;
-                        heads_out[to..to + vd].copy_from_slice(&head_out[i * vd..(i + 1) * vd]);
+                        let out = &mut heads_out[(base + first) * ow + h * vd..];
+                        let strides = RowStrides { a: points, c: ow };
+                        gemm_strided(rows, scores, values, out, strides, false);
+                        for (row, sum) in out.chunks_mut(ow).zip(&sums[..rows]) {
+                            let inverse = 1.0 / sum;
+                            for x in &mut row[..vd] {
+                                *x *= inverse;
+                            }
+                        }
                     }
                 }
             }
         }
         // The output projection, added to the trunk.
-        self.out.apply(rows, &s.heads_out, &mut s.norm);
-        for (t, &x) in trunk[..rows * c].iter_mut().zip(&s.norm[..rows * c]) {
-            *t += x;
-        }
+        self.out.apply_adding(rows, &s.heads_out, trunk);
     }
 }
 
@@ -482,7 +480,6 @@ impl FeedForward {
     /// `trunk += block(trunk)`.
     pub fn apply(&self, shape: Shape, trunk: &mut [f32], s: &mut Scratch) {
         let rows = shape.rows();
-        let c = self.linear1_gate.in_channels;
         let f = self.linear2.in_channels;
         self.norm.apply(rows, trunk, &mut s.norm);
         self.linear1_gate.apply(rows, &s.norm, &mut s.hidden_gate);
@@ -492,10 +489,7 @@ impl FeedForward {
         {
             silu_gate(&row[..f], &row[f..], gated);
         }
-        self.linear2.apply(rows, &s.gated, &mut s.norm);
-        for (t, &x) in trunk[..rows * c].iter_mut().zip(&s.norm[..rows * c]) {
-            *t += x;
-        }
+        self.linear2.apply_adding(rows, &s.gated, trunk);
     }
 }
 
