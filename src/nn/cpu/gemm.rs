@@ -528,13 +528,13 @@ pub fn gemm_with(
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 => unsafe { gemm_avx512(m, a, b, c, strides, accumulate) },
         #[cfg(target_arch = "aarch64")]
-        Kernel::Neon => gemm_blocks(
+        Kernel::Neon => gemm_blocks::<6>(
             m,
             a,
             b,
             c,
+            strides,
             accumulate,
-            6,
             |a, lda, k, rows, panel, out| by_rows!(rows, block_neon, (a, lda, k, panel, out), [1 2 3 4 5 6]),
         ),
         Kernel::Portable => gemm_blocks::<6>(m, a, b, c, strides, accumulate, block_portable),
