@@ -7,7 +7,6 @@
 //! value at a time ([`activate`]).
 
 use super::gemm::Kernel;
-use super::layers::activate;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use super::simd::Math;
 use crate::nn::model::Activation;
@@ -320,6 +319,21 @@ fn softmax_neon(row: &mut [f32], scale: f32) -> f32 {
         }
     }
     sum
+}
+
+/// An activation of one value, through the standard library: the
+/// reference the vector kernels are held to, and the portable kernel.
+#[inline]
+pub fn activate(act: Activation, x: f32) -> f32 {
+    match act {
+        Activation::Identity => x,
+        Activation::Relu => x.max(0.0),
+        Activation::Mish => {
+            let sp = if x > 20.0 { x } else { x.exp().ln_1p() };
+            x * sp.tanh()
+        }
+        Activation::Silu => x / (1.0 + (-x).exp()),
+    }
 }
 
 #[cfg(test)]

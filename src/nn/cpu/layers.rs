@@ -96,19 +96,6 @@ impl NormAct {
     }
 }
 
-#[inline]
-pub fn activate(act: Activation, x: f32) -> f32 {
-    match act {
-        Activation::Identity => x,
-        Activation::Relu => x.max(0.0),
-        Activation::Mish => {
-            let sp = if x > 20.0 { x } else { x.exp().ln_1p() };
-            x * sp.tanh()
-        }
-        Activation::Silu => x / (1.0 + (-x).exp()),
-    }
-}
-
 /// A dense layer, weights `in × out`.
 pub struct MatMul {
     pub in_channels: usize,

@@ -11,7 +11,7 @@
 
 pub mod conv;
 pub mod denormals;
-mod elementwise;
+pub mod elementwise;
 pub mod gemm;
 pub mod layers;
 pub mod network;

@@ -10,6 +10,7 @@
 //! allocates nothing.
 
 use super::conv::Conv;
+use super::elementwise;
 use super::gemm::Arithmetic;
 use super::layers::{self, MatMul, NormAct, Pooling};
 use super::transformer::{self, Attention, FeedForward, Needs, RmsNorm};
@@ -361,7 +362,7 @@ impl MetadataEncoder {
             mul.apply(batch, input, output);
             layers::add_bias(batch, bias, output);
             for x in output.iter_mut().take(bias.len() * batch) {
-                *x = layers::activate(act, *x);
+                *x = elementwise::activate(act, *x);
             }
         };
         layer(&self.mul1, &self.bias1, self.act1, metadata, h1);
@@ -693,7 +694,7 @@ impl Network {
                     .apply(shape.batch, head_pooled, pass_hidden);
                 layers::add_bias(shape.batch, &h.bias, pass_hidden);
                 for x in pass_hidden.iter_mut().take(h.bias.len() * shape.batch) {
-                    *x = layers::activate(h.act, *x);
+                    *x = elementwise::activate(h.act, *x);
                 }
                 h.mul2.apply(shape.batch, pass_hidden, head_bias);
                 &head_bias[..]
@@ -718,7 +719,7 @@ impl Network {
         self.v2_mul.apply(shape.batch, head_pooled, v2);
         layers::add_bias(shape.batch, &self.v2_bias, v2);
         for x in v2.iter_mut().take(self.v2_mul.out_channels * shape.batch) {
-            *x = layers::activate(self.v2_act, *x);
+            *x = elementwise::activate(self.v2_act, *x);
         }
         self.v3_mul.apply(shape.batch, v2, head_bias);
         layers::add_bias(shape.batch, &self.v3_bias, head_bias);

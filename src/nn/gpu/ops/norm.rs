@@ -192,7 +192,7 @@ cfg_device! {
 #[cfg(test)]
 mod host {
     use super::*;
-    use crate::nn::cpu::layers::activate;
+    use crate::nn::cpu::elementwise::activate;
     use crate::nn::gpu::ops::HostStep;
 
     impl NormAct {
