@@ -541,59 +541,35 @@ pub fn gemm_with(
     }
 }
 
-/// [`gemm_with`] in AVX2 and FMA: the blocks' loop compiled with the
-/// kernel's instructions, so that each block is inlined into it.
+/// Defines `$name`, [`gemm_with`] for one x86 kernel: the blocks' loop
+/// compiled with the kernel's instructions (`$features`), so that each
+/// block (`$block::<R>` for R of the `$r` given, at most `$rows`) is
+/// inlined into it.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn gemm_avx2_fma(
-    m: usize,
-    a: &[f32],
-    b: &Packed,
-    c: &mut [f32],
-    strides: RowStrides,
-    accumulate: bool,
-) {
-    gemm_blocks::<6>(
-        m,
-        a,
-        b,
-        c,
-        strides,
-        accumulate,
-        |a, lda, k, rows, panel, out| {
-            // SAFETY: this function runs only where AVX2 and FMA do; the
-            // lengths are checked inside.
-            unsafe { by_rows!(rows, block_avx2_fma, (a, lda, k, panel, out), [1 2 3 4 5 6]) }
-        },
-    );
+macro_rules! blocks_compiled_with {
+    ($name:ident, $features:literal, $rows:expr, $block:ident, [$($r:literal)*]) => {
+        #[target_feature(enable = $features)]
+        unsafe fn $name(
+            m: usize,
+            a: &[f32],
+            b: &Packed,
+            c: &mut [f32],
+            strides: RowStrides,
+            accumulate: bool,
+        ) {
+            gemm_blocks::<$rows>(m, a, b, c, strides, accumulate, |a, lda, k, rows, panel, out| {
+                // SAFETY: this function runs only where the kernel's
+                // instructions do; the lengths are checked inside.
+                unsafe { by_rows!(rows, $block, (a, lda, k, panel, out), [$($r)*]) }
+            });
+        }
+    };
 }
 
-/// [`gemm_with`] in AVX-512, as [`gemm_avx2_fma`].
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn gemm_avx512(
-    m: usize,
-    a: &[f32],
-    b: &Packed,
-    c: &mut [f32],
-    strides: RowStrides,
-    accumulate: bool,
-) {
-    gemm_blocks::<MR_MAX>(
-        m,
-        a,
-        b,
-        c,
-        strides,
-        accumulate,
-        |a, lda, k, rows, panel, out| {
-            // SAFETY: as in `gemm_avx2_fma`, for AVX-512.
-            unsafe {
-                by_rows!(rows, block_avx512, (a, lda, k, panel, out), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
-            }
-        },
-    );
-}
+blocks_compiled_with!(gemm_avx2_fma, "avx2,fma", 6, block_avx2_fma, [1 2 3 4 5 6]);
+#[cfg(target_arch = "x86_64")]
+blocks_compiled_with!(gemm_avx512, "avx512f", MR_MAX, block_avx512, [1 2 3 4 5 6 7 8 9 10 11 12 13 14]);
 
 /// The single-precision product by blocks of up to `ROWS` rows:
 /// `block(a_rows, a_stride, k, rows, panel, out)` computes one.
