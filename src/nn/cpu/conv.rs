@@ -361,14 +361,26 @@ impl Conv {
     ) {
         let oc_n = self.out_channels;
         let out_tile = self.out_tile();
-        let rows: [[V; 4]; TILE] = std::array::from_fn(|y| {
-            output_lanes(
-                std::array::from_fn(|x| V::load(&transformed_out[place.at(y * TILE + x, oc)..])),
-                self.size,
-            )
-        });
+        let rows: [[V; 4]; TILE] = lanes_array(
+            #[inline(always)]
+            |y| {
+                output_lanes(
+                    lanes_array(
+                        #[inline(always)]
+                        |x| V::load(&transformed_out[place.at(y * TILE + x, oc)..]),
+                    ),
+                    self.size,
+                )
+            },
+        );
         for x in 0..out_tile {
-            let col = output_lanes(std::array::from_fn(|y| rows[y][x]), self.size);
+            let col = output_lanes(
+                lanes_array(
+                    #[inline(always)]
+                    |y| rows[y][x],
+                ),
+                self.size,
+            );
             for (y, v) in col.into_iter().enumerate().take(out_tile) {
                 if let Some(p) = dst[y][x] {
                     let o = &mut output[p * oc_n + oc..];
@@ -450,19 +462,41 @@ fn transform_input<V: Lanes>(
     ic: usize,
     transformed_in: &mut [f32],
 ) {
-    let rows: [[V; TILE]; TILE] = std::array::from_fn(|y| {
-        input_lanes(std::array::from_fn(|x| match src[y][x] {
-            Some(p) => V::load(&input[p * place.channels + ic..]),
-            None => V::zero(),
-        }))
-    });
+    let rows: [[V; TILE]; TILE] = lanes_array(
+        #[inline(always)]
+        |y| {
+            input_lanes(lanes_array(
+                #[inline(always)]
+                |x| match src[y][x] {
+                    Some(p) => V::load(&input[p * place.channels + ic..]),
+                    None => V::zero(),
+                },
+            ))
+        },
+    );
     // Columns read one value from each row.
     for x in 0..TILE {
-        let col = input_lanes(std::array::from_fn(|y| rows[y][x]));
+        let col = input_lanes(lanes_array(
+            #[inline(always)]
+            |y| rows[y][x],
+        ));
         for (y, v) in col.into_iter().enumerate() {
             v.store(&mut transformed_in[place.at(y * TILE + x, ic)..]);
         }
     }
+}
+
+/// `[f(0), f(1), …]` of vector registers (or arrays of them), built in the
+/// caller, so with the instructions the caller is compiled for: the
+/// standard library's `array::from_fn` may be left a function of its own,
+/// compiled without them, each register operation in it a call.
+#[inline(always)]
+fn lanes_array<T: Copy, const N: usize>(mut f: impl FnMut(usize) -> T) -> [T; N] {
+    let mut out = [f(0); N];
+    for (i, x) in out.iter_mut().enumerate().skip(1) {
+        *x = f(i);
+    }
+    out
 }
 
 /// The input transform of six values (Bᵀ·d), on all lanes at once.

@@ -1,6 +1,7 @@
 //! The element-wise functions of a forward pass, a row at a time, in the
-//! kernel in force: attention's softmax, the feed-forward block's SiLU times
-//! its gate, and the norms' activations (Mish, SiLU, ReLU). In AVX-512, AVX2
+//! kernel in force: attention's softmax and the norms' activations (Mish,
+//! SiLU, ReLU); the feed-forward block's SiLU times its gate is a store of
+//! its product (`gemm::Store::SiluGate`). In AVX-512, AVX2
 //! and NEON they run 16, 8 and 4 values at once on one exponential,
 //! Cephes' polynomial scaled by a power of two (`simd::Math`), always of a
 //! value at or below zero; the portable kernel calls the standard library a
@@ -8,7 +9,7 @@
 
 use super::gemm::Kernel;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-use super::simd::Math;
+use super::simd::{Math, silu};
 use crate::nn::model::Activation;
 
 /// `pub fn $name(args)`: `$generic::<register type>` in the kernel in
@@ -44,19 +45,8 @@ macro_rules! by_kernel {
 }
 
 by_kernel! {
-    /// `out = silu(hidden) ⊙ gate`, value by value (the SwiGLU unit).
-    fn silu_gate(hidden: &[f32], gate: &[f32], out: &mut [f32]) => silu_gate_lanes, silu_gate_portable
-}
-
-by_kernel! {
     /// `row = act(row)`, in place.
     fn activate_row(act: Activation, row: &mut [f32]) => activate_lanes, activate_portable
-}
-
-fn silu_gate_portable(hidden: &[f32], gate: &[f32], out: &mut [f32]) {
-    for ((o, &h), &g) in out.iter_mut().zip(hidden).zip(gate) {
-        *o = activate(Activation::Silu, h) * g;
-    }
 }
 
 fn activate_portable(act: Activation, row: &mut [f32]) {
@@ -122,28 +112,6 @@ fn map_in_place<V: Math, F: Unary>(row: &mut [f32]) {
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
-fn silu_gate_lanes<V: Math>(hidden: &[f32], gate: &[f32], out: &mut [f32]) {
-    let n = out.len();
-    let (hidden, gate) = (&hidden[..n], &gate[..n]);
-    let whole = n - n % V::WIDTH;
-    for at in (0..whole).step_by(V::WIDTH) {
-        silu(V::load(&hidden[at..]))
-            .mul(V::load(&gate[at..]))
-            .store(&mut out[at..]);
-    }
-    if whole < n {
-        let mut lanes = [[0.0f32; 16]; 3];
-        lanes[0][..n - whole].copy_from_slice(&hidden[whole..]);
-        lanes[1][..n - whole].copy_from_slice(&gate[whole..]);
-        silu(V::load(&lanes[0]))
-            .mul(V::load(&lanes[1]))
-            .store(&mut lanes[2]);
-        out[whole..].copy_from_slice(&lanes[2][..n - whole]);
-    }
-}
-
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-#[inline(always)]
 fn activate_lanes<V: Math>(act: Activation, row: &mut [f32]) {
     match act {
         Activation::Identity => {}
@@ -151,16 +119,6 @@ fn activate_lanes<V: Math>(act: Activation, row: &mut [f32]) {
         Activation::Silu => map_in_place::<V, Silu>(row),
         Activation::Mish => map_in_place::<V, Mish>(row),
     }
-}
-
-/// `x · σ(x)`, from `t = e^−|x|` (at most 1): `x / (1 + t)` where `x ≥ 0`,
-/// `x · t / (1 + t)` below.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-#[inline(always)]
-fn silu<V: Math>(x: V) -> V {
-    let t = V::zero().sub(x.abs()).exp_nonpositive();
-    let over = V::splat(1.0).add(t);
-    x.where_negative(x.mul(t), x).div(over)
 }
 
 /// `x · tanh(ln(1 + eˣ))`, from `t = e^−|x|` (at most 1). With `e = eˣ`,
@@ -386,26 +344,6 @@ mod tests {
 
     fn close(fast: f32, exact: f32) -> bool {
         (fast - exact).abs() <= 2e-6 * exact.abs() + 1e-30
-    }
-
-    #[test]
-    fn silu_times_the_gate_follows_the_library_in_every_kernel() {
-        for n in [1, 3, 8, 15, 16, 17, 512] {
-            let (hidden, gate) = (values(n), values(n + 5)[5..].to_vec());
-            for kernel in Kernel::available() {
-                let mut out = vec![f32::NAN; n];
-                kernel.run_with(|| silu_gate(&hidden, &gate, &mut out));
-                for ((&o, &h), &g) in out.iter().zip(&hidden).zip(&gate) {
-                    let exact =
-                        (f64::from(h) / (1.0 + (-f64::from(h)).exp()) * f64::from(g)) as f32;
-                    assert!(
-                        close(o, exact),
-                        "{} silu({h})·{g}: {o} vs {exact}",
-                        kernel.name()
-                    );
-                }
-            }
-        }
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //! setting shared by the process.
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-use super::simd::Lanes;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+use super::simd::Math;
 use crate::nn::precision::Precision;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::nn::precision::{bf16_available, bf16_name};
@@ -262,6 +263,30 @@ impl Packed {
         packed
     }
 
+    /// Packs the row-major `k × outputs` matrices `hidden` and `gate` of a
+    /// SwiGLU side by side for [`Store::SiluGate`]: each panel eight of
+    /// `hidden`'s columns, then the same eight of `gate`'s (zeros past
+    /// `outputs`).
+    pub fn gated(k: usize, outputs: usize, hidden: &[f32], gate: &[f32]) -> Packed {
+        let n = outputs.div_ceil(GATED) * NR;
+        let mut b = vec![0.0; k * n];
+        for (kk, row) in b.chunks_exact_mut(n).enumerate() {
+            for (j, pair) in row.chunks_exact_mut(NR).enumerate() {
+                let from = j * GATED..outputs.min((j + 1) * GATED);
+                let width = from.len();
+                pair[..width].copy_from_slice(&hidden[kk * outputs..][from.clone()]);
+                pair[GATED..GATED + width].copy_from_slice(&gate[kk * outputs..][from]);
+            }
+        }
+        Packed::new(k, n, &b)
+    }
+
+    /// Its columns (a [`Packed::gated`] matrix's, padded, twice its
+    /// outputs).
+    pub fn columns(&self) -> usize {
+        self.n
+    }
+
     /// Rows in pairs, per panel.
     fn row_pairs(&self) -> usize {
         self.k.div_ceil(2)
@@ -339,7 +364,7 @@ impl Packed {
 /// kernel the processor has.
 pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
     let strides = RowStrides { a: b.k, c: b.n };
-    gemm_strided(m, a, b, c, strides, accumulate);
+    gemm_stored(m, a, b, c, strides, Store::written(accumulate));
 }
 
 /// Where a product's rows lie: row r of `a` at `a[r · a..][..k]`, row r of
@@ -352,19 +377,107 @@ pub struct RowStrides {
 }
 
 impl RowStrides {
-    /// Asserts that `a` and `c` hold `m` rows of a product by `b`.
-    fn check(self, m: usize, a: &[f32], b: &Packed, c: &[f32]) {
+    /// Asserts that `a` and `c` hold `m` rows of a product by `b` stored
+    /// by `store`.
+    fn check(self, m: usize, a: &[f32], b: &Packed, c: &[f32], store: Store) {
+        let columns = store.columns(b.n);
         assert!(
-            self.a >= b.k && self.c >= b.n,
+            self.a >= b.k && self.c >= columns,
             "{self:?} for {}×{}",
             b.k,
-            b.n
+            columns
         );
         if m > 0 {
-            assert!(a.len() >= (m - 1) * self.a + b.k && c.len() >= (m - 1) * self.c + b.n);
+            assert!(a.len() >= (m - 1) * self.a + b.k && c.len() >= (m - 1) * self.c + columns);
+        }
+        match store {
+            Store::ScaleRows(scales) | Store::SiluGate { scales, .. } => {
+                assert!(scales.len() >= m, "{m} rows, {} scales", scales.len())
+            }
+            Store::Write | Store::Add => {}
+        }
+        if let Store::SiluGate { outputs, .. } = store {
+            assert!(
+                outputs <= b.n.div_ceil(NR) * GATED,
+                "{outputs} gated outputs of {} columns",
+                b.n
+            );
         }
     }
 }
+
+/// How a product's sums reach `c`, a block of them at a time as they
+/// leave the registers: the layer's next step done in the same pass.
+#[derive(Clone, Copy, Debug)]
+pub enum Store<'a> {
+    /// `c = a · b`.
+    Write,
+    /// `c += a · b` (a residual added as it is stored).
+    Add,
+    /// `c = a · b`, row r times `scales[r]`: a norm of each of `a`'s rows
+    /// (`x / rms(x) · w`) whose weights `w` are folded into `b`.
+    ScaleRows(&'a [f32]),
+    /// SwiGLU over a [`Packed::gated`] matrix after a norm, as
+    /// `ScaleRows`: `c`'s `outputs` columns are `SiLU(hidden) · gate`, half
+    /// as many as `b`'s, of the sums of row r times `scales[r]`.
+    SiluGate { outputs: usize, scales: &'a [f32] },
+}
+
+impl Store<'_> {
+    /// `Add` where `accumulate`, else `Write`.
+    pub fn written(accumulate: bool) -> Store<'static> {
+        if accumulate { Store::Add } else { Store::Write }
+    }
+
+    /// The columns of `c` a product with `n` columns stores.
+    pub fn columns(self, n: usize) -> usize {
+        match self {
+            Store::SiluGate { outputs, .. } => outputs,
+            _ => n,
+        }
+    }
+
+    /// The columns of `c` a panel's block stores.
+    fn panel_columns(self) -> usize {
+        match self {
+            Store::SiluGate { .. } => GATED,
+            _ => NR,
+        }
+    }
+
+    /// This store for a block whose first row is `i0`.
+    fn at_row(self, i0: usize) -> Self {
+        match self {
+            Store::ScaleRows(scales) => Store::ScaleRows(&scales[i0..]),
+            Store::SiluGate { outputs, scales } => Store::SiluGate {
+                outputs,
+                scales: &scales[i0..],
+            },
+            other => other,
+        }
+    }
+
+    /// Stores one row `r` of a block's sums (`NR` of them) into the
+    /// `dst.len()` columns it has, a value at a time.
+    fn row_by_values(self, dst: &mut [f32], sums: &[f32; NR], r: usize) {
+        let pairs = dst.iter_mut().zip(sums);
+        match self {
+            Store::Write => pairs.for_each(|(d, &v)| *d = v),
+            Store::Add => pairs.for_each(|(d, &v)| *d += v),
+            Store::ScaleRows(scales) => pairs.for_each(|(d, &v)| *d = v * scales[r]),
+            Store::SiluGate { scales, .. } => {
+                for (j, d) in dst.iter_mut().enumerate() {
+                    let (hidden, gate) = (sums[j] * scales[r], sums[GATED + j] * scales[r]);
+                    *d = hidden / (1.0 + (-hidden).exp()) * gate;
+                }
+            }
+        }
+    }
+}
+
+/// The hidden (and the gate) values a panel of a [`Packed::gated`]
+/// matrix holds: half its columns.
+const GATED: usize = NR / 2;
 
 /// [`gemm`] on rows `strides` apart.
 pub fn gemm_strided(
@@ -374,6 +487,18 @@ pub fn gemm_strided(
     c: &mut [f32],
     strides: RowStrides,
     accumulate: bool,
+) {
+    gemm_stored(m, a, b, c, strides, Store::written(accumulate));
+}
+
+/// [`gemm`] on rows `strides` apart, the sums stored by `store`.
+pub fn gemm_stored(
+    m: usize,
+    a: &[f32],
+    b: &Packed,
+    c: &mut [f32],
+    strides: RowStrides,
+    store: Store,
 ) {
     RECORDED.with_borrow_mut(|shapes| {
         if let Some(shapes) = shapes {
@@ -387,10 +512,10 @@ pub fn gemm_strided(
     });
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     if !b.pairs.is_empty() {
-        gemm_bf16(m, a, b, c, strides, accumulate);
+        gemm_bf16(m, a, b, c, strides, store);
         return;
     }
-    gemm_with(Kernel::in_force(), m, a, b, c, strides, accumulate);
+    gemm_with(Kernel::in_force(), m, a, b, c, strides, store);
 }
 
 /// A product's shape as a layer runs it (`m × k` by `k × n`), and how
@@ -485,7 +610,7 @@ pub fn product_gflops(kernel: Kernel, shape: ProductShape, seconds: f64) -> f64 
                 &packed,
                 &mut c,
                 RowStrides { a: k, c: n },
-                false,
+                Store::Write,
             );
             calls += 1;
         }
@@ -516,17 +641,17 @@ pub fn gemm_with(
     b: &Packed,
     c: &mut [f32],
     strides: RowStrides,
-    accumulate: bool,
+    store: Store,
 ) {
     assert!(kernel.runs_here(), "{kernel:?} on this processor");
-    strides.check(m, a, b, c);
+    strides.check(m, a, b, c, store);
     match kernel {
         // SAFETY (both): the processor runs the kernel (asserted above);
         // the lengths are checked above and inside each block.
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => unsafe { gemm_avx2_fma(m, a, b, c, strides, accumulate) },
+        Kernel::Avx2 => unsafe { gemm_avx2_fma(m, a, b, c, strides, store) },
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => unsafe { gemm_avx512(m, a, b, c, strides, accumulate) },
+        Kernel::Avx512 => unsafe { gemm_avx512(m, a, b, c, strides, store) },
         #[cfg(target_arch = "aarch64")]
         Kernel::Neon => gemm_blocks::<6>(
             m,
@@ -534,10 +659,10 @@ pub fn gemm_with(
             b,
             c,
             strides,
-            accumulate,
+            store,
             |a, lda, k, rows, panel, out| by_rows!(rows, block_neon, (a, lda, k, panel, out), [1 2 3 4 5 6]),
         ),
-        Kernel::Portable => gemm_blocks::<6>(m, a, b, c, strides, accumulate, block_portable),
+        Kernel::Portable => gemm_blocks::<6>(m, a, b, c, strides, store, block_portable),
     }
 }
 
@@ -555,9 +680,9 @@ macro_rules! blocks_compiled_with {
             b: &Packed,
             c: &mut [f32],
             strides: RowStrides,
-            accumulate: bool,
+            store: Store,
         ) {
-            gemm_blocks::<$rows>(m, a, b, c, strides, accumulate, |a, lda, k, rows, panel, out| {
+            gemm_blocks::<$rows>(m, a, b, c, strides, store, |a, lda, k, rows, panel, out| {
                 // SAFETY: this function runs only where the kernel's
                 // instructions do; the lengths are checked inside.
                 unsafe { by_rows!(rows, $block, (a, lda, k, panel, out), [$($r)*]) }
@@ -572,7 +697,8 @@ blocks_compiled_with!(gemm_avx2_fma, "avx2,fma", 6, block_avx2_fma, [1 2 3 4 5 6
 blocks_compiled_with!(gemm_avx512, "avx512f", MR_MAX, block_avx512, [1 2 3 4 5 6 7 8 9 10 11 12 13 14]);
 
 /// The single-precision product by blocks of up to `ROWS` rows:
-/// `block(a_rows, a_stride, k, rows, panel, out)` computes one.
+/// `block(a_rows, a_stride, k, rows, panel, out)` computes those of a run
+/// ([`Out::each_block`]).
 #[inline(always)]
 fn gemm_blocks<const ROWS: usize>(
     m: usize,
@@ -580,22 +706,14 @@ fn gemm_blocks<const ROWS: usize>(
     b: &Packed,
     c: &mut [f32],
     strides: RowStrides,
-    accumulate: bool,
+    store: Store,
     mut block: impl FnMut(&[f32], usize, usize, usize, &[f32], Out),
 ) {
     let (k, lda) = (b.k, strides.a);
-    by_blocks::<ROWS>(
-        m,
-        b.n,
-        k * 4,
-        c,
-        strides.c,
-        accumulate,
-        |p, i0, rows, out| {
-            let a_rows = &a[i0 * lda..(i0 + rows - 1) * lda + k];
-            block(a_rows, lda, k, rows, b.panel(p), out);
-        },
-    );
+    by_blocks::<ROWS>(m, b.n, k * 4, c, strides.c, store, |p, i0, rows, out| {
+        let a_rows = &a[i0 * lda..(i0 + rows * out.blocks() - 1) * lda + k];
+        block(a_rows, lda, k, rows, b.panel(p), out);
+    });
 }
 
 /// How many bytes of the left-hand matrix's rows a pass over every panel
@@ -609,11 +727,15 @@ const ROWS_BYTES: usize = 160 * 1024;
 /// `i0..i0 + rows`, `out` where the block's products go. The rows are cut
 /// into as few blocks of at most `ROWS` as there can be, shared out evenly (25 rows as
 /// five blocks of five with 6-row blocks, not four of six and one of one,
-/// which would leave the kernel waiting on its loads). The blocks are
+/// which would leave the kernel waiting on its loads): the first blocks a
+/// row more than the rest where they do not divide evenly. The blocks are
 /// taken a stretch of rows at a time, every panel over the stretch before
 /// the next, the stretch's left-hand rows (`row_bytes` each) within
-/// [`ROWS_BYTES`]. Whole panels' blocks go straight into `c`; those of a
-/// panel cut short by `n` through a buffer.
+/// [`ROWS_BYTES`]. A whole panel's blocks of one size in a stretch go
+/// straight into `c` as one run, one call of `product` (`out` holding
+/// them all, [`Out::each_block`]); those of a panel cut short, a block at
+/// a time through a buffer. A panel's block stores 16 columns of `c`, or 8
+/// with [`Store::SiluGate`].
 #[inline(always)]
 fn by_blocks<const ROWS: usize>(
     m: usize,
@@ -621,32 +743,53 @@ fn by_blocks<const ROWS: usize>(
     row_bytes: usize,
     c: &mut [f32],
     c_stride: usize,
-    accumulate: bool,
+    store: Store,
     mut product: impl FnMut(usize, usize, usize, Out),
 ) {
     let mut acc = [[0.0f32; NR]; MR_MAX];
     let blocks = m.div_ceil(ROWS);
-    let stretch = (ROWS_BYTES / (row_bytes.max(1) * ROWS)).clamp(1, blocks.max(1));
+    if blocks == 0 {
+        return;
+    }
+    // `longer` blocks of `rows + 1` rows, then the rest of `rows`.
+    let (rows, longer) = (m / blocks, m % blocks);
+    let start = |nth: usize| nth * rows + nth.min(longer);
+    let stretch = (ROWS_BYTES / (row_bytes.max(1) * ROWS)).clamp(1, blocks);
+    let (width, columns) = (store.panel_columns(), store.columns(n));
     for first in (0..blocks).step_by(stretch) {
-        for p in 0..n.div_ceil(NR) {
-            let j0 = p * NR;
-            let cols = NR.min(n - j0);
-            for nth in first..blocks.min(first + stretch) {
-                let i0 = nth * m / blocks;
-                let rows = (nth + 1) * m / blocks - i0;
-                if cols == NR {
+        let last = blocks.min(first + stretch);
+        // The stretch's blocks as runs of one size: (first block, end, rows).
+        let runs = [
+            (first, last.min(longer), rows + 1),
+            (first.max(longer), last, rows),
+        ];
+        for p in 0..columns.div_ceil(width) {
+            let j0 = p * width;
+            let cols = width.min(columns - j0);
+            for (from, to, rows) in runs {
+                if from >= to {
+                    continue;
+                }
+                if cols == width {
+                    let i0 = start(from);
+                    let end = start(to);
                     let out = Out::Rows {
-                        c: &mut c[i0 * c_stride + j0..(i0 + rows - 1) * c_stride + j0 + NR],
+                        c: &mut c[i0 * c_stride + j0..(end - 1) * c_stride + j0 + width],
                         stride: c_stride,
-                        accumulate,
+                        store: store.at_row(i0),
+                        blocks: to - from,
                     };
                     product(p, i0, rows, out);
                     continue;
                 }
-                product(p, i0, rows, Out::Buffer(&mut acc));
-                for (r, acc_row) in acc.iter().enumerate().take(rows) {
-                    let dst = &mut c[(i0 + r) * c_stride + j0..][..cols];
-                    store_row(dst, &acc_row[..cols], accumulate);
+                for nth in from..to {
+                    let i0 = start(nth);
+                    product(p, i0, rows, Out::Buffer(&mut acc));
+                    let store = store.at_row(i0);
+                    for (r, sums) in acc.iter().enumerate().take(rows) {
+                        let dst = &mut c[(i0 + r) * c_stride + j0..][..cols];
+                        store.row_by_values(dst, sums, r);
+                    }
                 }
             }
         }
@@ -657,27 +800,63 @@ fn by_blocks<const ROWS: usize>(
 enum Out<'a> {
     /// A buffer, row by row.
     Buffer(&'a mut [[f32; NR]; MR_MAX]),
-    /// The output matrix: the block's row r at `c[r · stride..][..NR]`,
-    /// written, or added to with `accumulate`.
+    /// The output matrix: `blocks` blocks' rows one after another, row r
+    /// at `c[r · stride..]`, its columns there ([`Store::panel_columns`])
+    /// stored by `store`.
     Rows {
         c: &'a mut [f32],
         stride: usize,
-        accumulate: bool,
+        store: Store<'a>,
+        blocks: usize,
     },
 }
 
 impl Out<'_> {
+    /// The blocks it holds.
+    fn blocks(&self) -> usize {
+        match self {
+            Out::Buffer(_) => 1,
+            Out::Rows { blocks, .. } => *blocks,
+        }
+    }
+
+    /// Runs `block(a_rows, out)` for each of the blocks of `rows` rows it
+    /// holds, `a_rows` that block's rows of `a` (`lda` apart): a kernel's
+    /// loop over a run of blocks, so that each block costs no call.
+    #[inline(always)]
+    fn each_block<T>(self, rows: usize, a: &[T], lda: usize, mut block: impl FnMut(&[T], Out)) {
+        match self {
+            Out::Buffer(buffer) => block(a, Out::Buffer(buffer)),
+            Out::Rows {
+                c,
+                stride,
+                store,
+                blocks,
+            } => {
+                let width = store.panel_columns();
+                for first in (0..blocks).map(|b| b * rows) {
+                    let out = Out::Rows {
+                        c: &mut c[first * stride..(first + rows - 1) * stride + width],
+                        stride,
+                        store: store.at_row(first),
+                        blocks: 1,
+                    };
+                    block(&a[first * lda..], out);
+                }
+            }
+        }
+    }
+
     /// Puts the block's first `rows` rows of `products` where they go.
     fn put(self, products: &[[f32; NR]; MR_MAX], rows: usize) {
         match self {
             Out::Buffer(buffer) => buffer[..rows].copy_from_slice(&products[..rows]),
             Out::Rows {
-                c,
-                stride,
-                accumulate,
+                c, stride, store, ..
             } => {
+                let width = store.panel_columns();
                 for (r, row) in products.iter().enumerate().take(rows) {
-                    store_row(&mut c[r * stride..r * stride + NR], row, accumulate);
+                    store.row_by_values(&mut c[r * stride..r * stride + width], row, r);
                 }
             }
         }
@@ -688,7 +867,7 @@ impl Out<'_> {
 /// values), where they go.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
-fn put_registers<L: Lanes, const W: usize>(rows: &[[L; W]], out: Out) {
+fn put_registers<L: Math, const W: usize>(rows: &[[L; W]], out: Out) {
     match out {
         Out::Buffer(buffer) => {
             for (registers, row) in rows.iter().zip(buffer.iter_mut()) {
@@ -698,121 +877,146 @@ fn put_registers<L: Lanes, const W: usize>(rows: &[[L; W]], out: Out) {
             }
         }
         Out::Rows {
-            c,
-            stride,
-            accumulate,
+            c, stride, store, ..
         } => {
+            let width = store.panel_columns();
             for (r, registers) in rows.iter().enumerate() {
-                let row = &mut c[r * stride..r * stride + NR];
+                let row = &mut c[r * stride..r * stride + width];
+                if let Store::SiluGate { scales, .. } = store {
+                    L::store_silu_gate(registers, scales[r], row);
+                    continue;
+                }
                 for (i, &v) in registers.iter().enumerate() {
                     let at = &mut row[i * L::WIDTH..];
-                    let v = if accumulate { v.add(L::load(at)) } else { v };
-                    v.store(at);
+                    match store {
+                        Store::Add => v.add(L::load(at)).store(at),
+                        Store::ScaleRows(scales) => v.mul(L::splat(scales[r])).store(at),
+                        _ => v.store(at),
+                    }
                 }
             }
         }
     }
 }
 
-/// `dst = row`, or `dst += row` with `accumulate`.
-#[inline(always)]
-fn store_row(dst: &mut [f32], row: &[f32], accumulate: bool) {
-    if accumulate {
-        for (d, &v) in dst.iter_mut().zip(row) {
-            *d += v;
-        }
-    } else {
-        dst.copy_from_slice(row);
-    }
-}
-
+/// The blocks of a run ([`Out::each_block`]) a value at a time.
 fn block_portable(a: &[f32], lda: usize, k: usize, rows: usize, panel: &[f32], out: Out) {
-    let mut acc = [[0.0; NR]; MR_MAX];
-    for kk in 0..k {
-        let b = &panel[kk * NR..(kk + 1) * NR];
-        for (r, acc_row) in acc.iter_mut().enumerate().take(rows) {
-            let av = a[r * lda + kk];
-            for (x, &bv) in acc_row.iter_mut().zip(b) {
-                *x += av * bv;
+    out.each_block(rows, a, lda, |a, out| {
+        let mut acc = [[0.0; NR]; MR_MAX];
+        for kk in 0..k {
+            let b = &panel[kk * NR..(kk + 1) * NR];
+            for (r, acc_row) in acc.iter_mut().enumerate().take(rows) {
+                let av = a[r * lda + kk];
+                for (x, &bv) in acc_row.iter_mut().zip(b) {
+                    *x += av * bv;
+                }
             }
         }
-    }
-    out.put(&acc, rows);
+        out.put(&acc, rows);
+    });
 }
 
+/// The blocks of a run ([`Out::each_block`]) in AVX2: R rows of 16 columns
+/// in 2R registers, each step of `k` two loads of the panel, R broadcasts
+/// of `a` and 2R fused multiply-adds.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn block_avx2_fma<const R: usize>(a: &[f32], lda: usize, k: usize, panel: &[f32], out: Out) {
     use std::arch::x86_64::*;
-    assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
-    let zero = _mm256_setzero_ps();
-    let mut c = [[zero; 2]; R];
-    let ap = a.as_ptr();
-    let bp = panel.as_ptr();
-    for kk in 0..k {
-        // SAFETY: kk < k, so every offset is within the lengths asserted above.
-        unsafe {
-            let b0 = _mm256_loadu_ps(bp.add(kk * NR));
-            let b1 = _mm256_loadu_ps(bp.add(kk * NR + 8));
-            for (r, cr) in c.iter_mut().enumerate() {
-                let av = _mm256_broadcast_ss(&*ap.add(r * lda + kk));
-                cr[0] = _mm256_fmadd_ps(av, b0, cr[0]);
-                cr[1] = _mm256_fmadd_ps(av, b1, cr[1]);
+    out.each_block(
+        R,
+        a,
+        lda,
+        #[inline(always)]
+        |a, out| {
+            assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
+            let zero = _mm256_setzero_ps();
+            let mut c = [[zero; 2]; R];
+            let ap = a.as_ptr();
+            let bp = panel.as_ptr();
+            for kk in 0..k {
+                // SAFETY: kk < k, so every offset is within the lengths asserted above.
+                unsafe {
+                    let b0 = _mm256_loadu_ps(bp.add(kk * NR));
+                    let b1 = _mm256_loadu_ps(bp.add(kk * NR + 8));
+                    for (r, cr) in c.iter_mut().enumerate() {
+                        let av = _mm256_broadcast_ss(&*ap.add(r * lda + kk));
+                        cr[0] = _mm256_fmadd_ps(av, b0, cr[0]);
+                        cr[1] = _mm256_fmadd_ps(av, b1, cr[1]);
+                    }
+                }
             }
-        }
-    }
-    put_registers(&c, out);
+            put_registers(&c, out);
+        },
+    );
 }
 
+/// The blocks of a run in AVX-512: R rows of 16 columns in R registers.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn block_avx512<const R: usize>(a: &[f32], lda: usize, k: usize, panel: &[f32], out: Out) {
     use std::arch::x86_64::*;
-    assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
-    let mut c = [[_mm512_setzero_ps()]; R];
-    let ap = a.as_ptr();
-    let bp = panel.as_ptr();
-    for kk in 0..k {
-        // SAFETY: kk < k, so every offset is within the lengths asserted above.
-        unsafe {
-            let b = _mm512_loadu_ps(bp.add(kk * NR));
-            for (r, [cr]) in c.iter_mut().enumerate() {
-                *cr = _mm512_fmadd_ps(_mm512_set1_ps(*ap.add(r * lda + kk)), b, *cr);
+    out.each_block(
+        R,
+        a,
+        lda,
+        #[inline(always)]
+        |a, out| {
+            assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
+            let mut c = [[_mm512_setzero_ps()]; R];
+            let ap = a.as_ptr();
+            let bp = panel.as_ptr();
+            for kk in 0..k {
+                // SAFETY: kk < k, so every offset is within the lengths asserted above.
+                unsafe {
+                    let b = _mm512_loadu_ps(bp.add(kk * NR));
+                    for (r, [cr]) in c.iter_mut().enumerate() {
+                        *cr = _mm512_fmadd_ps(_mm512_set1_ps(*ap.add(r * lda + kk)), b, *cr);
+                    }
+                }
             }
-        }
-    }
-    put_registers(&c, out);
+            put_registers(&c, out);
+        },
+    );
 }
 
-/// One block in NEON: R rows of 16 columns in 4R registers, each step of
+/// The blocks of a run ([`Out::each_block`]) in NEON, each R rows of 16 columns in 4R registers, each step of
 /// `k` one broadcast of `a` and four fused multiply-adds a row.
 #[cfg(target_arch = "aarch64")]
 fn block_neon<const R: usize>(a: &[f32], lda: usize, k: usize, panel: &[f32], out: Out) {
     use std::arch::aarch64::*;
-    assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
-    // SAFETY (each block): NEON is part of every ARM64 processor; every
-    // offset is below the lengths asserted above (kk < k).
-    let zero = unsafe { vdupq_n_f32(0.0) };
-    let mut c = [[zero; 4]; R];
-    let ap = a.as_ptr();
-    let bp = panel.as_ptr();
-    for kk in 0..k {
-        unsafe {
-            let b = [
-                vld1q_f32(bp.add(kk * NR)),
-                vld1q_f32(bp.add(kk * NR + 4)),
-                vld1q_f32(bp.add(kk * NR + 8)),
-                vld1q_f32(bp.add(kk * NR + 12)),
-            ];
-            for (r, cr) in c.iter_mut().enumerate() {
-                let av = *ap.add(r * lda + kk);
-                for (x, &bv) in cr.iter_mut().zip(&b) {
-                    *x = vfmaq_n_f32(*x, bv, av);
+    out.each_block(
+        R,
+        a,
+        lda,
+        #[inline(always)]
+        |a, out| {
+            assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
+            // SAFETY (each block): NEON is part of every ARM64 processor; every
+            // offset is below the lengths asserted above (kk < k).
+            let zero = unsafe { vdupq_n_f32(0.0) };
+            let mut c = [[zero; 4]; R];
+            let ap = a.as_ptr();
+            let bp = panel.as_ptr();
+            for kk in 0..k {
+                unsafe {
+                    let b = [
+                        vld1q_f32(bp.add(kk * NR)),
+                        vld1q_f32(bp.add(kk * NR + 4)),
+                        vld1q_f32(bp.add(kk * NR + 8)),
+                        vld1q_f32(bp.add(kk * NR + 12)),
+                    ];
+                    for (r, cr) in c.iter_mut().enumerate() {
+                        let av = *ap.add(r * lda + kk);
+                        for (x, &bv) in cr.iter_mut().zip(&b) {
+                            *x = vfmaq_n_f32(*x, bv, av);
+                        }
+                    }
                 }
             }
-        }
-    }
-    put_registers(&c, out);
+            put_registers(&c, out);
+        },
+    );
 }
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -825,16 +1029,9 @@ thread_local! {
 /// of up to [`BF16_ROWS`] rows by 16 columns summed in registers by the
 /// processor's bfloat16 dot products.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-fn gemm_bf16(
-    m: usize,
-    a: &[f32],
-    b: &Packed,
-    c: &mut [f32],
-    strides: RowStrides,
-    accumulate: bool,
-) {
+fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], strides: RowStrides, store: Store) {
     let (k, n, q) = (b.k, b.n, b.row_pairs());
-    strides.check(m, a, b, c);
+    strides.check(m, a, b, c, store);
     // `b` holds pairs only where bfloat16 products were asked for, which
     // `Precision::check_on_cpu` allows only where the processor has them.
     assert!(bf16_available(), "bfloat16 products on {}", bf16_name());
@@ -846,7 +1043,7 @@ fn gemm_bf16(
                 pairs.push(bf16_pair(row[2 * pair], hi));
             }
         }
-        by_blocks::<BF16_ROWS>(m, n, q * 4, c, strides.c, accumulate, |p, i0, rows, out| {
+        by_blocks::<BF16_ROWS>(m, n, q * 4, c, strides.c, store, |p, i0, rows, out| {
             let panel = &b.pairs[p * q * NR..(p + 1) * q * NR];
             let a_rows = &pairs[i0 * q..(i0 + rows) * q];
             // SAFETY (each arm): the processor has the dot products
@@ -871,33 +1068,35 @@ const BF16_ROWS: usize = MR_MAX;
 #[cfg(target_arch = "aarch64")]
 const BF16_ROWS: usize = 6;
 
-/// One block in bfloat16: row r of the products, `Σ_q a[r][q] · panel[q]`
+/// The blocks of a run in bfloat16, each: row r of the products, `Σ_q a[r][q] · panel[q]`
 /// over the pairs of rows `q`, `vdpbf16ps` adding both products of a pair.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bf16")]
 unsafe fn block_avx512_bf16<const R: usize>(a: &[u32], q: usize, panel: &[u32], out: Out) {
     use std::arch::x86_64::*;
-    assert!(a.len() >= R * q && panel.len() >= NR * q);
-    let mut c = [[_mm512_setzero_ps()]; R];
-    let ap = a.as_ptr();
-    let bp = panel.as_ptr();
-    for pair in 0..q {
-        // SAFETY: pair < q, so every offset is within the lengths asserted
-        // above; a bfloat16 vector is 512 bits, as the integer vector it is
-        // read from.
-        unsafe {
-            let b: __m512bh = std::mem::transmute(_mm512_loadu_si512(bp.add(pair * NR).cast()));
-            for (r, [cr]) in c.iter_mut().enumerate() {
-                let av: __m512bh =
-                    std::mem::transmute(_mm512_set1_epi32(*ap.add(r * q + pair) as i32));
-                *cr = _mm512_dpbf16_ps(*cr, av, b);
+    out.each_block(R, a, q, |a, out| {
+        assert!(a.len() >= R * q && panel.len() >= NR * q);
+        let mut c = [[_mm512_setzero_ps()]; R];
+        let ap = a.as_ptr();
+        let bp = panel.as_ptr();
+        for pair in 0..q {
+            // SAFETY: pair < q, so every offset is within the lengths asserted
+            // above; a bfloat16 vector is 512 bits, as the integer vector it is
+            // read from.
+            unsafe {
+                let b: __m512bh = std::mem::transmute(_mm512_loadu_si512(bp.add(pair * NR).cast()));
+                for (r, [cr]) in c.iter_mut().enumerate() {
+                    let av: __m512bh =
+                        std::mem::transmute(_mm512_set1_epi32(*ap.add(r * q + pair) as i32));
+                    *cr = _mm512_dpbf16_ps(*cr, av, b);
+                }
             }
         }
-    }
-    put_registers(&c, out);
+        put_registers(&c, out);
+    });
 }
 
-/// One block in bfloat16 on ARM: as [`block_avx512_bf16`], with `bfdot`
+/// The blocks of a run in bfloat16 on ARM: as [`block_avx512_bf16`], with `bfdot`
 /// (four lanes, each adding both products of a pair). A step of a pair of
 /// rows is 4 loads of the panel, R load-and-broadcasts of `a` (`ld1r`) and
 /// 4R `bfdot`: at six rows 24 dot products to 10 loads, so the dot
@@ -907,36 +1106,38 @@ unsafe fn block_avx512_bf16<const R: usize>(a: &[u32], q: usize, panel: &[u32], 
 #[target_feature(enable = "neon,bf16")]
 unsafe fn block_neon_bf16<const R: usize>(a: &[u32], q: usize, panel: &[u32], out: Out) {
     use std::arch::aarch64::*;
-    assert!(a.len() >= R * q && panel.len() >= NR * q);
-    let mut c = [[vdupq_n_f32(0.0); 4]; R];
-    let ap = a.as_ptr();
-    let bp = panel.as_ptr();
-    for pair in 0..q {
-        // SAFETY: pair < q, so every offset is within the lengths asserted
-        // above; `bfdot` reads and writes registers only, and the
-        // processor has it (this function's target feature).
-        unsafe {
-            let b = [
-                vld1q_u32(bp.add(pair * NR)),
-                vld1q_u32(bp.add(pair * NR + 4)),
-                vld1q_u32(bp.add(pair * NR + 8)),
-                vld1q_u32(bp.add(pair * NR + 12)),
-            ];
-            for (r, cr) in c.iter_mut().enumerate() {
-                let av = vld1q_dup_u32(ap.add(r * q + pair));
-                for (sum, &bv) in cr.iter_mut().zip(&b) {
-                    std::arch::asm!(
-                        "bfdot {sum:v}.4s, {b:v}.8h, {a:v}.8h",
-                        sum = inout(vreg) *sum,
-                        a = in(vreg) av,
-                        b = in(vreg) bv,
-                        options(pure, nomem, nostack, preserves_flags),
-                    );
+    out.each_block(R, a, q, |a, out| {
+        assert!(a.len() >= R * q && panel.len() >= NR * q);
+        let mut c = [[vdupq_n_f32(0.0); 4]; R];
+        let ap = a.as_ptr();
+        let bp = panel.as_ptr();
+        for pair in 0..q {
+            // SAFETY: pair < q, so every offset is within the lengths asserted
+            // above; `bfdot` reads and writes registers only, and the
+            // processor has it (this function's target feature).
+            unsafe {
+                let b = [
+                    vld1q_u32(bp.add(pair * NR)),
+                    vld1q_u32(bp.add(pair * NR + 4)),
+                    vld1q_u32(bp.add(pair * NR + 8)),
+                    vld1q_u32(bp.add(pair * NR + 12)),
+                ];
+                for (r, cr) in c.iter_mut().enumerate() {
+                    let av = vld1q_dup_u32(ap.add(r * q + pair));
+                    for (sum, &bv) in cr.iter_mut().zip(&b) {
+                        std::arch::asm!(
+                            "bfdot {sum:v}.4s, {b:v}.8h, {a:v}.8h",
+                            sum = inout(vreg) *sum,
+                            a = in(vreg) av,
+                            b = in(vreg) bv,
+                            options(pure, nomem, nostack, preserves_flags),
+                        );
+                    }
                 }
             }
         }
-    }
-    put_registers(&c, out);
+        put_registers(&c, out);
+    });
 }
 
 #[cfg(test)]
@@ -1074,7 +1275,15 @@ mod tests {
                 let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
                 let mut c = vec![1.0; m * strides.c];
                 let packed = Packed::new(k, n, &b);
-                gemm_with(kernel, m, &a, &packed, &mut c, strides, accumulate);
+                gemm_with(
+                    kernel,
+                    m,
+                    &a,
+                    &packed,
+                    &mut c,
+                    strides,
+                    Store::written(accumulate),
+                );
                 let before = if accumulate { 1.0 } else { 0.0 };
                 for i in 0..m {
                     for j in 0..n {
@@ -1090,6 +1299,70 @@ mod tests {
                         rest.iter().all(|&x| x == 1.0),
                         "{kernel:?} wrote past a row"
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_stores_scaled_rows_and_gated_units() {
+        // Gated outputs that fill whole panels and that leave one short
+        // (13 = 8 + 5), rows in uneven blocks, rows inside wider matrices.
+        for (m, k, outputs, pad) in [
+            (7, 5, 16, 0),
+            (25, 33, 13, 3),
+            (1, 4, 3, 1),
+            (40, 96, 24, 2),
+        ] {
+            let value = |i: usize, p: usize| ((i * p % 23) as f32 - 11.0) / 9.0;
+            let a: Vec<f32> = (0..m * (k + pad)).map(|i| value(i, 7)).collect();
+            let hidden: Vec<f32> = (0..k * outputs).map(|i| value(i, 5)).collect();
+            let gate: Vec<f32> = (0..k * outputs).map(|i| value(i, 11)).collect();
+            let scales: Vec<f32> = (0..m).map(|r| 0.5 + r as f32 / 8.0).collect();
+            let dot = |w: &[f32], i: usize, j: usize| -> f64 {
+                (0..k)
+                    .map(|x| f64::from(a[i * (k + pad) + x]) * f64::from(w[x * outputs + j]))
+                    .sum()
+            };
+            let gated = Packed::gated(k, outputs, &hidden, &gate);
+            let plain = Packed::new(k, outputs, &hidden);
+            for kernel in Kernel::available() {
+                let strides = RowStrides {
+                    a: k + pad,
+                    c: outputs + pad,
+                };
+                let mut c = vec![1.0; m * strides.c];
+                let store = Store::SiluGate {
+                    outputs,
+                    scales: &scales,
+                };
+                gemm_with(kernel, m, &a, &gated, &mut c, strides, store);
+                let mut scaled = vec![1.0; m * strides.c];
+                let store = Store::ScaleRows(&scales);
+                gemm_with(kernel, m, &a, &plain, &mut scaled, strides, store);
+                for i in 0..m {
+                    let s = f64::from(scales[i]);
+                    for j in 0..outputs {
+                        let (h, g) = (dot(&hidden, i, j) * s, dot(&gate, i, j) * s);
+                        let want = h / (1.0 + (-h).exp()) * g;
+                        let got = f64::from(c[i * strides.c + j]);
+                        assert!(
+                            (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                            "{kernel:?} {m}×{k}×{outputs} gated [{i}][{j}]: {got} vs {want}"
+                        );
+                        let got = f64::from(scaled[i * strides.c + j]);
+                        assert!(
+                            (got - h).abs() <= 1e-5 * (1.0 + h.abs()),
+                            "{kernel:?} scaled [{i}][{j}]: {got} vs {h}"
+                        );
+                    }
+                    for row in [&c, &scaled] {
+                        let rest = &row[i * strides.c + outputs..(i + 1) * strides.c];
+                        assert!(
+                            rest.iter().all(|&x| x == 1.0),
+                            "{kernel:?} wrote past a row"
+                        );
+                    }
                 }
             }
         }

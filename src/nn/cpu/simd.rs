@@ -183,6 +183,20 @@ pub(super) trait Math: Lanes {
     fn exp_nonpositive(self) -> Self;
     /// The largest lane.
     fn max_lane(self) -> f32;
+    /// Of a row of 16 values (`row`, in as many registers as they take),
+    /// each times `scale`, `SiLU(first eight) · last eight` into `to[..8]`:
+    /// a SwiGLU's hidden and gate values as a product's block holds them.
+    fn store_silu_gate(row: &[Self], scale: f32, to: &mut [f32]);
+}
+
+/// `x · σ(x)`, from `t = e^−|x|` (at most 1): `x / (1 + t)` where `x ≥ 0`,
+/// `x · t / (1 + t)` below.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+pub(super) fn silu<V: Math>(x: V) -> V {
+    let t = V::zero().sub(x.abs()).exp_nonpositive();
+    let over = V::splat(1.0).add(t);
+    x.where_negative(x.mul(t), x).div(over)
 }
 
 /// ln 2 in two parts, for `r = x − n · ln 2` exact to single precision.
@@ -277,6 +291,11 @@ impl Math for std::arch::x86_64::__m256 {
             _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)))
         }
     }
+    #[inline(always)]
+    fn store_silu_gate(row: &[Self], scale: f32, to: &mut [f32]) {
+        let scale = Self::splat(scale);
+        silu(row[0].mul(scale)).mul(row[1].mul(scale)).store(to);
+    }
 }
 
 // SAFETY (every block below): an AVX-512 register is worked on only inside
@@ -338,6 +357,18 @@ impl Math for std::arch::x86_64::__m512 {
     fn max_lane(self) -> f32 {
         unsafe { std::arch::x86_64::_mm512_reduce_max_ps(self) }
     }
+    #[inline(always)]
+    fn store_silu_gate(row: &[Self], scale: f32, to: &mut [f32]) {
+        use std::arch::x86_64::*;
+        let to = &mut to[..8];
+        let values = row[0].mul(Self::splat(scale));
+        unsafe {
+            // The gate's eight values brought down to the hidden values' lanes.
+            let gate = _mm512_shuffle_f32x4::<0b11_10_11_10>(values, values);
+            let gated = silu(values).mul(gate);
+            _mm256_storeu_ps(to.as_mut_ptr(), _mm512_castps512_ps256(gated));
+        }
+    }
 }
 
 // SAFETY (every block below): NEON is part of every ARM64 processor.
@@ -391,5 +422,12 @@ impl Math for std::arch::aarch64::float32x4_t {
     #[inline(always)]
     fn max_lane(self) -> f32 {
         unsafe { std::arch::aarch64::vmaxvq_f32(self) }
+    }
+    #[inline(always)]
+    fn store_silu_gate(row: &[Self], scale: f32, to: &mut [f32]) {
+        let scale = Self::splat(scale);
+        let value = |i: usize| row[i].mul(scale);
+        silu(value(0)).mul(value(2)).store(&mut to[..4]);
+        silu(value(1)).mul(value(3)).store(&mut to[4..8]);
     }
 }

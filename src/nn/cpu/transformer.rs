@@ -11,8 +11,8 @@
 //! Every buffer is the caller's ([`Scratch`], grown by [`Scratch::fit`]):
 //! nothing here allocates while evaluating.
 
-use super::elementwise::{activate_row, silu_gate, softmax_weights};
-use super::gemm::{Packed, RowStrides, gemm, gemm_strided};
+use super::elementwise::{activate_row, softmax_weights};
+use super::gemm::{Packed, RowStrides, Store, gemm, gemm_stored, gemm_strided};
 use crate::nn::backend::Shape;
 use crate::nn::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, Rope, TransformerNormDesc,
@@ -38,14 +38,18 @@ impl Dense {
         (self.in_channels * self.out_channels * rows) as f64
     }
 
-    /// `output = input · W` over `rows` rows.
-    pub fn apply(&self, rows: usize, input: &[f32], output: &mut [f32]) {
-        gemm(rows, input, &self.weights, output, false);
-    }
-
     /// `output += input · W` over `rows` rows.
     pub fn apply_adding(&self, rows: usize, input: &[f32], output: &mut [f32]) {
         gemm(rows, input, &self.weights, output, true);
+    }
+
+    /// `input · W` over `rows` rows, stored by `store`.
+    fn apply_stored(&self, rows: usize, input: &[f32], output: &mut [f32], store: Store) {
+        let strides = RowStrides {
+            a: self.in_channels,
+            c: store.columns(self.out_channels),
+        };
+        gemm_stored(rows, input, &self.weights, output, strides, store);
     }
 }
 
@@ -92,13 +96,26 @@ impl RmsNorm {
     }
 }
 
-/// `1 / √(mean(x²) + ε)` over one point's channels.
+/// `1 / √(mean(x²) + ε)` over one point's channels, the squares summed in
+/// eight running sums (which the compiler keeps in vector registers).
 fn point_scale(x: &[f32], epsilon: f32) -> f32 {
-    let sum: f32 = x.iter().map(|v| v * v).sum();
+    let mut sums = [0.0f32; 8];
+    let chunks = x.chunks_exact(8);
+    let rest: f32 = chunks.remainder().iter().map(|v| v * v).sum();
+    for chunk in chunks {
+        for (sum, v) in sums.iter_mut().zip(chunk) {
+            *sum += v * v;
+        }
+    }
+    let sum = sums.iter().sum::<f32>() + rest;
     1.0 / (sum / x.len() as f32 + epsilon).sqrt()
 }
 
-/// A transformer block's RMSNorm: `x / rms · weight` at each point.
+/// A transformer block's RMSNorm, `x / rms(x) · weight` at each point,
+/// folded into the product it feeds: `(x / rms(x) · weight) · W = (x ·
+/// (weight ⊙ W)) / rms(x)`, the weight in that product's rows
+/// ([`Norm::fold`]), each point's `1 / rms(x)` applied to its sums as they
+/// are stored ([`Store::ScaleRows`]).
 struct Norm {
     weight: Vec<f32>,
     epsilon: f32,
@@ -112,16 +129,21 @@ impl Norm {
         }
     }
 
-    fn apply(&self, rows: usize, input: &[f32], output: &mut [f32]) {
+    /// `layer` with its input's channel i scaled by the norm's weight i.
+    fn fold(&self, layer: &MatMulDesc) -> MatMulDesc {
+        let n = layer.out_channels;
+        let mut folded = layer.clone();
+        for (row, &w) in folded.weights.chunks_exact_mut(n).zip(&self.weight) {
+            row.iter_mut().for_each(|x| *x *= w);
+        }
+        folded
+    }
+
+    /// Each of `rows` points' `1 / rms(x)` into `scales`.
+    fn scales(&self, rows: usize, input: &[f32], scales: &mut [f32]) {
         let c = self.weight.len();
-        for (s, d) in input[..rows * c]
-            .chunks_exact(c)
-            .zip(output.chunks_exact_mut(c))
-        {
-            let scale = point_scale(s, self.epsilon);
-            for ((d, &x), &w) in d.iter_mut().zip(s).zip(&self.weight) {
-                *d = x * scale * w;
-            }
+        for (x, scale) in input[..rows * c].chunks_exact(c).zip(scales) {
+            *scale = point_scale(x, self.epsilon);
         }
     }
 }
@@ -129,13 +151,13 @@ impl Norm {
 /// The buffers of the transformer blocks, shared by all of them.
 #[derive(Default)]
 pub struct Scratch {
-    norm: Vec<f32>,
+    /// Each point's `1 / rms` of the block's norm.
+    scales: Vec<f32>,
     /// A point's queries, keys and values side by side.
     qkv: Vec<f32>,
     heads_out: Vec<f32>,
     scores: Vec<f32>,
-    /// A point's hidden and gate values side by side, and the gated unit's.
-    hidden_gate: Vec<f32>,
+    /// The feed-forward block's gated units.
     gated: Vec<f32>,
     /// Each attention block's rotation tables for the board it last
     /// evaluated.
@@ -148,7 +170,7 @@ pub struct Scratch {
 /// What a block needs of [`Scratch`] for one shape, in floats.
 #[derive(Clone, Copy, Default)]
 pub struct Needs {
-    norm: usize,
+    scales: usize,
     qkv: usize,
     heads_out: usize,
     scores: usize,
@@ -158,7 +180,7 @@ pub struct Needs {
 impl Needs {
     pub fn max(self, o: Needs) -> Needs {
         Needs {
-            norm: self.norm.max(o.norm),
+            scales: self.scales.max(o.scales),
             qkv: self.qkv.max(o.qkv),
             heads_out: self.heads_out.max(o.heads_out),
             scores: self.scores.max(o.scores),
@@ -175,11 +197,10 @@ impl Scratch {
                 v.resize(n, 0.0);
             }
         };
-        grow(&mut self.norm, needs.norm);
+        grow(&mut self.scales, needs.scales);
         grow(&mut self.qkv, needs.qkv);
         grow(&mut self.heads_out, needs.heads_out);
         grow(&mut self.scores, needs.scores);
-        grow(&mut self.hidden_gate, 2 * needs.hidden);
         grow(&mut self.gated, needs.hidden);
     }
 }
@@ -221,13 +242,14 @@ pub struct Attention {
 
 impl Attention {
     pub fn new(desc: &AttentionDesc) -> Attention {
+        let norm = Norm::new(&desc.norm);
         Attention {
             heads: desc.heads,
             kv_heads: desc.kv_heads,
             q_dim: desc.q_dim,
             v_dim: desc.v_dim,
-            norm: Norm::new(&desc.norm),
-            qkv: Dense::new(&MatMulDesc::side_by_side(&[&desc.q, &desc.k, &desc.v])),
+            qkv: Dense::new(&norm.fold(&MatMulDesc::side_by_side(&[&desc.q, &desc.k, &desc.v]))),
+            norm,
             out: Dense::new(&desc.out),
             rope: desc.rope.clone(),
             id: NEXT_ATTENTION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
@@ -257,7 +279,7 @@ impl Attention {
         let rows = shape.rows();
         let points = shape.points();
         Needs {
-            norm: rows * self.qkv.in_channels,
+            scales: rows,
             qkv: rows * self.qkv.out_channels,
             heads_out: rows * self.heads * self.v_dim,
             scores: QUERY_ROWS.min(points) * points,
@@ -377,8 +399,9 @@ impl Attention {
         let (qw, kw) = (self.heads * self.q_dim, self.kv_heads * self.q_dim);
         let stride = self.qkv.out_channels;
         let ow = self.heads * self.v_dim;
-        self.norm.apply(rows, trunk, &mut s.norm);
-        self.qkv.apply(rows, &s.norm, &mut s.qkv);
+        self.norm.scales(rows, trunk, &mut s.scales);
+        let store = Store::ScaleRows(&s.scales);
+        self.qkv.apply_stored(rows, trunk, &mut s.qkv, store);
         if !matches!(self.rope, Rope::None) {
             let t = self.tables_in(&mut s.rope, shape);
             let tables = (&t.cos[..], &t.sin[..]);
@@ -446,32 +469,39 @@ impl Attention {
 /// `x += linear2(silu(linear1(n)) ⊙ gate(n))`, `n = norm(x)`.
 pub struct FeedForward {
     norm: Norm,
-    /// linear1 and gate as one: a point's hidden values, then its gate
-    /// values.
+    /// linear1 and gate as one ([`Packed::gated`]), the norm's weight
+    /// folded in: its products stored as the gated units.
     linear1_gate: Dense,
     linear2: Dense,
 }
 
 impl FeedForward {
     pub fn new(desc: &FeedForwardDesc) -> FeedForward {
+        let norm = Norm::new(&desc.norm);
+        let (linear1, gate) = (norm.fold(&desc.linear1), norm.fold(&desc.gate));
+        let (k, f) = (linear1.in_channels, linear1.out_channels);
+        let packed = Packed::gated(k, f, &linear1.weights, &gate.weights);
         FeedForward {
-            norm: Norm::new(&desc.norm),
-            linear1_gate: Dense::new(&MatMulDesc::side_by_side(&[&desc.linear1, &desc.gate])),
+            norm,
+            linear1_gate: Dense {
+                in_channels: k,
+                out_channels: packed.columns(),
+                weights: packed,
+            },
             linear2: Dense::new(&desc.linear2),
         }
     }
 
+    /// Multiply-adds on a board of `points` points: linear1's, the
+    /// gate's and linear2's.
     pub fn macs(&self, points: usize) -> f64 {
-        [&self.linear1_gate, &self.linear2]
-            .iter()
-            .map(|d| d.macs(points))
-            .sum()
+        3.0 * self.linear2.macs(points)
     }
 
     pub fn needs(&self, shape: Shape) -> Needs {
         let rows = shape.rows();
         Needs {
-            norm: rows * self.linear1_gate.in_channels,
+            scales: rows,
             hidden: rows * self.linear2.in_channels,
             ..Needs::default()
         }
@@ -480,15 +510,13 @@ impl FeedForward {
     /// `trunk += block(trunk)`.
     pub fn apply(&self, shape: Shape, trunk: &mut [f32], s: &mut Scratch) {
         let rows = shape.rows();
-        let f = self.linear2.in_channels;
-        self.norm.apply(rows, trunk, &mut s.norm);
-        self.linear1_gate.apply(rows, &s.norm, &mut s.hidden_gate);
-        for (row, gated) in s.hidden_gate[..rows * 2 * f]
-            .chunks_exact(2 * f)
-            .zip(s.gated.chunks_exact_mut(f))
-        {
-            silu_gate(&row[..f], &row[f..], gated);
-        }
+        self.norm.scales(rows, trunk, &mut s.scales);
+        let store = Store::SiluGate {
+            outputs: self.linear2.in_channels,
+            scales: &s.scales,
+        };
+        self.linear1_gate
+            .apply_stored(rows, trunk, &mut s.gated, store);
         self.linear2.apply_adding(rows, &s.gated, trunk);
     }
 }
@@ -513,7 +541,7 @@ mod tests {
             weights: w.clone(),
         });
         let mut y = vec![0.0; rows * n];
-        dense.apply(rows, &x, &mut y);
+        dense.apply_stored(rows, &x, &mut y, Store::Write);
         for r in 0..rows {
             for o in 0..n {
                 let want: f32 = (0..k).map(|i| x[r * k + i] * w[i * n + o]).sum();
