@@ -2,10 +2,11 @@
 //! kernel in force: attention's softmax and the norms' activations (Mish,
 //! SiLU, ReLU); the feed-forward block's SiLU times its gate is a store of
 //! its product (`gemm::Store::SiluGate`). In AVX-512, AVX2
-//! and NEON they run 16, 8 and 4 values at once on one exponential,
-//! Cephes' polynomial scaled by a power of two (`simd::Math`), always of a
-//! value at or below zero; the portable kernel calls the standard library a
-//! value at a time ([`activate`]).
+//! and NEON they run 16, 8 and 4 values at once on a polynomial scaled by
+//! a power of two (`simd::Math`), always of a value at or below zero: the
+//! activations on Cephes' `e^x`, the softmax on `2^x`, its exponents made
+//! by one fused multiply-add; the portable kernel calls the standard
+//! library a value at a time ([`activate`]).
 
 use super::gemm::Kernel;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -140,9 +141,9 @@ fn mish<V: Math>(x: V) -> V {
 /// exp(row · scale − max(row · scale))`, in place; returns their sum (the
 /// caller divides what it makes of them: attention, its 32 outputs a
 /// point rather than the 361 weights). In the kernel in force: 16
-/// values at once in AVX-512, 8 in AVX2, 4 in NEON on ARM64 (the
-/// exponential a polynomial of degree 6 scaled by a power of two, within
-/// 2·10⁻⁷ of `exp`), one at a time in the portable kernel.
+/// values at once in AVX-512, 8 in AVX2, 4 in NEON on ARM64 (as powers of
+/// two, `simd::Math::exp2_nonpositive`, within 2.2·10⁻⁷ of `exp2`), one
+/// at a time in the portable kernel.
 pub fn softmax_weights(row: &mut [f32], scale: f32) -> f32 {
     match Kernel::in_force() {
         // SAFETY (both): the kernel in force is one the processor runs.
@@ -182,23 +183,23 @@ unsafe fn softmax_avx512(row: &mut [f32], scale: f32) -> f32 {
             (1u32 << left) as u16 - 1
         }
     };
-    let s = _mm512_set1_ps(scale);
     let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
     let mut i = 0;
     // SAFETY (each block): every load and store is masked to the row.
     while i < n {
         let m = mask(i);
         let x = unsafe { _mm512_mask_loadu_ps(max, m, p.add(i)) };
-        max = _mm512_mask_max_ps(max, m, max, _mm512_mul_ps(x, s));
+        max = _mm512_mask_max_ps(max, m, max, x);
         i += 16;
     }
-    let top = _mm512_set1_ps(_mm512_reduce_max_ps(max));
+    let (s, top) = exponent_of(_mm512_reduce_max_ps(max), scale);
+    let (s, top) = (_mm512_set1_ps(s), _mm512_set1_ps(top));
     let mut sum = _mm512_setzero_ps();
     i = 0;
     while i < n {
         let m = mask(i);
         let x = unsafe { _mm512_maskz_loadu_ps(m, p.add(i)) };
-        let e = _mm512_fmsub_ps(x, s, top).exp_nonpositive();
+        let e = _mm512_fmsub_ps(x, s, top).exp2_nonpositive();
         sum = _mm512_mask_add_ps(sum, m, sum, e);
         unsafe { _mm512_mask_storeu_ps(p.add(i), m, e) };
         i += 16;
@@ -206,17 +207,29 @@ unsafe fn softmax_avx512(row: &mut [f32], scale: f32) -> f32 {
     _mm512_reduce_add_ps(sum)
 }
 
-/// The largest of `row`'s values times `scale`, `V::WIDTH` at a time.
+/// The largest of `row`'s values, `V::WIDTH` at a time.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
-fn scaled_max<V: Math>(row: &[f32], scale: f32) -> f32 {
-    let (s, mut top) = (V::splat(scale), V::splat(f32::NEG_INFINITY));
+fn row_max<V: Math>(row: &[f32]) -> f32 {
+    let mut top = V::splat(f32::NEG_INFINITY);
     let chunks = row.chunks_exact(V::WIDTH);
     let rest = chunks.remainder();
     for chunk in chunks {
-        top = top.max(V::load(chunk).mul(s));
+        top = top.max(V::load(chunk));
     }
-    rest.iter().fold(top.max_lane(), |m, &x| m.max(x * scale))
+    rest.iter().fold(top.max_lane(), |m, &x| m.max(x))
+}
+
+/// The vector kernels' weights as powers of two: `e^((x − max) · scale) =
+/// 2^(x · s − top)` with `s = scale · log₂ e`, `top = max · s` (`scale`
+/// above zero, as attention's `1 / √d`), so that one fused multiply-add
+/// makes each exponent.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn exponent_of(max: f32, scale: f32) -> (f32, f32) {
+    debug_assert!(scale > 0.0, "a softmax's scale {scale}");
+    let s = scale * std::f32::consts::LOG2_E;
+    (s, max * s)
 }
 
 /// [`softmax_weights`] in AVX2: eight values at once, the row's last few one at a
@@ -225,15 +238,15 @@ fn scaled_max<V: Math>(row: &[f32], scale: f32) -> f32 {
 #[target_feature(enable = "avx2,fma")]
 unsafe fn softmax_avx2(row: &mut [f32], scale: f32) -> f32 {
     use std::arch::x86_64::*;
-    let max = scaled_max::<__m256>(row, scale);
+    let (scale, top) = exponent_of(row_max::<__m256>(row), scale);
     let (chunks, rest) = row.as_chunks_mut::<8>();
-    let (s, top) = (_mm256_set1_ps(scale), _mm256_set1_ps(max));
+    let (s, top_lanes) = (_mm256_set1_ps(scale), _mm256_set1_ps(top));
     let mut total = _mm256_setzero_ps();
     for chunk in chunks.iter_mut() {
         // SAFETY: the loads and stores are of eight-value arrays.
         unsafe {
             let x = _mm256_loadu_ps(chunk.as_ptr());
-            let e = _mm256_fmsub_ps(x, s, top).exp_nonpositive();
+            let e = _mm256_fmsub_ps(x, s, top_lanes).exp2_nonpositive();
             total = _mm256_add_ps(total, e);
             _mm256_storeu_ps(chunk.as_mut_ptr(), e);
         }
@@ -243,7 +256,7 @@ unsafe fn softmax_avx2(row: &mut [f32], scale: f32) -> f32 {
     unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), total) };
     let mut sum: f32 = lanes.iter().sum();
     for r in rest.iter_mut() {
-        let e = _mm256_set1_ps(*r * scale - max).exp_nonpositive();
+        let e = _mm256_set1_ps(r.mul_add(scale, -top)).exp2_nonpositive();
         *r = _mm256_cvtss_f32(e);
         sum += *r;
     }
@@ -255,23 +268,23 @@ unsafe fn softmax_avx2(row: &mut [f32], scale: f32) -> f32 {
 #[cfg(target_arch = "aarch64")]
 fn softmax_neon(row: &mut [f32], scale: f32) -> f32 {
     use std::arch::aarch64::*;
-    let max = scaled_max::<float32x4_t>(row, scale);
+    let (scale, top) = exponent_of(row_max::<float32x4_t>(row), scale);
     let (chunks, rest) = row.as_chunks_mut::<4>();
     let mut sum = 0.0;
     // SAFETY (each block): NEON is part of every ARM64 processor; the
     // loads and stores are of four-value arrays.
     unsafe {
-        let (s, top) = (vdupq_n_f32(scale), vdupq_n_f32(max));
+        let (s, minus_top) = (vdupq_n_f32(scale), vdupq_n_f32(-top));
         let mut total = vdupq_n_f32(0.0);
         for chunk in chunks.iter_mut() {
             let x = vld1q_f32(chunk.as_ptr());
-            let e = vsubq_f32(vmulq_f32(x, s), top).exp_nonpositive();
+            let e = vfmaq_f32(minus_top, x, s).exp2_nonpositive();
             total = vaddq_f32(total, e);
             vst1q_f32(chunk.as_mut_ptr(), e);
         }
         sum += vaddvq_f32(total);
         for r in rest.iter_mut() {
-            let e = vgetq_lane_f32::<0>(vdupq_n_f32(*r * scale - max).exp_nonpositive());
+            let e = vgetq_lane_f32::<0>(vdupq_n_f32(r.mul_add(scale, -top)).exp2_nonpositive());
             *r = e;
             sum += e;
         }
