@@ -50,6 +50,42 @@ by_kernel! {
     fn activate_row(act: Activation, row: &mut [f32]) => activate_lanes, activate_portable
 }
 
+by_kernel! {
+    /// Rotates each pair of channels `(x[2p], x[2p + 1])` in place:
+    /// channel `j` becomes `x[j] · cos[j] + x[j ^ 1] · sin[j]` (the
+    /// rotary embedding, its tables given for both channels of a pair, the
+    /// sine negated for the first), a multiplication and an addition each,
+    /// as a value at a time.
+    fn rotate_pairs(x: &mut [f32], cos: &[f32], sin: &[f32]) => rotate_lanes, rotate_portable
+}
+
+fn rotate_portable(x: &mut [f32], cos: &[f32], sin: &[f32]) {
+    for ((pair, cos), sin) in x
+        .chunks_exact_mut(2)
+        .zip(cos.chunks_exact(2))
+        .zip(sin.chunks_exact(2))
+    {
+        let (x0, x1) = (pair[0], pair[1]);
+        pair[0] = x0 * cos[0] + x1 * sin[0];
+        pair[1] = x1 * cos[1] + x0 * sin[1];
+    }
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn rotate_lanes<V: Math>(x: &mut [f32], cos: &[f32], sin: &[f32]) {
+    let whole = x.len() - x.len() % V::WIDTH;
+    let (cos, sin) = (&cos[..x.len()], &sin[..x.len()]);
+    for at in (0..whole).step_by(V::WIDTH) {
+        let v = V::load(&x[at..]);
+        let turned = v
+            .mul(V::load(&cos[at..]))
+            .add(v.swap_pairs().mul(V::load(&sin[at..])));
+        turned.store(&mut x[at..]);
+    }
+    rotate_portable(&mut x[whole..], &cos[whole..], &sin[whole..]);
+}
+
 fn activate_portable(act: Activation, row: &mut [f32]) {
     for x in row.iter_mut() {
         *x = activate(act, *x);

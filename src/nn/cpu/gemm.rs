@@ -320,11 +320,12 @@ impl Packed {
     /// only while evaluating: attention's values, a head's share of each
     /// point's).
     pub fn refill_rows(&mut self, k: usize, n: usize, rows: &[f32], stride: usize) {
-        self.clear_to(k, n);
+        self.resize_to(k, n);
         for (p, panel) in self.panels.chunks_exact_mut((k * NR).max(1)).enumerate() {
             let cols = NR.min(n - p * NR);
             for (r, to) in panel.chunks_exact_mut(NR).enumerate() {
                 to[..cols].copy_from_slice(&rows[r * stride + p * NR..][..cols]);
+                to[cols..].fill(0.0);
             }
         }
         self.pair_up(precision());
@@ -332,24 +333,30 @@ impl Packed {
 
     /// Packs into this one the `k × n` matrix whose column `j` is
     /// `columns[j · stride..][..k]` (attention's keys, transposed).
+    /// A panel's rows are written whole, one after another (its 16
+    /// columns read side by side), so that the writes run on.
     pub fn refill_columns(&mut self, k: usize, n: usize, columns: &[f32], stride: usize) {
-        self.clear_to(k, n);
+        self.resize_to(k, n);
         for (p, panel) in self.panels.chunks_exact_mut((k * NR).max(1)).enumerate() {
-            for j in 0..NR.min(n - p * NR) {
-                let column = &columns[(p * NR + j) * stride..][..k];
-                for (to, &x) in panel[j..].iter_mut().step_by(NR).zip(column) {
-                    *to = x;
+            let cols = NR.min(n - p * NR);
+            let sources: [&[f32]; NR] = std::array::from_fn(|j| match j < cols {
+                true => &columns[(p * NR + j) * stride..][..k],
+                false => &[],
+            });
+            for (kk, to) in panel.chunks_exact_mut(NR).enumerate() {
+                for (x, source) in to.iter_mut().zip(&sources) {
+                    *x = source.get(kk).copied().unwrap_or(0.0);
                 }
             }
         }
         self.pair_up(precision());
     }
 
-    /// Zeros for a packed `k × n` matrix, in this one's memory.
-    fn clear_to(&mut self, k: usize, n: usize) {
+    /// Room for a packed `k × n` matrix in this one's memory, each value
+    /// to be written by the caller.
+    fn resize_to(&mut self, k: usize, n: usize) {
         self.k = k;
         self.n = n;
-        self.panels.clear();
         self.panels.resize(n.div_ceil(NR) * k * NR, 0.0);
     }
 

@@ -176,6 +176,8 @@ pub(super) trait Math: Lanes {
     fn abs(self) -> Self;
     /// Per lane: `negative` where this lane is below zero, else `other`.
     fn where_negative(self, negative: Self, other: Self) -> Self;
+    /// The lanes of each pair swapped: `(x1, x0, x3, x2, …)`.
+    fn swap_pairs(self) -> Self;
     /// `e^x` of lanes at or below 0 (above −87, where it is clamped):
     /// `2^n · p(r)`, `n` the nearest integer to `x / ln 2`, `r = x − n ·
     /// ln 2` in two parts, `p` Cephes' polynomial of `expf` (within
@@ -265,6 +267,10 @@ impl Math for std::arch::x86_64::__m256 {
     fn abs(self) -> Self {
         use std::arch::x86_64::*;
         unsafe { _mm256_andnot_ps(_mm256_set1_ps(-0.0), self) }
+    }
+    #[inline(always)]
+    fn swap_pairs(self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_permute_ps::<0b10_11_00_01>(self) }
     }
     #[inline(always)]
     fn where_negative(self, negative: Self, other: Self) -> Self {
@@ -363,6 +369,10 @@ impl Math for std::arch::x86_64::__m512 {
         unsafe { std::arch::x86_64::_mm512_abs_ps(self) }
     }
     #[inline(always)]
+    fn swap_pairs(self) -> Self {
+        unsafe { std::arch::x86_64::_mm512_permute_ps::<0b10_11_00_01>(self) }
+    }
+    #[inline(always)]
     fn where_negative(self, negative: Self, other: Self) -> Self {
         use std::arch::x86_64::*;
         unsafe {
@@ -447,6 +457,10 @@ impl Math for std::arch::aarch64::float32x4_t {
     #[inline(always)]
     fn abs(self) -> Self {
         unsafe { std::arch::aarch64::vabsq_f32(self) }
+    }
+    #[inline(always)]
+    fn swap_pairs(self) -> Self {
+        unsafe { std::arch::aarch64::vrev64q_f32(self) }
     }
     #[inline(always)]
     fn where_negative(self, negative: Self, other: Self) -> Self {

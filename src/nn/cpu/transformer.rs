@@ -11,7 +11,7 @@
 //! Every buffer is the caller's ([`Scratch`], grown by [`Scratch::fit`]):
 //! nothing here allocates while evaluating.
 
-use super::elementwise::{activate_row, softmax_weights};
+use super::elementwise::{activate_row, rotate_pairs, softmax_weights};
 use super::gemm::{Packed, RowStrides, Store, gemm, gemm_stored, gemm_strided};
 use crate::nn::backend::Shape;
 use crate::nn::model::{
@@ -303,7 +303,7 @@ impl Attention {
         };
         let t = &mut kept[at];
         if (t.width, t.points) != (shape.width, shape.points()) {
-            let len = self.rope_rows() * (self.q_dim / 2) * shape.points();
+            let len = self.rope_rows() * self.q_dim * shape.points();
             t.cos.resize(len, 0.0);
             t.sin.resize(len, 0.0);
             self.rope_tables(shape, &mut t.cos, &mut t.sin);
@@ -313,14 +313,17 @@ impl Attention {
     }
 
     /// The cosines and sines of the rotation of each pair at each point,
-    /// `[table row][point][pair]` (a point's pairs side by side), the values of
-    /// KataGo's `computeRopeCosSin`.
+    /// `[table row][point][channel]` (a point's pairs side by side), the values of
+    /// KataGo's `computeRopeCosSin`, each given for both channels of its
+    /// pair, the sine negated for the first: channel `j` of a rotated pair
+    /// is `x[j] · cos[j] + x[j ^ 1] · sin[j]`.
     fn rope_tables(&self, shape: Shape, cos: &mut [f32], sin: &mut [f32]) {
         let pairs = self.q_dim / 2;
         let (width, points) = (shape.width, shape.points());
         let mut put = |at: usize, angle: f32| {
-            cos[at] = angle.cos();
-            sin[at] = angle.sin();
+            let (s, c) = angle.sin_cos();
+            cos[2 * at..2 * at + 2].copy_from_slice(&[c, c]);
+            sin[2 * at..2 * at + 2].copy_from_slice(&[-s, s]);
         };
         match &self.rope {
             Rope::None => {}
@@ -355,7 +358,7 @@ impl Attention {
     }
 
     /// Rotates each head's pairs of channels `(2p, 2p + 1)` at each point:
-    /// `heads` heads from `column` of the rows of `qkv`.
+    /// `heads` heads from `column` of the rows of `qkv` ([`rotate_pairs`]).
     fn rotate(
         &self,
         qkv: &mut [f32],
@@ -379,14 +382,10 @@ impl Attention {
                     Rope::Learned(_) => h * self.kv_heads / heads,
                     _ => 0,
                 };
-                let at = (table * points + xy) * pairs;
-                let (cos, sin) = (&cos[at..at + pairs], &sin[at..at + pairs]);
+                let at = (table * points + xy) * 2 * pairs;
+                let (cos, sin) = (&cos[at..at + 2 * pairs], &sin[at..at + 2 * pairs]);
                 let head = &mut chunk[h * self.q_dim..h * self.q_dim + 2 * pairs];
-                for ((pair, &c), &s) in head.chunks_exact_mut(2).zip(cos).zip(sin) {
-                    let (x0, x1) = (pair[0], pair[1]);
-                    pair[0] = x0 * c - x1 * s;
-                    pair[1] = x0 * s + x1 * c;
-                }
+                rotate_pairs(head, cos, sin);
             }
         }
     }
@@ -524,6 +523,7 @@ impl FeedForward {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nn::model::AttentionDesc;
 
     #[test]
     fn a_dense_layer_is_a_product_at_every_point() {
@@ -547,6 +547,80 @@ mod tests {
                 let want: f32 = (0..k).map(|i| x[r * k + i] * w[i * n + o]).sum();
                 assert!((y[r * n + o] - want).abs() < 1e-4, "{r} {o}");
             }
+        }
+    }
+
+    #[test]
+    fn rotary_embedding_turns_each_pair_by_its_angle() {
+        // Ten channels a head: four pairs at once, then one alone.
+        let (heads, q_dim, width) = (2, 10, 3);
+        let layer = |n: usize| MatMulDesc {
+            name: "w".into(),
+            in_channels: 4,
+            out_channels: n,
+            weights: vec![0.0; 4 * n],
+        };
+        let pairs = q_dim / 2;
+        let freqs: Vec<f32> = (0..heads * pairs * 2)
+            .map(|i| 0.1 + i as f32 * 0.07)
+            .collect();
+        let att = Attention::new(&AttentionDesc {
+            name: "a".into(),
+            heads,
+            kv_heads: heads,
+            q_dim,
+            v_dim: 4,
+            norm: TransformerNormDesc {
+                name: "n".into(),
+                epsilon: 1e-6,
+                weight: vec![1.0; 4],
+            },
+            q: layer(heads * q_dim),
+            k: layer(heads * q_dim),
+            v: layer(heads * 4),
+            out: MatMulDesc {
+                name: "o".into(),
+                in_channels: heads * 4,
+                out_channels: 4,
+                weights: vec![0.0; heads * 16],
+            },
+            rope: Rope::Learned(freqs.clone()),
+        });
+        let shape = Shape {
+            batch: 1,
+            width,
+            height: 2,
+        };
+        let points = shape.points();
+        let stride = att.qkv.out_channels;
+        let before: Vec<f32> = (0..points * stride)
+            .map(|i| (i % 13) as f32 - 6.0)
+            .collect();
+        let mut kept = Vec::new();
+        let t = att.tables_in(&mut kept, shape);
+        let check = |qkv: &[f32]| {
+            for xy in 0..points {
+                let (x, y) = ((xy % width) as f32, (xy / width) as f32);
+                for h in 0..heads {
+                    for p in 0..pairs {
+                        let at = xy * stride + h * q_dim + 2 * p;
+                        let f = (h * pairs + p) * 2;
+                        let angle = x * freqs[f] + y * freqs[f + 1];
+                        let (s, c) = angle.sin_cos();
+                        let (x0, x1) = (before[at], before[at + 1]);
+                        assert_eq!(qkv[at], x0 * c - x1 * s, "{xy} {h} {p}");
+                        assert_eq!(qkv[at + 1], x0 * s + x1 * c, "{xy} {h} {p}");
+                    }
+                }
+                // The keys and values beyond the queries are left as they were.
+                let rest = xy * stride + heads * q_dim..(xy + 1) * stride;
+                assert_eq!(qkv[rest.clone()], before[rest]);
+            }
+        };
+        for kernel in crate::nn::cpu::gemm::Kernel::available() {
+            let mut qkv = before.clone();
+            kernel.run_with(|| att.rotate(&mut qkv, 0, heads, shape, (&t.cos, &t.sin)));
+            check(&qkv);
         }
     }
 }
