@@ -51,12 +51,52 @@ by_kernel! {
 }
 
 by_kernel! {
-    /// Rotates each pair of channels `(x[2p], x[2p + 1])` in place:
-    /// channel `j` becomes `x[j] · cos[j] + x[j ^ 1] · sin[j]` (the
-    /// rotary embedding, its tables given for both channels of a pair, the
-    /// sine negated for the first), a multiplication and an addition each,
-    /// as a value at a time.
-    fn rotate_pairs(x: &mut [f32], cos: &[f32], sin: &[f32]) => rotate_lanes, rotate_portable
+    /// Rotates each pair of channels `(x[2p], x[2p + 1])` of the first
+    /// `width` values of `rows` rows of `x` (`stride` apart), in place:
+    /// channel `j` of row r becomes `x[j] · cos[j] + x[j ^ 1] · sin[j]`,
+    /// the tables' row r (`width` values) (the rotary embedding, its
+    /// tables given for both channels of a pair, the sine negated for the
+    /// first), a multiplication and an addition each, as a value at a
+    /// time.
+    fn rotate_pairs(x: &mut [f32], stride: usize, width: usize, rows: usize, cos: &[f32], sin: &[f32]) => rotate_rows_lanes, rotate_rows_portable
+}
+
+fn rotate_rows_portable(
+    x: &mut [f32],
+    stride: usize,
+    width: usize,
+    rows: usize,
+    cos: &[f32],
+    sin: &[f32],
+) {
+    for r in 0..rows {
+        let at = r * width;
+        rotate_portable(
+            &mut x[r * stride..][..width],
+            &cos[at..at + width],
+            &sin[at..at + width],
+        );
+    }
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn rotate_rows_lanes<V: Math>(
+    x: &mut [f32],
+    stride: usize,
+    width: usize,
+    rows: usize,
+    cos: &[f32],
+    sin: &[f32],
+) {
+    for r in 0..rows {
+        let at = r * width;
+        rotate_lanes::<V>(
+            &mut x[r * stride..][..width],
+            &cos[at..at + width],
+            &sin[at..at + width],
+        );
+    }
 }
 
 fn rotate_portable(x: &mut [f32], cos: &[f32], sin: &[f32]) {

@@ -358,7 +358,8 @@ impl Attention {
     }
 
     /// Rotates each head's pairs of channels `(2p, 2p + 1)` at each point:
-    /// `heads` heads from `column` of the rows of `qkv` ([`rotate_pairs`]).
+    /// `heads` heads from `column` of the rows of `qkv` ([`rotate_pairs`]),
+    /// a head over a board's points at a time.
     fn rotate(
         &self,
         qkv: &mut [f32],
@@ -368,24 +369,19 @@ impl Attention {
         tables: (&[f32], &[f32]),
     ) {
         let (cos, sin) = tables;
-        let pairs = self.q_dim / 2;
+        let width = 2 * (self.q_dim / 2);
         let points = shape.points();
         let stride = self.qkv.out_channels;
-        for (row, chunk) in qkv[..shape.rows() * stride]
-            .chunks_exact_mut(stride)
-            .enumerate()
-        {
-            let chunk = &mut chunk[column..];
-            let xy = row % points;
+        for b in 0..shape.batch {
+            let board = &mut qkv[b * points * stride..(b + 1) * points * stride];
             for h in 0..heads {
                 let table = match self.rope {
                     Rope::Learned(_) => h * self.kv_heads / heads,
                     _ => 0,
                 };
-                let at = (table * points + xy) * 2 * pairs;
-                let (cos, sin) = (&cos[at..at + 2 * pairs], &sin[at..at + 2 * pairs]);
-                let head = &mut chunk[h * self.q_dim..h * self.q_dim + 2 * pairs];
-                rotate_pairs(head, cos, sin);
+                let at = table * points * width..(table + 1) * points * width;
+                let head = &mut board[column + h * self.q_dim..];
+                rotate_pairs(head, stride, width, points, &cos[at.clone()], &sin[at]);
             }
         }
     }
