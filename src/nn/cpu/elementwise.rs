@@ -283,17 +283,26 @@ unsafe fn softmax_avx512(row: &mut [f32], scale: f32) -> f32 {
     _mm512_reduce_add_ps(sum)
 }
 
-/// The largest of `row`'s values, `V::WIDTH` at a time.
+/// The largest of `row`'s values, `V::WIDTH` at a time in four running
+/// maxima (one would wait on each comparison's result).
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline(always)]
 fn row_max<V: Math>(row: &[f32]) -> f32 {
-    let mut top = V::splat(f32::NEG_INFINITY);
-    let chunks = row.chunks_exact(V::WIDTH);
-    let rest = chunks.remainder();
-    for chunk in chunks {
-        top = top.max(V::load(chunk));
+    let mut tops = [V::splat(f32::NEG_INFINITY); 4];
+    let fours = row.chunks_exact(4 * V::WIDTH);
+    let rest = fours.remainder();
+    for four in fours {
+        for (i, top) in tops.iter_mut().enumerate() {
+            *top = top.max(V::load(&four[i * V::WIDTH..]));
+        }
     }
-    rest.iter().fold(top.max_lane(), |m, &x| m.max(x))
+    let ones = rest.chunks_exact(V::WIDTH);
+    let last = ones.remainder();
+    for one in ones {
+        tops[0] = tops[0].max(V::load(one));
+    }
+    let top = tops[0].max(tops[1]).max(tops[2].max(tops[3]));
+    last.iter().fold(top.max_lane(), |m, &x| m.max(x))
 }
 
 /// The vector kernels' weights as powers of two: `e^((x − max) · scale) =
@@ -317,19 +326,31 @@ unsafe fn softmax_avx2(row: &mut [f32], scale: f32) -> f32 {
     let (scale, top) = exponent_of(row_max::<__m256>(row), scale);
     let (chunks, rest) = row.as_chunks_mut::<8>();
     let (s, top_lanes) = (_mm256_set1_ps(scale), _mm256_set1_ps(top));
-    let mut total = _mm256_setzero_ps();
-    for chunk in chunks.iter_mut() {
+    // Two running sums, alternate chunks each, so that no addition waits
+    // on the one before.
+    let mut totals = [_mm256_setzero_ps(); 2];
+    let weigh = |chunk: &mut [f32; 8], total: &mut __m256| {
         // SAFETY: the loads and stores are of eight-value arrays.
         unsafe {
             let x = _mm256_loadu_ps(chunk.as_ptr());
             let e = _mm256_fmsub_ps(x, s, top_lanes).exp2_nonpositive();
-            total = _mm256_add_ps(total, e);
+            *total = _mm256_add_ps(*total, e);
             _mm256_storeu_ps(chunk.as_mut_ptr(), e);
         }
+    };
+    let mut pairs = chunks.chunks_exact_mut(2);
+    for pair in &mut pairs {
+        let [first, second] = pair else { unreachable!() };
+        let [t0, t1] = &mut totals;
+        weigh(first, t0);
+        weigh(second, t1);
+    }
+    for chunk in pairs.into_remainder() {
+        weigh(chunk, &mut totals[0]);
     }
     let mut lanes = [0.0f32; 8];
     // SAFETY: an eight-value array.
-    unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), total) };
+    unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), _mm256_add_ps(totals[0], totals[1])) };
     let mut sum: f32 = lanes.iter().sum();
     for r in rest.iter_mut() {
         let e = _mm256_set1_ps(r.mul_add(scale, -top)).exp2_nonpositive();
