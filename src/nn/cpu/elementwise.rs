@@ -340,7 +340,9 @@ unsafe fn softmax_avx2(row: &mut [f32], scale: f32) -> f32 {
     };
     let mut pairs = chunks.chunks_exact_mut(2);
     for pair in &mut pairs {
-        let [first, second] = pair else { unreachable!() };
+        let [first, second] = pair else {
+            unreachable!()
+        };
         let [t0, t1] = &mut totals;
         weigh(first, t0);
         weigh(second, t1);

@@ -360,8 +360,11 @@ impl Packed {
         self.panels.resize(n.div_ceil(NR) * k * NR, 0.0);
     }
 
-    fn panel(&self, p: usize) -> &[f32] {
-        &self.panels[p * self.k * NR..(p + 1) * self.k * NR]
+    /// Panel `p`, and the next one after it where there is one (for a
+    /// kernel to ask the caches for while it works on `p`).
+    fn panel_and_next(&self, p: usize) -> &[f32] {
+        let len = self.k * NR;
+        &self.panels[p * len..((p + 2) * len).min(self.panels.len())]
     }
 }
 
@@ -719,7 +722,7 @@ fn gemm_blocks<const ROWS: usize>(
     let (k, lda) = (b.k, strides.a);
     by_blocks::<ROWS>(m, b.n, k * 4, c, strides.c, store, |p, i0, rows, out| {
         let a_rows = &a[i0 * lda..(i0 + rows * out.blocks() - 1) * lda + k];
-        block(a_rows, lda, k, rows, b.panel(p), out);
+        block(a_rows, lda, k, rows, b.panel_and_next(p), out);
     });
 }
 
@@ -827,13 +830,20 @@ impl Out<'_> {
         }
     }
 
-    /// Runs `block(a_rows, out)` for each of the blocks of `rows` rows it
-    /// holds, `a_rows` that block's rows of `a` (`lda` apart): a kernel's
-    /// loop over a run of blocks, so that each block costs no call.
+    /// Runs `block(a_rows, out, first)` for each of the blocks of `rows`
+    /// rows it holds, `a_rows` that block's rows of `a` (`lda` apart),
+    /// `first` for the run's first: a kernel's loop over a run of blocks,
+    /// so that each block costs no call.
     #[inline(always)]
-    fn each_block<T>(self, rows: usize, a: &[T], lda: usize, mut block: impl FnMut(&[T], Out)) {
+    fn each_block<T>(
+        self,
+        rows: usize,
+        a: &[T],
+        lda: usize,
+        mut block: impl FnMut(&[T], Out, bool),
+    ) {
         match self {
-            Out::Buffer(buffer) => block(a, Out::Buffer(buffer)),
+            Out::Buffer(buffer) => block(a, Out::Buffer(buffer), true),
             Out::Rows {
                 c,
                 stride,
@@ -848,7 +858,7 @@ impl Out<'_> {
                         store: store.at_row(first),
                         blocks: 1,
                     };
-                    block(&a[first * lda..], out);
+                    block(&a[first * lda..], out, first == 0);
                 }
             }
         }
@@ -908,7 +918,7 @@ fn put_registers<L: Math, const W: usize>(rows: &[[L; W]], out: Out) {
 
 /// The blocks of a run ([`Out::each_block`]) a value at a time.
 fn block_portable(a: &[f32], lda: usize, k: usize, rows: usize, panel: &[f32], out: Out) {
-    out.each_block(rows, a, lda, |a, out| {
+    out.each_block(rows, a, lda, |a, out, _first| {
         let mut acc = [[0.0; NR]; MR_MAX];
         for kk in 0..k {
             let b = &panel[kk * NR..(kk + 1) * NR];
@@ -935,15 +945,22 @@ unsafe fn block_avx2_fma<const R: usize>(a: &[f32], lda: usize, k: usize, panel:
         a,
         lda,
         #[inline(always)]
-        |a, out| {
+        |a, out, first| {
             assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
             let zero = _mm256_setzero_ps();
             let mut c = [[zero; 2]; R];
             let ap = a.as_ptr();
             let bp = panel.as_ptr();
+            // The run's first block asks for the next panel a row (a
+            // cache line) a step, so that the next panel's run finds it in
+            // the second-level cache rather than waiting on memory.
+            let next = (first && panel.len() >= 2 * NR * k).then(|| panel[NR * k..].as_ptr());
             for kk in 0..k {
                 // SAFETY: kk < k, so every offset is within the lengths asserted above.
                 unsafe {
+                    if let Some(next) = next {
+                        _mm_prefetch::<_MM_HINT_T1>(next.add(kk * NR).cast());
+                    }
                     let b0 = _mm256_loadu_ps(bp.add(kk * NR));
                     let b1 = _mm256_loadu_ps(bp.add(kk * NR + 8));
                     for (r, cr) in c.iter_mut().enumerate() {
@@ -968,7 +985,7 @@ unsafe fn block_avx512<const R: usize>(a: &[f32], lda: usize, k: usize, panel: &
         a,
         lda,
         #[inline(always)]
-        |a, out| {
+        |a, out, _first| {
             assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
             let mut c = [[_mm512_setzero_ps()]; R];
             let ap = a.as_ptr();
@@ -997,7 +1014,7 @@ fn block_neon<const R: usize>(a: &[f32], lda: usize, k: usize, panel: &[f32], ou
         a,
         lda,
         #[inline(always)]
-        |a, out| {
+        |a, out, _first| {
             assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
             // SAFETY (each block): NEON is part of every ARM64 processor; every
             // offset is below the lengths asserted above (kk < k).
@@ -1081,7 +1098,7 @@ const BF16_ROWS: usize = 6;
 #[target_feature(enable = "avx512f,avx512bf16")]
 unsafe fn block_avx512_bf16<const R: usize>(a: &[u32], q: usize, panel: &[u32], out: Out) {
     use std::arch::x86_64::*;
-    out.each_block(R, a, q, |a, out| {
+    out.each_block(R, a, q, |a, out, _first| {
         assert!(a.len() >= R * q && panel.len() >= NR * q);
         let mut c = [[_mm512_setzero_ps()]; R];
         let ap = a.as_ptr();
@@ -1113,7 +1130,7 @@ unsafe fn block_avx512_bf16<const R: usize>(a: &[u32], q: usize, panel: &[u32], 
 #[target_feature(enable = "neon,bf16")]
 unsafe fn block_neon_bf16<const R: usize>(a: &[u32], q: usize, panel: &[u32], out: Out) {
     use std::arch::aarch64::*;
-    out.each_block(R, a, q, |a, out| {
+    out.each_block(R, a, q, |a, out, _first| {
         assert!(a.len() >= R * q && panel.len() >= NR * q);
         let mut c = [[vdupq_n_f32(0.0); 4]; R];
         let ap = a.as_ptr();
