@@ -985,14 +985,19 @@ unsafe fn block_avx512<const R: usize>(a: &[f32], lda: usize, k: usize, panel: &
         a,
         lda,
         #[inline(always)]
-        |a, out, _first| {
+        |a, out, first| {
             assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
             let mut c = [[_mm512_setzero_ps()]; R];
             let ap = a.as_ptr();
             let bp = panel.as_ptr();
+            // As the AVX2 kernel's: the next panel asked for by the run's first block.
+            let next = (first && panel.len() >= 2 * NR * k).then(|| panel[NR * k..].as_ptr());
             for kk in 0..k {
                 // SAFETY: kk < k, so every offset is within the lengths asserted above.
                 unsafe {
+                    if let Some(next) = next {
+                        _mm_prefetch::<_MM_HINT_T1>(next.add(kk * NR).cast());
+                    }
                     let b = _mm512_loadu_ps(bp.add(kk * NR));
                     for (r, [cr]) in c.iter_mut().enumerate() {
                         *cr = _mm512_fmadd_ps(_mm512_set1_ps(*ap.add(r * lda + kk)), b, *cr);
