@@ -1074,7 +1074,7 @@ fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], strides: RowStrides
         }
         by_blocks::<BF16_ROWS>(m, n, q * 4, c, strides.c, store, |p, i0, rows, out| {
             let panel = &b.pairs[p * q * NR..(p + 1) * q * NR];
-            let a_rows = &pairs[i0 * q..(i0 + rows) * q];
+            let a_rows = &pairs[i0 * q..(i0 + rows * out.blocks()) * q];
             // SAFETY (each arm): the processor has the dot products
             // (asserted above); the lengths are checked inside.
             #[cfg(target_arch = "x86_64")]
