@@ -69,14 +69,7 @@ fn rotate_rows_portable(
     cos: &[f32],
     sin: &[f32],
 ) {
-    for r in 0..rows {
-        let at = r * width;
-        rotate_portable(
-            &mut x[r * stride..][..width],
-            &cos[at..at + width],
-            &sin[at..at + width],
-        );
-    }
+    each_rotated_row(x, stride, width, rows, cos, sin, rotate_portable);
 }
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -89,9 +82,24 @@ fn rotate_rows_lanes<V: Math>(
     cos: &[f32],
     sin: &[f32],
 ) {
+    each_rotated_row(x, stride, width, rows, cos, sin, rotate_lanes::<V>);
+}
+
+/// `rotate(row, cos, sin)` on each of `rows` rows of `x` (`stride`
+/// apart, `width` values), with the tables' row of the same number.
+#[inline(always)]
+fn each_rotated_row(
+    x: &mut [f32],
+    stride: usize,
+    width: usize,
+    rows: usize,
+    cos: &[f32],
+    sin: &[f32],
+    rotate: impl Fn(&mut [f32], &[f32], &[f32]),
+) {
     for r in 0..rows {
         let at = r * width;
-        rotate_lanes::<V>(
+        rotate(
             &mut x[r * stride..][..width],
             &cos[at..at + width],
             &sin[at..at + width],

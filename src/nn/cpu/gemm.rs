@@ -933,6 +933,17 @@ fn block_portable(a: &[f32], lda: usize, k: usize, rows: usize, panel: &[f32], o
     });
 }
 
+/// Where the x86 kernels' first block of a run finds the panel after its
+/// own (`panel` as [`Packed::panel_and_next`] gives it), if there is one:
+/// it asks for that panel a row (a cache line) a step, so that the next
+/// panel's run finds it in the second-level cache rather than waiting on
+/// memory.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn next_panel(first: bool, panel: &[f32], k: usize) -> Option<*const f32> {
+    (first && panel.len() >= 2 * NR * k).then(|| panel[NR * k..].as_ptr())
+}
+
 /// The blocks of a run ([`Out::each_block`]) in AVX2: R rows of 16 columns
 /// in 2R registers, each step of `k` two loads of the panel, R broadcasts
 /// of `a` and 2R fused multiply-adds.
@@ -951,10 +962,7 @@ unsafe fn block_avx2_fma<const R: usize>(a: &[f32], lda: usize, k: usize, panel:
             let mut c = [[zero; 2]; R];
             let ap = a.as_ptr();
             let bp = panel.as_ptr();
-            // The run's first block asks for the next panel a row (a
-            // cache line) a step, so that the next panel's run finds it in
-            // the second-level cache rather than waiting on memory.
-            let next = (first && panel.len() >= 2 * NR * k).then(|| panel[NR * k..].as_ptr());
+            let next = next_panel(first, panel, k);
             for kk in 0..k {
                 // SAFETY: kk < k, so every offset is within the lengths asserted above.
                 unsafe {
@@ -990,8 +998,7 @@ unsafe fn block_avx512<const R: usize>(a: &[f32], lda: usize, k: usize, panel: &
             let mut c = [[_mm512_setzero_ps()]; R];
             let ap = a.as_ptr();
             let bp = panel.as_ptr();
-            // As the AVX2 kernel's: the next panel asked for by the run's first block.
-            let next = (first && panel.len() >= 2 * NR * k).then(|| panel[NR * k..].as_ptr());
+            let next = next_panel(first, panel, k);
             for kk in 0..k {
                 // SAFETY: kk < k, so every offset is within the lengths asserted above.
                 unsafe {

@@ -12,7 +12,7 @@
 //! nothing here allocates while evaluating.
 
 use super::elementwise::{activate_row, rotate_pairs, softmax_weights};
-use super::gemm::{Packed, RowStrides, Store, gemm, gemm_stored, gemm_strided};
+use super::gemm::{Packed, RowStrides, Store, gemm_stored, gemm_strided};
 use crate::nn::backend::Shape;
 use crate::nn::model::{
     Activation, AttentionDesc, FeedForwardDesc, MatMulDesc, RmsNormDesc, Rope, TransformerNormDesc,
@@ -38,13 +38,9 @@ impl Dense {
         (self.in_channels * self.out_channels * rows) as f64
     }
 
-    /// `output += input · W` over `rows` rows.
-    pub fn apply_adding(&self, rows: usize, input: &[f32], output: &mut [f32]) {
-        gemm(rows, input, &self.weights, output, true);
-    }
-
-    /// `input · W` over `rows` rows, stored by `store`.
-    fn apply_stored(&self, rows: usize, input: &[f32], output: &mut [f32], store: Store) {
+    /// `input · W` over `rows` rows, stored by `store` (`Store::Add` adds
+    /// it to `output`).
+    fn apply(&self, rows: usize, input: &[f32], output: &mut [f32], store: Store) {
         let strides = RowStrides {
             a: self.in_channels,
             c: store.columns(self.out_channels),
@@ -396,7 +392,7 @@ impl Attention {
         let ow = self.heads * self.v_dim;
         self.norm.scales(rows, trunk, &mut s.scales);
         let store = Store::ScaleRows(&s.scales);
-        self.qkv.apply_stored(rows, trunk, &mut s.qkv, store);
+        self.qkv.apply(rows, trunk, &mut s.qkv, store);
         if !matches!(self.rope, Rope::None) {
             let t = self.tables_in(&mut s.rope, shape);
             let tables = (&t.cos[..], &t.sin[..]);
@@ -456,7 +452,7 @@ impl Attention {
             }
         }
         // The output projection, added to the trunk.
-        self.out.apply_adding(rows, &s.heads_out, trunk);
+        self.out.apply(rows, &s.heads_out, trunk, Store::Add);
     }
 }
 
@@ -510,9 +506,8 @@ impl FeedForward {
             outputs: self.linear2.in_channels,
             scales: &s.scales,
         };
-        self.linear1_gate
-            .apply_stored(rows, trunk, &mut s.gated, store);
-        self.linear2.apply_adding(rows, &s.gated, trunk);
+        self.linear1_gate.apply(rows, trunk, &mut s.gated, store);
+        self.linear2.apply(rows, &s.gated, trunk, Store::Add);
     }
 }
 
@@ -537,7 +532,7 @@ mod tests {
             weights: w.clone(),
         });
         let mut y = vec![0.0; rows * n];
-        dense.apply_stored(rows, &x, &mut y, Store::Write);
+        dense.apply(rows, &x, &mut y, Store::Write);
         for r in 0..rows {
             for o in 0..n {
                 let want: f32 = (0..k).map(|i| x[r * k + i] * w[i * n + o]).sum();
