@@ -411,22 +411,42 @@ impl Game {
         Ok(next)
     }
 
+    /// The hashes of the positions `color`'s move may not make under the
+    /// game's ko rule: the last earlier one under simple ko; under
+    /// positional superko this one and every earlier one; under situational
+    /// superko those of them with `color`'s opponent to move.
+    fn forbidden_hashes(&self, color: Color) -> impl Iterator<Item = u64> + '_ {
+        let next_to_move = color.opponent();
+        let (now, from) = match self.rules.ko {
+            Ko::Simple => (None, self.earlier.len().saturating_sub(1)),
+            Ko::Positional | Ko::Situational => {
+                (Some((self.now.board.hash(), self.now.turn.to_move)), 0)
+            }
+        };
+        let situational = self.rules.ko == Ko::Situational;
+        now.into_iter()
+            .chain(
+                self.earlier[from..]
+                    .iter()
+                    .map(|s| (s.hash, s.turn.to_move)),
+            )
+            .filter(move |&(_, to_move)| !situational || to_move == next_to_move)
+            .map(|(hash, _)| hash)
+    }
+
+    /// Puts into `hashes` (cleared first) those of the positions `color`'s
+    /// move may not make under the ko rule, side by side: many moves'
+    /// hashes checked against them read one short list rather than the
+    /// game's history each.
+    pub fn collect_forbidden_hashes(&self, color: Color, hashes: &mut Vec<u64>) {
+        hashes.clear();
+        hashes.extend(self.forbidden_hashes(color));
+    }
+
     /// Whether `color`'s move to the position of hash `hash` repeats one
     /// the ko rule forbids (the last one under simple ko).
     fn repeats(&self, color: Color, hash: u64) -> Result<(), Illegal> {
-        let board = &self.now.board;
-        let repeats = match self.rules.ko {
-            Ko::Simple => self.earlier.last().is_some_and(|s| s.hash == hash),
-            Ko::Positional => board.hash() == hash || self.earlier.iter().any(|s| s.hash == hash),
-            Ko::Situational => {
-                let next_to_move = color.opponent();
-                (board.hash() == hash && self.now.turn.to_move == next_to_move)
-                    || self
-                        .earlier
-                        .iter()
-                        .any(|s| s.hash == hash && s.turn.to_move == next_to_move)
-            }
-        };
+        let repeats = self.forbidden_hashes(color).any(|h| h == hash);
         if repeats {
             return Err(if self.rules.ko == Ko::Simple {
                 Illegal::Ko
@@ -769,6 +789,42 @@ mod tests {
             play(&mut g, Color::Black, "A1").unwrap();
             play(&mut g, Color::White, "pass").unwrap();
             assert_eq!(play(&mut g, Color::Black, "A2").is_ok(), legal, "{rules}");
+        }
+    }
+
+    #[test]
+    fn the_forbidden_hashes_are_the_repeats_a_check_refuses() {
+        // Random games on 4×4 (captures, kos and repeats galore) under each
+        // ko rule: a legal placement is refused as a repeat exactly where
+        // the position it makes is among the collected hashes.
+        use rand::{RngExt, SeedableRng, rngs::SmallRng};
+        let mut rng = SmallRng::seed_from_u64(5);
+        let mut hashes = Vec::new();
+        for rules in ["chinese", "new-zealand", "japanese", "tromp-taylor"] {
+            let mut refused = 0;
+            for _ in 0..20 {
+                let mut g = Game::new(4, Rules::preset(rules).unwrap(), 0.5);
+                for _ in 0..60 {
+                    for c in [Color::Black, Color::White] {
+                        g.collect_forbidden_hashes(c, &mut hashes);
+                        let board = g.board();
+                        for &p in board.empty_points() {
+                            let repeats =
+                                matches!(g.check(c, p), Err(Illegal::Ko | Illegal::Superko));
+                            let placeable = board.check(c, p, g.rules.suicide).is_ok();
+                            let forbidden = hashes.contains(&board.hash_after(c, p));
+                            assert_eq!(repeats, placeable && forbidden, "{rules} {p}");
+                            refused += usize::from(repeats);
+                        }
+                    }
+                    let c = g.to_move();
+                    let legal = g.legal_points(c);
+                    let mv = (!legal.is_empty() && rng.random_range(0..8) > 0)
+                        .then(|| legal[rng.random_range(0..legal.len())]);
+                    g.play(c, mv).unwrap();
+                }
+            }
+            assert!(refused > 0, "{rules}: no repeat refused");
         }
     }
 

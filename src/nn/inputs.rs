@@ -109,6 +109,8 @@ pub struct FeatureMaker {
     solved: Vec<(Point, bool)>,
     /// The points a superko bans.
     banned: Vec<Point>,
+    /// The hashes of the positions the mover may not make.
+    forbidden: Vec<u64>,
     area: AreaReader,
 }
 
@@ -152,8 +154,7 @@ impl FeatureMaker {
         let opp = pla.opponent();
         let mut set = |plane: usize, pos: usize| f.spatial[plane * points + pos] = 1.0;
 
-        for p in board.points() {
-            let pos = position(board, p);
+        for (pos, p) in board.points_from_top().enumerate() {
             set(0, pos);
             if let Some(c) = board.color_at(p) {
                 set(if c == pla { 1 } else { 2 }, pos);
@@ -173,7 +174,7 @@ impl FeatureMaker {
                 set(6, position(board, p));
             }
             if rules.ko != Ko::Simple {
-                superko_banned(game, pla, ko, &mut self.banned);
+                superko_banned(game, pla, ko, &mut self.banned, &mut self.forbidden);
                 for &p in &self.banned {
                     set(6, position(board, p));
                 }
@@ -183,10 +184,10 @@ impl FeatureMaker {
         // Area under area scoring.
         if !rules.territory {
             let area = self.area.area(board, rules.multi_stone_suicide);
-            for p in board.points() {
+            for (pos, p) in board.points_from_top().enumerate() {
                 match area[p as usize] {
-                    Some(c) if c == pla => set(18, position(board, p)),
-                    Some(_) => set(19, position(board, p)),
+                    Some(c) if c == pla => set(18, pos),
+                    Some(_) => set(19, pos),
                     None => {}
                 }
             }
@@ -348,7 +349,13 @@ impl FeatureMaker {
 /// never allows a one-stone suicide, so such a point is not banned for
 /// repeating (kosumi's Tromp-Taylor rules allow it, and refuse it there as a
 /// repetition of the position).
-fn superko_banned(game: &Game, pla: Color, ko: Option<Point>, banned: &mut Vec<Point>) {
+fn superko_banned(
+    game: &Game,
+    pla: Color,
+    ko: Option<Point>,
+    banned: &mut Vec<Point>,
+    forbidden: &mut Vec<u64>,
+) {
     let board = game.board();
     let katago_suicide = match game.rules.suicide {
         Suicide::Forbidden => Suicide::Forbidden,
@@ -362,6 +369,7 @@ fn superko_banned(game: &Game, pla: Color, ko: Option<Point>, banned: &mut Vec<P
             Action::Move(_, None, _) => {}
         }
     }
+    game.collect_forbidden_hashes(pla, forbidden);
     banned.clear();
     banned.extend(
         board
@@ -370,7 +378,8 @@ fn superko_banned(game: &Game, pla: Color, ko: Option<Point>, banned: &mut Vec<P
             .copied()
             .filter(|&p| Some(p) != ko && (ever[p as usize] || board.is_suicide(pla, p)))
             .filter(|&p| board.check(pla, p, katago_suicide).is_ok())
-            .filter(|&p| game.check(pla, p) == Err(crate::go::board::Illegal::Superko)),
+            .filter(|&p| board.check(pla, p, game.rules.suicide).is_ok())
+            .filter(|&p| forbidden.contains(&board.hash_after(pla, p))),
     );
 }
 
@@ -401,6 +410,18 @@ mod tests {
         for v in moves {
             let c = game.to_move();
             game.play(c, parse_vertex(v, game.size()).unwrap()).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_points_from_the_top_come_in_katagos_order() {
+        for (width, height) in [(9, 9), (19, 19), (13, 9), (2, 7)] {
+            let board = Board::new(BoardSize::new(width, height).unwrap());
+            let order: Vec<usize> = board
+                .points_from_top()
+                .map(|p| position(&board, p))
+                .collect();
+            assert_eq!(order, (0..width * height).collect::<Vec<_>>());
         }
     }
 

@@ -49,11 +49,10 @@ impl Key {
         for y in (0..size.height).rev() {
             let first = board.point(0, y);
             for x in 0..size.width {
-                match board.cell(first + x as Point) {
-                    Cell::Black => key.black[i / 64] |= 1 << (i % 64),
-                    Cell::White => key.white[i / 64] |= 1 << (i % 64),
-                    _ => {}
-                }
+                // No branch on the stone: stones lie unpredictably.
+                let cell = board.cell(first + x as Point);
+                key.black[i / 64] |= u64::from(cell == Cell::Black) << (i % 64);
+                key.white[i / 64] |= u64::from(cell == Cell::White) << (i % 64);
                 i += 1;
             }
         }

@@ -14,7 +14,7 @@ use super::backend::{
     self, Backend, Computation, Inputs, PassError, PassProfile, RawOutput, Shape,
 };
 use super::batcher;
-use super::inputs::{self, FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
+use super::inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
 use super::ladder_memo::LadderMemo;
 use super::model::ModelDesc;
 use super::output::{self, Evaluation};
@@ -154,16 +154,11 @@ impl Passes {
         let shape = Shape::of(size, batch);
         scratch.features.resize_with(batch, || Features::new(size));
         scratch.raw.resize_with(batch, RawOutput::default);
-        for (r, f) in requests.iter().zip(&mut scratch.features) {
-            let advantage = r.mover_advantage();
-            let memo = Some(&self.ladders);
-            scratch
-                .maker
-                .fill_remembering(r.game, r.to_move, r.fresh, advantage, f, memo);
-        }
+        let memo = Some(&self.ladders);
         if self.preferred_batch(size) == 1 {
             let inputs = scratch.computation.inputs(shape);
-            self.write_rows(requests, profile, &scratch.features, size, inputs);
+            let (maker, features) = (&mut scratch.maker, &mut scratch.features);
+            self.fill_rows(requests, profile, maker, features, memo, inputs);
             self.count_runs((1, batch as u64));
             return scratch.computation.forward(shape, &mut scratch.raw);
         }
@@ -185,7 +180,8 @@ impl Passes {
             global: &mut s.global,
             metadata: &mut s.metadata,
         };
-        self.write_rows(requests, profile, &scratch.features, size, inputs);
+        let (maker, features) = (&mut scratch.maker, &mut scratch.features);
+        self.fill_rows(requests, profile, maker, features, memo, inputs);
         let mut runs = (0, 0);
         let batching = &self.backend.attributes().batching;
         s = self
@@ -244,6 +240,39 @@ impl Passes {
                     "gave an evaluation that is not finite (NaN or infinity)".into()
                 });
             }
+        }
+    }
+
+    /// Makes each request's planes into `features` and writes its rows
+    /// into `inputs` at once, while its planes are still in the caches.
+    fn fill_rows(
+        &self,
+        requests: &[Request],
+        profile: Option<&HumanProfile>,
+        maker: &mut FeatureMaker,
+        features: &mut [Features],
+        memo: Option<&LadderMemo>,
+        inputs: Inputs,
+    ) {
+        let size = requests[0].game.size();
+        let spatial = inputs.spatial.chunks_exact_mut(size.points() * SPATIAL);
+        let global = inputs.global.chunks_exact_mut(GLOBAL);
+        let mut metadata = inputs.metadata.chunks_exact_mut(METADATA_INPUTS);
+        let boards = requests.iter().zip(features).zip(spatial.zip(global));
+        for (b, ((r, f), (spatial, global))) in boards.enumerate() {
+            maker.fill_remembering(r.game, r.to_move, r.fresh, r.mover_advantage(), f, memo);
+            let inputs = Inputs {
+                spatial,
+                global,
+                metadata: metadata.next().unwrap_or_default(),
+            };
+            self.write_rows(
+                &requests[b..=b],
+                profile,
+                std::slice::from_ref(f),
+                size,
+                inputs,
+            );
         }
     }
 
@@ -397,8 +426,7 @@ fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
     let points = board.size().points();
     legal.clear();
     legal.resize(points, false);
-    for p in board.points() {
-        let pos = inputs::position(board, p);
+    for (pos, p) in board.points_from_top().enumerate() {
         legal[pos] = board.check(r.to_move, p, r.game.rules.suicide).is_ok()
             && f.spatial[6 * points + pos] == 0.0
             && (r.fresh || !board.is_suicide(r.to_move, p) || r.game.check(r.to_move, p).is_ok());
