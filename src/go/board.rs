@@ -237,7 +237,8 @@ impl Color {
             Color::White => 'W',
         }
     }
-    fn cell(self) -> Cell {
+    /// The cell a stone of this colour makes.
+    pub(crate) fn cell(self) -> Cell {
         match self {
             Color::Black => Cell::Black,
             Color::White => Cell::White,
@@ -256,12 +257,13 @@ pub enum Cell {
 }
 
 impl Cell {
+    /// The colour of the stone it holds, if any: read from a table, so
+    /// that no branch (nor a jump through a table of branches) waits on
+    /// what the cell holds.
+    #[inline]
     pub fn color(self) -> Option<Color> {
-        match self {
-            Cell::Black => Some(Color::Black),
-            Cell::White => Some(Color::White),
-            _ => None,
-        }
+        const COLORS: [Option<Color>; 4] = [None, Some(Color::Black), Some(Color::White), None];
+        COLORS[self as usize]
     }
 }
 

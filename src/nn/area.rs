@@ -69,6 +69,7 @@ impl AreaReader {
         result: &mut Area,
     ) {
         let opp = pla.opponent();
+        let other = opp.cell();
         let mut region_of = [usize::MAX; MAX_POINTS];
         let AreaReader {
             regions,
@@ -80,16 +81,21 @@ impl AreaReader {
             borders_dead,
         } = self;
         regions.clear();
-        points.clear();
         vital_for.clear();
+        // Room for every point, each taken once: a point joins a region by
+        // being written past the regions' end and the end moved on only
+        // where it is new, with no branch on what the board holds.
+        points.resize(MAX_POINTS, 0);
+        let mut count = 0;
         let mut at_least_one_pla = false;
         // Regions in KataGo's order: rows from the top, each from the left.
+        let own = pla.cell();
         for start in board.points_from_top() {
-            if region_of[start as usize] != usize::MAX {
-                continue;
-            }
-            if let Some(c) = board.color_at(start) {
-                at_least_one_pla |= c == pla;
+            // One branch, seldom taken: where a new region starts (an empty
+            // point no region has reached yet).
+            let cell = board.cell(start);
+            at_least_one_pla |= cell == own;
+            if (cell != Cell::Empty) | (region_of[start as usize] != usize::MAX) {
                 continue;
             }
             let index = regions.len();
@@ -99,42 +105,35 @@ impl AreaReader {
                     growing.push(board.chain(q));
                 }
             }
-            let first = points.len();
-            points.push(start);
+            let first = count;
+            points[count] = start;
+            count += 1;
             let (mut internal, mut contains_opp) = (0u8, false);
             region_of[start as usize] = index;
             let mut next = first;
-            while next < points.len() {
+            while next < count {
                 let p = points[next];
                 next += 1;
-                if !growing.is_empty() && (multi_stone_suicide || board.cell(p) == Cell::Empty) {
+                let cell = board.cell(p);
+                if !growing.is_empty() && (multi_stone_suicide || cell == Cell::Empty) {
                     growing.retain(|&h| touches_chain(board, p, pla, h));
                 }
-                if internal < 2
-                    && !board
-                        .neighbors(p)
-                        .iter()
-                        .any(|&q| board.color_at(q) == Some(pla))
-                {
-                    internal += 1;
-                }
-                if board.color_at(p) == Some(opp) {
-                    contains_opp = true;
-                }
+                internal += u8::from(internal < 2 && board.neighbors_of_color(pla, p) == 0);
+                contains_opp |= cell == other;
                 for q in board.neighbors(p) {
                     let cell = board.cell(q);
-                    if (cell == Cell::Empty || cell.color() == Some(opp))
-                        && region_of[q as usize] == usize::MAX
-                    {
-                        region_of[q as usize] = index;
-                        points.push(q);
-                    }
+                    let joins = ((cell == Cell::Empty) | (cell == other))
+                        & (region_of[q as usize] == usize::MAX);
+                    let at = &mut region_of[q as usize];
+                    *at = if joins { index } else { *at };
+                    points[count] = q;
+                    count += usize::from(joins);
                 }
             }
             let vital_first = vital_for.len();
             vital_for.extend_from_slice(growing);
             regions.push(Region {
-                points: first..points.len(),
+                points: first..count,
                 vital_for: vital_first..vital_for.len(),
                 internal,
                 contains_opp,
@@ -143,12 +142,15 @@ impl AreaReader {
 
         // Benson: chains of pla with fewer than two vital regions die, and the
         // regions they border stop counting for anyone, until nothing changes.
-        heads.clear();
-        heads.extend(
-            board
-                .points()
-                .filter(|&p| board.color_at(p) == Some(pla) && board.chain(p) == p),
-        );
+        // The chains of pla by their heads, each point written past the
+        // list's end and the end moved on only where it is one.
+        heads.resize(MAX_POINTS, 0);
+        let mut chains = 0;
+        for p in board.points() {
+            heads[chains] = p;
+            chains += usize::from((board.cell(p) == own) & (board.chain(p) == p));
+        }
+        heads.truncate(chains);
         let mut vital_count = [0u32; MAX_POINTS];
         for r in regions.iter() {
             for &h in &vital_for[r.vital_for.clone()] {
