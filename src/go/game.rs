@@ -165,7 +165,6 @@ impl RollsAt {
 #[derive(Clone)]
 struct Past {
     turn: Turn,
-    hash: u64,
     rolls: RollsAt,
     board: Option<Box<Board>>,
 }
@@ -184,6 +183,9 @@ pub struct Game {
     pub komi: f64,
     now: State,
     earlier: Vec<Past>,
+    /// The hash of each earlier position, beside `earlier`: the ko rules
+    /// read them side by side, eight bytes a position.
+    earlier_hashes: Vec<u64>,
     actions: Vec<Action>,
     /// The dice in force for each action (parallel to `actions`), so that a
     /// record shows where they changed.
@@ -211,6 +213,7 @@ impl Game {
                 rolls: ChaCha8Rng::seed_from_u64(0),
             },
             earlier: Vec::new(),
+            earlier_hashes: Vec::new(),
             actions: Vec::new(),
             action_dice: Vec::new(),
             dice: None,
@@ -424,14 +427,19 @@ impl Game {
             }
         };
         let situational = self.rules.ko == Ko::Situational;
-        now.into_iter()
-            .chain(
-                self.earlier[from..]
-                    .iter()
-                    .map(|s| (s.hash, s.turn.to_move)),
-            )
+        // Only situational superko reads who was to move, a position's
+        // record at a time; the others read the hashes alone.
+        let earlier = self.earlier_hashes[from..].iter().enumerate();
+        let now = now
             .filter(move |&(_, to_move)| !situational || to_move == next_to_move)
-            .map(|(hash, _)| hash)
+            .map(|(hash, _)| hash);
+        now.into_iter().chain(
+            earlier
+                .filter(move |&(k, _)| {
+                    !situational || self.earlier[from + k].turn.to_move == next_to_move
+                })
+                .map(|(_, &hash)| hash),
+        )
     }
 
     /// Puts into `hashes` (cleared first) those of the positions `color`'s
@@ -471,9 +479,9 @@ impl Game {
             }
             None => Box::new(self.now.board.clone()),
         };
+        self.earlier_hashes.push(self.now.board.hash());
         self.earlier.push(Past {
             turn: self.now.turn,
-            hash: self.now.board.hash(),
             rolls: RollsAt::of(&self.now.rolls),
             board: Some(board),
         });
@@ -622,6 +630,7 @@ impl Game {
         let Some(past) = self.earlier.pop() else {
             return false;
         };
+        self.earlier_hashes.pop();
         let board = match past.board {
             Some(b) => *b,
             None => self.rebuilt(self.earlier.len()),
