@@ -26,7 +26,7 @@
 
 use super::area::AreaReader;
 use super::ladder::LadderReader;
-use super::ladder_memo::{LadderMemo, Ladders, Points};
+use super::ladder_memo::{LadderMemo, Ladders, Points, WORDS};
 use crate::go::board::{Board, BoardSize, Color, Point};
 use crate::go::game::{Action, Game};
 use crate::go::rules::{Ko, Rules, Scoring, Suicide};
@@ -79,8 +79,10 @@ impl NetRules {
 #[derive(Clone, Debug)]
 pub struct Features {
     pub size: BoardSize,
-    /// `SPATIAL` planes of a value per point, rows from the top.
-    pub spatial: Vec<f32>,
+    /// The `SPATIAL` planes, each the set of points (by KataGo's index)
+    /// where it is one: every plane of input version 7 is zero or one at a
+    /// point, so a board's planes take 2 KB rather than 32 KB of values.
+    pub planes: [Points; SPATIAL],
     pub global: [f32; GLOBAL],
 }
 
@@ -88,8 +90,24 @@ impl Features {
     pub fn new(size: BoardSize) -> Features {
         Features {
             size,
-            spatial: vec![0.0; SPATIAL * size.points()],
+            planes: [[0; WORDS]; SPATIAL],
             global: [0.0; GLOBAL],
+        }
+    }
+
+    /// Whether plane `plane` is one at point `pos` (KataGo's index).
+    pub fn at(&self, plane: usize, pos: usize) -> bool {
+        self.planes[plane][pos / 64] >> (pos % 64) & 1 != 0
+    }
+
+    /// Each point's planes as one word, bit `c` plane `c`, by KataGo's
+    /// index: the rows a backend reads are these bits as values.
+    pub fn point_masks(&self, masks: &mut [u32]) {
+        masks.fill(0);
+        for (c, plane) in self.planes.iter().enumerate() {
+            for pos in Ladders::indices(plane) {
+                masks[pos] |= 1 << c;
+            }
         }
     }
 }
@@ -147,12 +165,12 @@ impl FeatureMaker {
             *f = Features::new(size);
         }
         let points = size.points();
-        f.spatial.fill(0.0);
+        f.planes = [[0; WORDS]; SPATIAL];
         f.global = [0.0; GLOBAL];
         let rules = NetRules::of(&game.rules);
         let pla = to_move;
         let opp = pla.opponent();
-        let mut set = |plane: usize, pos: usize| f.spatial[plane * points + pos] = 1.0;
+        let mut set = |plane: usize, pos: usize| Ladders::add(&mut f.planes[plane], pos);
 
         for (pos, p) in board.points_from_top().enumerate() {
             set(0, pos);
@@ -224,13 +242,13 @@ impl FeatureMaker {
             included = back;
             match m {
                 None => f.global[back - 1] = 1.0,
-                Some(p) => f.spatial[(8 + back) * points + position(board, p)] = 1.0,
+                Some(p) => Ladders::add(&mut f.planes[8 + back], position(board, p)),
             }
         }
 
         // Ladders now, one move ago and two moves ago (where the history
         // does not reach that far, the same board again: its plane is copied).
-        let mut ladders = |board: &Board, plane: usize, working: bool, spatial: &mut [f32]| {
+        let mut ladders = |board: &Board, plane: usize, working: bool, planes: &mut [Points]| {
             let read = match memo.and_then(|m| m.get(board)) {
                 Some(read) => read,
                 None => {
@@ -242,8 +260,8 @@ impl FeatureMaker {
                 }
             };
             let mut set = |plane: usize, set: &Points| {
-                for pos in Ladders::indices(set) {
-                    spatial[plane * points + pos] = 1.0;
+                for (to, &from) in planes[plane].iter_mut().zip(set) {
+                    *to |= from;
                 }
             };
             set(plane, &read.laddered);
@@ -251,15 +269,15 @@ impl FeatureMaker {
                 set(17, &read.working[opp.index()]);
             }
         };
-        ladders(board, 14, true, &mut f.spatial);
+        ladders(board, 14, true, &mut f.planes);
         let prev = game.earlier_board(1).filter(|_| included >= 1);
         match prev {
-            Some(b) => ladders(b, 15, false, &mut f.spatial),
-            None => f.spatial.copy_within(14 * points..15 * points, 15 * points),
+            Some(b) => ladders(b, 15, false, &mut f.planes),
+            None => f.planes[15] = f.planes[14],
         }
         match game.earlier_board(2).filter(|_| included >= 2) {
-            Some(b) => ladders(b, 16, false, &mut f.spatial),
-            None => f.spatial.copy_within(15 * points..16 * points, 16 * points),
+            Some(b) => ladders(b, 16, false, &mut f.planes),
+            None => f.planes[16] = f.planes[15],
         }
 
         // Globals.
@@ -459,14 +477,15 @@ mod tests {
                             &mut b,
                             Some(&memo),
                         );
-                        assert_eq!(a.spatial, b.spatial);
+                        assert_eq!(a.planes, b.planes);
                         assert_eq!(a.global, b.global);
                     }
                 }
-                laddered += a.spatial[14 * size.points()..18 * size.points()]
+                laddered += a.planes[14..18]
                     .iter()
-                    .filter(|&&v| v == 1.0)
-                    .count();
+                    .flatten()
+                    .map(|w| w.count_ones() as usize)
+                    .sum::<usize>();
             }
         }
         assert!(laddered > 100, "{laddered}");
@@ -480,7 +499,7 @@ mod tests {
         FeatureMaker::default().fill(&game, Color::White, false, 0.0, &mut f);
         let at = |plane: usize, v: &str| {
             let p = parse_vertex(v, 9).unwrap().unwrap();
-            f.spatial[plane * 81 + position(game.board(), p)]
+            f32::from(u8::from(f.at(plane, position(game.board(), p))))
         };
         assert_eq!(at(1, "D5"), 1.0, "White to move: its stone is plane 1");
         assert_eq!(at(2, "E5"), 1.0);

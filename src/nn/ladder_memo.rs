@@ -13,7 +13,7 @@ use std::sync::Mutex;
 
 /// Words of a set of a board's points (by KataGo's index: row from the
 /// top, then column), for the largest board.
-const WORDS: usize = (MAX_SIZE * MAX_SIZE).div_ceil(64);
+pub(crate) const WORDS: usize = (MAX_SIZE * MAX_SIZE).div_ceil(64);
 
 /// A set of a board's points, by KataGo's index.
 pub(crate) type Points = [u64; WORDS];

@@ -428,7 +428,7 @@ fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
     legal.resize(points, false);
     for (pos, p) in board.points_from_top().enumerate() {
         legal[pos] = board.check(r.to_move, p, r.game.rules.suicide).is_ok()
-            && f.spatial[6 * points + pos] == 0.0
+            && !f.at(6, pos)
             && (r.fresh || !board.is_suicide(r.to_move, p) || r.game.check(r.to_move, p).is_ok());
     }
 }

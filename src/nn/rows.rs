@@ -8,7 +8,7 @@
 
 use super::inputs::{Features, GLOBAL, SPATIAL};
 use super::profile::{HumanProfile, METADATA_INPUTS};
-use crate::go::board::{BoardSize, Color};
+use crate::go::board::{BoardSize, Color, MAX_SIZE};
 use crate::go::game::Game;
 
 /// One position to evaluate.
@@ -109,24 +109,23 @@ pub(super) fn write(
     for (b, (r, f)) in requests.iter().zip(features).enumerate() {
         let board = &mut spatial[b * points * SPATIAL..(b + 1) * points * SPATIAL];
         let symmetry = applicable_symmetry(r.symmetry, size);
-        // The planes side by side; each point's values gathered from them
-        // into its row, the rows visited in the symmetry's order (a step
-        // along a row of the board is a constant step among the rows).
-        let planes: [&[f32]; SPATIAL] =
-            std::array::from_fn(|c| &f.spatial[c * points..(c + 1) * points]);
+        // Each point's planes as the bits of a word, spread into its row;
+        // the rows visited in the symmetry's order (a step along a row of
+        // the board is a constant step among the rows).
+        let mut masks = [0u32; MAX_SIZE * MAX_SIZE];
+        f.point_masks(&mut masks[..points]);
         let BoardSize { width, height } = size;
         for row in 0..height {
             let first = symmetric_position(symmetry, size, row * width, false);
             let step = symmetric_position(symmetry, size, row * width + 1, false) as isize
                 - first as isize;
-            for column in 0..width {
-                let pos = row * width + column;
+            for (column, &mask) in masks[row * width..(row + 1) * width].iter().enumerate() {
                 let to = (first as isize + step * column as isize) as usize;
                 let out: &mut [f32; SPATIAL] = (&mut board[to * SPATIAL..(to + 1) * SPATIAL])
                     .try_into()
                     .expect("a row of SPATIAL values");
-                for (o, plane) in out.iter_mut().zip(&planes) {
-                    *o = plane[pos];
+                for (c, o) in out.iter_mut().enumerate() {
+                    *o = f32::from(u8::from(mask >> c & 1 != 0));
                 }
             }
         }
