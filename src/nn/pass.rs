@@ -217,13 +217,24 @@ impl Passes {
             u.policy.resize(points, 0.0);
             u.ownership.resize(points, 0.0);
             let symmetry = applicable_symmetry(r.symmetry, size);
-            for pos in 0..points {
-                let to = symmetric_position(symmetry, size, pos, true);
-                u.policy[to] = match raw.policy_optimistic.get(pos) {
-                    Some(&o) => blend(raw.policy[pos], o),
-                    None => raw.policy[pos],
-                };
-                u.ownership[to] = raw.ownership[pos];
+            // A row of the board at a time: along it each point's place is
+            // a constant step from the last.
+            let width = size.width;
+            for row in 0..size.height {
+                let first = symmetric_position(symmetry, size, row * width, true);
+                let step = symmetric_position(symmetry, size, row * width + 1, true) as isize
+                    - first as isize;
+                for column in 0..width {
+                    let (pos, to) = (
+                        row * width + column,
+                        (first as isize + step * column as isize) as usize,
+                    );
+                    u.policy[to] = match raw.policy_optimistic.get(pos) {
+                        Some(&o) => blend(raw.policy[pos], o),
+                        None => raw.policy[pos],
+                    };
+                    u.ownership[to] = raw.ownership[pos];
+                }
             }
             u.pass = blend(raw.pass, raw.pass_optimistic);
             u.value = raw.value;
