@@ -88,8 +88,8 @@ impl AreaReader {
         points.resize(MAX_POINTS, 0);
         let mut count = 0;
         let mut at_least_one_pla = false;
-        // Regions in KataGo's order: rows from the top, each from the left.
         let own = pla.cell();
+        // Regions in KataGo's order: rows from the top, each from the left.
         for start in board.points_from_top() {
             // One branch, seldom taken: where a new region starts (an empty
             // point no region has reached yet).
