@@ -266,23 +266,18 @@ impl Passes {
         inputs: Inputs,
     ) {
         let size = requests[0].game.size();
+        let own = self.own_profile();
+        let profile = profile.or(own.as_ref().and_then(|p| p.as_ref()));
         let spatial = inputs.spatial.chunks_exact_mut(size.points() * SPATIAL);
         let global = inputs.global.chunks_exact_mut(GLOBAL);
         let mut metadata = inputs.metadata.chunks_exact_mut(METADATA_INPUTS);
         let boards = requests.iter().zip(features).zip(spatial.zip(global));
         for (b, ((r, f), (spatial, global))) in boards.enumerate() {
             maker.fill_remembering(r.game, r.to_move, r.fresh, r.mover_advantage(), f, memo);
-            let inputs = Inputs {
-                spatial,
-                global,
-                metadata: metadata.next().unwrap_or_default(),
-            };
-            self.write_rows(
-                &requests[b..=b],
-                profile,
-                std::slice::from_ref(f),
-                size,
-                inputs,
+            let metadata = metadata.next().unwrap_or_default();
+            let (request, f) = (&requests[b..=b], std::slice::from_ref(f));
+            rows::write(
+                request, f, size, self.human, profile, spatial, global, metadata,
             );
         }
     }
@@ -297,10 +292,7 @@ impl Passes {
         size: BoardSize,
         inputs: Inputs,
     ) {
-        // Only a human-like net reads a profile: another takes no lock.
-        let own = self
-            .human
-            .then(|| self.profile.read().unwrap_or_else(|e| e.into_inner()));
+        let own = self.own_profile();
         let profile = profile.or(own.as_ref().and_then(|p| p.as_ref()));
         rows::write(
             requests,
@@ -312,6 +304,13 @@ impl Passes {
             inputs.global,
             inputs.metadata,
         );
+    }
+
+    /// The net's own profile, read under its lock, where it is a
+    /// human-like net (only one reads a profile: another takes no lock).
+    fn own_profile(&self) -> Option<std::sync::RwLockReadGuard<'_, Option<HumanProfile>>> {
+        self.human
+            .then(|| self.profile.read().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Says on stderr, the first time `said` is set, what the network did
