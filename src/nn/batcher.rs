@@ -14,6 +14,8 @@
 //! here; the CPU's evaluates each thread's positions itself.
 
 use super::backend::{Batching, Computation, PassError, RawOutput, Shape};
+use super::inputs::SPATIAL;
+use super::rows;
 use crate::go::board::BoardSize;
 use std::sync::{Condvar, Mutex};
 
@@ -24,7 +26,9 @@ use std::sync::{Condvar, Mutex};
 pub(crate) struct Submission {
     pub(crate) size: Option<BoardSize>,
     pub(crate) boards: usize,
-    pub(crate) spatial: Vec<f32>,
+    /// The points' planes as bits ([`super::rows::write`]), spread into
+    /// the backend's rows as the batch is gathered.
+    pub(crate) planes: Vec<u32>,
     pub(crate) global: Vec<f32>,
     pub(crate) metadata: Vec<f32>,
     pub(crate) raw: Vec<RawOutput>,
@@ -157,11 +161,12 @@ fn run(batch: &mut [Submission], computation: &mut dyn Computation, runs: &mut (
     let inputs = computation.inputs(shape);
     let (mut spatial, mut global, mut metadata) = (0, 0, 0);
     for s in batch.iter() {
-        inputs.spatial[spatial..spatial + s.spatial.len()].copy_from_slice(&s.spatial);
+        let rows = s.planes.len() * SPATIAL;
+        rows::spread(&s.planes, &mut inputs.spatial[spatial..spatial + rows]);
         inputs.global[global..global + s.global.len()].copy_from_slice(&s.global);
         let m = s.metadata.len().min(inputs.metadata.len() - metadata);
         inputs.metadata[metadata..metadata + m].copy_from_slice(&s.metadata[..m]);
-        spatial += s.spatial.len();
+        spatial += rows;
         global += s.global.len();
         metadata += m;
     }

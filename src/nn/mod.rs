@@ -56,7 +56,7 @@ pub use pass::{Counts, PROFILED_PASSES};
 pub use precision::Precision;
 pub use profile::HumanProfile;
 pub use rows::{Request, SYMMETRIES, applicable_symmetry, symmetric_position};
-pub use simulated::on_simulated_device;
+pub use simulated::{DeviceClock, on_simulated_device};
 #[cfg(test)]
 pub(crate) use test_backend::{on_cpu_and_host_program, on_test_backend};
 

@@ -14,7 +14,7 @@ use super::backend::{
     self, Backend, Computation, Inputs, PassError, PassProfile, RawOutput, Shape,
 };
 use super::batcher;
-use super::inputs::{FeatureMaker, Features, GLOBAL, NetRules, SPATIAL};
+use super::inputs::{FeatureMaker, Features, GLOBAL, NetRules};
 use super::ladder_memo::LadderMemo;
 use super::model::ModelDesc;
 use super::output::{self, Evaluation};
@@ -58,6 +58,9 @@ pub(super) struct Scratch {
     raw: Vec<RawOutput>,
     /// This thread's rows and outputs when the batcher gathers them.
     submission: batcher::Submission,
+    /// The points' planes as bits, spread into the backend's rows where
+    /// this thread runs its own passes.
+    planes: Vec<u32>,
     unmapped: RawOutput,
     legal: Vec<bool>,
 }
@@ -71,6 +74,7 @@ impl Scratch {
             computation,
             raw: Vec::new(),
             submission: batcher::Submission::default(),
+            planes: Vec::new(),
             unmapped: RawOutput::default(),
             legal: Vec::new(),
         }
@@ -157,15 +161,19 @@ impl Passes {
         let memo = Some(&self.ladders);
         if self.preferred_batch(size) == 1 {
             let inputs = scratch.computation.inputs(shape);
+            let planes = &mut scratch.planes;
+            planes.resize(shape.points() * batch, 0);
             let (maker, features) = (&mut scratch.maker, &mut scratch.features);
-            self.fill_rows(requests, profile, maker, features, memo, inputs);
+            let rows = (&mut planes[..], &mut *inputs.global, &mut *inputs.metadata);
+            self.fill_rows(requests, profile, maker, features, memo, rows);
+            rows::spread(planes, inputs.spatial);
             self.count_runs((1, batch as u64));
             return scratch.computation.forward(shape, &mut scratch.raw);
         }
         let mut s = std::mem::take(&mut scratch.submission);
         s.size = Some(size);
         s.boards = batch;
-        s.spatial.resize(shape.points() * SPATIAL * batch, 0.0);
+        s.planes.resize(shape.points() * batch, 0);
         s.global.resize(GLOBAL * batch, 0.0);
         s.metadata.resize(
             if self.human {
@@ -175,13 +183,9 @@ impl Passes {
             },
             0.0,
         );
-        let inputs = Inputs {
-            spatial: &mut s.spatial,
-            global: &mut s.global,
-            metadata: &mut s.metadata,
-        };
+        let rows = (&mut s.planes[..], &mut s.global[..], &mut s.metadata[..]);
         let (maker, features) = (&mut scratch.maker, &mut scratch.features);
-        self.fill_rows(requests, profile, maker, features, memo, inputs);
+        self.fill_rows(requests, profile, maker, features, memo, rows);
         let mut runs = (0, 0);
         let batching = &self.backend.attributes().batching;
         s = self
@@ -254,8 +258,10 @@ impl Passes {
         }
     }
 
-    /// Makes each request's planes into `features` and writes its rows
-    /// into `inputs` at once, while its planes are still in the caches.
+    /// Makes each request's planes into `features` and writes its inputs
+    /// into `rows` (the points' planes as bits, the global inputs, the
+    /// metadata: [`rows::write`]) at once, while its planes are still in
+    /// the caches.
     fn fill_rows(
         &self,
         requests: &[Request],
@@ -263,47 +269,51 @@ impl Passes {
         maker: &mut FeatureMaker,
         features: &mut [Features],
         memo: Option<&LadderMemo>,
-        inputs: Inputs,
+        (planes, global, metadata): (&mut [u32], &mut [f32], &mut [f32]),
     ) {
         let size = requests[0].game.size();
         let own = self.own_profile();
         let profile = profile.or(own.as_ref().and_then(|p| p.as_ref()));
-        let spatial = inputs.spatial.chunks_exact_mut(size.points() * SPATIAL);
-        let global = inputs.global.chunks_exact_mut(GLOBAL);
-        let mut metadata = inputs.metadata.chunks_exact_mut(METADATA_INPUTS);
-        let boards = requests.iter().zip(features).zip(spatial.zip(global));
-        for (b, ((r, f), (spatial, global))) in boards.enumerate() {
+        let planes = planes.chunks_exact_mut(size.points());
+        let global = global.chunks_exact_mut(GLOBAL);
+        let mut metadata = metadata.chunks_exact_mut(METADATA_INPUTS);
+        let boards = requests.iter().zip(features).zip(planes.zip(global));
+        for (b, ((r, f), (planes, global))) in boards.enumerate() {
             maker.fill_remembering(r.game, r.to_move, r.fresh, r.mover_advantage(), f, memo);
             let metadata = metadata.next().unwrap_or_default();
             let (request, f) = (&requests[b..=b], std::slice::from_ref(f));
             rows::write(
-                request, f, size, self.human, profile, spatial, global, metadata,
+                request, f, size, self.human, profile, planes, global, metadata,
             );
         }
     }
 
     /// Writes `requests`' input rows into `inputs`, a human-like net's
-    /// metadata under `profile` or its own.
+    /// metadata under `profile` or its own, the points' planes by way of
+    /// `planes`.
     fn write_rows(
         &self,
         requests: &[Request],
         profile: Option<&HumanProfile>,
         features: &[Features],
         size: BoardSize,
+        planes: &mut Vec<u32>,
         inputs: Inputs,
     ) {
         let own = self.own_profile();
         let profile = profile.or(own.as_ref().and_then(|p| p.as_ref()));
+        planes.resize(size.points() * requests.len(), 0);
         rows::write(
             requests,
             features,
             size,
             self.human,
             profile,
-            inputs.spatial,
+            planes,
             inputs.global,
             inputs.metadata,
         );
+        rows::spread(planes, inputs.spatial);
     }
 
     /// The net's own profile, read under its lock, where it is a
@@ -373,6 +383,7 @@ impl Passes {
         let mut maker = FeatureMaker::default();
         let mut features = vec![Features::new(size); batch];
         let mut raw = vec![RawOutput::default(); batch];
+        let mut planes = Vec::new();
         let mut profile = PassProfile::default();
         let mut pass = 0;
         while pass <= PROFILED_PASSES || (profile.total() < time && pass <= 1000) {
@@ -382,7 +393,7 @@ impl Passes {
                     maker.fill(r.game, r.to_move, r.fresh, r.mover_advantage(), f);
                 }
                 let inputs = computation.inputs(shape);
-                self.write_rows(&requests, None, &features, size, inputs);
+                self.write_rows(&requests, None, &features, size, &mut planes, inputs);
                 laps.lap("inputs (host)");
             }
             match pass {

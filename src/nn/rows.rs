@@ -1,8 +1,11 @@
 //! The positions asked for ([`Request`]), the input rows a backend reads
 //! for them, and the board's symmetries that move them: each position's
 //! planes written point by point into the symmetry it is evaluated under
-//! (KataGo's `copyWithSymmetry`), its global inputs and a human-like net's
-//! metadata row beside them; the outputs brought back by the same map.
+//! (KataGo's `copyWithSymmetry`), a point's planes as the bits of one word
+//! (a board's 1.4 KB where its rows of values are 32 KB), spread into the
+//! backend's rows only where they are laid down for the pass; its global
+//! inputs and a human-like net's metadata row beside them; the outputs
+//! brought back by the same map.
 //! KataGo keeps these (`nninputs.h`) apart from the evaluator
 //! (`nneval.h`), as kosumi keeps them apart from `evaluator.rs`.
 
@@ -81,10 +84,11 @@ pub fn symmetric_position(symmetry: usize, size: BoardSize, pos: usize, reverse:
     }
 }
 
-/// Writes `requests`' input rows, in their symmetries, into the backend's
-/// layout: `spatial` point by point, `global` and (a human-like net's,
-/// `human`) `metadata` board by board, the metadata under `profile` (zero
-/// rows where there is none).
+/// Writes `requests`' inputs, in their symmetries: `planes` a point's
+/// planes as the bits of a word (plane `c` at bit `c`), point by point in
+/// the symmetry's order (see [`spread`] for the backend's rows of values),
+/// `global` and (a human-like net's, `human`) `metadata` board by board,
+/// the metadata under `profile` (zero rows where there is none).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn write(
     requests: &[Request],
@@ -92,7 +96,7 @@ pub(super) fn write(
     size: BoardSize,
     human: bool,
     profile: Option<&HumanProfile>,
-    spatial: &mut [f32],
+    planes: &mut [u32],
     global: &mut [f32],
     metadata: &mut [f32],
 ) {
@@ -107,11 +111,11 @@ pub(super) fn write(
         }
     }
     for (b, (r, f)) in requests.iter().zip(features).enumerate() {
-        let board = &mut spatial[b * points * SPATIAL..(b + 1) * points * SPATIAL];
+        let board = &mut planes[b * points..(b + 1) * points];
         let symmetry = applicable_symmetry(r.symmetry, size);
-        // Each point's planes as the bits of a word, spread into its row;
-        // the rows visited in the symmetry's order (a step along a row of
-        // the board is a constant step among the rows).
+        // Each point's planes as the bits of a word, put in their place;
+        // the board's rows visited in the symmetry's order (a step along
+        // a row of the board is a constant step among the points).
         let mut masks = [0u32; MAX_SIZE * MAX_SIZE];
         f.point_masks(&mut masks[..points]);
         let BoardSize { width, height } = size;
@@ -120,22 +124,72 @@ pub(super) fn write(
             let step = symmetric_position(symmetry, size, row * width + 1, false) as isize
                 - first as isize;
             for (column, &mask) in masks[row * width..(row + 1) * width].iter().enumerate() {
-                let to = (first as isize + step * column as isize) as usize;
-                let out: &mut [f32; SPATIAL] = (&mut board[to * SPATIAL..(to + 1) * SPATIAL])
-                    .try_into()
-                    .expect("a row of SPATIAL values");
-                for (c, o) in out.iter_mut().enumerate() {
-                    *o = f32::from(u8::from(mask >> c & 1 != 0));
-                }
+                board[(first as isize + step * column as isize) as usize] = mask;
             }
         }
         global[b * GLOBAL..(b + 1) * GLOBAL].copy_from_slice(&f.global);
     }
 }
 
+/// The backend's spatial rows from points' planes as bits ([`write`]'s
+/// `planes`): each point's row of [`SPATIAL`] values 0 and 1.
+pub(super) fn spread(planes: &[u32], spatial: &mut [f32]) {
+    debug_assert_eq!(planes.len() * SPATIAL, spatial.len(), "a row a point");
+    for (&mask, row) in planes.iter().zip(spatial.chunks_exact_mut(SPATIAL)) {
+        spread_point(mask, row.try_into().expect("a row of SPATIAL values"));
+    }
+}
+
+/// Each byte's eight bits as the values 0 and 1, lowest bit first.
+const BYTE_VALUES: [[f32; 8]; 256] = {
+    let mut table = [[0.0; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            if byte >> bit & 1 != 0 {
+                table[byte][bit] = 1.0;
+            }
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// A point's planes, the bits of `mask` (plane `c` at bit `c`), as the
+/// values 0 and 1 of its row: a byte of planes at a time, from a table.
+fn spread_point(mask: u32, out: &mut [f32; SPATIAL]) {
+    for (chunk, byte) in out.chunks_mut(8).zip(mask.to_le_bytes()) {
+        chunk.copy_from_slice(&BYTE_VALUES[usize::from(byte)][..chunk.len()]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_points_planes_are_spread_bit_by_bit() {
+        for mask in [
+            0u32,
+            1,
+            0x2a_5a5a,
+            (1 << SPATIAL) - 1,
+            1 << (SPATIAL - 1),
+            0x0f_00f0,
+        ] {
+            let mut out = [7.0; SPATIAL];
+            spread_point(mask, &mut out);
+            for (c, &v) in out.iter().enumerate() {
+                assert_eq!(
+                    v,
+                    f32::from(u8::from(mask >> c & 1 != 0)),
+                    "mask {mask:#x} plane {c}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn symmetries_are_permutations_that_come_back() {

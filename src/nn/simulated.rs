@@ -17,6 +17,7 @@ use super::model::EMBEDDED_MODEL;
 use super::model::ModelDesc;
 use super::test_backend::Counting;
 use crate::go::board::BoardSize;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -26,13 +27,15 @@ use std::time::{Duration, Instant};
 /// pass at a time and up to `in_flight` passes at once; batches of
 /// `preferred` boards wanted (1: a CPU's net, each thread its own pass,
 /// side by side). For measuring how a search feeds a device, on any
-/// machine.
+/// machine. The clock beside it keeps the time the test backend's own
+/// arithmetic took, the device's work it stands in for, so that the
+/// host's share of a pass can be told from it.
 pub fn on_simulated_device(
     fixed_ms: f64,
     per_board_ms: f64,
     preferred: usize,
     in_flight: usize,
-) -> Evaluator {
+) -> (Evaluator, DeviceClock) {
     let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded net");
     let ms = |v: f64| Duration::from_secs_f64(v.max(0.0) / 1e3);
     let backend = Simulated::new(
@@ -41,7 +44,20 @@ pub fn on_simulated_device(
         ms(per_board_ms),
         (preferred.max(1), in_flight),
     );
-    Evaluator::with_backend(&desc, Arc::new(backend))
+    let clock = DeviceClock(backend.arithmetic.clone());
+    (Evaluator::with_backend(&desc, Arc::new(backend)), clock)
+}
+
+/// The time a simulated device's passes spent in the arithmetic standing
+/// in for the device's (the inner backend's), all threads together.
+#[derive(Clone)]
+pub struct DeviceClock(Arc<AtomicU64>);
+
+impl DeviceClock {
+    /// The arithmetic's time so far.
+    pub fn elapsed(&self) -> Duration {
+        Duration::from_nanos(self.0.load(Relaxed))
+    }
 }
 
 /// `inner`'s outputs, each pass taking the model's time.
@@ -55,6 +71,8 @@ pub(crate) struct Simulated {
     /// One pass's boards at a time where the model is a device's: held
     /// through a pass's per-board part.
     device: Mutex<()>,
+    /// Nanoseconds spent in the inner backend's passes.
+    arithmetic: Arc<AtomicU64>,
     attributes: Attributes,
 }
 
@@ -87,6 +105,7 @@ impl Simulated {
             per_board,
             one_device: preferred > 1,
             device: Mutex::new(()),
+            arithmetic: Arc::default(),
             attributes,
         }
     }
@@ -107,6 +126,10 @@ impl Computation for SimulatedComputation {
         let model = &self.model;
         let start = Instant::now();
         let ran = self.inner.forward(shape, out);
+        let arithmetic = start.elapsed().as_nanos();
+        model
+            .arithmetic
+            .fetch_add(u64::try_from(arithmetic).unwrap_or(u64::MAX), Relaxed);
         // The fixed part beside any other pass; the boards alone on the
         // device.
         if let Some(left) = model.fixed.checked_sub(start.elapsed()) {

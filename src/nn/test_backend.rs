@@ -50,9 +50,8 @@ struct CountingComputation {
 
 impl Computation for CountingComputation {
     fn inputs(&mut self, shape: Shape) -> Inputs<'_> {
-        self.spatial.clear();
+        // Sized only: every value is written before a pass reads it.
         self.spatial.resize(SPATIAL * shape.rows(), 0.0);
-        self.global.clear();
         self.global.resize(GLOBAL * shape.batch, 0.0);
         Inputs {
             spatial: &mut self.spatial,

@@ -510,22 +510,24 @@ pub fn simulated(
         latency: (fixed_ms, per_board_ms, preferred),
         in_flight,
     } = device;
-    let net = crate::nn::on_simulated_device(fixed_ms, per_board_ms, preferred, in_flight);
+    let (net, _) = crate::nn::on_simulated_device(fixed_ms, per_board_ms, preferred, in_flight);
     // A batch's boards take the device alone; its fixed part runs beside
     // the other passes in flight.
     let boards_ms = per_board_ms * preferred as f64;
     let cycle_ms = boards_ms.max((fixed_ms + boards_ms) / in_flight as f64);
     let ceiling = preferred as f64 / cycle_ms * 1e3;
-    // A null device (its passes take no time) leaves the host's own work a
-    // position: the inputs with their ladders, the symmetries, the copies,
-    // the outputs.
+    // A null device (its passes take no time but the test backend's
+    // arithmetic, which stands in for the device's and is told apart)
+    // leaves the host's own work a position: the inputs with their
+    // ladders, the symmetries, the batch's gathering, the outputs.
     let null = crate::nn::on_simulated_device(0.0, 0.0, preferred, 1);
     for &size in sizes {
         let game = middle_game(size);
         let time = Duration::from_secs_f64(seconds);
+        let (host, device) = host_us_per_position(&null, size, preferred, time);
         println!(
-            "bench board={size} null_device threads=1 batch={preferred} host_us_per_position={:.1}",
-            host_us_per_position(&null, size, preferred, time)
+            "bench board={size} null_device threads=1 batch={preferred} host_us_per_position={host:.1} \
+             device_arithmetic_us_per_position={device:.1}"
         );
         let mut one = None;
         for &t in threads {
@@ -547,13 +549,15 @@ pub fn simulated(
 /// positions of games of the light playouts, from the 20th move on, in
 /// the order they were played, each under a symmetry of its own, as a
 /// search's leaves come after their parents (a position's two boards
-/// before it were evaluated before it). Making the games is not timed.
+/// before it were evaluated before it). Making the games is not timed,
+/// and the device's arithmetic (`net`'s clock) is told apart: the host's
+/// microseconds and the device's, a position.
 fn host_us_per_position(
-    net: &crate::nn::Evaluator,
+    (net, device): &(crate::nn::Evaluator, crate::nn::DeviceClock),
     size: usize,
     batch: usize,
     duration: Duration,
-) -> f64 {
+) -> (f64, f64) {
     use crate::nn::{Evaluation, Request};
     let mut rng = SmallRng::seed_from_u64(2026);
     let mut game = Game::new(size, Rules::default(), 7.5);
@@ -561,7 +565,7 @@ fn host_us_per_position(
     let mut next = 0;
     let mut positions: Vec<Game> = Vec::with_capacity(batch);
     let mut out = vec![Evaluation::default(); batch];
-    let (mut timed, mut evaluated) = (Duration::ZERO, 0u64);
+    let (mut timed, mut on_device, mut evaluated) = (Duration::ZERO, Duration::ZERO, 0u64);
     let start = Instant::now();
     while start.elapsed() < WARM_UP + duration || evaluated < 10 * batch as u64 {
         positions.clear();
@@ -594,14 +598,19 @@ fn host_us_per_position(
                 white_advantage: 0.0,
             })
             .collect();
-        let lap = Instant::now();
+        let (lap, device_before) = (Instant::now(), device.elapsed());
         net.evaluate_batch(&requests, &mut out);
         if start.elapsed() > WARM_UP {
             timed += lap.elapsed();
+            on_device += device.elapsed() - device_before;
             evaluated += batch as u64;
         }
     }
-    timed.as_secs_f64() * 1e6 / evaluated.max(1) as f64
+    let per_position = |t: Duration| t.as_secs_f64() * 1e6 / evaluated.max(1) as f64;
+    (
+        per_position(timed.saturating_sub(on_device)),
+        per_position(on_device),
+    )
 }
 
 /// Milliseconds per evaluation of `game` (all threads together), each
