@@ -5,21 +5,184 @@
 //! territories", safe when those stones are pass-alive) and, last, every
 //! stone not otherwise claimed to its own colour. Under area scoring the
 //! network sees the result as its "current territory" planes.
+//!
+//! The reader works on sets of points a word of bits at a time, laid out
+//! as the board's own cells (its border included, so that a point's
+//! neighbours are the set shifted by one and by a row): a region is grown
+//! by widening a set of points until it stops growing, and whether a chain
+//! is vital to a region, or borders it, is one test of two sets.
 
 use crate::go::board::{Board, Cell, Color, MAX_POINTS, Point};
 
-/// The owner of each point, indexed by `Point` (`None`: nobody's).
-pub type Area = [Option<Color>; MAX_POINTS];
+/// Words of a set of a board's cells, border included.
+const WORDS: usize = MAX_POINTS.div_ceil(64);
 
-/// One maximal region of points empty or held by the opponent; its points
-/// and vital chains are ranges of the reader's shared lists.
+/// A set of a board's cells, by the board's own index.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Cells([u64; WORDS]);
+
+impl Cells {
+    fn insert(&mut self, p: Point) {
+        self.0[p as usize / 64] |= 1 << (p % 64);
+    }
+
+    fn contains(&self, p: Point) -> bool {
+        self.0[p as usize / 64] >> (p % 64) & 1 != 0
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
+    /// The cells in the set, lowest first.
+    fn iter(&self) -> impl Iterator<Item = Point> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    (i * 64) as Point + b as Point
+                })
+            })
+        })
+    }
+
+    /// The lowest cell in the set.
+    fn first(&self) -> Option<Point> {
+        let (i, &w) = self.0.iter().enumerate().find(|(_, w)| **w != 0)?;
+        Some((i * 64) as Point + w.trailing_zeros() as Point)
+    }
+
+    fn and(&self, other: &Cells) -> Cells {
+        Cells(std::array::from_fn(|i| self.0[i] & other.0[i]))
+    }
+
+    fn or(&self, other: &Cells) -> Cells {
+        Cells(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
+
+    fn minus(&self, other: &Cells) -> Cells {
+        Cells(std::array::from_fn(|i| self.0[i] & !other.0[i]))
+    }
+
+    fn meets(&self, other: &Cells) -> bool {
+        self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
+    }
+
+    /// Whether every cell of `self` is in `other`.
+    fn within(&self, other: &Cells) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a & !b == 0)
+    }
+
+    /// The number of cells, counted up to 2.
+    fn count_to_two(&self) -> u8 {
+        let mut n = 0;
+        for &w in &self.0 {
+            n += w.count_ones();
+        }
+        n.min(2) as u8
+    }
+
+    /// The set and every cell next to one of it, on a board of `shape`;
+    /// a cell on the border may come in, never one past the board's cells.
+    fn widened(&self, shape: Shape) -> Cells {
+        let (w, k) = (&self.0, shape.stride);
+        let mut out = Cells::default();
+        // A word's cells moved up and down by one and by a row, with those
+        // the words beside it move in.
+        let (mut below, mut at) = (0u64, w[0]);
+        for i in 0..shape.words {
+            let above = w.get(i + 1).copied().unwrap_or(0);
+            out.0[i] = at
+                | at << 1
+                | below >> 63
+                | at >> 1
+                | above << 63
+                | at << k
+                | below >> (64 - k)
+                | at >> k
+                | above << (64 - k);
+            (below, at) = (at, above);
+        }
+        out
+    }
+}
+
+/// What the sets' arithmetic needs of a board's layout: the cells of a
+/// row, and the words that hold all its cells.
+#[derive(Clone, Copy)]
+struct Shape {
+    stride: u32,
+    words: usize,
+}
+
+impl Shape {
+    fn of(board: &Board) -> Shape {
+        let stride = board.point(0, 1) - board.point(0, 0);
+        let size = board.size();
+        let cells = (size.height + 2) * stride as usize;
+        Shape {
+            stride: stride as u32,
+            words: cells.div_ceil(64),
+        }
+    }
+}
+
+/// The owner of each point by colour: two disjoint sets of the board's
+/// points.
+#[derive(Clone, Copy, Default)]
+pub struct Area {
+    owned: [Cells; 2],
+}
+
+impl Area {
+    /// Whether `c` owns `p`.
+    pub fn owns(&self, c: Color, p: Point) -> bool {
+        self.owned[c.index()].contains(p)
+    }
+
+    /// The owner of `p` (`None`: nobody's).
+    #[cfg(test)]
+    fn owner(&self, p: Point) -> Option<Color> {
+        [Color::Black, Color::White]
+            .into_iter()
+            .find(|c| self.owned[c.index()].contains(p))
+    }
+
+    /// Gives `points` to `c`, whoever had them.
+    fn give(&mut self, c: Color, points: &Cells) {
+        self.owned[c.index()] = self.owned[c.index()].or(points);
+        let other = &mut self.owned[c.opponent().index()];
+        *other = other.minus(points);
+    }
+
+    /// Gives `c` those of `points` nobody has.
+    fn give_unowned(&mut self, c: Color, points: &Cells) {
+        let owned = self.owned[0].or(&self.owned[1]);
+        self.owned[c.index()] = self.owned[c.index()].or(&points.minus(&owned));
+    }
+}
+
+/// One maximal region of points empty or held by the opponent, with the
+/// chains of the colour read that it is vital to.
 struct Region {
-    points: std::ops::Range<usize>,
-    /// The chains of `pla` every (relevant) point of the region touches.
-    vital_for: std::ops::Range<usize>,
+    points: Cells,
+    /// Indices (into the reader's chains) of the chains of `pla` next to
+    /// every relevant point of the region; a vital chain is next to the
+    /// region's first empty point, so there are at most four.
+    vital_for: [usize; 4],
+    vital: usize,
     /// Points not next to any stone of `pla`, counted up to 2.
     internal: u8,
     contains_opp: bool,
+}
+
+/// A chain of the colour read: its stones and the cells next to them
+/// (its liberties and the stones it touches).
+struct Chain {
+    stones: Cells,
+    around: Cells,
 }
 
 /// KataGo's `calculateArea` with non-pass-alive stones, safe and unsafe big
@@ -28,20 +191,12 @@ struct Region {
 #[derive(Default)]
 pub struct AreaReader {
     regions: Vec<Region>,
-    points: Vec<Point>,
-    vital_for: Vec<Point>,
-    /// The vital chains of the region being grown.
-    growing: Vec<Point>,
-    heads: Vec<Point>,
+    chains: Vec<Chain>,
+    /// The chain index of each stone of the colour read.
+    chain_of: Vec<usize>,
+    vital_count: Vec<u32>,
     killed: Vec<bool>,
     borders_dead: Vec<bool>,
-}
-
-fn touches_chain(board: &Board, p: Point, pla: Color, head: Point) -> bool {
-    board
-        .neighbors(p)
-        .iter()
-        .any(|&q| board.color_at(q) == Some(pla) && board.chain(q) == head)
 }
 
 impl AreaReader {
@@ -49,138 +204,142 @@ impl AreaReader {
     /// let a chain fill its own last liberty (then regions are judged point
     /// by point, occupied or not).
     pub fn area(&mut self, board: &Board, multi_stone_suicide: bool) -> Area {
-        let mut result: Area = [None; MAX_POINTS];
-        for c in [Color::Black, Color::White] {
-            self.area_for(board, c, multi_stone_suicide, &mut result);
-        }
-        for p in board.points() {
-            if result[p as usize].is_none() {
-                result[p as usize] = board.color_at(p);
+        // No branch on the stones: they lie unpredictably.
+        let mut stones = [Cells::default(); 2];
+        let mut empty = Cells::default();
+        let size = board.size();
+        for y in 0..size.height {
+            let first = board.point(0, y);
+            for p in first..first + size.width as Point {
+                let cell = board.cell(p);
+                let (word, bit) = (p as usize / 64, p % 64);
+                stones[0].0[word] |= u64::from(cell == Cell::Black) << bit;
+                stones[1].0[word] |= u64::from(cell == Cell::White) << bit;
+                empty.0[word] |= u64::from(cell == Cell::Empty) << bit;
             }
         }
-        result
+        let mut area = Area::default();
+        for c in [Color::Black, Color::White] {
+            self.area_for(board, c, (&stones, &empty), multi_stone_suicide, &mut area);
+        }
+        for c in [Color::Black, Color::White] {
+            area.give_unowned(c, &stones[c.index()]);
+        }
+        area
     }
 
     fn area_for(
         &mut self,
         board: &Board,
         pla: Color,
+        (stones, empty): (&[Cells; 2], &Cells),
         multi_stone_suicide: bool,
-        result: &mut Area,
+        area: &mut Area,
     ) {
-        let opp = pla.opponent();
-        let other = opp.cell();
-        let mut region_of = [usize::MAX; MAX_POINTS];
+        let shape = Shape::of(board);
+        let own = &stones[pla.index()];
+        let opp = &stones[pla.opponent().index()];
+        let open = empty.or(opp);
+        let next_to_own = own.widened(shape);
         let AreaReader {
             regions,
-            points,
-            vital_for,
-            growing,
-            heads,
+            chains,
+            chain_of,
+            vital_count,
             killed,
             borders_dead,
         } = self;
-        regions.clear();
-        vital_for.clear();
-        // Room for every point, each taken once: a point joins a region by
-        // being written past the regions' end and the end moved on only
-        // where it is new, with no branch on what the board holds.
-        points.resize(MAX_POINTS, 0);
-        let mut count = 0;
-        let mut at_least_one_pla = false;
-        let own = pla.cell();
-        // Regions in KataGo's order: rows from the top, each from the left.
-        for start in board.points_from_top() {
-            // One branch, seldom taken: where a new region starts (an empty
-            // point no region has reached yet).
-            let cell = board.cell(start);
-            at_least_one_pla |= cell == own;
-            if (cell != Cell::Empty) | (region_of[start as usize] != usize::MAX) {
-                continue;
-            }
-            let index = regions.len();
-            growing.clear();
-            for q in board.neighbors(start) {
-                if board.color_at(q) == Some(pla) && !growing.contains(&board.chain(q)) {
-                    growing.push(board.chain(q));
+
+        // The chains of pla, each its stones and the cells around them.
+        chains.clear();
+        chain_of.resize(MAX_POINTS, usize::MAX);
+        for p in own.iter() {
+            if board.chain(p) == p {
+                let mut chain = Chain {
+                    stones: Cells::default(),
+                    around: Cells::default(),
+                };
+                for s in board.chain_stones(p) {
+                    chain.stones.insert(s);
+                    for q in board.neighbors(s) {
+                        chain.around.insert(q);
+                    }
+                    chain_of[s as usize] = chains.len();
                 }
+                chains.push(chain);
             }
-            let first = count;
-            points[count] = start;
-            count += 1;
-            let (mut internal, mut contains_opp) = (0u8, false);
-            region_of[start as usize] = index;
-            let mut next = first;
-            while next < count {
-                let p = points[next];
-                next += 1;
-                let cell = board.cell(p);
-                if !growing.is_empty() && (multi_stone_suicide || cell == Cell::Empty) {
-                    growing.retain(|&h| touches_chain(board, p, pla, h));
-                }
-                internal += u8::from(internal < 2 && board.neighbors_of_color(pla, p) == 0);
-                contains_opp |= cell == other;
-                for q in board.neighbors(p) {
-                    let cell = board.cell(q);
-                    let joins = ((cell == Cell::Empty) | (cell == other))
-                        & (region_of[q as usize] == usize::MAX);
-                    let at = &mut region_of[q as usize];
-                    *at = if joins { index } else { *at };
-                    points[count] = q;
-                    count += usize::from(joins);
-                }
-            }
-            let vital_first = vital_for.len();
-            vital_for.extend_from_slice(growing);
-            regions.push(Region {
-                points: first..count,
-                vital_for: vital_first..vital_for.len(),
-                internal,
-                contains_opp,
-            });
         }
 
-        // Benson: chains of pla with fewer than two vital regions die, and the
-        // regions they border stop counting for anyone, until nothing changes.
-        // The chains of pla by their heads, each point written past the
-        // list's end and the end moved on only where it is one.
-        heads.resize(MAX_POINTS, 0);
-        let mut chains = 0;
-        for p in board.points() {
-            heads[chains] = p;
-            chains += usize::from((board.cell(p) == own) & (board.chain(p) == p));
+        // The regions, each grown from an empty point no region has
+        // reached yet; its vital chains are those next to that point that
+        // are next to every relevant point of the region.
+        regions.clear();
+        let mut unreached = *empty;
+        while let Some(start) = unreached.first() {
+            let mut points = Cells::default();
+            points.insert(start);
+            loop {
+                let grown = points.widened(shape).and(&open);
+                if grown == points {
+                    break;
+                }
+                points = grown;
+            }
+            unreached = unreached.minus(&points);
+            let relevant = if multi_stone_suicide {
+                points
+            } else {
+                points.and(empty)
+            };
+            let mut region = Region {
+                points,
+                vital_for: [0; 4],
+                vital: 0,
+                internal: points.minus(&next_to_own).count_to_two(),
+                contains_opp: points.meets(opp),
+            };
+            for q in board.neighbors(start) {
+                if !own.contains(q) {
+                    continue;
+                }
+                let i = chain_of[q as usize];
+                if !region.vital_for[..region.vital].contains(&i)
+                    && relevant.within(&chains[i].around)
+                {
+                    region.vital_for[region.vital] = i;
+                    region.vital += 1;
+                }
+            }
+            regions.push(region);
         }
-        heads.truncate(chains);
-        let mut vital_count = [0u32; MAX_POINTS];
+
+        // Benson: chains of pla with fewer than two vital regions die, and
+        // the regions they border stop counting for anyone, until nothing
+        // changes.
+        vital_count.clear();
+        vital_count.resize(chains.len(), 0);
         for r in regions.iter() {
-            for &h in &vital_for[r.vital_for.clone()] {
-                vital_count[h as usize] += 1;
+            for &i in &r.vital_for[..r.vital] {
+                vital_count[i] += 1;
             }
         }
         killed.clear();
-        killed.resize(heads.len(), false);
+        killed.resize(chains.len(), false);
         borders_dead.clear();
         borders_dead.resize(regions.len(), false);
         loop {
             let mut changed = false;
-            for (i, &h) in heads.iter().enumerate() {
-                if killed[i] || vital_count[h as usize] >= 2 {
+            for (i, chain) in chains.iter().enumerate() {
+                if killed[i] || vital_count[i] >= 2 {
                     continue;
                 }
                 killed[i] = true;
                 changed = true;
-                for s in board.chain_stones(h) {
-                    for q in board.neighbors(s) {
-                        let r = region_of[q as usize];
-                        let cell = board.cell(q);
-                        if r != usize::MAX
-                            && !borders_dead[r]
-                            && (cell == Cell::Empty || cell.color() == Some(opp))
-                        {
-                            borders_dead[r] = true;
-                            for &v in &vital_for[regions[r].vital_for.clone()] {
-                                vital_count[v as usize] -= 1;
-                            }
+                for (r, region) in regions.iter().enumerate() {
+                    if !borders_dead[r] && region.points.meets(&chain.around) {
+                        borders_dead[r] = true;
+                        for &v in &region.vital_for[..region.vital] {
+                            vital_count[v] -= 1;
                         }
                     }
                 }
@@ -190,26 +349,16 @@ impl AreaReader {
             }
         }
 
-        for (i, &h) in heads.iter().enumerate() {
-            if !killed[i] {
-                for s in board.chain_stones(h) {
-                    result[s as usize] = Some(pla);
-                }
-            }
+        for (chain, _) in chains.iter().zip(killed.iter()).filter(|(_, k)| !**k) {
+            area.give(pla, &chain.stones);
         }
-        for (r, region) in regions.iter().enumerate() {
-            let alive_border = !borders_dead[r] && at_least_one_pla;
-            let mark = alive_border && (region.internal <= 1 || !region.contains_opp);
-            if mark {
-                for &p in &points[region.points.clone()] {
-                    result[p as usize] = Some(pla);
-                }
+        let at_least_one_pla = !own.is_empty();
+        for (region, dead) in regions.iter().zip(borders_dead.iter()) {
+            let alive_border = !dead && at_least_one_pla;
+            if alive_border && (region.internal <= 1 || !region.contains_opp) {
+                area.give(pla, &region.points);
             } else if !region.contains_opp && at_least_one_pla {
-                for &p in &points[region.points.clone()] {
-                    if result[p as usize].is_none() {
-                        result[p as usize] = Some(pla);
-                    }
-                }
+                area.give_unowned(pla, &region.points);
             }
         }
     }
@@ -219,6 +368,58 @@ impl AreaReader {
 mod tests {
     use super::*;
     use crate::go::vertex::parse_vertex;
+    use rand::{RngExt, SeedableRng, rngs::SmallRng};
+
+    /// The owner of each point, indexed by `Point`.
+    type PointArea = [Option<Color>; MAX_POINTS];
+
+    /// Pass-alive areas on random boards (sizes, rectangles, both suicide
+    /// rules, eyes made by filling most of a colour's points) are those of
+    /// a reading a point at a time.
+    #[test]
+    fn the_sets_reading_gives_each_point_the_owner_a_point_by_point_reading_does() {
+        let mut rng = SmallRng::seed_from_u64(41);
+        let (mut reader, mut points) = (AreaReader::default(), PointReader::default());
+        let (mut owned, mut alive) = (0, 0);
+        for round in 0..600 {
+            let (width, height) =
+                [(19, 19), (9, 9), (5, 5), (13, 9), (7, 11), (25, 25), (2, 3)][round % 7];
+            let mut board = Board::new(crate::go::board::BoardSize::new(width, height).unwrap());
+            // Boards nearly full of one colour make pass-alive groups with
+            // the other's stones dead in their eyes.
+            let fill = rng.random_range(0.2..0.95);
+            let black = [0.5, 0.8, 0.9][round % 3];
+            for _ in 0..(fill * (width * height) as f64) as usize {
+                let p = board.point(rng.random_range(0..width), rng.random_range(0..height));
+                let c = if rng.random_bool(black) {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                if board
+                    .check(c, p, crate::go::rules::Suicide::Forbidden)
+                    .is_ok()
+                {
+                    board.place(c, p);
+                }
+            }
+            for multi in [false, true] {
+                let sets = reader.area(&board, multi);
+                let expected = points.area(&board, multi);
+                for p in board.points() {
+                    assert_eq!(sets.owner(p), expected[p as usize], "{width}x{height} {p}");
+                    owned +=
+                        usize::from(expected[p as usize].is_some() && board.cell(p) == Cell::Empty);
+                    alive += usize::from(
+                        board.cell(p) == Cell::Empty
+                            && expected[p as usize].is_some()
+                            && fill > 0.7,
+                    );
+                }
+            }
+        }
+        assert!(owned > 1000 && alive > 100, "{owned} {alive}");
+    }
 
     #[test]
     fn a_group_with_two_real_eyes_owns_its_eyes_and_a_lone_stone_only_itself() {
@@ -232,7 +433,7 @@ mod tests {
              . . . . . . .",
         );
         let a = AreaReader::default().area(&b, false);
-        let at = |v: &str| a[parse_vertex(v, 7).unwrap().unwrap() as usize];
+        let at = |v: &str| a.owner(parse_vertex(v, 7).unwrap().unwrap());
         // Black's corner group has two eyes, A7 and C7: pass-alive.
         assert_eq!(at("A7"), Some(Color::Black));
         assert_eq!(at("C7"), Some(Color::Black));
@@ -242,5 +443,208 @@ mod tests {
         assert_eq!(at("F3"), Some(Color::Black));
         assert_eq!(at("G1"), None);
         assert_eq!(at("D4"), None);
+    }
+
+    /// One maximal region of points empty or held by the opponent; its points
+    /// and vital chains are ranges of the reader's shared lists.
+    struct PointRegion {
+        points: std::ops::Range<usize>,
+        /// The chains of `pla` every (relevant) point of the region touches.
+        vital_for: std::ops::Range<usize>,
+        /// Points not next to any stone of `pla`, counted up to 2.
+        internal: u8,
+        contains_opp: bool,
+    }
+
+    /// The same reading a point at a time: regions grown point by point,
+    /// each point's chains looked at one by one.
+    #[derive(Default)]
+    pub(super) struct PointReader {
+        regions: Vec<PointRegion>,
+        points: Vec<Point>,
+        vital_for: Vec<Point>,
+        /// The vital chains of the region being grown.
+        growing: Vec<Point>,
+        heads: Vec<Point>,
+        killed: Vec<bool>,
+        borders_dead: Vec<bool>,
+    }
+
+    fn touches_chain(board: &Board, p: Point, pla: Color, head: Point) -> bool {
+        board
+            .neighbors(p)
+            .iter()
+            .any(|&q| board.color_at(q) == Some(pla) && board.chain(q) == head)
+    }
+
+    impl PointReader {
+        /// The owner of each point. `multi_stone_suicide` is whether the rules
+        /// let a chain fill its own last liberty (then regions are judged point
+        /// by point, occupied or not).
+        pub(super) fn area(&mut self, board: &Board, multi_stone_suicide: bool) -> PointArea {
+            let mut result: PointArea = [None; MAX_POINTS];
+            for c in [Color::Black, Color::White] {
+                self.area_for(board, c, multi_stone_suicide, &mut result);
+            }
+            for p in board.points() {
+                if result[p as usize].is_none() {
+                    result[p as usize] = board.color_at(p);
+                }
+            }
+            result
+        }
+
+        fn area_for(
+            &mut self,
+            board: &Board,
+            pla: Color,
+            multi_stone_suicide: bool,
+            result: &mut PointArea,
+        ) {
+            let opp = pla.opponent();
+            let other = opp.cell();
+            let mut region_of = [usize::MAX; MAX_POINTS];
+            let PointReader {
+                regions,
+                points,
+                vital_for,
+                growing,
+                heads,
+                killed,
+                borders_dead,
+            } = self;
+            regions.clear();
+            vital_for.clear();
+            // Room for every point, each taken once: a point joins a region by
+            // being written past the regions' end and the end moved on only
+            // where it is new, with no branch on what the board holds.
+            points.resize(MAX_POINTS, 0);
+            let mut count = 0;
+            let mut at_least_one_pla = false;
+            let own = pla.cell();
+            // Regions in KataGo's order: rows from the top, each from the left.
+            for start in board.points_from_top() {
+                // One branch, seldom taken: where a new region starts (an empty
+                // point no region has reached yet).
+                let cell = board.cell(start);
+                at_least_one_pla |= cell == own;
+                if (cell != Cell::Empty) | (region_of[start as usize] != usize::MAX) {
+                    continue;
+                }
+                let index = regions.len();
+                growing.clear();
+                for q in board.neighbors(start) {
+                    if board.color_at(q) == Some(pla) && !growing.contains(&board.chain(q)) {
+                        growing.push(board.chain(q));
+                    }
+                }
+                let first = count;
+                points[count] = start;
+                count += 1;
+                let (mut internal, mut contains_opp) = (0u8, false);
+                region_of[start as usize] = index;
+                let mut next = first;
+                while next < count {
+                    let p = points[next];
+                    next += 1;
+                    let cell = board.cell(p);
+                    if !growing.is_empty() && (multi_stone_suicide || cell == Cell::Empty) {
+                        growing.retain(|&h| touches_chain(board, p, pla, h));
+                    }
+                    internal += u8::from(internal < 2 && board.neighbors_of_color(pla, p) == 0);
+                    contains_opp |= cell == other;
+                    for q in board.neighbors(p) {
+                        let cell = board.cell(q);
+                        let joins = ((cell == Cell::Empty) | (cell == other))
+                            & (region_of[q as usize] == usize::MAX);
+                        let at = &mut region_of[q as usize];
+                        *at = if joins { index } else { *at };
+                        points[count] = q;
+                        count += usize::from(joins);
+                    }
+                }
+                let vital_first = vital_for.len();
+                vital_for.extend_from_slice(growing);
+                regions.push(PointRegion {
+                    points: first..count,
+                    vital_for: vital_first..vital_for.len(),
+                    internal,
+                    contains_opp,
+                });
+            }
+
+            // Benson: chains of pla with fewer than two vital regions die, and the
+            // regions they border stop counting for anyone, until nothing changes.
+            // The chains of pla by their heads, each point written past the
+            // list's end and the end moved on only where it is one.
+            heads.resize(MAX_POINTS, 0);
+            let mut chains = 0;
+            for p in board.points() {
+                heads[chains] = p;
+                chains += usize::from((board.cell(p) == own) & (board.chain(p) == p));
+            }
+            heads.truncate(chains);
+            let mut vital_count = [0u32; MAX_POINTS];
+            for r in regions.iter() {
+                for &h in &vital_for[r.vital_for.clone()] {
+                    vital_count[h as usize] += 1;
+                }
+            }
+            killed.clear();
+            killed.resize(heads.len(), false);
+            borders_dead.clear();
+            borders_dead.resize(regions.len(), false);
+            loop {
+                let mut changed = false;
+                for (i, &h) in heads.iter().enumerate() {
+                    if killed[i] || vital_count[h as usize] >= 2 {
+                        continue;
+                    }
+                    killed[i] = true;
+                    changed = true;
+                    for s in board.chain_stones(h) {
+                        for q in board.neighbors(s) {
+                            let r = region_of[q as usize];
+                            let cell = board.cell(q);
+                            if r != usize::MAX
+                                && !borders_dead[r]
+                                && (cell == Cell::Empty || cell.color() == Some(opp))
+                            {
+                                borders_dead[r] = true;
+                                for &v in &vital_for[regions[r].vital_for.clone()] {
+                                    vital_count[v as usize] -= 1;
+                                }
+                            }
+                        }
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+
+            for (i, &h) in heads.iter().enumerate() {
+                if !killed[i] {
+                    for s in board.chain_stones(h) {
+                        result[s as usize] = Some(pla);
+                    }
+                }
+            }
+            for (r, region) in regions.iter().enumerate() {
+                let alive_border = !borders_dead[r] && at_least_one_pla;
+                let mark = alive_border && (region.internal <= 1 || !region.contains_opp);
+                if mark {
+                    for &p in &points[region.points.clone()] {
+                        result[p as usize] = Some(pla);
+                    }
+                } else if !region.contains_opp && at_least_one_pla {
+                    for &p in &points[region.points.clone()] {
+                        if result[p as usize].is_none() {
+                            result[p as usize] = Some(pla);
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -202,12 +202,11 @@ impl FeatureMaker {
         // Area under area scoring.
         if !rules.territory {
             let area = self.area.area(board, rules.multi_stone_suicide);
+            // No branch on the owners.
             for (pos, p) in board.points_from_top().enumerate() {
-                match area[p as usize] {
-                    Some(c) if c == pla => set(18, pos),
-                    Some(_) => set(19, pos),
-                    None => {}
-                }
+                let (word, bit) = (pos / 64, pos % 64);
+                f.planes[18][word] |= u64::from(area.owns(pla, p)) << bit;
+                f.planes[19][word] |= u64::from(area.owns(opp, p)) << bit;
             }
         }
 
