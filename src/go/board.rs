@@ -479,6 +479,11 @@ impl Board {
         (self.size.height + 2) * self.stride
     }
 
+    /// The padded array's cells this board uses, by [`Point`].
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells[..self.cell_count()]
+    }
+
     /// The point at column `x`, row `y` (0-based, row 0 at the bottom).
     pub fn point(&self, x: usize, y: usize) -> Point {
         point_at(self.size, x, y)

@@ -1,6 +1,6 @@
 //! The rules of Go, and nothing above them: the board ([`board`]: stones,
-//! chains, liberties, captures, the hash, the geometry of points and lines),
-//! colours and vertices as GTP writes them ([`vertex`]), the ruleset as data
+//! chains, liberties, captures, the hash, the geometry of points and lines;
+//! its cells as sets of bits, [`cell_set`]), colours and vertices as GTP writes them ([`vertex`]), the ruleset as data
 //! ([`rules`]), the game ([`game`]: history, ko and superko, passes, undo),
 //! the count ([`score`]), handicap placement ([`handicap`]), Aléago's dice
 //! ([`dice`]) and the game record ([`sgf`]; its text in its own encoding,
@@ -8,6 +8,7 @@
 //! engine or a front end.
 
 pub mod board;
+pub mod cell_set;
 pub mod dice;
 pub mod encoding;
 pub mod game;

@@ -6,134 +6,19 @@
 //! stone not otherwise claimed to its own colour. Under area scoring the
 //! network sees the result as its "current territory" planes.
 //!
-//! The reader works on sets of points a word of bits at a time, laid out
-//! as the board's own cells (its border included, so that a point's
-//! neighbours are the set shifted by one and by a row): a region is grown
-//! by widening a set of points until it stops growing, and whether a chain
-//! is vital to a region, or borders it, is one test of two sets.
+//! The reader works on sets of the board's cells a word of bits at a time
+//! ([`CellSet`]): a region is grown by widening a set of points until it
+//! stops growing, and whether a chain is vital to a region, or borders
+//! it, is one test of two sets.
 
-use crate::go::board::{Board, Cell, Color, MAX_POINTS, Point};
-
-/// Words of a set of a board's cells, border included.
-const WORDS: usize = MAX_POINTS.div_ceil(64);
-
-/// A set of a board's cells, by the board's own index.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-struct Cells([u64; WORDS]);
-
-impl Cells {
-    fn insert(&mut self, p: Point) {
-        self.0[p as usize / 64] |= 1 << (p % 64);
-    }
-
-    fn contains(&self, p: Point) -> bool {
-        self.0[p as usize / 64] >> (p % 64) & 1 != 0
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.iter().all(|&w| w == 0)
-    }
-
-    /// The cells in the set, lowest first.
-    fn iter(&self) -> impl Iterator<Item = Point> + '_ {
-        self.0.iter().enumerate().flat_map(|(i, &word)| {
-            let mut bits = word;
-            std::iter::from_fn(move || {
-                (bits != 0).then(|| {
-                    let b = bits.trailing_zeros();
-                    bits &= bits - 1;
-                    (i * 64) as Point + b as Point
-                })
-            })
-        })
-    }
-
-    /// The lowest cell in the set.
-    fn first(&self) -> Option<Point> {
-        let (i, &w) = self.0.iter().enumerate().find(|(_, w)| **w != 0)?;
-        Some((i * 64) as Point + w.trailing_zeros() as Point)
-    }
-
-    fn and(&self, other: &Cells) -> Cells {
-        Cells(std::array::from_fn(|i| self.0[i] & other.0[i]))
-    }
-
-    fn or(&self, other: &Cells) -> Cells {
-        Cells(std::array::from_fn(|i| self.0[i] | other.0[i]))
-    }
-
-    fn minus(&self, other: &Cells) -> Cells {
-        Cells(std::array::from_fn(|i| self.0[i] & !other.0[i]))
-    }
-
-    fn meets(&self, other: &Cells) -> bool {
-        self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
-    }
-
-    /// Whether every cell of `self` is in `other`.
-    fn within(&self, other: &Cells) -> bool {
-        self.0.iter().zip(&other.0).all(|(a, b)| a & !b == 0)
-    }
-
-    /// The number of cells, counted up to 2.
-    fn count_to_two(&self) -> u8 {
-        let mut n = 0;
-        for &w in &self.0 {
-            n += w.count_ones();
-        }
-        n.min(2) as u8
-    }
-
-    /// The set and every cell next to one of it, on a board of `shape`;
-    /// a cell on the border may come in, never one past the board's cells.
-    fn widened(&self, shape: Shape) -> Cells {
-        let (w, k) = (&self.0, shape.stride);
-        let mut out = Cells::default();
-        // A word's cells moved up and down by one and by a row, with those
-        // the words beside it move in.
-        let (mut below, mut at) = (0u64, w[0]);
-        for i in 0..shape.words {
-            let above = w.get(i + 1).copied().unwrap_or(0);
-            out.0[i] = at
-                | at << 1
-                | below >> 63
-                | at >> 1
-                | above << 63
-                | at << k
-                | below >> (64 - k)
-                | at >> k
-                | above << (64 - k);
-            (below, at) = (at, above);
-        }
-        out
-    }
-}
-
-/// What the sets' arithmetic needs of a board's layout: the cells of a
-/// row, and the words that hold all its cells.
-#[derive(Clone, Copy)]
-struct Shape {
-    stride: u32,
-    words: usize,
-}
-
-impl Shape {
-    fn of(board: &Board) -> Shape {
-        let stride = board.point(0, 1) - board.point(0, 0);
-        let size = board.size();
-        let cells = (size.height + 2) * stride as usize;
-        Shape {
-            stride: stride as u32,
-            words: cells.div_ceil(64),
-        }
-    }
-}
+use crate::go::board::{Board, Color, MAX_POINTS, Point};
+use crate::go::cell_set::{CellSet, Contents, Layout};
 
 /// The owner of each point by colour: two disjoint sets of the board's
 /// points.
 #[derive(Clone, Copy, Default)]
 pub struct Area {
-    owned: [Cells; 2],
+    owned: [CellSet; 2],
 }
 
 impl Area {
@@ -151,14 +36,14 @@ impl Area {
     }
 
     /// Gives `points` to `c`, whoever had them.
-    fn give(&mut self, c: Color, points: &Cells) {
+    fn give(&mut self, c: Color, points: &CellSet) {
         self.owned[c.index()] = self.owned[c.index()].or(points);
         let other = &mut self.owned[c.opponent().index()];
         *other = other.minus(points);
     }
 
     /// Gives `c` those of `points` nobody has.
-    fn give_unowned(&mut self, c: Color, points: &Cells) {
+    fn give_unowned(&mut self, c: Color, points: &CellSet) {
         let owned = self.owned[0].or(&self.owned[1]);
         self.owned[c.index()] = self.owned[c.index()].or(&points.minus(&owned));
     }
@@ -167,7 +52,7 @@ impl Area {
 /// One maximal region of points empty or held by the opponent, with the
 /// chains of the colour read that it is vital to.
 struct Region {
-    points: Cells,
+    points: CellSet,
     /// Indices (into the reader's chains) of the chains of `pla` next to
     /// every relevant point of the region; a vital chain is next to the
     /// region's first empty point, so there are at most four.
@@ -181,8 +66,8 @@ struct Region {
 /// A chain of the colour read: its stones and the cells next to them
 /// (its liberties and the stones it touches).
 struct Chain {
-    stones: Cells,
-    around: Cells,
+    stones: CellSet,
+    around: CellSet,
 }
 
 /// KataGo's `calculateArea` with non-pass-alive stones, safe and unsafe big
@@ -204,20 +89,9 @@ impl AreaReader {
     /// let a chain fill its own last liberty (then regions are judged point
     /// by point, occupied or not).
     pub fn area(&mut self, board: &Board, multi_stone_suicide: bool) -> Area {
-        // No branch on the stones: they lie unpredictably.
-        let mut stones = [Cells::default(); 2];
-        let mut empty = Cells::default();
-        let size = board.size();
-        for y in 0..size.height {
-            let first = board.point(0, y);
-            for p in first..first + size.width as Point {
-                let cell = board.cell(p);
-                let (word, bit) = (p as usize / 64, p % 64);
-                stones[0].0[word] |= u64::from(cell == Cell::Black) << bit;
-                stones[1].0[word] |= u64::from(cell == Cell::White) << bit;
-                empty.0[word] |= u64::from(cell == Cell::Empty) << bit;
-            }
-        }
+        let contents = Contents::of(board);
+        let stones = [contents.black, contents.white];
+        let empty = contents.empty;
         let mut area = Area::default();
         for c in [Color::Black, Color::White] {
             self.area_for(board, c, (&stones, &empty), multi_stone_suicide, &mut area);
@@ -232,15 +106,15 @@ impl AreaReader {
         &mut self,
         board: &Board,
         pla: Color,
-        (stones, empty): (&[Cells; 2], &Cells),
+        (stones, empty): (&[CellSet; 2], &CellSet),
         multi_stone_suicide: bool,
         area: &mut Area,
     ) {
-        let shape = Shape::of(board);
+        let layout = Layout::of(board);
         let own = &stones[pla.index()];
         let opp = &stones[pla.opponent().index()];
         let open = empty.or(opp);
-        let next_to_own = own.widened(shape);
+        let next_to_own = own.widened(layout);
         let AreaReader {
             regions,
             chains,
@@ -256,8 +130,8 @@ impl AreaReader {
         for p in own.iter() {
             if board.chain(p) == p {
                 let mut chain = Chain {
-                    stones: Cells::default(),
-                    around: Cells::default(),
+                    stones: CellSet::default(),
+                    around: CellSet::default(),
                 };
                 for s in board.chain_stones(p) {
                     chain.stones.insert(s);
@@ -276,10 +150,10 @@ impl AreaReader {
         regions.clear();
         let mut unreached = *empty;
         while let Some(start) = unreached.first() {
-            let mut points = Cells::default();
+            let mut points = CellSet::default();
             points.insert(start);
             loop {
-                let grown = points.widened(shape).and(&open);
+                let grown = points.widened(layout).and(&open);
                 if grown == points {
                     break;
                 }
@@ -367,6 +241,7 @@ impl AreaReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::go::board::Cell;
     use crate::go::vertex::parse_vertex;
     use rand::{RngExt, SeedableRng, rngs::SmallRng};
 

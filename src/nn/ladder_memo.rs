@@ -8,7 +8,8 @@
 //! its size and its ko, compared in full (not by a hash alone), so that
 //! what comes back is what reading it again gives, bit for bit.
 
-use crate::go::board::{Board, Cell, Color, MAX_SIZE, Point};
+use crate::go::board::{Board, Color, MAX_SIZE, Point};
+use crate::go::cell_set::{CellSet, Contents};
 use std::sync::Mutex;
 
 /// Words of a set of a board's points (by KataGo's index: row from the
@@ -29,34 +30,21 @@ struct Key {
     width: u8,
     height: u8,
     ko: Option<(Point, Color)>,
-    black: Points,
-    white: Points,
+    black: CellSet,
+    white: CellSet,
 }
 
 impl Key {
     fn of(board: &Board) -> Key {
         let size = board.size();
-        let mut key = Key {
+        let Contents { black, white, .. } = Contents::of(board);
+        Key {
             width: size.width as u8,
             height: size.height as u8,
             ko: board.ko(),
-            black: [0; WORDS],
-            white: [0; WORDS],
-        };
-        // Row by row from the top (KataGo's index), each row's points a
-        // step apart.
-        let mut i = 0;
-        for y in (0..size.height).rev() {
-            let first = board.point(0, y);
-            for x in 0..size.width {
-                // No branch on the stone: stones lie unpredictably.
-                let cell = board.cell(first + x as Point);
-                key.black[i / 64] |= u64::from(cell == Cell::Black) << (i % 64);
-                key.white[i / 64] |= u64::from(cell == Cell::White) << (i % 64);
-                i += 1;
-            }
+            black,
+            white,
         }
-        key
     }
 }
 

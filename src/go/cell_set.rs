@@ -1,0 +1,212 @@
+//! Sets of a board's cells as words of bits, laid out as the board's own
+//! padded array (its border included, so that a cell's neighbours are the
+//! set shifted by one and by a row): the stones of each colour and the
+//! empty points read off a board eight cells at a time, and the set
+//! arithmetic the readers of whole regions need (Benson's pass-alive
+//! areas) or a board's identity (the ladder memo's key).
+
+use super::board::{Board, MAX_POINTS, Point};
+
+/// Words of a set of a board's cells, border included, for the largest
+/// board.
+pub const WORDS: usize = MAX_POINTS.div_ceil(64);
+
+/// A set of a board's cells, by the board's own index.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CellSet(pub [u64; WORDS]);
+
+/// What the sets' arithmetic needs of a board's layout: the cells of a
+/// row, and the words that hold all its cells.
+#[derive(Clone, Copy)]
+pub struct Layout {
+    stride: u32,
+    words: usize,
+}
+
+impl Layout {
+    pub fn of(board: &Board) -> Layout {
+        Layout {
+            stride: (board.point(0, 1) - board.point(0, 0)) as u32,
+            words: board.cells().len().div_ceil(64),
+        }
+    }
+}
+
+/// A board's contents as sets: its black stones, its white stones and its
+/// empty points.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Contents {
+    pub black: CellSet,
+    pub white: CellSet,
+    pub empty: CellSet,
+}
+
+impl Contents {
+    /// `board`'s contents, eight cells at a time: a cell holds 0 (empty),
+    /// 1 (black), 2 (white) or 3 (the border), so a byte's two low bits
+    /// say which, and a multiplication gathers eight bytes' bits into
+    /// one byte (no branch on the stones, which lie unpredictably).
+    pub fn of(board: &Board) -> Contents {
+        const LOW: u64 = 0x0101_0101_0101_0101;
+        // Byte k's lowest bit to bit 56 + k: each byte's term lands alone.
+        let gather = |bits: u64| bits.wrapping_mul(0x0102_0408_1020_4080) >> 56;
+        let mut contents = Contents::default();
+        let mut add = |i: usize, bytes: [u8; 8]| {
+            let x = u64::from_le_bytes(bytes);
+            let (one, two) = (x & LOW, x >> 1 & LOW);
+            let (word, shift) = (i / 8, i % 8 * 8);
+            contents.black.0[word] |= gather(one & !two) << shift;
+            contents.white.0[word] |= gather(two & !one) << shift;
+            contents.empty.0[word] |= gather(!(one | two) & LOW) << shift;
+        };
+        let chunks = board.cells().chunks_exact(8);
+        let (last, tail) = (chunks.len(), chunks.remainder());
+        for (i, chunk) in chunks.enumerate() {
+            add(i, std::array::from_fn(|b| chunk[b] as u8));
+        }
+        // Past the board's cells: the border.
+        add(
+            last,
+            std::array::from_fn(|b| tail.get(b).map_or(3, |&c| c as u8)),
+        );
+        contents
+    }
+}
+
+impl CellSet {
+    pub fn insert(&mut self, p: Point) {
+        self.0[p as usize / 64] |= 1 << (p % 64);
+    }
+
+    pub fn contains(&self, p: Point) -> bool {
+        self.0[p as usize / 64] >> (p % 64) & 1 != 0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
+    /// The cells in the set, lowest first.
+    pub fn iter(&self) -> impl Iterator<Item = Point> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    (i * 64) as Point + b as Point
+                })
+            })
+        })
+    }
+
+    /// The lowest cell in the set.
+    pub fn first(&self) -> Option<Point> {
+        let (i, &w) = self.0.iter().enumerate().find(|(_, w)| **w != 0)?;
+        Some((i * 64) as Point + w.trailing_zeros() as Point)
+    }
+
+    pub fn and(&self, other: &CellSet) -> CellSet {
+        CellSet(std::array::from_fn(|i| self.0[i] & other.0[i]))
+    }
+
+    pub fn or(&self, other: &CellSet) -> CellSet {
+        CellSet(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
+
+    pub fn minus(&self, other: &CellSet) -> CellSet {
+        CellSet(std::array::from_fn(|i| self.0[i] & !other.0[i]))
+    }
+
+    /// Whether the two sets share a cell.
+    pub fn meets(&self, other: &CellSet) -> bool {
+        self.0.iter().zip(&other.0).any(|(a, b)| a & b != 0)
+    }
+
+    /// Whether every cell of `self` is in `other`.
+    pub fn within(&self, other: &CellSet) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a & !b == 0)
+    }
+
+    /// The number of cells, counted up to 2.
+    pub fn count_to_two(&self) -> u8 {
+        let mut n = 0;
+        for &w in &self.0 {
+            n += w.count_ones();
+        }
+        n.min(2) as u8
+    }
+
+    /// The set and every cell next to one of it, on a board of `layout`;
+    /// a cell on the border may come in, never one past the board's cells.
+    pub fn widened(&self, layout: Layout) -> CellSet {
+        let (w, k) = (&self.0, layout.stride);
+        let mut out = CellSet::default();
+        // A word's cells moved up and down by one and by a row, with those
+        // the words beside it move in.
+        let (mut below, mut at) = (0u64, w[0]);
+        for i in 0..layout.words {
+            let above = w.get(i + 1).copied().unwrap_or(0);
+            out.0[i] = at
+                | at << 1
+                | below >> 63
+                | at >> 1
+                | above << 63
+                | at << k
+                | below >> (64 - k)
+                | at >> k
+                | above << (64 - k);
+            (below, at) = (at, above);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::board::{BoardSize, Cell, Color};
+
+    #[test]
+    fn a_boards_contents_are_its_cells_by_what_they_hold() {
+        for (width, height) in [(19, 19), (2, 2), (25, 25), (7, 11)] {
+            let mut board = Board::new(BoardSize::new(width, height).unwrap());
+            for (i, p) in board.points().enumerate().collect::<Vec<_>>() {
+                match i % 5 {
+                    0 | 3 => board.place(Color::Black, p),
+                    1 => board.place(Color::White, p),
+                    _ => Default::default(),
+                };
+            }
+            let contents = Contents::of(&board);
+            for p in 0..board.cells().len() as Point {
+                let cell = board.cell(p);
+                assert_eq!(contents.black.contains(p), cell == Cell::Black, "{p}");
+                assert_eq!(contents.white.contains(p), cell == Cell::White, "{p}");
+                assert_eq!(contents.empty.contains(p), cell == Cell::Empty, "{p}");
+            }
+            let beyond = board.cells().len() as Point..(WORDS * 64) as Point;
+            assert!(
+                beyond
+                    .into_iter()
+                    .all(|p| !contents.empty.or(&contents.black).contains(p))
+            );
+        }
+    }
+
+    #[test]
+    fn a_widened_set_takes_in_each_cells_four_neighbours() {
+        let board = Board::new(BoardSize::new(13, 9).unwrap());
+        let layout = Layout::of(&board);
+        for p in board.points() {
+            let mut one = CellSet::default();
+            one.insert(p);
+            let widened = one.widened(layout);
+            let mut expected = one;
+            for q in board.neighbors(p) {
+                expected.insert(q);
+            }
+            assert_eq!(widened, expected, "{p}");
+        }
+    }
+}
