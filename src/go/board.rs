@@ -496,18 +496,21 @@ impl Board {
 
     /// Every on-board point, row by row from the bottom.
     pub fn points(&self) -> impl Iterator<Item = Point> + '_ {
-        let BoardSize { width, height } = self.size;
-        (0..height).flat_map(move |y| (0..width).map(move |x| self.point(x, y)))
+        (0..self.size.height).flat_map(move |y| self.row(y))
+    }
+
+    /// The points of row `y` (0 at the bottom), from the left: a step of
+    /// one apart.
+    fn row(&self, y: usize) -> std::ops::Range<Point> {
+        let first = self.point(0, y);
+        first..first + self.size.width as Point
     }
 
     /// Every on-board point in the order GTP's and KataGo's texts list a
     /// board (and KataGo's networks lay it out): rows from the top, each
     /// from the left.
     pub fn points_from_top(&self) -> impl Iterator<Item = Point> + '_ {
-        let BoardSize { width, height } = self.size;
-        (0..height)
-            .rev()
-            .flat_map(move |y| (0..width).map(move |x| self.point(x, y)))
+        (0..self.size.height).rev().flat_map(move |y| self.row(y))
     }
 
     #[inline]
