@@ -170,20 +170,25 @@ impl FeatureMaker {
         let rules = NetRules::of(&game.rules);
         let pla = to_move;
         let opp = pla.opponent();
-        let mut set = |plane: usize, pos: usize| Ladders::add(&mut f.planes[plane], pos);
 
+        // No branch on the stones, which lie unpredictably: each plane's
+        // bit is or-ed in as what the point holds says.
+        let (mine, theirs) = (pla.cell(), opp.cell());
         for (pos, p) in board.points_from_top().enumerate() {
-            set(0, pos);
-            if let Some(c) = board.color_at(p) {
-                set(if c == pla { 1 } else { 2 }, pos);
-                match board.liberties(p) {
-                    1 => set(3, pos),
-                    2 => set(4, pos),
-                    3 => set(5, pos),
-                    _ => {}
-                }
-            }
+            let (word, bit) = (pos / 64, pos % 64);
+            let cell = board.cell(p);
+            // Naught on an empty point.
+            let libs = board.liberties(p);
+            let planes = &mut f.planes;
+            planes[0][word] |= 1 << bit;
+            planes[1][word] |= u64::from(cell == mine) << bit;
+            planes[2][word] |= u64::from(cell == theirs) << bit;
+            planes[3][word] |= u64::from(libs == 1) << bit;
+            planes[4][word] |= u64::from(libs == 2) << bit;
+            planes[5][word] |= u64::from(libs == 3) << bit;
         }
+
+        let mut set = |plane: usize, pos: usize| Ladders::add(&mut f.planes[plane], pos);
 
         // Ko and superko bans.
         if !fresh {

@@ -20,7 +20,7 @@ use super::model::ModelDesc;
 use super::output::{self, Evaluation};
 use super::profile::{HumanProfile, METADATA_INPUTS};
 use super::rows::{self, Request, applicable_symmetry, symmetric_position};
-use crate::go::board::BoardSize;
+use crate::go::board::{BoardSize, Cell};
 use crate::go::game::Game;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, RwLock};
@@ -448,8 +448,12 @@ fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
     legal.clear();
     legal.resize(points, false);
     for (pos, p) in board.points_from_top().enumerate() {
-        legal[pos] = board.check(r.to_move, p, r.game.rules.suicide).is_ok()
+        // A suicide, seldom met, is the rules' to allow, then the game's
+        // (a repeat); anything else empty and not banned is legal.
+        legal[pos] = board.cell(p) == Cell::Empty
             && !f.at(6, pos)
-            && (r.fresh || !board.is_suicide(r.to_move, p) || r.game.check(r.to_move, p).is_ok());
+            && (!board.is_suicide(r.to_move, p)
+                || board.check(r.to_move, p, r.game.rules.suicide).is_ok()
+                    && (r.fresh || r.game.check(r.to_move, p).is_ok()));
     }
 }
