@@ -26,12 +26,14 @@ pub type Point = u16;
 
 /// What [`Board::place_undoably`] changed, frame by frame, so that
 /// [`Board::undo`] puts it back: each point's entries as they were before
-/// their first change, the list slots likewise, the scalars at the frame's
-/// opening. Kept between uses, it allocates only while it grows.
+/// their first change (its counts of its neighbours in a list of their
+/// own, each entry a fifth of a whole point's), the list slots likewise,
+/// the scalars at the frame's opening. Kept between uses, it allocates only while it grows.
 #[derive(Default)]
 pub struct Undo {
     frames: Vec<Frame>,
     points: Vec<SavedPoint>,
+    counts: Vec<SavedCount>,
     slots: Vec<SavedSlot>,
 }
 
@@ -46,6 +48,7 @@ impl Undo {
 /// start.
 struct Frame {
     points: usize,
+    counts: usize,
     slots: usize,
     empty_count: usize,
     line_empty_count: [u8; MAX_LINES + 1],
@@ -54,8 +57,9 @@ struct Frame {
     ko: Option<(Point, Color)>,
 }
 
-/// A point's entries in every per-point array but the marks (which are
-/// scratch, kept consistent by their generation).
+/// A point's entries in every per-point array but its neighbours' counts
+/// ([`SavedCount`]) and the marks (which are scratch, kept consistent by
+/// their generation).
 struct SavedPoint {
     at: Point,
     cell: Cell,
@@ -65,7 +69,14 @@ struct SavedPoint {
     stones: u16,
     empty_index: u16,
     line_empty_index: u8,
-    neighbor_count: u32,
+}
+
+/// A point's counts of its neighbours by what they hold, saved apart: a
+/// placement changes them at each of its neighbours (and a capture at
+/// each of the captured stones'), and nothing else there.
+struct SavedCount {
+    at: Point,
+    count: u32,
 }
 
 /// A slot of the empty points' list (`line` = [`EMPTY_LIST`]) or of a
@@ -84,6 +95,7 @@ const EMPTY_LIST: u8 = u8::MAX;
 /// [`Undo`].
 trait Journal {
     fn point(&mut self, board: &Board, at: Point);
+    fn count(&mut self, board: &Board, at: Point);
     fn empty_slot(&mut self, board: &Board, index: usize);
     fn line_slot(&mut self, board: &Board, line: usize, index: usize);
 }
@@ -91,6 +103,8 @@ trait Journal {
 impl Journal for () {
     #[inline(always)]
     fn point(&mut self, _: &Board, _: Point) {}
+    #[inline(always)]
+    fn count(&mut self, _: &Board, _: Point) {}
     #[inline(always)]
     fn empty_slot(&mut self, _: &Board, _: usize) {}
     #[inline(always)]
@@ -109,7 +123,13 @@ impl Journal for Undo {
             stones: board.stones[i],
             empty_index: board.empty_index[i],
             line_empty_index: board.line_empty_index[i],
-            neighbor_count: board.neighbor_count[i],
+        });
+    }
+
+    fn count(&mut self, board: &Board, at: Point) {
+        self.counts.push(SavedCount {
+            at,
+            count: board.neighbor_count[at as usize],
         });
     }
 
@@ -922,6 +942,7 @@ impl Board {
     pub fn checkpoint(&self, undo: &mut Undo) {
         undo.frames.push(Frame {
             points: undo.points.len(),
+            counts: undo.counts.len(),
             slots: undo.slots.len(),
             empty_count: self.empty_count,
             line_empty_count: self.line_empty_count,
@@ -947,7 +968,9 @@ impl Board {
             self.stones[i] = saved.stones;
             self.empty_index[i] = saved.empty_index;
             self.line_empty_index[i] = saved.line_empty_index;
-            self.neighbor_count[i] = saved.neighbor_count;
+        }
+        for saved in undo.counts.drain(frame.counts..).rev() {
+            self.neighbor_count[saved.at as usize] = saved.count;
         }
         for saved in undo.slots.drain(frame.slots..).rev() {
             match saved.line {
@@ -979,7 +1002,7 @@ impl Board {
         self.cells[pi] = own;
         let filled = count_unit(own).wrapping_sub(count_unit(Cell::Empty));
         for q in self.neighbors(p) {
-            journal.point(self, q);
+            journal.count(self, q);
             let count = &mut self.neighbor_count[q as usize];
             *count = count.wrapping_add(filled);
         }
@@ -1124,7 +1147,7 @@ impl Board {
             journal.point(self, s);
             self.cells[s as usize] = Cell::Empty;
             for q in self.neighbors(s) {
-                journal.point(self, q);
+                journal.count(self, q);
                 let count = &mut self.neighbor_count[q as usize];
                 *count = count.wrapping_add(emptied);
             }
