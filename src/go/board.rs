@@ -27,8 +27,9 @@ pub type Point = u16;
 /// What [`Board::place_undoably`] changed, frame by frame, so that
 /// [`Board::undo`] puts it back: each point's entries as they were before
 /// their first change (its counts of its neighbours in a list of their
-/// own, each entry a fifth of a whole point's), the list slots likewise,
-/// the scalars at the frame's opening. Kept between uses, it allocates only while it grows.
+/// own, 8 bytes an entry where a whole point's take 14), the list slots
+/// likewise, the scalars at the frame's opening. Kept between uses, it
+/// allocates only while it grows.
 #[derive(Default)]
 pub struct Undo {
     frames: Vec<Frame>,
