@@ -4,18 +4,17 @@
 
 mod common;
 
-use common::Engine;
-use std::path::{Path, PathBuf};
+use common::{Engine, Scratch};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn engine(args: &[&str]) -> Engine {
     Engine::start(args, Path::new(env!("CARGO_MANIFEST_DIR")))
 }
 
-/// A fresh scratch folder for this test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kosumi-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+/// A fresh, empty scratch folder for this test, removed when it ends.
+fn scratch(name: &str) -> Scratch {
+    let dir = Scratch::new("kosumi-hostile", name);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

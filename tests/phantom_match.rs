@@ -3,6 +3,9 @@
 //! hang, close their output or do not run, each losing its games while the
 //! match goes on, and a match stopped by a signal.
 
+mod common;
+
+use common::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -10,10 +13,10 @@ fn kosumi() -> &'static str {
     env!("CARGO_BIN_EXE_kosumi")
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kosumi-pm-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A scratch folder for this test's records (absent: the match makes
+/// it), removed when the test ends.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("kosumi-pm", name)
 }
 
 /// Starts a match of `games` games on 5×5 between two `hang` seats, its
@@ -275,7 +278,6 @@ fn a_missing_executable_loses_its_games_and_the_match_goes_on() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("A won 2"), "{stdout}");
     assert_eq!(table(&dir).len(), 2);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A seat that closes its output at its first genmove is noticed at once
@@ -301,7 +303,6 @@ fn a_seat_that_closes_its_output_loses_at_once() {
     ]);
     assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
     assert!(out.contains("errors 1"), "{out}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A match killed hard (SIGKILL: no handler runs) still leaves no seat
@@ -342,7 +343,6 @@ fn a_match_killed_hard_leaves_no_seat_running() {
         );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// SIGTERM to a match whose seat hangs ends the seat's processes with the
@@ -391,7 +391,6 @@ fn a_signal_ends_the_match_and_every_seat() {
     assert!(!status.success());
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert!(!sleeping(), "a seat's process outlived the match");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A seat that hangs on genmove, one that floods a line without end, and
@@ -442,7 +441,6 @@ fn hanging_and_flooding_seats_lose_and_leave_nothing_running() {
         );
         assert!(out.contains("errors 2"), "{name}: {out}");
         assert_eq!(table(&dir).len(), 2, "{name}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
     // The hanging seat's sleep was ended with its process group.
     std::thread::sleep(std::time::Duration::from_millis(300));
@@ -472,7 +470,6 @@ fn a_record_that_cannot_be_written_stops_the_match_with_an_error() {
     );
     let played: Vec<String> = table(&dir).into_iter().map(|l| l[0].clone()).collect();
     assert_eq!(played, ["0"], "{played:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Games and games at once beyond any match are refused by the parser,
@@ -532,7 +529,6 @@ fn a_handicap_match_puts_the_stones_on_every_view_and_records_each_try() {
         let first: Vec<&str> = views.lines().skip(1).take(9).collect();
         assert_eq!(first.concat().matches('X').count(), 2, "{views}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `--move-timeout` (the same as `--timeout`) bounds the wait for a seat
@@ -566,5 +562,4 @@ fn a_seat_that_never_moves_loses_after_the_move_timeout() {
         out.contains("errors 1") && out.contains("no answer"),
         "{out}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

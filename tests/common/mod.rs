@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use kosumi::tools::client::{Client, ClientError};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -117,5 +117,38 @@ impl Engine {
     /// Closes stdin and waits for the exit status.
     pub fn finish(self) -> std::process::ExitStatus {
         self.client.close().unwrap()
+    }
+}
+
+/// A test's scratch folder under the system's temporary folder, named by
+/// the test process and `name`: absent when made (the test creates it, or
+/// has the engine create it), and removed with all it holds when dropped,
+/// whether the test passes or fails.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new(prefix: &str, name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("{prefix}-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Scratch(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
