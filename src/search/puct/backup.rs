@@ -13,7 +13,7 @@
 //! visit's value.
 
 use super::bias::{self, BiasTable};
-use super::tree::Node;
+use super::tree::Tree;
 use crate::search::config::Puct;
 
 /// `noisePruneUtilityScale`: the utility gap over which a child's excess
@@ -26,7 +26,9 @@ const LENIENT_SHARE: f64 = 2.0;
 /// One visited child, as the recomputation weighs it.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Weighed {
+    /// Its node, and its move's edge (the order of its node's moves).
     index: usize,
+    edge: usize,
     prior: f32,
     /// Its mean utility from the side of the player who chooses it.
     utility: f64,
@@ -37,27 +39,25 @@ pub(super) struct Weighed {
 /// their weighted means) from its visited children and its own evaluation.
 /// `weighed` is scratch space.
 pub(super) fn recompute(
-    nodes: &mut [Node],
+    tree: &mut Tree,
     table: &mut BiasTable,
     n: usize,
     puct: &Puct,
     weighed: &mut Vec<Weighed>,
 ) {
-    let node = &nodes[n];
-    let children = node.first as usize..(node.first + node.count) as usize;
     weighed.clear();
-    weighed.extend(
-        nodes[children]
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.visits > 0)
-            .map(|(i, c)| Weighed {
-                index: node.first as usize + i,
-                prior: c.prior,
-                utility: c.utility / f64::from(c.visits),
-                weight: f64::from(c.visits),
-            }),
-    );
+    weighed.extend(tree.children(n).filter_map(|e| {
+        let index = tree.edges[e].node as usize;
+        let c = tree.child(e).filter(|c| c.visits > 0)?;
+        Some(Weighed {
+            index,
+            edge: e,
+            prior: c.prior,
+            utility: c.utility / f64::from(c.visits),
+            weight: f64::from(c.visits),
+        })
+    }));
+    let nodes = &mut tree.nodes;
     // Each child weighs its visits until the refinements below.
     let child_visits: u32 = weighed.iter().map(|w| nodes[w.index].visits).sum();
     let visited_weight = f64::from(child_visits);
@@ -139,7 +139,7 @@ struct Sums {
 /// weighted mean of those before it loses part of the weight it has beyond
 /// twice its policy share of theirs. The weights' new sum.
 fn prune_noise(weighed: &mut [Weighed]) -> f64 {
-    weighed.sort_by(|a, b| b.prior.total_cmp(&a.prior).then(a.index.cmp(&b.index)));
+    weighed.sort_by(|a, b| b.prior.total_cmp(&a.prior).then(a.edge.cmp(&b.edge)));
     let (mut utility_sum, mut weight_sum, mut policy_sum) = (0.0, 0.0, 0.0);
     for w in weighed.iter_mut() {
         let prior = f64::from(w.prior).max(1e-30);
@@ -189,6 +189,7 @@ fn t3_cdf(z: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::puct::tree::Node;
 
     #[test]
     fn the_t_distribution_is_symmetric_and_reaches_its_tails() {
@@ -214,25 +215,20 @@ mod tests {
     }
 
     /// A parent at node 0 valuing itself 0.1 over `children`.
-    fn family(children: &[Child]) -> Vec<Node> {
+    fn family(children: &[Child]) -> Tree {
         let mut parent = Node::new(None, 1.0);
-        parent.first = 1;
-        parent.count = children.len() as u32;
-        parent.expanded = true;
         parent.visits = 1 + children.iter().map(|c| c.1).sum::<u32>();
         parent.nn_utility = 0.1;
         parent.nn_winloss = 0.1;
-        let mut nodes = vec![parent];
-        nodes.extend(children.iter().map(|&c| child(c)));
-        nodes
+        Tree::family(parent, children.iter().map(|&c| child(c)))
     }
 
     fn parent_value(children: &[Child], puct: Puct) -> f64 {
-        let mut nodes = family(children);
+        let mut tree = family(children);
         let mut weighed = Vec::new();
         let mut table = BiasTable::default();
-        recompute(&mut nodes, &mut table, 0, &puct, &mut weighed);
-        nodes[0].utility / f64::from(nodes[0].visits)
+        recompute(&mut tree, &mut table, 0, &puct, &mut weighed);
+        tree.nodes[0].utility / f64::from(tree.nodes[0].visits)
     }
 
     const PLAIN: Puct = Puct {
@@ -297,22 +293,19 @@ mod tests {
 
     #[test]
     fn a_leaf_is_its_own_evaluation_corrected_by_its_keys_drift() {
-        let mut nodes = family(&[(0.5, 0, 0.0)]);
-        nodes[0].bias_key = 7;
+        let mut tree = family(&[(0.5, 0, 0.0)]);
+        tree.nodes[0].bias_key = 7;
         let mut table = BiasTable::default();
         table.refile(7, bias::Drift::default(), bias::drift(0.3, 0.1, 4.0));
         let puct = Puct {
             subtree_bias: 0.5,
             ..PLAIN
         };
-        recompute(&mut nodes, &mut table, 0, &puct, &mut Vec::new());
+        recompute(&mut tree, &mut table, 0, &puct, &mut Vec::new());
         // Its own 0.1, plus half the key's mean drift of 0.2.
-        assert!(
-            (nodes[0].utility - 0.2).abs() < 1e-6,
-            "{}",
-            nodes[0].utility
-        );
-        assert!((nodes[0].winloss - 0.1).abs() < 1e-6);
-        assert_eq!(nodes[0].visits, 1);
+        let root = &tree.nodes[0];
+        assert!((root.utility - 0.2).abs() < 1e-6, "{}", root.utility);
+        assert!((root.winloss - 0.1).abs() < 1e-6);
+        assert_eq!(root.visits, 1);
     }
 }

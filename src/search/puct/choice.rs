@@ -20,8 +20,9 @@ const LCB_MIN_VISIT_SHARE: f64 = 0.15;
 const UTILITY_RADIUS: f64 = 1.4;
 
 /// The weight each child of the root would be chosen by, in the arena's
-/// order (`None`: not a candidate). `candidate` says which children may be
-/// played.
+/// order (`None`: not a candidate). `nodes`: the root and its children
+/// ([`Tree::root_family`](super::tree::Tree::root_family)); `candidate`
+/// says which children may be played.
 pub(super) fn play_weights(
     nodes: &[Node],
     puct: &Puct,
@@ -48,7 +49,7 @@ pub(super) fn play_weights(
     let best_weight = weights[best].unwrap_or(0.0);
     if root.visits > 0 && nodes[children[best]].visits > 0 {
         // Visits past what PUCT wanted, against the best move's value.
-        let how = Exploration::at(nodes, 0, true, puct);
+        let how = Exploration::of(root, children.iter().map(|&c| &nodes[c]), true, puct);
         let mean = |c: usize| nodes[c].utility / f64::from(nodes[c].visits);
         let b = children[best];
         let target = how.value(f64::from(nodes[b].prior), mean(b), best_weight);

@@ -8,7 +8,7 @@
 //! policy is visited (`fpuParentWeightByVisitedPolicy`), less a reduction;
 //! at the root in analysis, KataGo's wide root noise.
 
-use super::tree::Node;
+use super::tree::{Node, Tree};
 use crate::go::board::Point;
 use crate::search::config::Puct;
 use rand::RngExt;
@@ -44,17 +44,27 @@ pub(super) struct Exploration {
 }
 
 impl Exploration {
-    /// For the children of `at`, counting the threads on their way as
-    /// visits.
-    pub(super) fn at(nodes: &[Node], at: usize, is_root: bool, puct: &Puct) -> Exploration {
-        let node = &nodes[at];
-        let children = node.first as usize..(node.first + node.count) as usize;
+    /// For the children of node `at` of `tree`, counting the threads on
+    /// their way as visits.
+    pub(super) fn at(tree: &Tree, at: usize, is_root: bool, puct: &Puct) -> Exploration {
+        let made = tree.children(at).filter_map(|e| tree.child(e));
+        Exploration::of(&tree.nodes[at], made, is_root, puct)
+    }
+
+    /// For the children of `node`: `children` those made (in their
+    /// moves' order; one never made was never seen).
+    pub(super) fn of<'a>(
+        node: &Node,
+        children: impl Iterator<Item = &'a Node>,
+        is_root: bool,
+        puct: &Puct,
+    ) -> Exploration {
         let (mut weight, mut visited_prior) = (0.0, 0.0);
         for c in children {
-            let seen = nodes[c].visits + nodes[c].virtual_loss;
+            let seen = c.visits + c.virtual_loss;
             if seen > 0 {
                 weight += f64::from(seen);
-                visited_prior += f64::from(nodes[c].prior);
+                visited_prior += f64::from(c.prior);
             }
         }
         // The node's sums are from the side of the player who moved into
@@ -118,39 +128,42 @@ impl Exploration {
     }
 }
 
-/// The child of `at` with the highest PUCT value among those `permits`
+/// The edge of node `at` with the highest PUCT value among those `permits`
 /// lets through, if any; with `noise`, each child's prior and value widened
-/// by [`widen`].
+/// by [`widen`]. A move whose node is not made yet is unvisited.
 pub(super) fn select(
-    nodes: &[Node],
+    tree: &Tree,
     at: usize,
     is_root: bool,
     puct: &Puct,
     permits: impl Fn(Option<Point>) -> bool,
     mut noise: Option<&mut SmallRng>,
 ) -> Option<usize> {
-    let node = &nodes[at];
-    let how = Exploration::at(nodes, at, is_root, puct);
-    let children = node.first as usize..(node.first + node.count) as usize;
-    children
-        .filter(|&c| !nodes[c].refused && permits(nodes[c].mv))
-        .map(|c| {
-            let n = &nodes[c];
+    let how = Exploration::at(tree, at, is_root, puct);
+    tree.children(at)
+        .filter_map(|e| {
+            let (edge, child) = (&tree.edges[e], tree.child(e));
+            let open = !child.is_some_and(|n| n.refused) && permits(edge.mv);
+            open.then_some((e, edge.prior, child))
+        })
+        .map(|(e, prior, child)| {
             // A virtual loss is a visit worth −1 to the mover.
-            let seen = n.visits + n.virtual_loss;
-            let q = if seen > 0 {
-                (n.utility - f64::from(n.virtual_loss)) / f64::from(seen)
-            } else {
-                how.fpu
+            let (seen, q) = match child {
+                Some(n) if n.visits + n.virtual_loss > 0 => {
+                    let seen = n.visits + n.virtual_loss;
+                    let q = (n.utility - f64::from(n.virtual_loss)) / f64::from(seen);
+                    (seen, q)
+                }
+                _ => (0, how.fpu),
             };
             let (prior, q) = match noise.as_mut() {
-                Some(rng) => widen(f64::from(n.prior), q, puct.wide_root_noise, rng),
-                None => (f64::from(n.prior), q),
+                Some(rng) => widen(f64::from(prior), q, puct.wide_root_noise, rng),
+                None => (f64::from(prior), q),
             };
-            (c, how.value(prior, q, f64::from(seen)))
+            (e, how.value(prior, q, f64::from(seen)))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(c, _)| c)
+        .map(|(e, _)| e)
 }
 
 /// KataGo's wide root noise for one root child: its prior flattened to the
@@ -211,11 +224,16 @@ mod tests {
         nodes
     }
 
+    /// The exploration of a root-and-children arena's root.
+    fn at(nodes: &[Node], is_root: bool, puct: &Puct) -> Exploration {
+        Exploration::of(&nodes[0], nodes[1..].iter(), is_root, puct)
+    }
+
     #[test]
     fn exploration_widens_with_the_spread_of_utilities() {
         let puct = Puct::default();
-        let calm = Exploration::at(&parent(100, 0.1), 0, false, &puct);
-        let wild = Exploration::at(&parent(100, 0.8), 0, false, &puct);
+        let calm = at(&parent(100, 0.1), false, &puct);
+        let wild = at(&parent(100, 0.8), false, &puct);
         assert!(
             wild.scale > 1.5 * calm.scale,
             "{} {}",
@@ -226,7 +244,7 @@ mod tests {
             utility_stdev_scale: 0.0,
             ..puct
         };
-        let plain = Exploration::at(&parent(100, 0.8), 0, false, &fixed);
+        let plain = at(&parent(100, 0.8), false, &fixed);
         // c·√W with W = 99 children's visits.
         let c = CPUCT + CPUCT_LOG * ((99.0 + CPUCT_BASE) / CPUCT_BASE).ln();
         assert!((plain.scale - c * 99.01f64.sqrt()).abs() < 1e-9);
@@ -237,20 +255,20 @@ mod tests {
         // 80% of the policy visited: the mean (0) counts 0.64, the
         // network's value (+0.3 for the player to move) 0.36.
         let nodes = parent(100, 0.1);
-        let by_policy = Exploration::at(&nodes, 0, false, &Puct::default());
+        let by_policy = at(&nodes, false, &Puct::default());
         let expected = 0.36 * 0.3 - FPU_REDUCTION * 0.8f64.sqrt();
         assert!((by_policy.fpu - expected).abs() < 1e-6, "{}", by_policy.fpu);
         let by_mean = Puct {
             fpu_by_visited_policy: false,
             ..Puct::default()
         };
-        let plain = Exploration::at(&nodes, 0, false, &by_mean);
+        let plain = at(&nodes, false, &by_mean);
         assert!((plain.fpu + FPU_REDUCTION * 0.8f64.sqrt()).abs() < 1e-6);
     }
 
     #[test]
     fn the_weight_wanted_inverts_the_selection_value() {
-        let how = Exploration::at(&parent(50, 0.3), 0, true, &Puct::default());
+        let how = at(&parent(50, 0.3), true, &Puct::default());
         let target = how.value(0.2, 0.1, 7.0);
         assert!((how.weight_for(target, 0.2, 0.1) - 7.0).abs() < 1e-9);
         assert_eq!(how.weight_for(0.05, 0.2, 0.1), f64::INFINITY);

@@ -20,7 +20,8 @@
 //! it after each visit, so the search keeps the game's history (superko,
 //! the network's history planes).
 //!
-//! The parts: `tree` (the arena of nodes, expansion, the tree kept between
+//! The parts: `tree` (the arenas of nodes and of their moves, a move's
+//! node made when it is first visited, expansion, the tree kept between
 //! moves), `bias` (the subtree value bias correction), `explore` (how the descent weighs children), `visit` (one
 //! visit: descent, evaluation, back-up, and what the threads share),
 //! `utility` (what a visit is worth), `choice` (the move played), `report`
@@ -56,8 +57,9 @@ use std::time::{Duration, Instant};
 use utility::ScoreUtility;
 use visit::{Job, Shared, Walker};
 
-/// The most nodes a tree holds where nothing else says (96 bytes each:
-/// about 320 MB).
+/// The most nodes a tree holds where nothing else says (128 bytes each:
+/// about 510 MB; a move not yet visited counts the tenth of a node its
+/// edge takes).
 const DEFAULT_MAX_NODES: usize = 4_000_000;
 
 /// The most leaves a thread gathers a round (each holds a copy of the
@@ -76,8 +78,8 @@ pub struct PuctParams {
     pub white_advantage: f64,
     /// KataGo's refinements of PUCT, and its root noise.
     pub puct: Puct,
-    /// The most nodes the tree holds (96 bytes each); the search stops
-    /// there.
+    /// The most nodes the tree holds (128 bytes each, a move not yet
+    /// visited the tenth of one); the search stops there.
     pub max_nodes: usize,
     /// The most leaves a thread gathers a round and evaluates as one batch;
     /// `None`: the backend's preferred batch shared out over the threads
@@ -176,10 +178,10 @@ pub fn search_watched(
     let restrict = watch.as_ref().and_then(|w| w.restrict.clone());
     let mut fresh = NetTree::default();
     let tree = if restrict.is_some() { &mut fresh } else { tree };
-    let (nodes, bias) = tree.take_for(game, white_advantage);
-    let score = ScoreUtility::centred(game, net, &nodes[0], white_advantage as f32);
+    let (kept, bias) = tree.take_for(game, white_advantage);
+    let score = ScoreUtility::centred(game, net, &kept.nodes[0], white_advantage as f32);
     let shared = Mutex::new(Shared {
-        nodes,
+        tree: kept,
         bias,
         owned: Ownership::default(),
         owned_by_move: Vec::new(),
@@ -209,7 +211,7 @@ pub fn search_watched(
     let s = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     let final_report = watch.as_mut().map(|w| {
         let at_end = report(
-            &s.nodes,
+            &s.tree,
             game,
             &puct,
             w.min_moves,
@@ -221,8 +223,8 @@ pub fn search_watched(
         }
         at_end
     });
-    let (nodes, bias) = (s.nodes, s.bias);
-    let root = &nodes[0];
+    let (grown, bias) = (s.tree, s.bias);
+    let root = &grown.nodes[0];
     // The root's sums are from the side of the player who moved before it.
     let (win_rate, lead) = if root.visits > 0 {
         let visits = root.visits as f64;
@@ -231,14 +233,14 @@ pub fn search_watched(
         (0.5, 0.0)
     };
     let outcome = Outcome {
-        decision: decide(&nodes, &job, game.to_move()),
+        decision: decide(&grown.root_family(), &job, game.to_move()),
         win_rate,
         lead,
         visits: s.visits,
         dropped: s.dropped,
         report: final_report,
     };
-    tree.keep(nodes, bias, game, white_advantage);
+    tree.keep(grown, bias, game, white_advantage);
     outcome
 }
 
@@ -291,7 +293,7 @@ fn visit_in_rounds(
             {
                 let s = shared.lock().unwrap_or_else(|e| e.into_inner());
                 let r = report(
-                    &s.nodes,
+                    &s.tree,
                     game,
                     &job.puct,
                     watch.min_moves,
@@ -308,6 +310,7 @@ fn visit_in_rounds(
 
 /// The move of most weight the job permits `to_move` (with a budget of a
 /// visit or two, an unvisited one by its prior); a pass where none is.
+/// `nodes`: the root and its children ([`Tree::root_family`]).
 fn decide(nodes: &[Node], job: &Job, to_move: Color) -> Decision {
     let root = &nodes[0];
     let weights = choice::play_weights(nodes, &job.puct, |i| {

@@ -4,7 +4,7 @@
 //! for each root move).
 
 use super::choice;
-use super::tree::Node;
+use super::tree::Tree;
 use crate::go::board::{MAX_POINTS, Point};
 use crate::go::game::Game;
 use crate::nn::Evaluation;
@@ -60,13 +60,15 @@ impl Ownership {
 /// orders them: visits, and the confidence bound's choice lifted), from the
 /// side to move's view; the ownership, Black's +1, by point.
 pub(super) fn report(
-    nodes: &[Node],
+    tree: &Tree,
     game: &Game,
     puct: &Puct,
     min_moves: usize,
     owned: &Ownership,
     owned_by_move: &[Ownership],
 ) -> Report {
+    let family = tree.root_family();
+    let nodes = &family[..];
     let root = &nodes[0];
     let children: Vec<usize> = (root.first..root.first + root.count)
         .map(|i| i as usize)
@@ -97,7 +99,7 @@ pub(super) fn report(
                 .get(i - root.first as usize)
                 .and_then(|o| o.by_point(game.board())),
         }
-        .with_line(principal_variation(nodes, i))
+        .with_line(principal_variation(tree, i - root.first as usize))
     };
     let mut visited: Vec<usize> = children
         .iter()
@@ -133,22 +135,25 @@ pub(super) fn report(
     }
 }
 
-/// The move of node `i` and the most visited line after it, with the
-/// visits of each.
-fn principal_variation(nodes: &[Node], mut i: usize) -> (Vec<Option<Point>>, Vec<u64>) {
-    let mut pv = vec![nodes[i].mv];
-    let mut visits = vec![u64::from(nodes[i].visits)];
-    while pv.len() < MAX_PV && nodes[i].expanded {
-        let best = (nodes[i].first..nodes[i].first + nodes[i].count)
-            .map(|c| c as usize)
-            .filter(|&c| nodes[c].visits > 0 && !nodes[c].refused)
-            .max_by_key(|&c| nodes[c].visits);
-        let Some(c) = best else {
+/// The root's move `nth` (among its moves) and the most visited line after
+/// it, with the visits of each.
+fn principal_variation(tree: &Tree, nth: usize) -> (Vec<Option<Point>>, Vec<u64>) {
+    let first = tree.view(tree.children(0).start + nth);
+    let mut pv = vec![first.mv];
+    let mut visits = vec![u64::from(first.visits)];
+    let mut at = tree.edges[tree.children(0).start + nth].node as usize;
+    while pv.len() < MAX_PV && at != 0 && tree.nodes[at].expanded {
+        let best = tree
+            .children(at)
+            .filter_map(|e| Some((e, tree.child(e)?)))
+            .filter(|(_, c)| c.visits > 0 && !c.refused)
+            .max_by_key(|(_, c)| c.visits);
+        let Some((e, c)) = best else {
             break;
         };
-        pv.push(nodes[c].mv);
-        visits.push(u64::from(nodes[c].visits));
-        i = c;
+        pv.push(c.mv);
+        visits.push(u64::from(c.visits));
+        at = tree.edges[e].node as usize;
     }
     (pv, visits)
 }

@@ -31,9 +31,10 @@ fn wide_root_noise_spreads_the_roots_visits() {
             &mut tree,
             None,
         );
-        let root = &tree.nodes[0];
-        let children = root.first as usize..(root.first + root.count) as usize;
-        children.filter(|&c| tree.nodes[c].visits > 0).count()
+        let t = &tree.tree;
+        t.children(0)
+            .filter(|&e| t.child(e).is_some_and(|c| c.visits > 0))
+            .count()
     };
     let (narrow, wide) = (root_moves_visited(0.0), root_moves_visited(0.5));
     assert!(wide > narrow + 5, "{narrow} {wide}");
@@ -75,7 +76,7 @@ fn a_search_on_the_test_backend_is_exact_and_repeatable() {
             &mut tree,
             None,
         );
-        let visits: Vec<u32> = tree.nodes.iter().map(|n| n.visits).collect();
+        let visits: Vec<u32> = tree.tree.nodes.iter().map(|n| n.visits).collect();
         (out.decision, out.visits, out.dropped, visits)
     };
     let first = run();
@@ -115,8 +116,8 @@ fn a_thread_gathers_its_leaves_in_batches_where_the_backend_wants_them() {
             None,
         );
         assert_eq!((out.visits, out.dropped), (200, 0));
-        assert_eq!(tree.nodes[0].visits, 200);
-        assert!(tree.nodes.iter().all(|n| n.virtual_loss == 0));
+        assert_eq!(tree.tree.nodes[0].visits, 200);
+        assert!(tree.tree.nodes.iter().all(|n| n.virtual_loss == 0));
         assert!(matches!(out.decision, Decision::Play(p) if game.check(game.to_move(), p).is_ok()));
         let (passes, boards) = (counts.passes.load(Relaxed), counts.boards.load(Relaxed));
         batch.push(boards as f64 / passes as f64);
@@ -149,16 +150,18 @@ fn threads_gathering_minibatches_share_one_tree_and_keep_to_the_budget() {
         None,
     );
     assert_eq!(out.visits, 300);
-    let nodes = &tree.nodes;
-    assert_eq!(nodes[0].visits, 300);
-    assert!(nodes.iter().all(|n| n.virtual_loss == 0));
-    let children = nodes[0].first as usize..(nodes[0].first + nodes[0].count) as usize;
-    let most = children.clone().max_by_key(|&c| nodes[c].visits).unwrap();
-    assert_eq!(nodes[most].mv, parse_vertex("E4", 9).unwrap());
+    let t = &tree.tree;
+    assert_eq!(t.nodes[0].visits, 300);
+    assert!(t.nodes.iter().all(|n| n.virtual_loss == 0));
+    let family = t.root_family();
+    let most = family[1..].iter().max_by_key(|c| c.visits).unwrap();
+    assert_eq!(most.mv, parse_vertex("E4", 9).unwrap());
     // Each node's visits are its own evaluation's and its children's.
-    for n in nodes.iter().filter(|n| n.expanded) {
-        let below: u32 = (n.first..n.first + n.count)
-            .map(|c| nodes[c as usize].visits)
+    for (i, n) in t.nodes.iter().enumerate().filter(|(_, n)| n.expanded) {
+        let below: u32 = t
+            .children(i)
+            .filter_map(|e| t.child(e))
+            .map(|c| c.visits)
             .sum();
         assert!(
             below < n.visits && below + 3 >= n.visits,
@@ -188,18 +191,18 @@ fn two_threads_share_one_tree_and_keep_to_the_budget() {
     );
     assert_eq!(out.visits, 200);
     // Every visit backed up, every virtual loss taken back.
-    let nodes = &tree.nodes;
-    assert_eq!(nodes[0].visits, 200);
-    assert!(nodes.iter().all(|n| n.virtual_loss == 0));
-    let children = nodes[0].first as usize..(nodes[0].first + nodes[0].count) as usize;
+    let t = &tree.tree;
+    assert_eq!(t.nodes[0].visits, 200);
+    assert!(t.nodes.iter().all(|n| n.virtual_loss == 0));
     // The capture is searched most (in a position this far won, the
     // move played may be another whose bound is as good).
-    let most = children.clone().max_by_key(|&c| nodes[c].visits).unwrap();
-    assert_eq!(nodes[most].mv, parse_vertex("E4", 9).unwrap());
+    let family = t.root_family();
+    let most = family[1..].iter().max_by_key(|c| c.visits).unwrap();
+    assert_eq!(most.mv, parse_vertex("E4", 9).unwrap());
     assert!(matches!(out.decision, Decision::Play(_)));
     // The visits that found the root unexpanded (one a thread at
     // most) stop there.
-    let below: u32 = children.map(|c| nodes[c].visits).sum();
+    let below: u32 = family[1..].iter().map(|c| c.visits).sum();
     assert!((198..=199).contains(&below), "{below}");
 }
 
@@ -221,27 +224,33 @@ fn it_captures_a_stone_in_atari_and_plays_a_legal_move() {
     // The next search starts from the subtree of the move played.
     game.play(Color::Black, Some(e4)).unwrap();
     let (kept, bias) = tree.take_for(&game, 0.0);
-    assert!(kept[0].visits > 10, "{}", kept[0].visits);
-    assert!(kept[0].expanded);
-    let children = kept[0].first as usize..(kept[0].first + kept[0].count) as usize;
+    let root = &kept.nodes[0];
+    assert!(root.visits > 10, "{}", root.visits);
+    assert!(root.expanded);
     assert_eq!(
-        kept[0].visits - 1,
-        children.map(|c| kept[c].visits).sum::<u32>()
+        root.visits - 1,
+        kept.root_family()[1..]
+            .iter()
+            .map(|c| c.visits)
+            .sum::<u32>()
     );
     // Another game does not reuse it: other komi, another advantage,
     // or an empty board of another size (the root of an empty 9x9
     // board kept).
     tree.keep(kept, bias, &game, 0.0);
     let other = Game::new(9, Rules::default(), 6.5);
-    assert_eq!(tree.take_for(&other, 0.0).0[0].visits, 0);
+    assert_eq!(tree.take_for(&other, 0.0).0.nodes[0].visits, 0);
     let empty = Game::new(9, Rules::default(), 7.5);
     search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
-    assert!(tree.take_for(&empty, 0.0).0[0].visits > 0);
+    assert!(tree.take_for(&empty, 0.0).0.nodes[0].visits > 0);
     search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
-    assert_eq!(tree.take_for(&empty, 0.5).0[0].visits, 0);
+    assert_eq!(tree.take_for(&empty, 0.5).0.nodes[0].visits, 0);
     search(&empty, &net, budget, 2, &AtomicBool::new(false), &mut tree);
     assert_eq!(
-        tree.take_for(&Game::new(13, Rules::default(), 7.5), 0.0).0[0].visits,
+        tree.take_for(&Game::new(13, Rules::default(), 7.5), 0.0)
+            .0
+            .nodes[0]
+            .visits,
         0
     );
 }
@@ -275,10 +284,11 @@ fn each_node_sums_its_childrens_values_and_its_corrected_own_value() {
         &mut tree,
         None,
     );
-    let nodes = &tree.nodes;
+    let t = &tree.tree;
+    let nodes = &t.nodes;
     let mut checked = 0;
-    for n in nodes.iter().filter(|n| n.expanded) {
-        let children = &nodes[n.first as usize..(n.first + n.count) as usize];
+    for (i, n) in nodes.iter().enumerate().filter(|(_, n)| n.expanded) {
+        let children: Vec<_> = t.children(i).filter_map(|e| t.child(e)).collect();
         let visits: u32 = children.iter().map(|c| c.visits).sum();
         if n.visits != visits + 1 {
             continue;
@@ -307,7 +317,8 @@ fn each_node_sums_its_childrens_values_and_its_corrected_own_value() {
     let mut tree = NetTree::default();
     search_watched(&game, &net, plain, &AtomicBool::new(false), &mut tree, None);
     assert!(
-        tree.nodes
+        tree.tree
+            .nodes
             .iter()
             .all(|n| n.bias_applied == 0.0 && n.bias_key == 0)
     );
@@ -365,8 +376,8 @@ fn the_tree_stops_growing_at_its_bound() {
         &mut tree,
         None,
     );
-    // The search stops at the bound, past it by one expansion at most
-    // (a node's children, 82 on 9x9).
+    // The search stops at the bound (each move counted), past it by one
+    // expansion at most (a node's moves, 82 on 9x9).
     assert!(out.visits < 2000, "{}", out.visits);
-    assert!(tree.nodes.len() <= 300 + 82, "{}", tree.nodes.len());
+    assert!(tree.tree.size() <= 300 + 82, "{}", tree.tree.size());
 }

@@ -1,14 +1,131 @@
-//! The network's search tree: one arena of nodes (a move, its prior, the
-//! sums of what its visits found, its children as a range of the arena, a
-//! virtual loss for the threads on their way through), the expansion of a
-//! leaf by the network's policy, and the tree kept between searches and
-//! re-rooted when the next position follows from it.
+//! The network's search tree: an arena of nodes (a position reached by a
+//! move: its prior, the sums of what its visits found, a virtual loss for
+//! the threads on their way through) and an arena of edges (each node's
+//! moves, a range of it: the move, its prior and, once a descent has
+//! chosen it, its node), as KataGo makes a child only when it is first
+//! visited; the expansion of a leaf by the network's policy; and the tree
+//! kept between searches and re-rooted when the next position follows
+//! from it.
 
 use super::bias::{BiasTable, Drift};
 use crate::go::board::Point;
 use crate::go::game::{Action, Game, Standing};
 use crate::nn::Evaluation;
+use std::ops::Range;
 
+/// A move from a node: what the policy gave it and, once a descent chose
+/// it, the node it leads to.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Edge {
+    pub(super) mv: Option<Point>,
+    pub(super) prior: f32,
+    /// The child's index in the node arena; 0 (the root's, never a
+    /// child) while no descent has chosen it.
+    pub(super) node: u32,
+}
+
+/// The nodes and their moves; the root is node 0.
+pub(super) struct Tree {
+    pub(super) nodes: Vec<Node>,
+    pub(super) edges: Vec<Edge>,
+}
+
+impl Default for Tree {
+    /// A root alone.
+    fn default() -> Tree {
+        Tree {
+            nodes: vec![Node::new(None, 1.0)],
+            edges: Vec::new(),
+        }
+    }
+}
+
+impl Tree {
+    /// The edges of node `n`'s moves.
+    pub(super) fn children(&self, n: usize) -> Range<usize> {
+        let node = &self.nodes[n];
+        node.first as usize..(node.first + node.count) as usize
+    }
+
+    /// The node edge `e` leads to, if a descent has made it.
+    pub(super) fn child(&self, e: usize) -> Option<&Node> {
+        match self.edges[e].node {
+            0 => None,
+            n => Some(&self.nodes[n as usize]),
+        }
+    }
+
+    /// The node edge `e` leads to, made (unvisited) if none is yet.
+    pub(super) fn node_of(&mut self, e: usize) -> usize {
+        let edge = &mut self.edges[e];
+        if edge.node == 0 {
+            edge.node = self.nodes.len() as u32;
+            self.nodes.push(Node::new(edge.mv, edge.prior));
+        }
+        edge.node as usize
+    }
+
+    /// The node of edge `e` as it stands, or an unvisited one where none
+    /// is made yet.
+    pub(super) fn view(&self, e: usize) -> Node {
+        let edge = &self.edges[e];
+        self.child(e)
+            .cloned()
+            .unwrap_or_else(|| Node::new(edge.mv, edge.prior))
+    }
+
+    /// The root and its children (made or not) as one arena: the root at
+    /// 0, its children from 1 in their edges' order. What reads the
+    /// root's moves alone (the move chosen, the report) reads this.
+    pub(super) fn root_family(&self) -> Vec<Node> {
+        let children = self.children(0);
+        let mut family = Vec::with_capacity(children.len() + 1);
+        family.push(Node {
+            first: 1,
+            ..self.nodes[0].clone()
+        });
+        family.extend(children.map(|e| self.view(e)));
+        family
+    }
+
+    /// `root` over `children`, each child's node made.
+    #[cfg(test)]
+    pub(super) fn family(root: Node, children: impl IntoIterator<Item = Node>) -> Tree {
+        let mut tree = Tree {
+            nodes: vec![root],
+            edges: Vec::new(),
+        };
+        for child in children {
+            tree.edges.push(Edge {
+                mv: child.mv,
+                prior: child.prior,
+                node: tree.nodes.len() as u32,
+            });
+            tree.nodes.push(child);
+        }
+        tree.nodes[0].first = 0;
+        tree.nodes[0].count = tree.edges.len() as u32;
+        tree.nodes[0].expanded = true;
+        tree
+    }
+
+    /// The tree's memory in nodes: each node made, and each move as the
+    /// share of a node its edge takes.
+    pub(super) fn size(&self) -> usize {
+        self.nodes.len() + self.edges.len() * size_of::<Edge>() / size_of::<Node>()
+    }
+
+    /// The nodes made: the root, then each move's node in the edges'
+    /// order.
+    pub(super) fn in_order(&self) -> impl Iterator<Item = &Node> {
+        std::iter::once(&self.nodes[0]).chain(self.edges.iter().filter_map(|e| match e.node {
+            0 => None,
+            n => Some(&self.nodes[n as usize]),
+        }))
+    }
+}
+
+#[derive(Clone)]
 pub(super) struct Node {
     /// The move that leads here (`None`: pass).
     pub(super) mv: Option<Point>,
@@ -46,7 +163,7 @@ pub(super) struct Node {
     pub(super) score: f64,
     pub(super) score_sq: f64,
     pub(super) no_result: f64,
-    /// Children, once evaluated (`first..first + count` in the arena).
+    /// Its moves, once evaluated (`first..first + count` in the edges).
     pub(super) first: u32,
     pub(super) count: u32,
     pub(super) expanded: bool,
@@ -103,7 +220,7 @@ impl Node {
 /// played since), under the same rules, komi and advantage.
 #[derive(Default)]
 pub struct NetTree {
-    pub(super) nodes: Vec<Node>,
+    pub(super) tree: Tree,
     /// Where the root's game stood.
     pub(super) grown_for: Option<Standing>,
     pub(super) white_advantage: f64,
@@ -115,66 +232,77 @@ impl NetTree {
     /// The nodes under the position of `game`, re-rooted, with the
     /// subtree value bias table of the nodes kept; or a new root and an
     /// empty table.
-    pub(super) fn take_for(&mut self, game: &Game, white_advantage: f64) -> (Vec<Node>, BiasTable) {
-        let mut nodes = std::mem::take(&mut self.nodes);
+    pub(super) fn take_for(&mut self, game: &Game, white_advantage: f64) -> (Tree, BiasTable) {
+        let mut old = std::mem::take(&mut self.tree);
         self.bias = BiasTable::default();
-        let Some(at) = self.kept_root(&nodes, game, white_advantage) else {
-            return (vec![Node::new(None, 1.0)], BiasTable::default());
+        let Some(at) = self.kept_root(&mut old, game, white_advantage) else {
+            return (Tree::default(), BiasTable::default());
         };
-        // Copy the subtree under `at` into a new arena, children together.
-        let mut kept = vec![Node::new(None, 1.0)];
-        let old_root = std::mem::replace(&mut nodes[at], Node::new(None, 1.0));
-        kept[0] = Node {
-            mv: None,
-            prior: 1.0,
-            ..old_root
+        // Copy the subtree under `at` into new arenas, each node's moves
+        // together, in the order the old tree's nodes are taken.
+        let old_root = std::mem::replace(&mut old.nodes[at], Node::new(None, 1.0));
+        let mut kept = Tree {
+            nodes: vec![Node {
+                mv: None,
+                prior: 1.0,
+                ..old_root
+            }],
+            edges: Vec::new(),
         };
-        // Each kept node still names its children by their old indices
-        // until it is taken from the queue.
+        // Each kept node still names its moves by their old edges until it
+        // is taken from the queue.
         let mut queue = vec![0usize];
         while let Some(new) = queue.pop() {
-            if !kept[new].expanded {
+            if !kept.nodes[new].expanded {
                 continue;
             }
-            let (first, count) = (kept[new].first as usize, kept[new].count as usize);
-            let start = kept.len();
-            for n in &mut nodes[first..first + count] {
-                kept.push(std::mem::replace(n, Node::new(None, 0.0)));
+            let (first, count) = (
+                kept.nodes[new].first as usize,
+                kept.nodes[new].count as usize,
+            );
+            let start = kept.edges.len();
+            for e in first..first + count {
+                let mut edge = old.edges[e];
+                if edge.node != 0 {
+                    let node =
+                        std::mem::replace(&mut old.nodes[edge.node as usize], Node::new(None, 0.0));
+                    edge.node = kept.nodes.len() as u32;
+                    queue.push(kept.nodes.len());
+                    kept.nodes.push(node);
+                }
+                kept.edges.push(edge);
             }
-            kept[new].first = start as u32;
-            queue.extend(start..start + count);
+            kept.nodes[new].first = start as u32;
         }
+        // The queue took each node's made children in their edges' order;
+        // popping takes the last first, as the old tree's were taken.
         let filed = |n: &Node| (n.bias_key != 0).then(|| (n.bias_key, n.filed()));
         let table = BiasTable::rebuilt(
-            kept.iter().filter_map(filed),
-            nodes.iter().filter_map(filed),
+            kept.in_order().filter_map(filed),
+            old.in_order().filter_map(filed),
         );
         (kept, table)
     }
 
-    /// Where the position of `game` is in the kept tree, if it follows
-    /// from the kept root by moves the tree holds, under the same rules,
-    /// komi and advantage.
-    fn kept_root(&self, nodes: &[Node], game: &Game, white_advantage: f64) -> Option<usize> {
+    /// Where the position of `game` is in the kept tree (its node made if
+    /// no descent had), if it follows from the kept root by moves the
+    /// tree holds, under the same rules, komi and advantage.
+    fn kept_root(&self, tree: &mut Tree, game: &Game, white_advantage: f64) -> Option<usize> {
         let grown = self
             .grown_for
             .as_ref()
             .filter(|g| g.continued_by(game) && self.white_advantage == white_advantage)?;
-        if nodes.is_empty() {
-            return None;
-        }
         let mut at = 0;
         let mut to_move = grown.to_move;
         for a in &game.actions()[grown.actions.len()..] {
             let Action::Move(c, mv, _) = a else {
                 return None;
             };
-            let node = &nodes[at];
-            let child = (node.first..node.first + node.count)
-                .map(|i| i as usize)
-                .find(|&i| nodes[i].mv == *mv && !nodes[i].refused);
-            match child {
-                Some(i) if node.expanded && to_move == *c => at = i,
+            let edge = tree
+                .children(at)
+                .find(|&e| tree.edges[e].mv == *mv && !tree.child(e).is_some_and(|n| n.refused));
+            match edge {
+                Some(e) if tree.nodes[at].expanded && to_move == *c => at = tree.node_of(e),
                 _ => return None,
             }
             to_move = c.opponent();
@@ -182,14 +310,8 @@ impl NetTree {
         (to_move == game.to_move()).then_some(at)
     }
 
-    pub(super) fn keep(
-        &mut self,
-        nodes: Vec<Node>,
-        bias: BiasTable,
-        game: &Game,
-        white_advantage: f64,
-    ) {
-        self.nodes = nodes;
+    pub(super) fn keep(&mut self, tree: Tree, bias: BiasTable, game: &Game, white_advantage: f64) {
+        self.tree = tree;
         self.bias = bias;
         self.white_advantage = white_advantage;
         self.grown_for = Some(game.standing());
@@ -197,18 +319,26 @@ impl NetTree {
 }
 
 /// Adds the legal moves of the position at `leaf` with their priors (pass
-/// included).
-pub(super) fn expand(nodes: &mut Vec<Node>, leaf: usize, game: &Game, eval: &Evaluation) {
+/// included), as edges with no node yet.
+pub(super) fn expand(tree: &mut Tree, leaf: usize, game: &Game, eval: &Evaluation) {
     let board = game.board();
-    let first = nodes.len();
+    let first = tree.edges.len();
     for (p, prior) in eval.priors(board) {
         if prior >= 0.0 {
-            nodes.push(Node::new(Some(p), prior));
+            tree.edges.push(Edge {
+                mv: Some(p),
+                prior,
+                node: 0,
+            });
         }
     }
-    nodes.push(Node::new(None, eval.pass));
-    let count = (nodes.len() - first) as u32;
-    let node = &mut nodes[leaf];
+    tree.edges.push(Edge {
+        mv: None,
+        prior: eval.pass,
+        node: 0,
+    });
+    let count = (tree.edges.len() - first) as u32;
+    let node = &mut tree.nodes[leaf];
     node.first = first as u32;
     node.count = count;
     node.expanded = true;

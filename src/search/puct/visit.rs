@@ -10,7 +10,7 @@ use super::backup::{Weighed, recompute};
 use super::bias::{self, BiasTable};
 use super::explore::select;
 use super::report::Ownership;
-use super::tree::{Node, expand};
+use super::tree::{Tree, expand};
 use super::utility::{ScoreUtility, finished_value, values};
 use crate::go::board::{Color, Point};
 use crate::go::game::Game;
@@ -27,7 +27,7 @@ use std::time::Instant;
 /// What the threads of one search share, under one lock: the tree, the
 /// ownership sums and the count of visits.
 pub(super) struct Shared {
-    pub(super) nodes: Vec<Node>,
+    pub(super) tree: Tree,
     /// The subtree value bias correction's drifts.
     pub(super) bias: BiasTable,
     pub(super) owned: Ownership,
@@ -51,6 +51,8 @@ pub(super) struct Shared {
 pub(super) struct Leaf {
     pub(super) walk: Game,
     pub(super) path: Vec<usize>,
+    /// Which of the root's moves the walk took (its place among them).
+    root_move: usize,
     played: usize,
     symmetry: usize,
 }
@@ -60,6 +62,7 @@ impl Leaf {
         Leaf {
             walk: root.clone(),
             path: Vec::with_capacity(64),
+            root_move: 0,
             played: 0,
             symmetry: 0,
         }
@@ -136,7 +139,7 @@ impl Job<'_> {
                     elapsed + per_round >= t
                 })
                 || self.stop.load(Ordering::Relaxed)
-                || shared.nodes.len() >= self.max_nodes)
+                || shared.tree.size() >= self.max_nodes)
     }
 
     /// Whether the restriction, if any, lets `mover` play `mv` (pass
@@ -167,7 +170,7 @@ impl Job<'_> {
                 // A collision: the leaf waits on this round's evaluation.
                 let leaf = &mut w.leaves[gathered];
                 for &n in &leaf.path {
-                    s.nodes[n].virtual_loss -= 1;
+                    s.tree.nodes[n].virtual_loss -= 1;
                 }
                 s.started -= 1;
                 leaf.undo();
@@ -190,7 +193,7 @@ impl Job<'_> {
                 // the visit counts against the budget, so a net that never
                 // gives an evaluation still ends the search.
                 for &n in &leaf.path {
-                    s.nodes[n].virtual_loss -= 1;
+                    s.tree.nodes[n].virtual_loss -= 1;
                 }
                 s.dropped += 1;
             }
@@ -211,30 +214,34 @@ impl Job<'_> {
         leaf.path.clear();
         leaf.path.push(0);
         leaf.played = 0;
-        while s.nodes[leaf.node()].expanded && !leaf.walk.is_over() {
+        while s.tree.nodes[leaf.node()].expanded && !leaf.walk.is_over() {
             let at = leaf.node();
             let mover = leaf.walk.to_move();
             let depth = leaf.path.len();
             let permits = |mv| self.permits(mover, mv, depth);
             let noise = (at == 0 && self.puct.wide_root_noise > 0.0).then_some(&mut *rng);
-            let Some(child) = select(&s.nodes, at, at == 0, &self.puct, permits, noise) else {
+            let Some(edge) = select(&s.tree, at, at == 0, &self.puct, permits, noise) else {
                 break;
             };
-            let mv = s.nodes[child].mv;
-            if self.puct.subtree_bias > 0.0 && s.nodes[child].bias_key == 0 {
+            let child = s.tree.node_of(edge);
+            let node = &mut s.tree.nodes[child];
+            let mv = node.mv;
+            if self.puct.subtree_bias > 0.0 && node.bias_key == 0 {
                 let before = leaf.walk.last_move().map(|(_, m)| m);
-                s.nodes[child].bias_key =
-                    bias::key(leaf.walk.board(), before, mover, mv).unwrap_or(0);
+                node.bias_key = bias::key(leaf.walk.board(), before, mover, mv).unwrap_or(0);
             }
             if leaf.walk.play(mover, mv).is_err() {
-                s.nodes[child].refused = true;
+                node.refused = true;
                 continue;
+            }
+            if at == 0 {
+                leaf.root_move = edge - s.tree.nodes[0].first as usize;
             }
             leaf.played += 1;
             leaf.path.push(child);
         }
         for &n in &leaf.path {
-            s.nodes[n].virtual_loss += 1;
+            s.tree.nodes[n].virtual_loss += 1;
         }
         leaf.symmetry = rng.random_range(0..SYMMETRIES);
     }
@@ -273,10 +280,10 @@ impl Job<'_> {
             (utility, value, margin, margin)
         } else {
             let values = values(eval, to_move, &self.score);
-            if !s.nodes[node].expanded {
-                expand(&mut s.nodes, node, &leaf.walk, eval);
+            if !s.tree.nodes[node].expanded {
+                expand(&mut s.tree, node, &leaf.walk, eval);
                 // From the side of the player who moved into the leaf.
-                let node = &mut s.nodes[node];
+                let node = &mut s.tree.nodes[node];
                 let (utility, winloss, lead, score) = values;
                 node.nn_utility = -utility as f32;
                 node.nn_winloss = -winloss as f32;
@@ -290,12 +297,10 @@ impl Job<'_> {
         if self.ownership {
             s.owned.add(eval);
         }
-        if self.moves_ownership
-            && let Some(&child) = leaf.path.get(1)
-        {
-            let at = child - s.nodes[0].first as usize;
+        if self.moves_ownership && leaf.path.len() > 1 {
+            let at = leaf.root_move;
             if s.owned_by_move.len() <= at {
-                let count = s.nodes[0].count as usize;
+                let count = s.tree.nodes[0].count as usize;
                 s.owned_by_move.resize_with(count, Ownership::default);
             }
             s.owned_by_move[at].add(eval);
@@ -306,11 +311,11 @@ impl Job<'_> {
         // finished game's node adds this visit's value.
         let mut sign = -1.0;
         for &n in leaf.path.iter().rev() {
-            let node = &mut s.nodes[n];
+            let node = &mut s.tree.nodes[n];
             node.visits += 1;
             node.virtual_loss -= 1;
             if node.expanded {
-                recompute(&mut s.nodes, &mut s.bias, n, &self.puct, &mut s.weighed);
+                recompute(&mut s.tree, &mut s.bias, n, &self.puct, &mut s.weighed);
             } else {
                 node.utility += sign * utility;
                 node.utility_sq += utility * utility;
