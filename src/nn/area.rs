@@ -152,13 +152,9 @@ impl AreaReader {
         while let Some(start) = unreached.first() {
             let mut points = CellSet::default();
             points.insert(start);
-            loop {
-                let grown = points.widened(layout).and(&open);
-                if grown == points {
-                    break;
-                }
-                points = grown;
-            }
+            let word = start as usize / 64;
+            let mut words = word..word + 1;
+            while points.grow_within(layout, &open, &mut words) {}
             unreached = unreached.minus(&points);
             let relevant = if multi_stone_suicide {
                 points

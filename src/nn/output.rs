@@ -17,7 +17,8 @@ use std::fmt::Write;
 /// the top).
 #[derive(Clone, Debug, Default)]
 pub struct Evaluation {
-    /// The board's width: the length of a row of `policy` and `white_ownership`.
+    /// The board's width: the length of a row of `policy` and of the
+    /// ownership.
     pub width: usize,
     /// A probability per point, −1 where the move is illegal.
     pub policy: Vec<f32>,
@@ -34,8 +35,13 @@ pub struct Evaluation {
     /// value and in score (version 9 on; −1 before).
     pub shortterm_winloss_error: f32,
     pub shortterm_score_error: f32,
-    /// White's ownership of each point, −1 (Black's) to 1.
-    pub white_ownership: Vec<f32>,
+    /// The network's ownership of each point before its `tanh`, from the
+    /// side of the player to move: [`Evaluation::white_ownership`] takes
+    /// the `tanh` (a sixth of the host's work a position, where nothing
+    /// may read it) only where it is read.
+    ownership_logits: Vec<f32>,
+    /// Whether the player to move was Black (the logits are then Black's).
+    ownership_by_black: bool,
     /// The network gave NaN or infinity here (a corrupt or hostile file,
     /// a layer out of its range, a GPU's failure): the numbers above are
     /// then a neutral stand-in (an even game, a uniform policy over the
@@ -63,8 +69,9 @@ impl Evaluation {
         ]
         .iter()
         .chain(&self.policy)
-        .chain(&self.white_ownership)
         .all(|x| x.is_finite())
+            // An infinite logit is an owner for sure (`tanh` ±1).
+            && !self.ownership_logits.iter().any(|x| x.is_nan())
     }
 
     /// The neutral stand-in of a board of `size` whose pass gave no
@@ -79,8 +86,8 @@ impl Evaluation {
                 -1.0
             }
         }));
-        self.white_ownership.clear();
-        self.white_ownership.resize(size.points(), 0.0);
+        self.ownership_logits.clear();
+        self.ownership_logits.resize(size.points(), 0.0);
         self.fail();
     }
 
@@ -103,7 +110,8 @@ impl Evaluation {
         self.var_time_left = -1.0;
         self.shortterm_winloss_error = -1.0;
         self.shortterm_score_error = -1.0;
-        self.white_ownership.fill(0.0);
+        self.ownership_logits.fill(0.0);
+        self.ownership_by_black = false;
         self.failed = true;
     }
 }
@@ -227,13 +235,10 @@ pub fn postprocess(
     out.white_score_mean = (if white { score_mean } else { -score_mean }) as f32;
     out.white_score_mean_sq = mean_sq as f32;
     out.white_lead = (if white { lead } else { -lead }) as f32;
-    out.white_ownership.clear();
-    out.white_ownership.extend(
-        raw.ownership
-            .iter()
-            .take(points)
-            .map(|&o| if white { o.tanh() } else { -o.tanh() }),
-    );
+    out.ownership_logits.clear();
+    out.ownership_logits
+        .extend(raw.ownership.iter().take(points).copied());
+    out.ownership_by_black = !white;
 }
 
 impl Evaluation {
@@ -243,14 +248,22 @@ impl Evaluation {
         board.points_from_top().zip(self.policy.iter().copied())
     }
 
+    /// White's ownership of each point, −1 (Black's) to 1, rows from the
+    /// top: the network's `tanh` of its logits, taken as it is read.
+    pub fn white_ownership(&self) -> impl ExactSizeIterator<Item = f32> + Clone + '_ {
+        let by_black = self.ownership_by_black;
+        self.ownership_logits.iter().map(move |&o| {
+            let t = o.tanh();
+            if by_black { -t } else { t }
+        })
+    }
+
     /// White's ownership of each point of `board`, rows from the top.
     pub fn white_ownership_by_point<'a>(
         &'a self,
         board: &'a Board,
     ) -> impl Iterator<Item = (Point, f32)> + 'a {
-        board
-            .points_from_top()
-            .zip(self.white_ownership.iter().copied())
+        board.points_from_top().zip(self.white_ownership())
     }
 
     /// KataGo's `kata-raw-nn` block for this evaluation in `symmetry`
@@ -297,7 +310,8 @@ fn raw_nn_text(symmetry: usize, e: &Evaluation, human: bool) -> String {
     }
     let _ = writeln!(s, "policyPass {:8.6} ", e.pass);
     s.push_str("whiteOwnership\n");
-    for row in e.white_ownership.chunks(e.width) {
+    let ownership: Vec<f32> = e.white_ownership().collect();
+    for row in ownership.chunks(e.width) {
         for &o in row {
             let _ = write!(s, "{o:9.7} ");
         }
@@ -342,7 +356,7 @@ mod tests {
             "no result cannot happen under superko and area scoring"
         );
         assert!((e.white_lead + 4.0).abs() < 1e-5);
-        assert!(e.white_ownership[0] < 0.0);
+        assert!(e.white_ownership().all(|o| o < 0.0));
         let text = raw_nn_text(3, &e, false);
         assert!(text.starts_with("symmetry 3\nwhiteWin "));
         assert!(text.contains("    NAN "));

@@ -179,10 +179,9 @@ impl Errors {
         };
         self.policy.push(100.0 * policy);
         let ownership = x
-            .white_ownership
-            .iter()
-            .zip(&y.white_ownership)
-            .map(|(&p, &q)| diff(p, q))
+            .white_ownership()
+            .zip(y.white_ownership())
+            .map(|(p, q)| diff(p, q))
             .fold(0.0, f64::max);
         self.ownership.push(ownership);
     }

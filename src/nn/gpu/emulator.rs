@@ -1093,7 +1093,7 @@ mod tests {
                 let numbers = |e: &crate::nn::Evaluation| {
                     let mut all = vec![e.white_win, e.white_lead, e.pass];
                     all.extend(&e.policy);
-                    all.extend(&e.white_ownership);
+                    all.extend(e.white_ownership());
                     all.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
                 };
                 assert!(!a.failed && numbers(a) == numbers(b), "round {round}");

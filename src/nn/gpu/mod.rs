@@ -104,8 +104,8 @@ pub(crate) mod tests {
                 for (p, q) in x.policy.iter().zip(&y.policy) {
                     assert!(close(*p, *q), "{at}: policy {p} {q}");
                 }
-                for (p, q) in x.white_ownership.iter().zip(&y.white_ownership) {
-                    assert!(close(*p, *q), "{at}: ownership {p} {q}");
+                for (p, q) in x.white_ownership().zip(y.white_ownership()) {
+                    assert!(close(p, q), "{at}: ownership {p} {q}");
                 }
             }
         }

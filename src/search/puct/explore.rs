@@ -116,6 +116,13 @@ impl Exploration {
         q + self.scale * prior / (1.0 + weight)
     }
 
+    /// The selection value of an unvisited child of this prior and value:
+    /// [`Exploration::value`] at weight 0, the division by 1 (exact) left
+    /// out, as most of a node's moves are unvisited.
+    pub(super) fn unvisited_value(&self, prior: f64, q: f64) -> f64 {
+        q + self.scale * prior
+    }
+
     /// The weight at which a child of this prior and value would have the
     /// selection value `target` (0 if none would; unbounded if every
     /// weight would stay above it): how many visits PUCT wanted it to have.
@@ -160,7 +167,11 @@ pub(super) fn select(
                 Some(rng) => widen(f64::from(prior), q, puct.wide_root_noise, rng),
                 None => (f64::from(prior), q),
             };
-            (e, how.value(prior, q, f64::from(seen)))
+            let value = match seen {
+                0 => how.unvisited_value(prior, q),
+                seen => how.value(prior, q, f64::from(seen)),
+            };
+            (e, value)
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(e, _)| e)
@@ -264,6 +275,20 @@ mod tests {
         };
         let plain = at(&nodes, false, &by_mean);
         assert!((plain.fpu + FPU_REDUCTION * 0.8f64.sqrt()).abs() < 1e-6);
+    }
+
+    #[test]
+    fn an_unvisited_childs_value_is_its_value_at_weight_zero_to_the_bit() {
+        let how = at(&parent(50, 0.3), false, &Puct::default());
+        let mut rng = SmallRng::seed_from_u64(3);
+        for _ in 0..10_000 {
+            let prior = rng.random::<f64>().powi(3);
+            let q = rng.random::<f64>() * 2.0 - 1.0;
+            assert_eq!(
+                how.unvisited_value(prior, q).to_bits(),
+                how.value(prior, q, 0.0).to_bits()
+            );
+        }
     }
 
     #[test]

@@ -185,6 +185,7 @@ pub fn search_watched(
         bias,
         owned: Ownership::default(),
         owned_by_move: Vec::new(),
+        white_ownership: Vec::new(),
         weighed: Vec::new(),
         started: 0,
         visits: 0,

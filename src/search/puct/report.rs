@@ -7,7 +7,6 @@ use super::choice;
 use super::tree::Tree;
 use crate::go::board::{MAX_POINTS, Point};
 use crate::go::game::Game;
-use crate::nn::Evaluation;
 use crate::search::config::Puct;
 use crate::search::report::{Candidate, MAX_PV, Report, lower_bound};
 
@@ -21,8 +20,10 @@ pub(super) struct Ownership {
 }
 
 impl Ownership {
-    pub(super) fn add(&mut self, eval: &Evaluation) {
-        let n = eval.white_ownership.len();
+    /// Adds one evaluation's ownership (White's, in the network's order
+    /// of points).
+    pub(super) fn add(&mut self, white_ownership: &[f32]) {
+        let n = white_ownership.len();
         if self.sum.len() != n {
             *self = Ownership {
                 count: 0,
@@ -30,7 +31,7 @@ impl Ownership {
                 sum_sq: vec![0.0; n],
             };
         }
-        for (i, &o) in eval.white_ownership.iter().enumerate() {
+        for (i, &o) in white_ownership.iter().enumerate() {
             let o = f64::from(o);
             self.sum[i] += o;
             self.sum_sq[i] += o * o;

@@ -130,9 +130,8 @@ pub(super) fn values(
 /// gives it; and that count's margin.
 pub(super) fn finished_value(game: &Game, eval: &Evaluation, to_move: Color) -> (f64, f64) {
     let white_area: f64 = eval
-        .white_ownership
-        .iter()
-        .map(|&o| {
+        .white_ownership()
+        .map(|o| {
             if o > 0.0 {
                 1.0
             } else if o < 0.0 {

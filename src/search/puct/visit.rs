@@ -32,6 +32,8 @@ pub(super) struct Shared {
     pub(super) bias: BiasTable,
     pub(super) owned: Ownership,
     pub(super) owned_by_move: Vec<Ownership>,
+    /// The ownership of the evaluation being backed up (scratch space).
+    pub(super) white_ownership: Vec<f32>,
     /// The back-up's scratch space.
     pub(super) weighed: Vec<Weighed>,
     /// Visits begun, visits backed up, and visits dropped for an
@@ -294,16 +296,29 @@ impl Job<'_> {
             }
             values
         };
-        if self.ownership {
-            s.owned.add(eval);
-        }
-        if self.moves_ownership && leaf.path.len() > 1 {
-            let at = leaf.root_move;
-            if s.owned_by_move.len() <= at {
-                let count = s.tree.nodes[0].count as usize;
-                s.owned_by_move.resize_with(count, Ownership::default);
+        let by_move = self.moves_ownership && leaf.path.len() > 1;
+        if self.ownership || by_move {
+            // The network's ownership, its `tanh` taken once for both sums.
+            let Shared {
+                tree,
+                owned,
+                owned_by_move,
+                white_ownership,
+                ..
+            } = s;
+            white_ownership.clear();
+            white_ownership.extend(eval.white_ownership());
+            if self.ownership {
+                owned.add(white_ownership);
             }
-            s.owned_by_move[at].add(eval);
+            if by_move {
+                let at = leaf.root_move;
+                if owned_by_move.len() <= at {
+                    let count = tree.nodes[0].count as usize;
+                    owned_by_move.resize_with(count, Ownership::default);
+                }
+                owned_by_move[at].add(white_ownership);
+            }
         }
         // Back up: a node's sums are from the side of the player who moved
         // into it, the opponent of the player to move there. An evaluated
