@@ -139,7 +139,9 @@ struct Sums {
 /// weighted mean of those before it loses part of the weight it has beyond
 /// twice its policy share of theirs. The weights' new sum.
 fn prune_noise(weighed: &mut [Weighed]) -> f64 {
-    weighed.sort_by(|a, b| b.prior.total_cmp(&a.prior).then(a.edge.cmp(&b.edge)));
+    // Each child's edge is its own, so the order is total and an unstable
+    // sort (which needs no scratch buffer) gives the one order there is.
+    weighed.sort_unstable_by(|a, b| b.prior.total_cmp(&a.prior).then(a.edge.cmp(&b.edge)));
     let (mut utility_sum, mut weight_sum, mut policy_sum) = (0.0, 0.0, 0.0);
     for w in weighed.iter_mut() {
         let prior = f64::from(w.prior).max(1e-30);
