@@ -274,8 +274,9 @@ impl NetTree {
             }
             kept.nodes[new].first = start as u32;
         }
-        // The queue took each node's made children in their edges' order;
-        // popping takes the last first, as the old tree's were taken.
+        // The table sums each key's drifts in one order (the floating sums'
+        // bits follow it): the root, then each made node in its edge's
+        // order (`Tree::in_order`).
         let filed = |n: &Node| (n.bias_key != 0).then(|| (n.bias_key, n.filed()));
         let table = BiasTable::rebuilt(
             kept.in_order().filter_map(filed),
