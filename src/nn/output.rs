@@ -37,8 +37,8 @@ pub struct Evaluation {
     pub shortterm_score_error: f32,
     /// The network's ownership of each point before its `tanh`, from the
     /// side of the player to move: [`Evaluation::white_ownership`] takes
-    /// the `tanh` (a sixth of the host's work a position, where nothing
-    /// may read it) only where it is read.
+    /// the `tanh` (361 calls of glibc's `tanhf` on 19×19, where a search
+    /// that shows no ownership reads none of them) only where it is read.
     ownership_logits: Vec<f32>,
     /// Whether the player to move was Black (the logits are then Black's).
     ownership_by_black: bool,
