@@ -94,7 +94,9 @@ pub enum Kernel {
     /// AVX2 and FMA: 6×16 blocks in 12 of its 16 registers.
     #[cfg(target_arch = "x86_64")]
     Avx2,
-    /// AVX-512: 14×16 blocks, a 16-float register a row, 14 of its 32.
+    /// AVX-512: blocks of 14 rows by two panels of 16 columns side by side
+    /// (one where only one is left), a 16-float register a row and panel,
+    /// 28 of its 32.
     #[cfg(target_arch = "x86_64")]
     Avx512,
     /// NEON (every ARM64 processor): 6×16 blocks, four 4-float registers a
@@ -360,17 +362,17 @@ impl Packed {
         self.panels.resize(n.div_ceil(NR) * k * NR, 0.0);
     }
 
-    /// Panel `p`, and the next one after it where there is one (for a
-    /// kernel to ask the caches for while it works on `p`).
-    fn panel_and_next(&self, p: usize) -> &[f32] {
+    /// The `count` panels from `p`, and the next one after them where
+    /// there is one (for a kernel to ask the caches for while it works).
+    fn panels_and_next(&self, p: usize, count: usize) -> &[f32] {
         let len = self.k * NR;
-        &self.panels[p * len..((p + 2) * len).min(self.panels.len())]
+        &self.panels[p * len..((p + count + 1) * len).min(self.panels.len())]
     }
 }
 
 /// `c = a · b` (or `c += a · b`) for a row-major `m × k` matrix `a` and a
 /// packed `k × n` matrix `b`, into the row-major `m × n` matrix `c`: blocks
-/// of `c` (up to 14×16) kept in registers while `k` runs, with the fastest
+/// of `c` (up to 14×32) kept in registers while `k` runs, with the fastest
 /// kernel the processor has.
 pub fn gemm(m: usize, a: &[f32], b: &Packed, c: &mut [f32], accumulate: bool) {
     let strides = RowStrides { a: b.k, c: b.n };
@@ -663,7 +665,7 @@ pub fn gemm_with(
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 => unsafe { gemm_avx512(m, a, b, c, strides, store) },
         #[cfg(target_arch = "aarch64")]
-        Kernel::Neon => gemm_blocks::<6>(
+        Kernel::Neon => gemm_blocks::<6, 1>(
             m,
             a,
             b,
@@ -672,17 +674,17 @@ pub fn gemm_with(
             store,
             |a, lda, k, rows, panel, out| by_rows!(rows, block_neon, (a, lda, k, panel, out), [1 2 3 4 5 6]),
         ),
-        Kernel::Portable => gemm_blocks::<6>(m, a, b, c, strides, store, block_portable),
+        Kernel::Portable => gemm_blocks::<6, 1>(m, a, b, c, strides, store, block_portable),
     }
 }
 
 /// Defines `$name`, [`gemm_with`] for one x86 kernel: the blocks' loop
 /// compiled with the kernel's instructions (`$features`), so that each
-/// block (`$block::<R>` for R of the `$r` given, at most `$rows`) is
-/// inlined into it.
+/// block (`$block::<R>` for R of the `$r` given, at most `$rows`, over at
+/// most `$panels` panels side by side) is inlined into it.
 #[cfg(target_arch = "x86_64")]
 macro_rules! blocks_compiled_with {
-    ($name:ident, $features:literal, $rows:expr, $block:ident, [$($r:literal)*]) => {
+    ($name:ident, $features:literal, $rows:expr, $panels:expr, $block:ident, [$($r:literal)*]) => {
         #[target_feature(enable = $features)]
         unsafe fn $name(
             m: usize,
@@ -692,7 +694,7 @@ macro_rules! blocks_compiled_with {
             strides: RowStrides,
             store: Store,
         ) {
-            gemm_blocks::<$rows>(m, a, b, c, strides, store, |a, lda, k, rows, panel, out| {
+            gemm_blocks::<$rows, $panels>(m, a, b, c, strides, store, |a, lda, k, rows, panel, out| {
                 // SAFETY: this function runs only where the kernel's
                 // instructions do; the lengths are checked inside.
                 unsafe { by_rows!(rows, $block, (a, lda, k, panel, out), [$($r)*]) }
@@ -702,15 +704,15 @@ macro_rules! blocks_compiled_with {
 }
 
 #[cfg(target_arch = "x86_64")]
-blocks_compiled_with!(gemm_avx2_fma, "avx2,fma", 6, block_avx2_fma, [1 2 3 4 5 6]);
+blocks_compiled_with!(gemm_avx2_fma, "avx2,fma", 6, 1, block_avx2_fma, [1 2 3 4 5 6]);
 #[cfg(target_arch = "x86_64")]
-blocks_compiled_with!(gemm_avx512, "avx512f", MR_MAX, block_avx512, [1 2 3 4 5 6 7 8 9 10 11 12 13 14]);
+blocks_compiled_with!(gemm_avx512, "avx512f", MR_MAX, AVX512_PANELS, block_avx512, [1 2 3 4 5 6 7 8 9 10 11 12 13 14]);
 
 /// The single-precision product by blocks of up to `ROWS` rows:
 /// `block(a_rows, a_stride, k, rows, panel, out)` computes those of a run
 /// ([`Out::each_block`]).
 #[inline(always)]
-fn gemm_blocks<const ROWS: usize>(
+fn gemm_blocks<const ROWS: usize, const PANELS: usize>(
     m: usize,
     a: &[f32],
     b: &Packed,
@@ -720,9 +722,16 @@ fn gemm_blocks<const ROWS: usize>(
     mut block: impl FnMut(&[f32], usize, usize, usize, &[f32], Out),
 ) {
     let (k, lda) = (b.k, strides.a);
-    by_blocks::<ROWS>(m, b.n, k * 4, c, strides.c, store, |p, i0, rows, out| {
+    by_blocks::<ROWS, PANELS>(m, b.n, k * 4, c, strides.c, store, |p, i0, rows, out| {
         let a_rows = &a[i0 * lda..(i0 + rows * out.blocks() - 1) * lda + k];
-        block(a_rows, lda, k, rows, b.panel_and_next(p), out);
+        block(
+            a_rows,
+            lda,
+            k,
+            rows,
+            b.panels_and_next(p, out.panels()),
+            out,
+        );
     });
 }
 
@@ -745,9 +754,12 @@ const ROWS_BYTES: usize = 160 * 1024;
 /// straight into `c` as one run, one call of `product` (`out` holding
 /// them all, [`Out::each_block`]); those of a panel cut short, a block at
 /// a time through a buffer. A panel's block stores 16 columns of `c`, or 8
-/// with [`Store::SiluGate`].
+/// with [`Store::SiluGate`]. Whole panels go `PANELS` at a time where
+/// there are that many left (`p` the first, [`Out::panels`] how many), so
+/// that a kernel with the registers for it reads each value of `a` once
+/// for all of them.
 #[inline(always)]
-fn by_blocks<const ROWS: usize>(
+fn by_blocks<const ROWS: usize, const PANELS: usize>(
     m: usize,
     n: usize,
     row_bytes: usize,
@@ -766,6 +778,7 @@ fn by_blocks<const ROWS: usize>(
     let start = |nth: usize| nth * rows + nth.min(longer);
     let stretch = (ROWS_BYTES / (row_bytes.max(1) * ROWS)).clamp(1, blocks);
     let (width, columns) = (store.panel_columns(), store.columns(n));
+    let (panel_count, whole) = (columns.div_ceil(width), columns / width);
     for first in (0..blocks).step_by(stretch) {
         let last = blocks.min(first + stretch);
         // The stretch's blocks as runs of one size: (first block, end, rows).
@@ -773,7 +786,9 @@ fn by_blocks<const ROWS: usize>(
             (first, last.min(longer), rows + 1),
             (first.max(longer), last, rows),
         ];
-        for p in 0..columns.div_ceil(width) {
+        let mut p = 0;
+        while p < panel_count {
+            let panels = if p + PANELS <= whole { PANELS } else { 1 };
             let j0 = p * width;
             let cols = width.min(columns - j0);
             for (from, to, rows) in runs {
@@ -784,10 +799,11 @@ fn by_blocks<const ROWS: usize>(
                     let i0 = start(from);
                     let end = start(to);
                     let out = Out::Rows {
-                        c: &mut c[i0 * c_stride + j0..(end - 1) * c_stride + j0 + width],
+                        c: &mut c[i0 * c_stride + j0..(end - 1) * c_stride + j0 + width * panels],
                         stride: c_stride,
                         store: store.at_row(i0),
                         blocks: to - from,
+                        panels,
                     };
                     product(p, i0, rows, out);
                     continue;
@@ -802,6 +818,7 @@ fn by_blocks<const ROWS: usize>(
                     }
                 }
             }
+            p += panels;
         }
     }
 }
@@ -811,13 +828,14 @@ enum Out<'a> {
     /// A buffer, row by row.
     Buffer(&'a mut [[f32; NR]; MR_MAX]),
     /// The output matrix: `blocks` blocks' rows one after another, row r
-    /// at `c[r · stride..]`, its columns there ([`Store::panel_columns`])
-    /// stored by `store`.
+    /// at `c[r · stride..]`, the columns there of `panels` panels side by
+    /// side ([`Store::panel_columns`] each) stored by `store`.
     Rows {
         c: &'a mut [f32],
         stride: usize,
         store: Store<'a>,
         blocks: usize,
+        panels: usize,
     },
 }
 
@@ -827,6 +845,14 @@ impl Out<'_> {
         match self {
             Out::Buffer(_) => 1,
             Out::Rows { blocks, .. } => *blocks,
+        }
+    }
+
+    /// The panels side by side its blocks cover.
+    fn panels(&self) -> usize {
+        match self {
+            Out::Buffer(_) => 1,
+            Out::Rows { panels, .. } => *panels,
         }
     }
 
@@ -849,14 +875,16 @@ impl Out<'_> {
                 stride,
                 store,
                 blocks,
+                panels,
             } => {
-                let width = store.panel_columns();
+                let width = store.panel_columns() * panels;
                 for first in (0..blocks).map(|b| b * rows) {
                     let out = Out::Rows {
                         c: &mut c[first * stride..(first + rows - 1) * stride + width],
                         stride,
                         store: store.at_row(first),
                         blocks: 1,
+                        panels,
                     };
                     block(&a[first * lda..], out, first == 0);
                 }
@@ -869,8 +897,13 @@ impl Out<'_> {
         match self {
             Out::Buffer(buffer) => buffer[..rows].copy_from_slice(&products[..rows]),
             Out::Rows {
-                c, stride, store, ..
+                c,
+                stride,
+                store,
+                panels,
+                ..
             } => {
+                debug_assert_eq!(panels, 1, "a buffer of sums holds one panel's");
                 let width = store.panel_columns();
                 for (r, row) in products.iter().enumerate().take(rows) {
                     store.row_by_values(&mut c[r * stride..r * stride + width], row, r);
@@ -894,13 +927,30 @@ fn put_registers<L: Math, const W: usize>(rows: &[[L; W]], out: Out) {
             }
         }
         Out::Rows {
-            c, stride, store, ..
+            c,
+            stride,
+            store,
+            panels,
+            ..
         } => {
+            // A row's registers are its panels' one after another, as
+            // their columns are in `c`.
             let width = store.panel_columns();
+            let per_panel = NR / L::WIDTH;
+            debug_assert_eq!(
+                W,
+                per_panel * panels,
+                "a register for each of the panels' columns"
+            );
             for (r, registers) in rows.iter().enumerate() {
-                let row = &mut c[r * stride..r * stride + width];
+                let row = &mut c[r * stride..r * stride + width * panels];
                 if let Store::SiluGate { scales, .. } = store {
-                    L::store_silu_gate(registers, scales[r], row);
+                    let gated = registers
+                        .chunks_exact(per_panel)
+                        .zip(row.chunks_exact_mut(width));
+                    for (registers, to) in gated {
+                        L::store_silu_gate(registers, scales[r], to);
+                    }
                     continue;
                 }
                 for (i, &v) in registers.iter().enumerate() {
@@ -983,10 +1033,40 @@ unsafe fn block_avx2_fma<const R: usize>(a: &[f32], lda: usize, k: usize, panel:
     );
 }
 
-/// The blocks of a run in AVX-512: R rows of 16 columns in R registers.
+/// The panels side by side an AVX-512 block covers where there are that
+/// many: two, so that a block of 14 rows holds 28 registers of sums and
+/// each step of `k` is 2 loads of the panels and 14 broadcasts of `a` for
+/// 28 fused multiply-adds. With one panel a step would be 15 loads for 14
+/// multiply-adds, more than the two loads a cycle an Intel core makes
+/// beside its two 512-bit multiply-adds.
+#[cfg(target_arch = "x86_64")]
+const AVX512_PANELS: usize = 2;
+
+/// The blocks of a run in AVX-512: R rows of 16 columns a panel, in a
+/// register a row and panel, over the run's panels (one or
+/// [`AVX512_PANELS`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn block_avx512<const R: usize>(a: &[f32], lda: usize, k: usize, panel: &[f32], out: Out) {
+unsafe fn block_avx512<const R: usize>(a: &[f32], lda: usize, k: usize, panels: &[f32], out: Out) {
+    // SAFETY (both): as this function's own.
+    match out.panels() {
+        AVX512_PANELS => unsafe { block_avx512_over::<R, AVX512_PANELS>(a, lda, k, panels, out) },
+        _ => unsafe { block_avx512_over::<R, 1>(a, lda, k, panels, out) },
+    }
+}
+
+/// [`block_avx512`] over `P` panels side by side (`panels` one after
+/// another, `NR · k` values each), each step of `k` a load of each panel
+/// and R broadcasts of `a` for R · P fused multiply-adds.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn block_avx512_over<const R: usize, const P: usize>(
+    a: &[f32],
+    lda: usize,
+    k: usize,
+    panels: &[f32],
+    out: Out,
+) {
     use std::arch::x86_64::*;
     out.each_block(
         R,
@@ -994,20 +1074,24 @@ unsafe fn block_avx512<const R: usize>(a: &[f32], lda: usize, k: usize, panel: &
         lda,
         #[inline(always)]
         |a, out, first| {
-            assert!(a.len() >= (R - 1) * lda + k && panel.len() >= NR * k);
-            let mut c = [[_mm512_setzero_ps()]; R];
+            assert!(a.len() >= (R - 1) * lda + k && panels.len() >= P * NR * k);
+            let mut c = [[_mm512_setzero_ps(); P]; R];
             let ap = a.as_ptr();
-            let bp = panel.as_ptr();
-            let next = next_panel(first, panel, k);
+            let bp = panels.as_ptr();
+            let next = next_panel(first, &panels[(P - 1) * NR * k..], k);
             for kk in 0..k {
                 // SAFETY: kk < k, so every offset is within the lengths asserted above.
                 unsafe {
                     if let Some(next) = next {
                         _mm_prefetch::<_MM_HINT_T1>(next.add(kk * NR).cast());
                     }
-                    let b = _mm512_loadu_ps(bp.add(kk * NR));
-                    for (r, [cr]) in c.iter_mut().enumerate() {
-                        *cr = _mm512_fmadd_ps(_mm512_set1_ps(*ap.add(r * lda + kk)), b, *cr);
+                    let b: [__m512; P] =
+                        std::array::from_fn(|q| _mm512_loadu_ps(bp.add(q * NR * k + kk * NR)));
+                    for (r, cr) in c.iter_mut().enumerate() {
+                        let av = _mm512_set1_ps(*ap.add(r * lda + kk));
+                        for (x, &bq) in cr.iter_mut().zip(&b) {
+                            *x = _mm512_fmadd_ps(av, bq, *x);
+                        }
                     }
                 }
             }
@@ -1079,7 +1163,7 @@ fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], strides: RowStrides
                 pairs.push(bf16_pair(row[2 * pair], hi));
             }
         }
-        by_blocks::<BF16_ROWS>(m, n, q * 4, c, strides.c, store, |p, i0, rows, out| {
+        by_blocks::<BF16_ROWS, 1>(m, n, q * 4, c, strides.c, store, |p, i0, rows, out| {
             let panel = &b.pairs[p * q * NR..(p + 1) * q * NR];
             let a_rows = &pairs[i0 * q..(i0 + rows * out.blocks()) * q];
             // SAFETY (each arm): the processor has the dot products
@@ -1280,12 +1364,14 @@ mod tests {
     #[test]
     fn every_kernel_multiplies_matrices_of_any_shape() {
         // Row counts from one block to several uneven ones for each kernel
-        // (6 and 14 rows a block), column counts with partial panels, and
-        // rows long enough to be taken a stretch at a time.
+        // (6 and 14 rows a block), column counts with partial panels and
+        // with odd numbers of whole ones (AVX-512 takes two side by side),
+        // and rows long enough to be taken a stretch at a time.
         let shapes = [
             (1, 1, 1),
             (4, 3, 16),
             (7, 5, 33),
+            (13, 9, 53),
             (15, 4, 17),
             (25, 96, 96),
             (29, 7, 8),
@@ -1342,10 +1428,12 @@ mod tests {
 
     #[test]
     fn every_kernel_stores_scaled_rows_and_gated_units() {
-        // Gated outputs that fill whole panels and that leave one short
-        // (13 = 8 + 5), rows in uneven blocks, rows inside wider matrices.
+        // Gated outputs that fill whole panels, an even and an odd number
+        // of them, and that leave one short (13 = 8 + 5), rows in uneven
+        // blocks, rows inside wider matrices.
         for (m, k, outputs, pad) in [
             (7, 5, 16, 0),
+            (9, 20, 40, 1),
             (25, 33, 13, 3),
             (1, 4, 3, 1),
             (40, 96, 24, 2),
