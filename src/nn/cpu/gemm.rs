@@ -1157,14 +1157,12 @@ fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], strides: RowStrides
     assert!(bf16_available(), "bfloat16 products on {}", bf16_name());
     A_PAIRS.with_borrow_mut(|pairs| {
         pairs.clear();
-        for row in (0..m).map(|r| &a[r * strides.a..r * strides.a + k]) {
-            for pair in 0..q {
-                let hi = if 2 * pair + 1 < k { row[2 * pair + 1] } else { 0.0 };
-                pairs.push(bf16_pair(row[2 * pair], hi));
-            }
+        pairs.resize(m * q, 0);
+        for (r, to) in pairs.chunks_exact_mut(q).enumerate() {
+            pair_row(&a[r * strides.a..r * strides.a + k], to);
         }
-        by_blocks::<BF16_ROWS, 1>(m, n, q * 4, c, strides.c, store, |p, i0, rows, out| {
-            let panel = &b.pairs[p * q * NR..(p + 1) * q * NR];
+        by_blocks::<BF16_ROWS, BF16_PANELS>(m, n, q * 4, c, strides.c, store, |p, i0, rows, out| {
+            let panel = &b.pairs[p * q * NR..(p + out.panels()) * q * NR];
             let a_rows = &pairs[i0 * q..(i0 + rows * out.blocks()) * q];
             // SAFETY (each arm): the processor has the dot products
             // (asserted above); the lengths are checked inside.
@@ -1180,6 +1178,49 @@ fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], strides: RowStrides
     });
 }
 
+/// A row of `a` as bfloat16 pairs into `to` (its length rounded up to
+/// pairs, a last odd value paired with zero): in AVX-512 BF16 32 values an
+/// instruction (`vcvtne2ps2bf16`, rounding to even as [`bf16_bits`] does;
+/// it reads subnormal values as zero, which the products would too), the
+/// rest a value at a time.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn pair_row(row: &[f32], to: &mut [u32]) {
+    // SAFETY: the processor has AVX-512 BF16 (asserted by the caller,
+    // `gemm_bf16`, before any row); the lengths are checked inside.
+    #[cfg(target_arch = "x86_64")]
+    let done = unsafe { pair_row_avx512_bf16(row, to) };
+    #[cfg(target_arch = "aarch64")]
+    let done = 0;
+    for (pair, to) in to.iter_mut().enumerate().skip(done) {
+        let hi = row.get(2 * pair + 1).copied().unwrap_or(0.0);
+        *to = bf16_pair(row[2 * pair], hi);
+    }
+}
+
+/// The first pairs of [`pair_row`], 16 at a time: how many it made.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bf16")]
+unsafe fn pair_row_avx512_bf16(row: &[f32], to: &mut [u32]) -> usize {
+    use std::arch::x86_64::*;
+    let chunks = (row.len() / 32).min(to.len() / 16);
+    for (values, to) in row
+        .chunks_exact(32)
+        .zip(to.chunks_exact_mut(16))
+        .take(chunks)
+    {
+        // SAFETY: each chunk holds the 32 values read and the 16 pairs
+        // written; a bfloat16 vector is 512 bits, as the integer vector
+        // stored.
+        unsafe {
+            let lo = _mm512_loadu_ps(values.as_ptr());
+            let hi = _mm512_loadu_ps(values.as_ptr().add(16));
+            let pairs: __m512i = std::mem::transmute(_mm512_cvtne2ps_pbh(hi, lo));
+            _mm512_storeu_si512(to.as_mut_ptr().cast(), pairs);
+        }
+    }
+    chunks * 16
+}
+
 /// Rows of a bfloat16 block: AVX-512's 14 registers of 16 sums, or NEON's
 /// six rows of four 4-sum registers (24 of its 32, with four for the
 /// panel's step).
@@ -1187,28 +1228,56 @@ fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], strides: RowStrides
 const BF16_ROWS: usize = MR_MAX;
 #[cfg(target_arch = "aarch64")]
 const BF16_ROWS: usize = 6;
+/// The panels side by side a bfloat16 block covers where there are that
+/// many: AVX-512's two, as in single precision ([`AVX512_PANELS`]).
+#[cfg(target_arch = "x86_64")]
+const BF16_PANELS: usize = AVX512_PANELS;
+#[cfg(target_arch = "aarch64")]
+const BF16_PANELS: usize = 1;
 
 /// The blocks of a run in bfloat16, each: row r of the products, `Σ_q a[r][q] · panel[q]`
 /// over the pairs of rows `q`, `vdpbf16ps` adding both products of a pair.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bf16")]
-unsafe fn block_avx512_bf16<const R: usize>(a: &[u32], q: usize, panel: &[u32], out: Out) {
+unsafe fn block_avx512_bf16<const R: usize>(a: &[u32], q: usize, panels: &[u32], out: Out) {
+    // SAFETY (both): as this function's own.
+    match out.panels() {
+        BF16_PANELS => unsafe { block_avx512_bf16_over::<R, BF16_PANELS>(a, q, panels, out) },
+        _ => unsafe { block_avx512_bf16_over::<R, 1>(a, q, panels, out) },
+    }
+}
+
+/// [`block_avx512_bf16`] over `P` panels side by side (`panels` one after
+/// another, `NR · q` pairs each): a load of each panel and R broadcasts of
+/// `a` a pair of rows.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bf16")]
+unsafe fn block_avx512_bf16_over<const R: usize, const P: usize>(
+    a: &[u32],
+    q: usize,
+    panels: &[u32],
+    out: Out,
+) {
     use std::arch::x86_64::*;
     out.each_block(R, a, q, |a, out, _first| {
-        assert!(a.len() >= R * q && panel.len() >= NR * q);
-        let mut c = [[_mm512_setzero_ps()]; R];
+        assert!(a.len() >= R * q && panels.len() >= P * NR * q);
+        let mut c = [[_mm512_setzero_ps(); P]; R];
         let ap = a.as_ptr();
-        let bp = panel.as_ptr();
+        let bp = panels.as_ptr();
         for pair in 0..q {
             // SAFETY: pair < q, so every offset is within the lengths asserted
             // above; a bfloat16 vector is 512 bits, as the integer vector it is
             // read from.
             unsafe {
-                let b: __m512bh = std::mem::transmute(_mm512_loadu_si512(bp.add(pair * NR).cast()));
-                for (r, [cr]) in c.iter_mut().enumerate() {
+                let b: [__m512bh; P] = std::array::from_fn(|p| {
+                    std::mem::transmute(_mm512_loadu_si512(bp.add(p * NR * q + pair * NR).cast()))
+                });
+                for (r, cr) in c.iter_mut().enumerate() {
                     let av: __m512bh =
                         std::mem::transmute(_mm512_set1_epi32(*ap.add(r * q + pair) as i32));
-                    *cr = _mm512_dpbf16_ps(*cr, av, b);
+                    for (x, &bp) in cr.iter_mut().zip(&b) {
+                        *x = _mm512_dpbf16_ps(*x, av, bp);
+                    }
                 }
             }
         }
@@ -1296,7 +1365,7 @@ mod tests {
         }
         assert_eq!(bf16_bits(1.0), 0x3f80);
         assert_eq!(bf16_bits(1.0 + 1.0 / 256.0), 0x3f80, "a tie rounds to even");
-        for (m, k, n) in [(1, 1, 1), (7, 5, 33), (29, 96, 40), (3, 8, 16)] {
+        for (m, k, n) in [(1, 1, 1), (7, 5, 33), (29, 96, 40), (3, 8, 16), (13, 9, 53)] {
             let a: Vec<f32> = (0..m * k)
                 .map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0)
                 .collect();
