@@ -252,6 +252,8 @@ fn softmax_scalar(row: &mut [f32], scale: f32) -> f32 {
     sum
 }
 
+/// [`softmax_weights`] in AVX-512: sixteen values at once, the row's last
+/// few through masked loads and stores.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn softmax_avx512(row: &mut [f32], scale: f32) -> f32 {
@@ -267,19 +269,11 @@ unsafe fn softmax_avx512(row: &mut [f32], scale: f32) -> f32 {
             (1u32 << left) as u16 - 1
         }
     };
-    let mut max = _mm512_set1_ps(f32::NEG_INFINITY);
-    let mut i = 0;
-    // SAFETY (each block): every load and store is masked to the row.
-    while i < n {
-        let m = mask(i);
-        let x = unsafe { _mm512_mask_loadu_ps(max, m, p.add(i)) };
-        max = _mm512_mask_max_ps(max, m, max, x);
-        i += 16;
-    }
-    let (s, top) = exponent_of(_mm512_reduce_max_ps(max), scale);
+    let (s, top) = exponent_of(row_max::<__m512>(row), scale);
     let (s, top) = (_mm512_set1_ps(s), _mm512_set1_ps(top));
     let mut sum = _mm512_setzero_ps();
-    i = 0;
+    let mut i = 0;
+    // SAFETY (each block): every load and store is masked to the row.
     while i < n {
         let m = mask(i);
         let x = unsafe { _mm512_maskz_loadu_ps(m, p.add(i)) };
