@@ -1221,9 +1221,9 @@ unsafe fn pair_row_avx512_bf16(row: &[f32], to: &mut [u32]) -> usize {
     chunks * 16
 }
 
-/// Rows of a bfloat16 block: AVX-512's 14 registers of 16 sums, or NEON's
-/// six rows of four 4-sum registers (24 of its 32, with four for the
-/// panel's step).
+/// Rows of a bfloat16 block: AVX-512's 14 (a register of 16 sums a row
+/// and panel, over two panels 28 of its 32), or NEON's six rows of four
+/// 4-sum registers (24 of its 32, with four for the panel's step).
 #[cfg(target_arch = "x86_64")]
 const BF16_ROWS: usize = MR_MAX;
 #[cfg(target_arch = "aarch64")]
