@@ -1162,17 +1162,17 @@ fn gemm_bf16(m: usize, a: &[f32], b: &Packed, c: &mut [f32], strides: RowStrides
             pair_row(&a[r * strides.a..r * strides.a + k], to);
         }
         by_blocks::<BF16_ROWS, BF16_PANELS>(m, n, q * 4, c, strides.c, store, |p, i0, rows, out| {
-            let panel = &b.pairs[p * q * NR..(p + out.panels()) * q * NR];
+            let panels = &b.pairs[p * q * NR..(p + out.panels()) * q * NR];
             let a_rows = &pairs[i0 * q..(i0 + rows * out.blocks()) * q];
             // SAFETY (each arm): the processor has the dot products
             // (asserted above); the lengths are checked inside.
             #[cfg(target_arch = "x86_64")]
             unsafe {
-                by_rows!(rows, block_avx512_bf16, (a_rows, q, panel, out), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
+                by_rows!(rows, block_avx512_bf16, (a_rows, q, panels, out), [1 2 3 4 5 6 7 8 9 10 11 12 13 14])
             };
             #[cfg(target_arch = "aarch64")]
             unsafe {
-                by_rows!(rows, block_neon_bf16, (a_rows, q, panel, out), [1 2 3 4 5 6])
+                by_rows!(rows, block_neon_bf16, (a_rows, q, panels, out), [1 2 3 4 5 6])
             };
         });
     });
@@ -1275,8 +1275,8 @@ unsafe fn block_avx512_bf16_over<const R: usize, const P: usize>(
                 for (r, cr) in c.iter_mut().enumerate() {
                     let av: __m512bh =
                         std::mem::transmute(_mm512_set1_epi32(*ap.add(r * q + pair) as i32));
-                    for (x, &bp) in cr.iter_mut().zip(&b) {
-                        *x = _mm512_dpbf16_ps(*x, av, bp);
+                    for (x, &bq) in cr.iter_mut().zip(&b) {
+                        *x = _mm512_dpbf16_ps(*x, av, bq);
                     }
                 }
             }
