@@ -140,6 +140,56 @@ impl CellSet {
         n.min(2) as u8
     }
 
+    /// The words `words` of the set, which hold all its cells, beside the
+    /// same words of `other`: the set arithmetic of a small set (a region
+    /// of a few points) reads two or three words, not a board's all.
+    fn beside<'a>(
+        &'a self,
+        other: &'a CellSet,
+        words: &Range<usize>,
+    ) -> impl Iterator<Item = (u64, u64)> + 'a {
+        let (a, b) = (&self.0[words.clone()], &other.0[words.clone()]);
+        a.iter().copied().zip(b.iter().copied())
+    }
+
+    /// [`CellSet::meets`] for a set whose cells all lie in `words`.
+    pub fn meets_over(&self, other: &CellSet, words: &Range<usize>) -> bool {
+        self.beside(other, words).fold(0, |any, (a, b)| any | a & b) != 0
+    }
+
+    /// [`CellSet::within`] for a set whose cells all lie in `words`.
+    pub fn within_over(&self, other: &CellSet, words: &Range<usize>) -> bool {
+        self.beside(other, words)
+            .fold(0, |any, (a, b)| any | a & !b)
+            == 0
+    }
+
+    /// The cells of a set whose cells all lie in `words` that are not in
+    /// `other`, counted up to 2.
+    pub fn count_outside_to_two(&self, other: &CellSet, words: &Range<usize>) -> u8 {
+        let n: u32 = self
+            .beside(other, words)
+            .map(|(a, b)| (a & !b).count_ones())
+            .sum();
+        n.min(2) as u8
+    }
+
+    /// Takes the cells of `other`, all of which lie in `words`, into the
+    /// set.
+    pub fn take_in(&mut self, other: &CellSet, words: &Range<usize>) {
+        for i in words.clone() {
+            self.0[i] |= other.0[i];
+        }
+    }
+
+    /// Takes the cells of `other`, all of which lie in `words`, out of the
+    /// set.
+    pub fn take_out(&mut self, other: &CellSet, words: &Range<usize>) {
+        for i in words.clone() {
+            self.0[i] &= !other.0[i];
+        }
+    }
+
     /// The set and every cell next to one of it, on a board of `layout`;
     /// a cell on the border may come in, never one past the board's cells.
     pub fn widened(&self, layout: Layout) -> CellSet {

@@ -13,6 +13,7 @@
 
 use crate::go::board::{Board, Color, MAX_POINTS, Point};
 use crate::go::cell_set::{CellSet, Contents, Layout};
+use std::ops::Range;
 
 /// The owner of each point by colour: two disjoint sets of the board's
 /// points.
@@ -53,6 +54,8 @@ impl Area {
 /// chains of the colour read that it is vital to.
 struct Region {
     points: CellSet,
+    /// The words of `points` that hold all its cells.
+    words: Range<usize>,
     /// Indices (into the reader's chains) of the chains of `pla` next to
     /// every relevant point of the region; a vital chain is next to the
     /// region's first empty point, so there are at most four.
@@ -155,7 +158,7 @@ impl AreaReader {
             let word = start as usize / 64;
             let mut words = word..word + 1;
             while points.grow_within(layout, &open, &mut words) {}
-            unreached = unreached.minus(&points);
+            unreached.take_out(&points, &words);
             let relevant = if multi_stone_suicide {
                 points
             } else {
@@ -165,8 +168,9 @@ impl AreaReader {
                 points,
                 vital_for: [0; 4],
                 vital: 0,
-                internal: points.minus(&next_to_own).count_to_two(),
-                contains_opp: points.meets(opp),
+                internal: points.count_outside_to_two(&next_to_own, &words),
+                contains_opp: points.meets_over(opp, &words),
+                words: words.clone(),
             };
             for q in board.neighbors(start) {
                 if !own.contains(q) {
@@ -174,7 +178,7 @@ impl AreaReader {
                 }
                 let i = chain_of[q as usize];
                 if !region.vital_for[..region.vital].contains(&i)
-                    && relevant.within(&chains[i].around)
+                    && relevant.within_over(&chains[i].around, &words)
                 {
                     region.vital_for[region.vital] = i;
                     region.vital += 1;
@@ -197,7 +201,13 @@ impl AreaReader {
         killed.resize(chains.len(), false);
         borders_dead.clear();
         borders_dead.resize(regions.len(), false);
+        // A round kills every chain short of two vital regions, then
+        // the regions next to any of them stop counting; the chains left
+        // are the same in any order of killing (a chain's count only
+        // falls), so a round reads each region once against the cells
+        // around all the chains it killed.
         loop {
+            let mut dying = CellSet::default();
             let mut changed = false;
             for (i, chain) in chains.iter().enumerate() {
                 if killed[i] || vital_count[i] >= 2 {
@@ -205,32 +215,38 @@ impl AreaReader {
                 }
                 killed[i] = true;
                 changed = true;
-                for (r, region) in regions.iter().enumerate() {
-                    if !borders_dead[r] && region.points.meets(&chain.around) {
-                        borders_dead[r] = true;
-                        for &v in &region.vital_for[..region.vital] {
-                            vital_count[v] -= 1;
-                        }
-                    }
-                }
+                dying = dying.or(&chain.around);
             }
             if !changed {
                 break;
             }
+            for (r, region) in regions.iter().enumerate() {
+                if !borders_dead[r] && region.points.meets_over(&dying, &region.words) {
+                    borders_dead[r] = true;
+                    for &v in &region.vital_for[..region.vital] {
+                        vital_count[v] -= 1;
+                    }
+                }
+            }
         }
 
+        // The regions lie apart from each other and from the stones, so
+        // what each gives can be given all at once.
+        let (mut given, mut unowned) = (CellSet::default(), CellSet::default());
         for (chain, _) in chains.iter().zip(killed.iter()).filter(|(_, k)| !**k) {
-            area.give(pla, &chain.stones);
+            given = given.or(&chain.stones);
         }
         let at_least_one_pla = !own.is_empty();
         for (region, dead) in regions.iter().zip(borders_dead.iter()) {
             let alive_border = !dead && at_least_one_pla;
             if alive_border && (region.internal <= 1 || !region.contains_opp) {
-                area.give(pla, &region.points);
+                given.take_in(&region.points, &region.words);
             } else if !region.contains_opp && at_least_one_pla {
-                area.give_unowned(pla, &region.points);
+                unowned.take_in(&region.points, &region.words);
             }
         }
+        area.give(pla, &given);
+        area.give_unowned(pla, &unowned);
     }
 }
 

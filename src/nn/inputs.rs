@@ -392,6 +392,19 @@ fn superko_banned(
         }
     }
     game.collect_forbidden_hashes(pla, forbidden);
+    // The forbidden hashes' top bits as a set of 4,096: a move whose hash
+    // is not in it repeats none of them, with no scan of the list (and
+    // none of the legality checks, which do not change what is kept).
+    let mut maybe = [0u64; 64];
+    let slot = |h: u64| ((h >> 58) as usize, h >> 52 & 63);
+    for &h in forbidden.iter() {
+        let (word, bit) = slot(h);
+        maybe[word] |= 1 << bit;
+    }
+    let may_repeat = |h: u64| {
+        let (word, bit) = slot(h);
+        maybe[word] >> bit & 1 != 0
+    };
     banned.clear();
     banned.extend(
         board
@@ -399,9 +412,12 @@ fn superko_banned(
             .iter()
             .copied()
             .filter(|&p| Some(p) != ko && (ever[p as usize] || board.is_suicide(pla, p)))
+            .filter(|&p| {
+                let hash = board.hash_after(pla, p);
+                may_repeat(hash) && forbidden.contains(&hash)
+            })
             .filter(|&p| board.check(pla, p, katago_suicide).is_ok())
-            .filter(|&p| board.check(pla, p, game.rules.suicide).is_ok())
-            .filter(|&p| forbidden.contains(&board.hash_after(pla, p))),
+            .filter(|&p| board.check(pla, p, game.rules.suicide).is_ok()),
     );
 }
 
