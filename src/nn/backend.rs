@@ -57,13 +57,22 @@ pub struct RawOutput {
 }
 
 /// A batch's input buffers, filled before [`Backend::forward`]: the
-/// spatial inputs point by point (`[board][point][plane]`), the global
-/// inputs board by board, and a human-like net's metadata inputs board by
-/// board (empty for other nets).
+/// spatial inputs point by point, the global inputs board by board, and a
+/// human-like net's metadata inputs board by board (empty for other nets).
 pub struct Inputs<'a> {
-    pub spatial: &'a mut [f32],
+    pub spatial: SpatialInputs<'a>,
     pub global: &'a mut [f32],
     pub metadata: &'a mut [f32],
+}
+
+/// The spatial inputs in the form a backend takes them.
+pub enum SpatialInputs<'a> {
+    /// Each point's row of values 0 and 1 (`[board][point][plane]`).
+    Rows(&'a mut [f32]),
+    /// Each point's planes as one value, their bits (plane `c` at bit
+    /// `c`, an exact integer in single precision): a device spreads them
+    /// into rows itself, and the host sends a 22nd of the bytes.
+    Masks(&'a mut [f32]),
 }
 
 /// Why a forward pass gave no outputs.

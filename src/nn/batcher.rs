@@ -14,7 +14,6 @@
 //! here; the CPU's evaluates each thread's positions itself.
 
 use super::backend::{Batching, Computation, PassError, RawOutput, Shape};
-use super::inputs::SPATIAL;
 use super::rows;
 use crate::go::board::BoardSize;
 use std::sync::{Condvar, Mutex};
@@ -158,15 +157,14 @@ fn run(batch: &mut [Submission], computation: &mut dyn Computation, runs: &mut (
     };
     let boards: usize = batch.iter().map(|s| s.boards).sum();
     let shape = Shape::of(size, boards);
-    let inputs = computation.inputs(shape);
-    let (mut spatial, mut global, mut metadata) = (0, 0, 0);
+    let mut inputs = computation.inputs(shape);
+    let (mut points, mut global, mut metadata) = (0, 0, 0);
     for s in batch.iter() {
-        let rows = s.planes.len() * SPATIAL;
-        rows::spread(&s.planes, &mut inputs.spatial[spatial..spatial + rows]);
+        rows::lay_down(&s.planes, &mut inputs.spatial, points);
         inputs.global[global..global + s.global.len()].copy_from_slice(&s.global);
         let m = s.metadata.len().min(inputs.metadata.len() - metadata);
         inputs.metadata[metadata..metadata + m].copy_from_slice(&s.metadata[..m]);
-        spatial += rows;
+        points += s.planes.len();
         global += s.global.len();
         metadata += m;
     }

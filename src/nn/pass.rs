@@ -160,13 +160,13 @@ impl Passes {
         scratch.raw.resize_with(batch, RawOutput::default);
         let memo = Some(&self.ladders);
         if self.preferred_batch(size) == 1 {
-            let inputs = scratch.computation.inputs(shape);
+            let mut inputs = scratch.computation.inputs(shape);
             let planes = &mut scratch.planes;
             planes.resize(shape.points() * batch, 0);
             let (maker, features) = (&mut scratch.maker, &mut scratch.features);
             let rows = (&mut planes[..], &mut *inputs.global, &mut *inputs.metadata);
             self.fill_rows(requests, profile, maker, features, memo, rows);
-            rows::spread(planes, inputs.spatial);
+            rows::lay_down(planes, &mut inputs.spatial, 0);
             self.count_runs((1, batch as u64));
             return scratch.computation.forward(shape, &mut scratch.raw);
         }
@@ -298,7 +298,7 @@ impl Passes {
         features: &[Features],
         size: BoardSize,
         planes: &mut Vec<u32>,
-        inputs: Inputs,
+        mut inputs: Inputs,
     ) {
         let own = self.own_profile();
         let profile = profile.or(own.as_ref().and_then(|p| p.as_ref()));
@@ -313,7 +313,7 @@ impl Passes {
             inputs.global,
             inputs.metadata,
         );
-        rows::spread(planes, inputs.spatial);
+        rows::lay_down(planes, &mut inputs.spatial, 0);
     }
 
     /// The net's own profile, read under its lock, where it is a

@@ -9,6 +9,7 @@
 //! KataGo keeps these (`nninputs.h`) apart from the evaluator
 //! (`nneval.h`), as kosumi keeps them apart from `evaluator.rs`.
 
+use super::backend::SpatialInputs;
 use super::inputs::{Features, GLOBAL, SPATIAL};
 use super::profile::{HumanProfile, METADATA_INPUTS};
 use crate::go::board::{BoardSize, Color, MAX_SIZE};
@@ -131,9 +132,26 @@ pub(super) fn write(
     }
 }
 
+/// Lays points' planes as bits ([`write`]'s `planes`) down in a backend's
+/// spatial inputs from point `first` on, in the form it takes them: rows
+/// spread, or the masks as they are.
+pub(super) fn lay_down(planes: &[u32], spatial: &mut SpatialInputs, first: usize) {
+    match spatial {
+        SpatialInputs::Rows(rows) => spread(
+            planes,
+            &mut rows[first * SPATIAL..(first + planes.len()) * SPATIAL],
+        ),
+        SpatialInputs::Masks(masks) => {
+            for (to, &mask) in masks[first..first + planes.len()].iter_mut().zip(planes) {
+                *to = mask as f32;
+            }
+        }
+    }
+}
+
 /// The backend's spatial rows from points' planes as bits ([`write`]'s
 /// `planes`): each point's row of [`SPATIAL`] values 0 and 1.
-pub(super) fn spread(planes: &[u32], spatial: &mut [f32]) {
+fn spread(planes: &[u32], spatial: &mut [f32]) {
     debug_assert_eq!(planes.len() * SPATIAL, spatial.len(), "a row a point");
     for (&mask, row) in planes.iter().zip(spatial.chunks_exact_mut(SPATIAL)) {
         spread_point(mask, row.try_into().expect("a row of SPATIAL values"));

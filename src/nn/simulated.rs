@@ -39,7 +39,7 @@ pub fn on_simulated_device(
     let desc = ModelDesc::parse(EMBEDDED_MODEL).expect("the embedded net");
     let ms = |v: f64| Duration::from_secs_f64(v.max(0.0) / 1e3);
     let backend = Simulated::new(
-        Arc::new(Counting::default()),
+        Arc::new(Counting::taking_masks()),
         ms(fixed_ms),
         ms(per_board_ms),
         (preferred.max(1), in_flight),

@@ -2,13 +2,15 @@
 //! deterministic arithmetic on the input planes in place of a model's
 //! layers, so that the seam between the evaluator and a backend is held by
 //! two implementations, a search can be tested on numbers it can predict,
-//! and a simulated device's passes cost next to nothing but their sleep. Each point's policy logit is the
+//! and a simulated device's passes cost next to nothing but their sleep
+//! (it takes the planes as a device does, a mask a point, and reads their
+//! bits where the test backend reads rows of values). Each point's policy logit is the
 //! number of the mover's stones around it minus the opponent's (spatial
 //! planes 1 and 2), the pass a fixed −3; the value leans to the side with
 //! more stones; ownership is each point's stone.
 
 use super::backend::{
-    Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
+    Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape, SpatialInputs,
 };
 use super::inputs::{GLOBAL, SPATIAL};
 #[cfg(test)]
@@ -22,6 +24,20 @@ pub struct Counting {
     pub passes: AtomicUsize,
     pub boards: AtomicUsize,
     attributes: Attributes,
+    /// Whether its spatial inputs are a mask a point
+    /// ([`SpatialInputs::Masks`]) rather than rows of values.
+    masks: bool,
+}
+
+impl Counting {
+    /// The test backend taking its planes as a device does, a mask a
+    /// point.
+    pub fn taking_masks() -> Counting {
+        Counting {
+            masks: true,
+            ..Counting::default()
+        }
+    }
 }
 
 impl Default for Counting {
@@ -36,6 +52,7 @@ impl Default for Counting {
                 peak_flops_per_cycle: 1.0,
                 on_processor: true,
             },
+            masks: false,
         }
     }
 }
@@ -43,6 +60,7 @@ impl Default for Counting {
 /// A thread's passes: the input buffers.
 struct CountingComputation {
     counts: Arc<Counting>,
+    /// Each point's rows of values, or a mask a point.
     spatial: Vec<f32>,
     global: Vec<f32>,
     metadata: Vec<f32>,
@@ -51,10 +69,14 @@ struct CountingComputation {
 impl Computation for CountingComputation {
     fn inputs(&mut self, shape: Shape) -> Inputs<'_> {
         // Sized only: every value is written before a pass reads it.
-        self.spatial.resize(SPATIAL * shape.rows(), 0.0);
+        let per_point = if self.counts.masks { 1 } else { SPATIAL };
+        self.spatial.resize(per_point * shape.rows(), 0.0);
         self.global.resize(GLOBAL * shape.batch, 0.0);
         Inputs {
-            spatial: &mut self.spatial,
+            spatial: match self.counts.masks {
+                true => SpatialInputs::Masks(&mut self.spatial),
+                false => SpatialInputs::Rows(&mut self.spatial),
+            },
             global: &mut self.global,
             metadata: &mut self.metadata,
         }
@@ -66,7 +88,11 @@ impl Computation for CountingComputation {
         let points = shape.points();
         let (w, h) = (shape.width as isize, shape.height as isize);
         for (board, raw) in out.iter_mut().enumerate().take(shape.batch) {
-            let plane = |p: usize, k: usize| self.spatial[(board * points + p) * SPATIAL + k];
+            let row = board * points;
+            let plane = |p: usize, k: usize| match self.counts.masks {
+                true => ((self.spatial[row + p] as u32) >> k & 1) as f32,
+                false => self.spatial[(row + p) * SPATIAL + k],
+            };
             let stone = |x: isize, y: isize, k: usize| {
                 if (0..w).contains(&x) && (0..h).contains(&y) {
                     plane((y * w + x) as usize, k)

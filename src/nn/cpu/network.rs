@@ -593,7 +593,9 @@ impl Network {
             None => 0,
         };
         Inputs {
-            spatial: &mut ws.input[..self.spatial_inputs * shape.rows()],
+            spatial: backend::SpatialInputs::Rows(
+                &mut ws.input[..self.spatial_inputs * shape.rows()],
+            ),
             global: &mut ws.global[..self.global_inputs * shape.batch],
             metadata: &mut ws.metadata[..metadata],
         }

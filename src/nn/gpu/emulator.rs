@@ -1115,8 +1115,12 @@ mod tests {
         assert_eq!(profile.passes, crate::nn::PROFILED_PASSES);
         let parts: Vec<&str> = profile.parts.iter().map(|&(p, _)| p).collect();
         // The host's inputs, the upload, the operations in the order they
-        // first run, the download.
-        assert_eq!(parts[..3], ["inputs (host)", "upload inputs", "conv 3x3"]);
+        // first run (the planes spread from their masks first), the
+        // download.
+        assert_eq!(
+            parts[..4],
+            ["inputs (host)", "upload inputs", "input planes", "conv 3x3"]
+        );
         assert_eq!(parts.last(), Some(&"download heads"));
         for kind in [
             "conv 1x1",

@@ -13,6 +13,7 @@ use super::roofline::Peak;
 use crate::go::board::BoardSize;
 use crate::nn::backend::{
     Attributes, Backend, Batching, Computation, Inputs, PassError, PassProfile, RawOutput, Shape,
+    SpatialInputs,
 };
 use crate::nn::model::ModelDesc;
 use crate::nn::gpu::ops::{GpuAttention, GpuConv, GpuTrunk};
@@ -521,7 +522,7 @@ impl Computation for GpuComputation {
                 global.resize(len(p.global_input), 0.0);
                 metadata.resize(p.metadata_input.map_or(0, len), 0.0);
                 Inputs {
-                    spatial,
+                    spatial: SpatialInputs::Masks(spatial),
                     global,
                     metadata,
                 }

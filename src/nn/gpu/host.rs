@@ -8,7 +8,7 @@ use super::ops::HostStep;
 use super::program::{Buf, Program};
 use crate::go::board::BoardSize;
 use crate::nn::backend::{
-    Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
+    Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape, SpatialInputs,
 };
 use crate::nn::model::ModelDesc;
 use std::sync::Arc;
@@ -65,21 +65,22 @@ impl Computation for HostComputation {
             .iter()
             .map(|e| vec![0.0; e.len(shape)])
             .collect();
-        let mut inputs = Inputs {
-            spatial: &mut [],
-            global: &mut [],
-            metadata: &mut [],
-        };
+        let (mut masks, mut global, mut metadata): (&mut [f32], &mut [f32], &mut [f32]) =
+            (&mut [], &mut [], &mut []);
         for (i, values) in self.values.iter_mut().enumerate() {
             if Buf(i) == program.spatial_input {
-                inputs.spatial = values;
+                masks = values;
             } else if Buf(i) == program.global_input {
-                inputs.global = values;
+                global = values;
             } else if Some(Buf(i)) == program.metadata_input {
-                inputs.metadata = values;
+                metadata = values;
             }
         }
-        inputs
+        Inputs {
+            spatial: SpatialInputs::Masks(masks),
+            global,
+            metadata,
+        }
     }
 
     fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), PassError> {

@@ -1,5 +1,5 @@
 //! The kernels of the GPU programs: their CUDA source, split by concern as
-//! the operations are (`kernels/common.cuh`, then `conv.cu`, `norm.cu`,
+//! the operations are (`kernels/common.cuh`, then `inputs.cu`, `conv.cu`, `norm.cu`,
 //! `pool.cu`, `attention.cu`, `dense.cu`, compiled as one source), and one
 //! declaration a kernel: its name and parameters as the source has them,
 //! and whether its threads wait for each other at `__syncthreads`. From
@@ -68,6 +68,8 @@ pub(crate) fn source() -> String {
 #[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
 pub(crate) const SOURCE: &str = concat!(
     include_str!("kernels/common.cuh"),
+    "\n",
+    include_str!("kernels/inputs.cu"),
     "\n",
     include_str!("kernels/conv.cu"),
     "\n",
@@ -182,6 +184,9 @@ macro_rules! with_kernels {
         ) false;
         /// `v[board] = act(v[board] + bias)`.
         BiasAct bias_act(v: F32s, bias: ConstF32s, batch: I32, channels: I32, act: I32) false;
+        /// Each point's planes from its mask: `out[row][c]` = bit `c` of
+        /// `masks[row]`.
+        SpreadPlanes spread_planes(masks: ConstF32s, out: F32s, rows: I32, channels: I32) false;
         /// `v[board][point] += bias[board]`.
         AddSpatialBias add_spatial_bias(
             bias: ConstF32s, v: F32s, rows: I32, points: I32, channels: I32,

@@ -15,12 +15,13 @@
 pub(crate) use super::ops::attention::{Attention, Rope};
 pub(crate) use super::ops::conv::Conv;
 pub(crate) use super::ops::dense::{MatMul, SwiGlu};
+pub(crate) use super::ops::inputs::SpreadPlanes;
 pub(crate) use super::ops::norm::{AddSpatialBias, BiasAct, NormAct, RmsNorm};
 pub(crate) use super::ops::pool::{Pool, Third};
 pub(crate) use super::ops::{Angles, Buf, Weights};
 use super::ops::{GpuConv, GpuTrunk};
 
-use crate::nn::backend::{Inputs, RawOutput, Shape};
+use crate::nn::backend::{Inputs, RawOutput, Shape, SpatialInputs};
 use crate::nn::model::{
     Activation, AttentionDesc, BatchNormDesc, BlockDesc, ConvDesc, FeedForwardDesc, MatMulDesc,
     ModelDesc, Rope as RopeDesc, TrunkNorm,
@@ -50,6 +51,7 @@ impl Extent {
 /// (`ops`), holds how a device and the host run it.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Op {
+    SpreadPlanes(SpreadPlanes),
     Conv(Conv),
     NormAct(NormAct),
     MatMul(MatMul),
@@ -66,6 +68,7 @@ impl Op {
     /// The operation's kind, as a profile names it.
     pub(crate) fn kind(&self) -> &'static str {
         match self {
+            Op::SpreadPlanes(_) => "input planes",
             Op::Conv(c) if c.size == 1 => "conv 1x1",
             Op::Conv(_) => "conv 3x3",
             Op::NormAct(_) => "norm and activation",
@@ -89,6 +92,7 @@ impl Op {
         let plain = |bufs: &[Buf]| bufs.iter().map(|&b| (b, false)).collect();
         let trunk_halves = trunk == GpuTrunk::F16;
         match *self {
+            Op::SpreadPlanes(s) => plain(&[s.src, s.dst]),
             Op::Conv(c) => vec![
                 (c.src, c.size == 1 || conv == GpuConv::Cudnn),
                 (c.dst, !c.accumulate || trunk_halves),
@@ -115,6 +119,7 @@ cfg_device! {
         /// Runs the operation on a device.
         pub(crate) fn on_device(&self, s: &mut super::ops::DeviceStep) -> Result<(), String> {
             match self {
+                Op::SpreadPlanes(op) => op.on_device(s),
                 Op::Conv(op) => op.on_device(s),
                 Op::NormAct(op) => op.on_device(s),
                 Op::MatMul(op) => op.on_device(s),
@@ -135,6 +140,7 @@ impl Op {
     /// Runs the operation in the host's loops.
     pub(crate) fn on_host(&self, s: &mut super::ops::HostStep) {
         match self {
+            Op::SpreadPlanes(op) => op.on_host(s),
             Op::Conv(op) => op.on_host(s),
             Op::NormAct(op) => op.on_host(s),
             Op::MatMul(op) => op.on_host(s),
@@ -205,6 +211,8 @@ pub(crate) struct Program {
     /// Each buffer's element type.
     pub storage: Vec<Storage>,
     pub weights: Vec<Vec<f32>>,
+    /// Each point's input planes as one value, their bits (plane `c` at
+    /// bit `c`), which [`SpreadPlanes`] spreads on the device.
     pub spatial_input: Buf,
     pub global_input: Buf,
     /// A human-like net's metadata inputs.
@@ -750,10 +758,20 @@ impl Program {
         let mut k = Compiler::new(desc);
         let c = desc.trunk.channels;
         let widest = k.widest;
+        // The host sends each point's planes as one value, their bits;
+        // the device spreads them into the rows the first convolution
+        // reads (exact integers in single precision up to 2^24).
+        const { assert!(crate::nn::inputs::SPATIAL <= 24) };
+        let masks = k.buffer(Extent::Spatial(1));
         let spatial = k.buffer(Extent::Spatial(desc.spatial_inputs));
         let global = k.buffer(Extent::Global(desc.global_inputs));
-        k.program.spatial_input = spatial;
+        k.program.spatial_input = masks;
         k.program.global_input = global;
+        k.program.ops.push(Op::SpreadPlanes(SpreadPlanes {
+            src: masks,
+            dst: spatial,
+            channels: desc.spatial_inputs,
+        }));
         let trunk = k.buffer(Extent::Spatial(c));
         let trunk_out = k.buffer(Extent::Spatial(c));
         let heads = HeadBuffers {
@@ -850,11 +868,8 @@ impl Program {
         packed: &[(Buf, Crossing, usize)],
         shape: Shape,
     ) -> Inputs<'a> {
-        let mut inputs = Inputs {
-            spatial: &mut [],
-            global: &mut [],
-            metadata: &mut [],
-        };
+        let (mut masks, mut global, mut metadata): (&mut [f32], &mut [f32], &mut [f32]) =
+            (&mut [], &mut [], &mut []);
         let mut rest = host;
         let mut taken = 0;
         for &(b, crossing, at) in packed {
@@ -862,11 +877,11 @@ impl Program {
                 continue;
             }
             let slot = if b == self.spatial_input {
-                &mut inputs.spatial
+                &mut masks
             } else if b == self.global_input {
-                &mut inputs.global
+                &mut global
             } else {
-                &mut inputs.metadata
+                &mut metadata
             };
             // The block's buffers in order, each at its place.
             let (_, from) = std::mem::take(&mut rest).split_at_mut(at - taken);
@@ -876,7 +891,11 @@ impl Program {
             taken = at + n;
             rest = after;
         }
-        inputs
+        Inputs {
+            spatial: SpatialInputs::Masks(masks),
+            global,
+            metadata,
+        }
     }
 
     /// The buffers that cross between host and device, each with its
@@ -1096,7 +1115,12 @@ mod tests {
         // The inputs handed out are the block's places, cut to the shape.
         let mut block = vec![0.0; ends[0]];
         let inputs = program.inputs(&mut block, &packed, shape);
-        assert_eq!(inputs.spatial.len(), len(program.spatial_input));
+        // The spatial inputs a mask a point.
+        let SpatialInputs::Masks(masks) = &inputs.spatial else {
+            panic!("a device takes the planes as masks")
+        };
+        assert_eq!(masks.len(), shape.rows());
+        assert_eq!(masks.len(), len(program.spatial_input));
         assert_eq!(inputs.global.len(), len(program.global_input));
         inputs.global.fill(1.0);
         let at = packed

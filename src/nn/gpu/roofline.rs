@@ -13,6 +13,7 @@ use super::ops::Buf;
 use super::ops::attention::Attention;
 use super::ops::conv::Conv;
 use super::ops::dense::{MatMul, SwiGlu};
+use super::ops::inputs::SpreadPlanes;
 use super::ops::norm::{AddSpatialBias, BiasAct, NormAct, RmsNorm};
 use super::ops::pool::Pool;
 use super::program::{Op, Program, Storage};
@@ -175,6 +176,9 @@ impl Op {
             Storage::F32 => 4.0,
         };
         match *self {
+            Op::SpreadPlanes(SpreadPlanes { channels, .. }) => {
+                Cost::elementwise(0, rows + rows * channels)
+            }
             Op::Conv(Conv {
                 src,
                 dst,
@@ -427,7 +431,12 @@ mod tests {
             .sum();
         let summed: f64 = kinds.iter().map(|k| k.floor).sum();
         assert!((total - summed).abs() < 1e-12 * total.max(1.0));
-        assert_eq!(kinds[0].kind, "conv 3x3");
+        // The planes spread from a mask a point: nothing computed, the
+        // masks read and 22 values a point written, four bytes each.
+        assert_eq!(kinds[0].kind, "input planes");
+        assert_eq!(kinds[0].flops, 0.0);
+        assert_eq!(kinds[0].bytes, 4.0 * (shape.rows() * (1 + 22)) as f64);
+        assert_eq!(kinds[1].kind, "conv 3x3");
         // The six-block net's products: 2 · its multiply-adds a board.
         let flops: f64 = kinds
             .iter()

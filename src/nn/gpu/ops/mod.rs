@@ -1,7 +1,8 @@
 //! Each operation of a GPU program in one place: its arguments as a type,
 //! how a device runs it (the kernel, the launch and its arguments, the
 //! product) and the host's loops that are its reference, side by side,
-//! one module a family: convolutions (`conv`), norms and biases (`norm`),
+//! one module a family: the input planes (`inputs`), convolutions
+//! (`conv`), norms and biases (`norm`),
 //! dense products and the gated unit (`dense`), pooling (`pool`), and
 //! attention with its rotary embedding (`attention`). The executors (the
 //! device's and the host's) walk a program and hand each operation its
@@ -11,6 +12,7 @@
 pub(crate) mod attention;
 pub(crate) mod conv;
 pub(crate) mod dense;
+pub(crate) mod inputs;
 cfg_device! {
     pub(crate) mod launch;
 }
