@@ -101,6 +101,18 @@ impl CellSet {
         })
     }
 
+    /// The cells `first..first + len` (`len` at most 32) as the low bits
+    /// of a word, `first` lowest: a row of the board read at once.
+    pub fn run(&self, first: Point, len: usize) -> u32 {
+        debug_assert!(len <= 32, "a run of at most 32 cells");
+        let (i, shift) = (first as usize / 64, first as usize % 64);
+        let mut bits = self.0[i] >> shift;
+        if shift + len > 64 {
+            bits |= self.0[i + 1] << (64 - shift);
+        }
+        (bits & ((1 << len) - 1)) as u32
+    }
+
     /// The lowest cell in the set.
     pub fn first(&self) -> Option<Point> {
         let (i, &w) = self.0.iter().enumerate().find(|(_, w)| **w != 0)?;

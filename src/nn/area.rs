@@ -11,7 +11,7 @@
 //! stops growing, and whether a chain is vital to a region, or borders
 //! it, is one test of two sets.
 
-use crate::go::board::{Board, Color, MAX_POINTS, Point};
+use crate::go::board::{Board, Color, MAX_POINTS};
 use crate::go::cell_set::{CellSet, Contents, Layout};
 use std::ops::Range;
 
@@ -23,17 +23,17 @@ pub struct Area {
 }
 
 impl Area {
-    /// Whether `c` owns `p`.
-    pub fn owns(&self, c: Color, p: Point) -> bool {
-        self.owned[c.index()].contains(p)
-    }
-
     /// The owner of `p` (`None`: nobody's).
     #[cfg(test)]
-    fn owner(&self, p: Point) -> Option<Color> {
+    fn owner(&self, p: crate::go::board::Point) -> Option<Color> {
         [Color::Black, Color::White]
             .into_iter()
             .find(|c| self.owned[c.index()].contains(p))
+    }
+
+    /// The points `c` owns.
+    pub fn owned(&self, c: Color) -> &CellSet {
+        &self.owned[c.index()]
     }
 
     /// Gives `points` to `c`, whoever had them.
@@ -88,11 +88,11 @@ pub struct AreaReader {
 }
 
 impl AreaReader {
-    /// The owner of each point. `multi_stone_suicide` is whether the rules
-    /// let a chain fill its own last liberty (then regions are judged point
-    /// by point, occupied or not).
-    pub fn area(&mut self, board: &Board, multi_stone_suicide: bool) -> Area {
-        let contents = Contents::of(board);
+    /// The owner of each point of `board`, whose contents the caller has
+    /// read. `multi_stone_suicide` is whether the rules let a chain fill
+    /// its own last liberty (then regions are judged point by point,
+    /// occupied or not).
+    pub fn area(&mut self, board: &Board, contents: &Contents, multi_stone_suicide: bool) -> Area {
         let stones = [contents.black, contents.white];
         let empty = contents.empty;
         let mut area = Area::default();
@@ -253,7 +253,7 @@ impl AreaReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::go::board::Cell;
+    use crate::go::board::{Cell, Point};
     use crate::go::vertex::parse_vertex;
     use rand::{RngExt, SeedableRng, rngs::SmallRng};
 
@@ -291,7 +291,7 @@ mod tests {
                 }
             }
             for multi in [false, true] {
-                let sets = reader.area(&board, multi);
+                let sets = reader.area(&board, &Contents::of(&board), multi);
                 let expected = points.area(&board, multi);
                 for p in board.points() {
                     assert_eq!(sets.owner(p), expected[p as usize], "{width}x{height} {p}");
@@ -319,7 +319,7 @@ mod tests {
              . . . . . . .
              . . . . . . .",
         );
-        let a = AreaReader::default().area(&b, false);
+        let a = AreaReader::default().area(&b, &Contents::of(&b), false);
         let at = |v: &str| a.owner(parse_vertex(v, 7).unwrap().unwrap());
         // Black's corner group has two eyes, A7 and C7: pass-alive.
         assert_eq!(at("A7"), Some(Color::Black));

@@ -28,6 +28,7 @@ use super::area::AreaReader;
 use super::ladder::LadderReader;
 use super::ladder_memo::{LadderMemo, Ladders, Points, WORDS};
 use crate::go::board::{Board, BoardSize, Color, Point};
+use crate::go::cell_set::Contents;
 use crate::go::game::{Action, Game};
 use crate::go::rules::{Ko, Rules, Scoring, Suicide};
 
@@ -173,19 +174,36 @@ impl FeatureMaker {
 
         // No branch on the stones, which lie unpredictably: each plane's
         // bit is or-ed in as what the point holds says.
-        let (mine, theirs) = (pla.cell(), opp.cell());
-        for (pos, p) in board.points_from_top().enumerate() {
-            let (word, bit) = (pos / 64, pos % 64);
-            let cell = board.cell(p);
-            // Naught on an empty point.
-            let libs = board.liberties(p);
+        // A row of the board at a time, read off the sets of its
+        // contents; the liberties' planes a stone at a time, with no
+        // branch on the count.
+        let contents = Contents::of(board);
+        let by_colour = |c: Color| match c {
+            Color::Black => &contents.black,
+            Color::White => &contents.white,
+        };
+        let width = size.width;
+        let rows_from_top = (0..size.height).rev().enumerate();
+        let row_of = |row: usize, y: usize| (row * width, board.point(0, y));
+        for (at, first) in rows_from_top.clone().map(|(row, y)| row_of(row, y)) {
             let planes = &mut f.planes;
-            planes[0][word] |= 1 << bit;
-            planes[1][word] |= u64::from(cell == mine) << bit;
-            planes[2][word] |= u64::from(cell == theirs) << bit;
-            planes[3][word] |= u64::from(libs == 1) << bit;
-            planes[4][word] |= u64::from(libs == 2) << bit;
-            planes[5][word] |= u64::from(libs == 3) << bit;
+            let (mine, theirs) = (
+                by_colour(pla).run(first, width),
+                by_colour(opp).run(first, width),
+            );
+            Ladders::add_run(&mut planes[0], at, u32::MAX >> (32 - width), width);
+            Ladders::add_run(&mut planes[1], at, mine, width);
+            Ladders::add_run(&mut planes[2], at, theirs, width);
+            let mut stones = mine | theirs;
+            while stones != 0 {
+                let x = stones.trailing_zeros() as usize;
+                stones &= stones - 1;
+                let libs = board.liberties(first + x as Point);
+                let (word, bit) = ((at + x) / 64, (at + x) % 64);
+                planes[3][word] |= u64::from(libs == 1) << bit;
+                planes[4][word] |= u64::from(libs == 2) << bit;
+                planes[5][word] |= u64::from(libs == 3) << bit;
+            }
         }
 
         let mut set = |plane: usize, pos: usize| Ladders::add(&mut f.planes[plane], pos);
@@ -206,12 +224,14 @@ impl FeatureMaker {
 
         // Area under area scoring.
         if !rules.territory {
-            let area = self.area.area(board, rules.multi_stone_suicide);
-            // No branch on the owners.
-            for (pos, p) in board.points_from_top().enumerate() {
-                let (word, bit) = (pos / 64, pos % 64);
-                f.planes[18][word] |= u64::from(area.owns(pla, p)) << bit;
-                f.planes[19][word] |= u64::from(area.owns(opp, p)) << bit;
+            let area = self.area.area(board, &contents, rules.multi_stone_suicide);
+            for (at, first) in rows_from_top.map(|(row, y)| row_of(row, y)) {
+                let (mine, theirs) = (
+                    area.owned(pla).run(first, width),
+                    area.owned(opp).run(first, width),
+                );
+                Ladders::add_run(&mut f.planes[18], at, mine, width);
+                Ladders::add_run(&mut f.planes[19], at, theirs, width);
             }
         }
 

@@ -62,6 +62,16 @@ impl Ladders {
         set[index / 64] |= 1 << (index % 64);
     }
 
+    /// Adds the points `at..at + len` (`len` at most 32) that `bits`
+    /// holds, `at` at its lowest bit.
+    pub(crate) fn add_run(set: &mut Points, at: usize, bits: u32, len: usize) {
+        let (i, shift) = (at / 64, at % 64);
+        set[i] |= u64::from(bits) << shift;
+        if shift + len > 64 {
+            set[i + 1] |= u64::from(bits) >> (64 - shift);
+        }
+    }
+
     /// The indices in `set`, in order.
     pub(crate) fn indices(set: &Points) -> impl Iterator<Item = usize> + '_ {
         set.iter().enumerate().flat_map(|(w, &bits)| {
