@@ -104,14 +104,41 @@ impl Features {
     /// Each point's planes as one word, bit `c` plane `c`, by KataGo's
     /// index: the rows a backend reads are these bits as values.
     pub fn point_masks(&self, masks: &mut [u32]) {
-        masks.fill(0);
-        for (c, plane) in self.planes.iter().enumerate() {
-            for pos in Ladders::indices(plane) {
-                masks[pos] |= 1 << c;
+        // Eight points at a time: each plane's byte of them spread into
+        // eight lanes of a word (a lane a point, from a table), shifted to
+        // the plane's bit in its lane, and the lanes of three words (planes
+        // 0–7, 8–15, 16–23) joined into the points' masks.
+        const { assert!(SPATIAL <= 24) };
+        for (group, out) in masks.chunks_mut(8).enumerate() {
+            let (word, shift) = (group / 8, group % 8 * 8);
+            let mut lanes = [0u64; 3];
+            for (c, plane) in self.planes.iter().enumerate() {
+                let byte = (plane[word] >> shift) as u8;
+                lanes[c / 8] |= BYTE_LANES[byte as usize] << (c % 8);
+            }
+            for (i, mask) in out.iter_mut().enumerate() {
+                let lane = |w: u64| (w >> (8 * i)) as u8 as u32;
+                *mask = lane(lanes[0]) | lane(lanes[1]) << 8 | lane(lanes[2]) << 16;
             }
         }
     }
 }
+
+/// Each byte's eight bits as the lowest bits of a word's eight bytes,
+/// lowest first.
+const BYTE_LANES: [u64; 256] = {
+    let mut table = [0; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            table[byte] |= ((byte as u64 >> bit) & 1) << (8 * bit);
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
 
 /// KataGo's index of a point: row from the top, then column.
 pub fn position(board: &Board, p: Point) -> usize {
@@ -462,6 +489,33 @@ fn parity_wave(self_komi: f32, points: usize) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each point's mask holds bit `c` exactly where plane `c` holds the
+    /// point, on boards whose points end inside a group of eight and not.
+    #[test]
+    fn a_points_mask_is_its_planes_bits() {
+        use rand::{RngExt, SeedableRng, rngs::SmallRng};
+        let mut rng = SmallRng::seed_from_u64(3);
+        for size in [19, 9, 7, 25] {
+            let mut f = Features::new(BoardSize::square(size));
+            let points = size * size;
+            for plane in f.planes.iter_mut() {
+                for pos in 0..points {
+                    if rng.random_bool(0.4) {
+                        Ladders::add(plane, pos);
+                    }
+                }
+            }
+            let mut masks = vec![u32::MAX; points];
+            f.point_masks(&mut masks);
+            for (pos, &mask) in masks.iter().enumerate() {
+                for c in 0..SPATIAL {
+                    assert_eq!(mask >> c & 1 != 0, f.at(c, pos), "{size} {pos} {c}");
+                }
+                assert_eq!(mask >> SPATIAL, 0);
+            }
+        }
+    }
     use crate::go::vertex::parse_vertex;
 
     fn play(game: &mut Game, moves: &[&str]) {

@@ -73,6 +73,7 @@ impl Ladders {
     }
 
     /// The indices in `set`, in order.
+    #[cfg(test)]
     pub(crate) fn indices(set: &Points) -> impl Iterator<Item = usize> + '_ {
         set.iter().enumerate().flat_map(|(w, &bits)| {
             let mut bits = bits;

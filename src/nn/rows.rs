@@ -111,13 +111,13 @@ pub(super) fn write(
             }
         }
     }
+    let mut masks = [0u32; MAX_SIZE * MAX_SIZE];
     for (b, (r, f)) in requests.iter().zip(features).enumerate() {
         let board = &mut planes[b * points..(b + 1) * points];
         let symmetry = applicable_symmetry(r.symmetry, size);
         // Each point's planes as the bits of a word, put in their place;
         // the board's rows visited in the symmetry's order (a step along
         // a row of the board is a constant step among the points).
-        let mut masks = [0u32; MAX_SIZE * MAX_SIZE];
         f.point_masks(&mut masks[..points]);
         let BoardSize { width, height } = size;
         for row in 0..height {
