@@ -97,6 +97,7 @@ impl Features {
     }
 
     /// Whether plane `plane` is one at point `pos` (KataGo's index).
+    #[cfg(test)]
     pub fn at(&self, plane: usize, pos: usize) -> bool {
         self.planes[plane][pos / 64] >> (pos % 64) & 1 != 0
     }

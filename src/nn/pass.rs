@@ -15,12 +15,12 @@ use super::backend::{
 };
 use super::batcher;
 use super::inputs::{FeatureMaker, Features, GLOBAL, NetRules};
-use super::ladder_memo::LadderMemo;
+use super::ladder_memo::{LadderMemo, Ladders};
 use super::model::ModelDesc;
 use super::output::{self, Evaluation};
 use super::profile::{HumanProfile, METADATA_INPUTS};
 use super::rows::{self, Request, applicable_symmetry, symmetric_position};
-use crate::go::board::{BoardSize, Cell};
+use crate::go::board::{BoardSize, Point};
 use crate::go::game::Game;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, RwLock};
@@ -444,16 +444,24 @@ pub(super) struct AtomicCounts {
 /// the ban plane leaves out) by the game's own rules.
 fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
     let board = r.game.board();
-    let points = board.size().points();
+    let size = board.size();
     legal.clear();
-    legal.resize(points, false);
-    for (pos, p) in board.points_from_top().enumerate() {
-        // A suicide, seldom met, is the rules' to allow, then the game's
-        // (a repeat); anything else empty and not banned is legal.
-        legal[pos] = board.cell(p) == Cell::Empty
-            && !f.at(6, pos)
-            && (!board.is_suicide(r.to_move, p)
+    legal.resize(size.points(), false);
+    // A row at a time, its empty points not banned read off the planes
+    // (on the board, neither colour's stone, not the ko's or superko's).
+    let run = |plane: usize, at: usize| Ladders::run(&f.planes[plane], at, size.width);
+    for (row, y) in (0..size.height).rev().enumerate() {
+        let (at, first) = (row * size.width, board.point(0, y));
+        let mut open = run(0, at) & !run(1, at) & !run(2, at) & !run(6, at);
+        while open != 0 {
+            let x = open.trailing_zeros() as usize;
+            open &= open - 1;
+            let p = first + x as Point;
+            // A suicide, seldom met, is the rules' to allow, then the
+            // game's (a repeat); anything else is legal.
+            legal[at + x] = !board.is_suicide(r.to_move, p)
                 || board.check(r.to_move, p, r.game.rules.suicide).is_ok()
-                    && (r.fresh || r.game.check(r.to_move, p).is_ok()));
+                    && (r.fresh || r.game.check(r.to_move, p).is_ok());
+        }
     }
 }
