@@ -8,7 +8,7 @@
 
 use crate::go::board::{Board, BoardSize, Color, Illegal, Point};
 use crate::go::dice::{self, Dice};
-use crate::go::rules::{Ko, Rules};
+use crate::go::rules::{Ko, Rules, Suicide};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -495,10 +495,37 @@ impl Game {
     /// Plays a stone or (with `None`) a pass for `color`. Under Aléago a
     /// pending roll of `color` must allow the point.
     pub fn play(&mut self, color: Color, mv: Option<Point>) -> Result<(), Illegal> {
+        self.play_checked(color, mv, true)
+    }
+
+    /// [`Game::play`] for a move of a record, which is history rather than
+    /// a proposal: as KataGo loads a record (`makeBoardMoveTolerant`), a
+    /// move that repeats a position or is a suicide is played whatever
+    /// the ko and suicide rules, so that a record made under other rules
+    /// (or before the rules changed) loads; an occupied point is still
+    /// refused.
+    pub fn play_recorded(&mut self, color: Color, mv: Option<Point>) -> Result<(), Illegal> {
+        self.play_checked(color, mv, false)
+    }
+
+    fn play_checked(
+        &mut self,
+        color: Color,
+        mv: Option<Point>,
+        by_rules: bool,
+    ) -> Result<(), Illegal> {
         let roll = self.pending_roll(color);
         match mv {
             Some(p) => {
-                let board = self.after(color, p)?;
+                let board = match by_rules {
+                    true => self.after(color, p)?,
+                    false => {
+                        self.now.board.check(color, p, Suicide::Allowed)?;
+                        let mut next = self.now.board.clone();
+                        next.place(color, p);
+                        next
+                    }
+                };
                 if let Some(allowed) = self.allowed_points(color)
                     && !allowed.contains(&p)
                 {

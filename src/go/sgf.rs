@@ -200,7 +200,7 @@ fn load_parsed(text: &str, template: &Game, move_number: Option<usize>) -> Resul
                 break;
             }
             game.set_roll(c, roll);
-            game.play(c, mv).map_err(|e| {
+            game.play_recorded(c, mv).map_err(|e| {
                 format!(
                     "move {} ({} {}) is illegal: {e}",
                     moves_played + 1,
@@ -794,6 +794,34 @@ mod tests {
         assert!(err.contains("node 2 holds two moves"), "{err}");
         assert!(load("(;SZ[9];W[cc]B[ee])", &g, None).is_err());
         assert!(load_record("(;SZ[9];B[ee];W[cc])", &g).is_ok());
+    }
+
+    /// A record is history: a move repeating a position its ko rule
+    /// forbids, or a suicide its rules forbid, loads as it was played (as
+    /// KataGo loads a record), though the same move played live is
+    /// refused; an occupied point is not (`nonsense_is_refused`).
+    #[test]
+    fn a_records_repeats_and_suicides_load_as_played() {
+        let g = Game::new(9, Rules::default(), 7.5);
+        // B2 taken by White's three stones and retaken: the position after
+        // the first move again, a repeat under New Zealand's superko.
+        let repeat = "(;SZ[2]KM[7]RU[new-zealand];B[ba];W[bb];W[aa];W[ab];B[ba])";
+        let back = load(repeat, &g, None).unwrap();
+        assert_eq!(back.board().stone_count(), 1);
+        let mut live = load(repeat, &g, Some(5)).unwrap();
+        let b2 = back.board().point(1, 1);
+        assert_eq!(live.board().stone_count(), 3);
+        assert!(live.play(Color::Black, Some(b2)).is_err());
+        // White's lone stone in Black's eye, a suicide the Japanese rules
+        // forbid: it is taken off.
+        let suicide = "(;SZ[3]RU[japanese];B[ab];B[ba];B[bc];B[cb];W[bb])";
+        let back = load(suicide, &g, None).unwrap();
+        assert_eq!(back.board().stone_count(), 4);
+        let mut live = load(suicide, &g, Some(5)).unwrap();
+        assert!(
+            live.play(Color::White, Some(back.board().point(1, 1)))
+                .is_err()
+        );
     }
 
     #[test]
