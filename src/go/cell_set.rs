@@ -5,7 +5,7 @@
 //! arithmetic the readers of whole regions need (Benson's pass-alive
 //! areas) or a board's identity (the ladder memo's key).
 
-use super::board::{Board, MAX_POINTS, Point};
+use super::board::{Board, Cell, MAX_POINTS, Point};
 use std::ops::Range;
 
 /// Words of a set of a board's cells, border included, for the largest
@@ -43,11 +43,58 @@ pub struct Contents {
 }
 
 impl Contents {
-    /// `board`'s contents, eight cells at a time: a cell holds 0 (empty),
-    /// 1 (black), 2 (white) or 3 (the border), so a byte's two low bits
-    /// say which, and a multiplication gathers eight bytes' bits into
-    /// one byte (no branch on the stones, which lie unpredictably).
+    /// `board`'s contents, with no branch on the stones (which lie
+    /// unpredictably): sixteen cells at a time on x86-64 (SSE2, which
+    /// every such processor has), eight elsewhere.
     pub fn of(board: &Board) -> Contents {
+        #[cfg(target_arch = "x86_64")]
+        {
+            Contents::sixteen_at_a_time(board.cells())
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Contents::eight_at_a_time(board.cells())
+        }
+    }
+
+    /// Sixteen cells at a time: each byte compared with what an empty
+    /// point, a black stone and a white stone hold, and the comparisons'
+    /// sixteen results gathered into sixteen bits; past the board's
+    /// cells, the border.
+    #[cfg(target_arch = "x86_64")]
+    fn sixteen_at_a_time(cells: &[Cell]) -> Contents {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        let mut contents = Contents::default();
+        for (i, chunk) in cells.chunks(16).enumerate() {
+            let mut bytes = [Cell::Border as u8; 16];
+            for (b, &c) in bytes.iter_mut().zip(chunk) {
+                *b = c as u8;
+            }
+            // SAFETY: SSE2 is part of x86-64 (the instructions are there),
+            // and the load reads the 16 bytes of `bytes`, unaligned loads
+            // allowed.
+            let [black, white, empty] = unsafe {
+                let v = _mm_loadu_si128(bytes.as_ptr().cast::<__m128i>());
+                [Cell::Black, Cell::White, Cell::Empty].map(|cell| {
+                    let same = _mm_cmpeq_epi8(v, _mm_set1_epi8(cell as i8));
+                    u64::from(_mm_movemask_epi8(same) as u16)
+                })
+            };
+            let (word, shift) = (i / 4, i % 4 * 16);
+            contents.black.0[word] |= black << shift;
+            contents.white.0[word] |= white << shift;
+            contents.empty.0[word] |= empty << shift;
+        }
+        contents
+    }
+
+    /// Eight cells at a time: a cell holds 0 (empty), 1 (black), 2
+    /// (white) or 3 (the border), so a byte's two low bits say which, and
+    /// a multiplication gathers eight bytes' bits into one byte.
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    fn eight_at_a_time(cells: &[Cell]) -> Contents {
         const LOW: u64 = 0x0101_0101_0101_0101;
         // Byte k's lowest bit to bit 56 + k: each byte's term lands alone.
         let gather = |bits: u64| bits.wrapping_mul(0x0102_0408_1020_4080) >> 56;
@@ -60,7 +107,7 @@ impl Contents {
             contents.white.0[word] |= gather(two & !one) << shift;
             contents.empty.0[word] |= gather(!(one | two) & LOW) << shift;
         };
-        let chunks = board.cells().chunks_exact(8);
+        let chunks = cells.chunks_exact(8);
         let (last, tail) = (chunks.len(), chunks.remainder());
         for (i, chunk) in chunks.enumerate() {
             add(i, std::array::from_fn(|b| chunk[b] as u8));
@@ -285,19 +332,21 @@ mod tests {
                     _ => Default::default(),
                 };
             }
-            let contents = Contents::of(&board);
-            for p in 0..board.cells().len() as Point {
-                let cell = board.cell(p);
-                assert_eq!(contents.black.contains(p), cell == Cell::Black, "{p}");
-                assert_eq!(contents.white.contains(p), cell == Cell::White, "{p}");
-                assert_eq!(contents.empty.contains(p), cell == Cell::Empty, "{p}");
+            // The reading in force and the portable one, eight at a time.
+            for contents in [
+                Contents::of(&board),
+                Contents::eight_at_a_time(board.cells()),
+            ] {
+                for p in 0..board.cells().len() as Point {
+                    let cell = board.cell(p);
+                    assert_eq!(contents.black.contains(p), cell == Cell::Black, "{p}");
+                    assert_eq!(contents.white.contains(p), cell == Cell::White, "{p}");
+                    assert_eq!(contents.empty.contains(p), cell == Cell::Empty, "{p}");
+                }
+                let beyond = board.cells().len() as Point..(WORDS * 64) as Point;
+                let any = contents.empty.or(&contents.black).or(&contents.white);
+                assert!(beyond.into_iter().all(|p| !any.contains(p)));
             }
-            let beyond = board.cells().len() as Point..(WORDS * 64) as Point;
-            assert!(
-                beyond
-                    .into_iter()
-                    .all(|p| !contents.empty.or(&contents.black).contains(p))
-            );
         }
     }
 
