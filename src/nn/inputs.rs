@@ -381,31 +381,46 @@ impl FeatureMaker {
         solved.clear();
         // One copy of the board for all its chains.
         let mut reading = self.ladders.on(board);
-        for p in board.points_from_top() {
-            let Some(c) = board.color_at(p) else { continue };
-            let libs = board.liberties(p);
-            if libs != 1 && libs != 2 {
-                continue;
-            }
-            let head = board.chain(p);
-            let laddered = match solved.iter().find(|(h, _)| *h == head) {
-                Some(&(_, l)) => l,
-                None => {
-                    let l = if libs == 1 {
-                        reading.in_atari_is_laddered(p)
-                    } else {
-                        let moves = reading.two_liberties_working_moves(p);
-                        for m in moves.into_iter().flatten() {
-                            Ladders::add(&mut read.working[c.index()], position(board, m));
-                        }
-                        moves.iter().any(Option::is_some)
-                    };
-                    solved.push((head, l));
-                    l
+        // The stones a row at a time, read off the board's contents (no
+        // branch on the empty points).
+        let contents = Contents::of(board);
+        let size = board.size();
+        for (row, y) in (0..size.height).rev().enumerate() {
+            let (at, first) = (row * size.width, board.point(0, y));
+            let runs = [&contents.black, &contents.white].map(|s| s.run(first, size.width));
+            let mut stones = runs[0] | runs[1];
+            while stones != 0 {
+                let x = stones.trailing_zeros() as usize;
+                stones &= stones - 1;
+                let (p, pos) = (first + x as Point, at + x);
+                let c = match runs[0] >> x & 1 {
+                    1 => Color::Black,
+                    _ => Color::White,
+                };
+                let libs = board.liberties(p);
+                if libs != 1 && libs != 2 {
+                    continue;
                 }
-            };
-            if laddered {
-                Ladders::add(&mut read.laddered, position(board, p));
+                let head = board.chain(p);
+                let laddered = match solved.iter().find(|(h, _)| *h == head) {
+                    Some(&(_, l)) => l,
+                    None => {
+                        let l = if libs == 1 {
+                            reading.in_atari_is_laddered(p)
+                        } else {
+                            let moves = reading.two_liberties_working_moves(p);
+                            for m in moves.into_iter().flatten() {
+                                Ladders::add(&mut read.working[c.index()], position(board, m));
+                            }
+                            moves.iter().any(Option::is_some)
+                        };
+                        solved.push((head, l));
+                        l
+                    }
+                };
+                if laddered {
+                    Ladders::add(&mut read.laddered, pos);
+                }
             }
         }
         self.solved = solved;
