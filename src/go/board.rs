@@ -780,6 +780,11 @@ impl Board {
     pub fn hash_after(&self, c: Color, p: Point) -> u64 {
         let z = |color: Color, s: Point| ZOBRIST[color.index()][s as usize];
         let mut hash = self.hash ^ z(c, p);
+        // Next to an empty point and to no opponent stone, a move neither
+        // captures nor is a suicide: its stone alone changes the hash.
+        if self.count(p, Cell::Empty) > 0 && self.count(p, c.opponent().cell()) == 0 {
+            return hash;
+        }
         let chain_hash =
             |color: Color, g: Point| self.chain_stones(g).fold(0, |h, s| h ^ z(color, s));
         if self.is_suicide(c, p) {
