@@ -153,14 +153,14 @@ pub fn postprocess(
     let points = size.points();
     out.policy.clear();
     out.policy.resize(points, -1.0);
+    let (legal, logits) = (&legal[..points], &raw.policy[..points]);
+    // An illegal point's logit read as −∞, with no branch on the points.
     let mut max = raw.pass;
-    for (pos, &l) in legal.iter().enumerate().take(points) {
-        if l {
-            max = max.max(raw.policy[pos]);
-        }
+    for (&l, &logit) in legal.iter().zip(logits) {
+        max = max.max(if l { logit } else { f32::NEG_INFINITY });
     }
     let mut sum = 0.0f32;
-    for ((p, &l), &logit) in out.policy.iter_mut().zip(legal).zip(&raw.policy) {
+    for ((p, &l), &logit) in out.policy.iter_mut().zip(legal).zip(logits) {
         if l {
             *p = (logit - max).exp();
             sum += *p;
@@ -168,8 +168,10 @@ pub fn postprocess(
     }
     let pass = (raw.pass - max).exp();
     sum += pass;
-    for p in out.policy.iter_mut().filter(|p| **p >= 0.0) {
-        *p /= sum;
+    for (p, &l) in out.policy.iter_mut().zip(legal) {
+        if l {
+            *p /= sum;
+        }
     }
     out.pass = pass / sum;
 
