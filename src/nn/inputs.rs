@@ -200,11 +200,10 @@ impl FeatureMaker {
         let pla = to_move;
         let opp = pla.opponent();
 
-        // No branch on the stones, which lie unpredictably: each plane's
-        // bit is or-ed in as what the point holds says.
-        // A row of the board at a time, read off the sets of its
-        // contents; the liberties' planes a stone at a time, with no
-        // branch on the count.
+        // A row of the board at a time, read off the sets of its contents
+        // (no branch on the points, whose stones lie unpredictably); the
+        // liberties' planes a stone at a time, with no branch on the
+        // count.
         let contents = Contents::of(board);
         let by_colour = |c: Color| match c {
             Color::Black => &contents.black,
