@@ -25,8 +25,8 @@ use std::sync::{Condvar, Mutex};
 pub(crate) struct Submission {
     pub(crate) size: Option<BoardSize>,
     pub(crate) boards: usize,
-    /// The points' planes as bits ([`super::rows::write`]), spread into
-    /// the backend's rows as the batch is gathered.
+    /// The points' planes as bits ([`super::rows::write`]), laid down in
+    /// the backend's inputs as the batch is gathered.
     pub(crate) planes: Vec<u32>,
     pub(crate) global: Vec<f32>,
     pub(crate) metadata: Vec<f32>,

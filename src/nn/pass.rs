@@ -58,7 +58,7 @@ pub(super) struct Scratch {
     raw: Vec<RawOutput>,
     /// This thread's rows and outputs when the batcher gathers them.
     submission: batcher::Submission,
-    /// The points' planes as bits, spread into the backend's rows where
+    /// The points' planes as bits, laid down in the backend's inputs where
     /// this thread runs its own passes.
     planes: Vec<u32>,
     unmapped: RawOutput,

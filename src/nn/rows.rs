@@ -2,8 +2,9 @@
 //! for them, and the board's symmetries that move them: each position's
 //! planes written point by point into the symmetry it is evaluated under
 //! (KataGo's `copyWithSymmetry`), a point's planes as the bits of one word
-//! (a board's 1.4 KB where its rows of values are 32 KB), spread into the
-//! backend's rows only where they are laid down for the pass; its global
+//! (a board's 1.4 KB where its rows of values are 32 KB), laid down for
+//! the pass in the form the backend takes (spread into rows of values, or
+//! as they are for a device, which spreads them itself); its global
 //! inputs and a human-like net's metadata row beside them; the outputs
 //! brought back by the same map.
 //! KataGo keeps these (`nninputs.h`) apart from the evaluator
