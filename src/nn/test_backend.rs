@@ -2,12 +2,12 @@
 //! deterministic arithmetic on the input planes in place of a model's
 //! layers, so that the seam between the evaluator and a backend is held by
 //! two implementations, a search can be tested on numbers it can predict,
-//! and a simulated device's passes cost next to nothing but their sleep
-//! (it takes the planes as a device does, a mask a point, and reads their
-//! bits where the test backend reads rows of values). Each point's policy logit is the
-//! number of the mover's stones around it minus the opponent's (spatial
-//! planes 1 and 2), the pass a fixed −3; the value leans to the side with
-//! more stones; ownership is each point's stone.
+//! and a simulated device's passes cost next to nothing but their sleep.
+//! It takes its planes as rows of values, or (`Counting::taking_masks`,
+//! the simulated device's) as a device does, a mask a point. Each point's
+//! policy logit is the number of the mover's stones around it minus the
+//! opponent's (spatial planes 1 and 2), the pass a fixed −3; the value
+//! leans to the side with more stones; ownership is each point's stone.
 
 use super::backend::{
     Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape, SpatialInputs,
