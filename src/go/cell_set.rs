@@ -121,6 +121,19 @@ impl Contents {
     }
 }
 
+/// Bits `first..first + len` (`len` at most 32) of a set held as words
+/// of bits, lowest first, as the low bits of a word: a board's row read
+/// from a set of cells or of points.
+pub fn bits_at(words: &[u64], first: usize, len: usize) -> u32 {
+    debug_assert!(len <= 32, "a run of at most 32 bits");
+    let (i, shift) = (first / 64, first % 64);
+    let mut bits = words[i] >> shift;
+    if shift + len > 64 {
+        bits |= words[i + 1] << (64 - shift);
+    }
+    (bits & ((1 << len) - 1)) as u32
+}
+
 impl CellSet {
     pub fn insert(&mut self, p: Point) {
         self.0[p as usize / 64] |= 1 << (p % 64);
@@ -151,13 +164,7 @@ impl CellSet {
     /// The cells `first..first + len` (`len` at most 32) as the low bits
     /// of a word, `first` lowest: a row of the board read at once.
     pub fn run(&self, first: Point, len: usize) -> u32 {
-        debug_assert!(len <= 32, "a run of at most 32 cells");
-        let (i, shift) = (first as usize / 64, first as usize % 64);
-        let mut bits = self.0[i] >> shift;
-        if shift + len > 64 {
-            bits |= self.0[i + 1] << (64 - shift);
-        }
-        (bits & ((1 << len) - 1)) as u32
+        bits_at(&self.0, first as usize, len)
     }
 
     /// The lowest cell in the set.
@@ -178,27 +185,6 @@ impl CellSet {
         CellSet(std::array::from_fn(|i| self.0[i] & !other.0[i]))
     }
 
-    /// Whether the two sets share a cell (every word read, with no
-    /// branch: a few instructions on vector registers).
-    pub fn meets(&self, other: &CellSet) -> bool {
-        self.and(other).0.iter().fold(0, |any, &w| any | w) != 0
-    }
-
-    /// Whether every cell of `self` is in `other` (every word read, with
-    /// no branch).
-    pub fn within(&self, other: &CellSet) -> bool {
-        self.minus(other).is_empty()
-    }
-
-    /// The number of cells, counted up to 2.
-    pub fn count_to_two(&self) -> u8 {
-        let mut n = 0;
-        for &w in &self.0 {
-            n += w.count_ones();
-        }
-        n.min(2) as u8
-    }
-
     /// The words `words` of the set, which hold all its cells, beside the
     /// same words of `other`: the set arithmetic of a small set (a region
     /// of a few points) reads two or three words, not a board's all.
@@ -211,12 +197,14 @@ impl CellSet {
         a.iter().copied().zip(b.iter().copied())
     }
 
-    /// [`CellSet::meets`] for a set whose cells all lie in `words`.
+    /// Whether a set whose cells all lie in `words` shares a cell with
+    /// `other` (with no branch).
     pub fn meets_over(&self, other: &CellSet, words: &Range<usize>) -> bool {
         self.beside(other, words).fold(0, |any, (a, b)| any | a & b) != 0
     }
 
-    /// [`CellSet::within`] for a set whose cells all lie in `words`.
+    /// Whether every cell of a set whose cells all lie in `words` is in
+    /// `other` (with no branch).
     pub fn within_over(&self, other: &CellSet, words: &Range<usize>) -> bool {
         self.beside(other, words)
             .fold(0, |any, (a, b)| any | a & !b)

@@ -75,12 +75,7 @@ impl Ladders {
     /// The points `at..at + len` (`len` at most 32) of `set` as the low
     /// bits of a word, `at` lowest.
     pub(crate) fn run(set: &Points, at: usize, len: usize) -> u32 {
-        let (i, shift) = (at / 64, at % 64);
-        let mut bits = set[i] >> shift;
-        if shift + len > 64 {
-            bits |= set[i + 1] << (64 - shift);
-        }
-        (bits & ((1 << len) - 1)) as u32
+        crate::go::cell_set::bits_at(set, at, len)
     }
 
     /// The indices in `set`, in order.
