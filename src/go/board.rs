@@ -534,6 +534,16 @@ impl Board {
         (0..self.size.height).rev().flat_map(move |y| self.row(y))
     }
 
+    /// Each row in the order of [`Board::points_from_top`]: the index
+    /// there of its first point (KataGo's), and that point.
+    pub fn rows_from_top(&self) -> impl Iterator<Item = (usize, Point)> + '_ {
+        let width = self.size.width;
+        (0..self.size.height)
+            .rev()
+            .enumerate()
+            .map(move |(row, y)| (row * width, self.point(0, y)))
+    }
+
     #[inline]
     pub fn neighbors(&self, p: Point) -> [Point; 4] {
         let s = self.stride as Point;

@@ -210,9 +210,7 @@ impl FeatureMaker {
             Color::White => &contents.white,
         };
         let width = size.width;
-        let rows_from_top = (0..size.height).rev().enumerate();
-        let row_of = |row: usize, y: usize| (row * width, board.point(0, y));
-        for (at, first) in rows_from_top.clone().map(|(row, y)| row_of(row, y)) {
+        for (at, first) in board.rows_from_top() {
             let planes = &mut f.planes;
             let (mine, theirs) = (
                 by_colour(pla).run(first, width),
@@ -252,7 +250,7 @@ impl FeatureMaker {
         // Area under area scoring.
         if !rules.territory {
             let area = self.area.area(board, &contents, rules.multi_stone_suicide);
-            for (at, first) in rows_from_top.map(|(row, y)| row_of(row, y)) {
+            for (at, first) in board.rows_from_top() {
                 let (mine, theirs) = (
                     area.owned(pla).run(first, width),
                     area.owned(opp).run(first, width),
@@ -384,8 +382,7 @@ impl FeatureMaker {
         // branch on the empty points).
         let contents = Contents::of(board);
         let size = board.size();
-        for (row, y) in (0..size.height).rev().enumerate() {
-            let (at, first) = (row * size.width, board.point(0, y));
+        for (at, first) in board.rows_from_top() {
             let runs = [&contents.black, &contents.white].map(|s| s.run(first, size.width));
             let mut stones = runs[0] | runs[1];
             while stones != 0 {

@@ -450,8 +450,7 @@ fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
     // A row at a time, its empty points not banned read off the planes
     // (on the board, neither colour's stone, not the ko's or superko's).
     let run = |plane: usize, at: usize| Ladders::run(&f.planes[plane], at, size.width);
-    for (row, y) in (0..size.height).rev().enumerate() {
-        let (at, first) = (row * size.width, board.point(0, y));
+    for (at, first) in board.rows_from_top() {
         let mut open = run(0, at) & !run(1, at) & !run(2, at) & !run(6, at);
         while open != 0 {
             let x = open.trailing_zeros() as usize;
