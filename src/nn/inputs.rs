@@ -297,13 +297,26 @@ impl FeatureMaker {
 
         // Ladders now, one move ago and two moves ago (where the history
         // does not reach that far, the same board again: its plane is copied).
-        let mut ladders = |board: &Board, plane: usize, working: bool, planes: &mut [Points]| {
+        // The board's contents where this position read them already.
+        let mut ladders = |board: &Board,
+                           contents: Option<&Contents>,
+                           plane: usize,
+                           working: bool,
+                           planes: &mut [Points]| {
             let read = match memo.and_then(|m| m.get(board)) {
                 Some(read) => read,
                 None => {
-                    let read = self.ladders_of(board);
+                    let read_now;
+                    let contents = match contents {
+                        Some(c) => c,
+                        None => {
+                            read_now = Contents::of(board);
+                            &read_now
+                        }
+                    };
+                    let read = self.ladders_of(board, contents);
                     if let Some(m) = memo {
-                        m.put(board, read);
+                        m.put(board, contents, read);
                     }
                     read
                 }
@@ -318,14 +331,14 @@ impl FeatureMaker {
                 set(17, &read.working[opp.index()]);
             }
         };
-        ladders(board, 14, true, &mut f.planes);
+        ladders(board, Some(&contents), 14, true, &mut f.planes);
         let prev = game.earlier_board(1).filter(|_| included >= 1);
         match prev {
-            Some(b) => ladders(b, 15, false, &mut f.planes),
+            Some(b) => ladders(b, None, 15, false, &mut f.planes),
             None => f.planes[15] = f.planes[14],
         }
         match game.earlier_board(2).filter(|_| included >= 2) {
-            Some(b) => ladders(b, 16, false, &mut f.planes),
+            Some(b) => ladders(b, None, 16, false, &mut f.planes),
             None => f.planes[16] = f.planes[15],
         }
 
@@ -372,7 +385,7 @@ impl FeatureMaker {
     /// stones of every laddered chain, and the ataris that ladder a chain
     /// of two liberties, by the chain's colour (plane 17 takes the
     /// opponent's).
-    fn ladders_of(&mut self, board: &Board) -> Ladders {
+    fn ladders_of(&mut self, board: &Board, contents: &Contents) -> Ladders {
         let mut read = Ladders::default();
         let mut solved = std::mem::take(&mut self.solved);
         solved.clear();
@@ -380,7 +393,6 @@ impl FeatureMaker {
         let mut reading = self.ladders.on(board);
         // The stones a row at a time, read off the board's contents (no
         // branch on the empty points).
-        let contents = Contents::of(board);
         let size = board.size();
         for (at, first) in board.rows_from_top() {
             let runs = [&contents.black, &contents.white].map(|s| s.run(first, size.width));

@@ -35,15 +35,15 @@ struct Key {
 }
 
 impl Key {
-    fn of(board: &Board) -> Key {
+    /// `board`'s key, from its `contents`.
+    fn of(board: &Board, contents: &Contents) -> Key {
         let size = board.size();
-        let Contents { black, white, .. } = Contents::of(board);
         Key {
             width: size.width as u8,
             height: size.height as u8,
             ko: board.ko(),
-            black,
-            white,
+            black: contents.black,
+            white: contents.white,
         }
     }
 }
@@ -126,17 +126,20 @@ impl LadderMemo {
         let (shard, slot) = place(board);
         let shard = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
         match &shard[slot] {
-            Some((hash, k, ladders)) if *hash == board.hash() && *k == Key::of(board) => {
+            Some((hash, k, ladders))
+                if *hash == board.hash() && *k == Key::of(board, &Contents::of(board)) =>
+            {
                 Some(*ladders)
             }
             _ => None,
         }
     }
 
-    /// Keeps `board`'s ladders, in the place of what its slot held.
-    pub(crate) fn put(&self, board: &Board, ladders: Ladders) {
+    /// Keeps `board`'s ladders, in the place of what its slot held
+    /// (`contents`: the board's, which its reader read).
+    pub(crate) fn put(&self, board: &Board, contents: &Contents, ladders: Ladders) {
         let (shard, slot) = place(board);
-        let key = Key::of(board);
+        let key = Key::of(board, contents);
         let mut shard = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
         shard[slot] = Some((board.hash(), key, ladders));
     }
@@ -154,7 +157,7 @@ mod tests {
         let mut ladders = Ladders::default();
         Ladders::add(&mut ladders.laddered, 70);
         Ladders::add(&mut ladders.working[1], 3);
-        memo.put(&board, ladders);
+        memo.put(&board, &Contents::of(&board), ladders);
         assert_eq!(memo.get(&board), Some(ladders));
         assert_eq!(
             Ladders::indices(&ladders.laddered).collect::<Vec<_>>(),
