@@ -8,7 +8,7 @@ use super::ops::HostStep;
 use super::program::{Buf, Program};
 use crate::go::board::BoardSize;
 use crate::nn::backend::{
-    Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape, SpatialInputs,
+    Attributes, Backend, Batching, Computation, Inputs, PassError, RawOutput, Shape,
 };
 use crate::nn::model::ModelDesc;
 use std::sync::Arc;
@@ -65,22 +65,13 @@ impl Computation for HostComputation {
             .iter()
             .map(|e| vec![0.0; e.len(shape)])
             .collect();
-        let (mut masks, mut global, mut metadata): (&mut [f32], &mut [f32], &mut [f32]) =
-            (&mut [], &mut [], &mut []);
+        let mut slots: [&mut [f32]; 3] = [&mut [], &mut [], &mut []];
         for (i, values) in self.values.iter_mut().enumerate() {
-            if Buf(i) == program.spatial_input {
-                masks = values;
-            } else if Buf(i) == program.global_input {
-                global = values;
-            } else if Some(Buf(i)) == program.metadata_input {
-                metadata = values;
+            if let Some(slot) = program.input_slot(Buf(i)) {
+                slots[slot] = values;
             }
         }
-        Inputs {
-            spatial: SpatialInputs::Masks(masks),
-            global,
-            metadata,
-        }
+        Program::inputs_of(slots)
     }
 
     fn forward(&mut self, shape: Shape, out: &mut [RawOutput]) -> Result<(), PassError> {

@@ -868,29 +868,41 @@ impl Program {
         packed: &[(Buf, Crossing, usize)],
         shape: Shape,
     ) -> Inputs<'a> {
-        let (mut masks, mut global, mut metadata): (&mut [f32], &mut [f32], &mut [f32]) =
-            (&mut [], &mut [], &mut []);
+        let mut slots: [&mut [f32]; 3] = [&mut [], &mut [], &mut []];
         let mut rest = host;
         let mut taken = 0;
         for &(b, crossing, at) in packed {
             if crossing != Crossing::Up {
                 continue;
             }
-            let slot = if b == self.spatial_input {
-                &mut masks
-            } else if b == self.global_input {
-                &mut global
-            } else {
-                &mut metadata
-            };
             // The block's buffers in order, each at its place.
             let (_, from) = std::mem::take(&mut rest).split_at_mut(at - taken);
             let n = self.buffers[b.0].len(shape);
             let (mine, after) = from.split_at_mut(n);
-            *slot = mine;
+            if let Some(i) = self.input_slot(b) {
+                slots[i] = mine;
+            }
             taken = at + n;
             rest = after;
         }
+        Program::inputs_of(slots)
+    }
+
+    /// Which input buffer `b` is, as [`Program::inputs_of`] takes them:
+    /// the planes' masks, the global inputs, the metadata.
+    pub(crate) fn input_slot(&self, b: Buf) -> Option<usize> {
+        [
+            Some(self.spatial_input),
+            Some(self.global_input),
+            self.metadata_input,
+        ]
+        .iter()
+        .position(|&i| i == Some(b))
+    }
+
+    /// The inputs from their buffers' values, in [`Program::input_slot`]'s
+    /// order.
+    pub(crate) fn inputs_of([masks, global, metadata]: [&mut [f32]; 3]) -> Inputs<'_> {
         Inputs {
             spatial: SpatialInputs::Masks(masks),
             global,
