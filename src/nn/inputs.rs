@@ -26,9 +26,9 @@
 
 use super::area::AreaReader;
 use super::ladder::LadderReader;
-use super::ladder_memo::{LadderMemo, Ladders, Points, WORDS};
+use super::ladder_memo::{BoardReadings, ChainReading, LadderMemo, Ladders, Points, WORDS};
 use crate::go::board::{Board, BoardSize, Color, Point};
-use crate::go::cell_set::Contents;
+use crate::go::cell_set::{CellSet, Contents, Layout};
 use crate::go::game::{Action, Game};
 use crate::go::rules::{Ko, Rules, Scoring, Suicide};
 
@@ -152,8 +152,12 @@ pub fn position(board: &Board, p: Point) -> usize {
 #[derive(Default)]
 pub struct FeatureMaker {
     ladders: LadderReader,
-    /// Chains whose ladder was read, and whether laddered (per board).
-    solved: Vec<(Point, bool)>,
+    /// The last board's chains' readings (each chain once).
+    solved: Vec<ChainReading>,
+    /// The board before's readings, from the memo.
+    earlier: BoardReadings,
+    /// How many chains took an earlier board's reading.
+    readings_reused: u64,
     /// The points a superko bans.
     banned: Vec<Point>,
     /// The hashes of the positions the mover may not make.
@@ -296,49 +300,58 @@ impl FeatureMaker {
         }
 
         // Ladders now, one move ago and two moves ago (where the history
-        // does not reach that far, the same board again: its plane is copied).
-        // The board's contents where this position read them already.
-        let mut ladders = |board: &Board,
-                           contents: Option<&Contents>,
-                           plane: usize,
-                           working: bool,
-                           planes: &mut [Points]| {
-            let read = match memo.and_then(|m| m.get(board)) {
-                Some(read) => read,
-                None => {
-                    let read_now;
-                    let contents = match contents {
-                        Some(c) => c,
-                        None => {
-                            read_now = Contents::of(board);
-                            &read_now
-                        }
-                    };
-                    let read = self.ladders_of(board, contents);
-                    if let Some(m) = memo {
-                        m.put(board, contents, read);
-                    }
-                    read
+        // does not reach that far, the same board again: its plane is
+        // copied). The board before is looked up first: its chains'
+        // readings serve this board's where the move left them alone.
+        let mut earlier = std::mem::take(&mut self.earlier);
+        let earlier_found = match (memo, game.earlier_board(1)) {
+            (Some(m), Some(b)) => m.get_readings(b, &mut earlier),
+            _ => false,
+        };
+        let now = match memo.and_then(|m| m.get(board)) {
+            Some(read) => read,
+            None => {
+                let changed = earlier_found
+                    .then(|| earlier.changes(board, &contents))
+                    .flatten();
+                let from = changed.as_ref().map(|c| (&earlier, c));
+                let read = self.ladders_of(board, &contents, from);
+                if let Some(m) = memo {
+                    m.put(board, &contents, read, &self.solved);
                 }
-            };
-            let mut set = |plane: usize, set: &Points| {
-                for (to, &from) in planes[plane].iter_mut().zip(set) {
-                    *to |= from;
-                }
-            };
-            set(plane, &read.laddered);
-            if working {
-                set(17, &read.working[opp.index()]);
+                read
             }
         };
-        ladders(board, Some(&contents), 14, true, &mut f.planes);
+        let mut ladders = |board: &Board, earlier: Option<&Ladders>| match (earlier, memo) {
+            (Some(read), _) => *read,
+            (None, Some(m)) => m.get(board).unwrap_or_else(|| {
+                let contents = Contents::of(board);
+                let read = self.ladders_of(board, &contents, None);
+                m.put(board, &contents, read, &self.solved);
+                read
+            }),
+            (None, None) => self.ladders_of(board, &Contents::of(board), None),
+        };
         let prev = game.earlier_board(1).filter(|_| included >= 1);
-        match prev {
-            Some(b) => ladders(b, None, 15, false, &mut f.planes),
+        let before = prev.map(|b| ladders(b, earlier_found.then_some(&earlier.ladders)));
+        let before_that = game
+            .earlier_board(2)
+            .filter(|_| included >= 2)
+            .map(|b| ladders(b, None));
+        self.earlier = earlier;
+        let or = |plane: &mut Points, set: &Points| {
+            for (to, &from) in plane.iter_mut().zip(set) {
+                *to |= from;
+            }
+        };
+        or(&mut f.planes[14], &now.laddered);
+        or(&mut f.planes[17], &now.working[opp.index()]);
+        match before {
+            Some(read) => or(&mut f.planes[15], &read.laddered),
             None => f.planes[15] = f.planes[14],
         }
-        match game.earlier_board(2).filter(|_| included >= 2) {
-            Some(b) => ladders(b, None, 16, false, &mut f.planes),
+        match before_that {
+            Some(read) => or(&mut f.planes[16], &read.laddered),
             None => f.planes[16] = f.planes[15],
         }
 
@@ -384,11 +397,20 @@ impl FeatureMaker {
     /// `board`'s ladders, read chain by chain (KataGo's `iterLadders`): the
     /// stones of every laddered chain, and the ataris that ladder a chain
     /// of two liberties, by the chain's colour (plane 17 takes the
-    /// opponent's).
-    fn ladders_of(&mut self, board: &Board, contents: &Contents) -> Ladders {
+    /// opponent's). With `earlier`, an earlier board's readings and where
+    /// this board differs from it: a chain whose reading there has a
+    /// footprint clear of the changes takes that reading's outcome. Each
+    /// chain's reading is left in `self.solved`.
+    fn ladders_of(
+        &mut self,
+        board: &Board,
+        contents: &Contents,
+        earlier: Option<(&BoardReadings, &CellSet)>,
+    ) -> Ladders {
         let mut read = Ladders::default();
         let mut solved = std::mem::take(&mut self.solved);
         solved.clear();
+        let layout = Layout::of(board);
         // One copy of the board for all its chains.
         let mut reading = self.ladders.on(board);
         // The stones a row at a time, read off the board's contents (no
@@ -401,29 +423,45 @@ impl FeatureMaker {
                 let x = stones.trailing_zeros() as usize;
                 stones &= stones - 1;
                 let (p, pos) = (first + x as Point, at + x);
-                let c = match runs[0] >> x & 1 {
-                    1 => Color::Black,
-                    _ => Color::White,
-                };
                 let libs = board.liberties(p);
                 if libs != 1 && libs != 2 {
                     continue;
                 }
-                let head = board.chain(p);
-                let laddered = match solved.iter().find(|(h, _)| *h == head) {
-                    Some(&(_, l)) => l,
+                let chain = board.chain(p);
+                let laddered = match solved.iter().find(|r| r.chain == chain) {
+                    Some(r) => r.laddered,
                     None => {
-                        let l = if libs == 1 {
-                            reading.in_atari_is_laddered(p)
-                        } else {
-                            let moves = reading.two_liberties_working_moves(p);
-                            for m in moves.into_iter().flatten() {
-                                Ladders::add(&mut read.working[c.index()], position(board, m));
+                        let reused = earlier
+                            .and_then(|(readings, changed)| readings.reusable(chain, changed));
+                        let r = match reused {
+                            Some(r) => {
+                                self.readings_reused += 1;
+                                *r
                             }
-                            moves.iter().any(Option::is_some)
+                            None => {
+                                let (laddered, working) = if libs == 1 {
+                                    (reading.in_atari_is_laddered(p), [None; 2])
+                                } else {
+                                    let working = reading.two_liberties_working_moves(p);
+                                    (working.iter().any(Option::is_some), working)
+                                };
+                                ChainReading {
+                                    chain,
+                                    laddered,
+                                    working,
+                                    footprint: reading.footprint(layout),
+                                }
+                            }
                         };
-                        solved.push((head, l));
-                        l
+                        let c = match runs[0] >> x & 1 {
+                            1 => Color::Black,
+                            _ => Color::White,
+                        };
+                        for m in r.working.into_iter().flatten() {
+                            Ladders::add(&mut read.working[c.index()], position(board, m));
+                        }
+                        solved.push(r);
+                        r.laddered
                     }
                 };
                 if laddered {
@@ -566,9 +604,12 @@ mod tests {
         // Random games on 9×9, 19×19 and a rectangle (kos and captures
         // among them): every position's inputs with the boards' ladders
         // from a memo the earlier positions filled (the two boards before
-        // are found there; the board itself the second time) equal those
-        // read from scratch, bit for bit; and the ladder planes are not
-        // all empty.
+        // are found there; the board itself the second time; its chains'
+        // readings reused from the board before where their footprints
+        // allow) equal those read from scratch, bit for bit, and so do
+        // those of a few other moves from each position (siblings in a
+        // search, each reusing the same parent's readings); and the
+        // ladder planes are not all empty, nor the reused readings few.
         use rand::{RngExt, SeedableRng};
         let memo = LadderMemo::default();
         let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
@@ -599,6 +640,25 @@ mod tests {
                         assert_eq!(a.global, b.global);
                     }
                 }
+                for _ in 0..3 {
+                    let mut child = game.clone();
+                    let q = child
+                        .board()
+                        .point(rng.random_range(0..width), rng.random_range(0..height));
+                    if child.play(child.to_move(), Some(q)).is_ok() {
+                        let to_move = child.to_move();
+                        fresh.fill(&child, to_move, false, 0.0, &mut a);
+                        remembered.fill_remembering(
+                            &child,
+                            to_move,
+                            false,
+                            0.0,
+                            &mut b,
+                            Some(&memo),
+                        );
+                        assert_eq!(a.planes, b.planes);
+                    }
+                }
                 laddered += a.planes[14..18]
                     .iter()
                     .flatten()
@@ -607,6 +667,11 @@ mod tests {
             }
         }
         assert!(laddered > 100, "{laddered}");
+        assert!(
+            remembered.readings_reused > 1000,
+            "{}",
+            remembered.readings_reused
+        );
     }
 
     #[test]

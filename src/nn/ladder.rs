@@ -13,10 +13,24 @@
 //! ([`Board::place_undoably`], [`Board::undo`]), as KataGo's does, in place
 //! of a board's copy a move: one copy serves every chain of a position.
 //!
+//! A reading also keeps its footprint: every cell whose contents its
+//! outcome depends on. It marks each point whose chain it reads (the
+//! chain through a point: its stones, liberties, size) and each point
+//! where it plays or weighs a move, with that point's neighbours; at the
+//! end each marked point's chain on the board read is taken whole, with
+//! every cell next to it. A chain on the scratch board is its original
+//! chains joined by stones the reading played, and each such stone's
+//! neighbours were marked, so every chain it read and every liberty it
+//! counted lies in the footprint. A board that differs from the one read
+//! only outside a reading's footprint (and in neither board's ko point
+//! within it) gives the same reading move for move, so its outcome can be
+//! reused (`ladder_memo.rs`).
+//!
 //! This is not kosumi's own tactical reader (`crate::knowledge::tactics`), which
 //! serves the playouts with a depth bound instead.
 
 use crate::go::board::{Board, BoardSize, Cell, Color, Point, Undo};
+use crate::go::cell_set::{CellSet, Layout};
 use crate::go::rules::Suicide;
 
 /// KataGo's bound on the moves of one ladder search.
@@ -35,6 +49,8 @@ pub struct LadderReader {
     /// The liberties of a chain of two, kept between calls.
     pair: Vec<Point>,
     nodes: u32,
+    /// The points whose chain, or whose neighbourhood, the reading read.
+    marked: CellSet,
 }
 
 impl Default for LadderReader {
@@ -47,9 +63,20 @@ fn ko_point(board: &Board) -> Option<Point> {
     board.ko().map(|(p, _)| p)
 }
 
+/// Marks `p` and its neighbours: a move there, played or weighed, reads
+/// them and their chains.
+fn mark_around(marked: &mut CellSet, board: &Board, p: Point) {
+    marked.insert(p);
+    for q in board.neighbors(p) {
+        marked.insert(q);
+    }
+}
+
 /// KataGo's legality inside a ladder: empty, not the ko point (for either
-/// colour) and not suicide.
-fn legal(board: &Board, c: Color, p: Point) -> bool {
+/// colour) and not suicide. Marks the move's neighbourhood, which playing
+/// it reads too.
+fn legal(board: &Board, marked: &mut CellSet, c: Color, p: Point) -> bool {
+    mark_around(marked, board, p);
     ko_point(board) != Some(p) && board.check(c, p, Suicide::Forbidden).is_ok()
 }
 
@@ -66,8 +93,14 @@ fn push_liberties(board: &Board, p: Point, list: &mut Vec<Point>, from: usize) {
 }
 
 /// The points that capture an opponent chain in atari next to the chain
-/// through `p` (each such chain's liberty), appended to `list`.
-fn push_liberty_gaining_captures(board: &Board, p: Point, list: &mut Vec<Point>) {
+/// through `p` (each such chain's liberty), appended to `list`; every
+/// opponent chain next to it marked (its liberties were read).
+fn push_liberty_gaining_captures(
+    board: &Board,
+    marked: &mut CellSet,
+    p: Point,
+    list: &mut Vec<Point>,
+) {
     let Some(own) = board.color_at(p) else { return };
     let opp = own.opponent();
     let from = list.len();
@@ -75,7 +108,11 @@ fn push_liberty_gaining_captures(board: &Board, p: Point, list: &mut Vec<Point>)
     let mut n = 0;
     for s in board.chain_stones(p) {
         for q in board.neighbors(s) {
-            if board.color_at(q) == Some(opp) && board.liberties(q) == 1 {
+            if board.color_at(q) != Some(opp) {
+                continue;
+            }
+            marked.insert(q);
+            if board.liberties(q) == 1 {
                 let head = board.chain(q);
                 if checked[..n].contains(&head) {
                     continue;
@@ -90,15 +127,17 @@ fn push_liberty_gaining_captures(board: &Board, p: Point, list: &mut Vec<Point>)
     }
 }
 
-fn has_liberty_gaining_captures(board: &Board, p: Point) -> bool {
+fn has_liberty_gaining_captures(board: &Board, marked: &mut CellSet, p: Point) -> bool {
     let Some(own) = board.color_at(p) else {
         return false;
     };
     board.chain_stones(p).any(|s| {
-        board
-            .neighbors(s)
-            .iter()
-            .any(|&q| board.color_at(q) == Some(own.opponent()) && board.liberties(q) == 1)
+        board.neighbors(s).iter().any(|&q| {
+            board.color_at(q) == Some(own.opponent()) && {
+                marked.insert(q);
+                board.liberties(q) == 1
+            }
+        })
     })
 }
 
@@ -148,8 +187,10 @@ fn liberty_bounds(board: &Board, c: Color, p: Point) -> (usize, usize) {
 }
 
 /// Exact liberties of a stone of `c` at `p`, or `max` if at least `max`
-/// (at most 8).
-fn liberties_after(board: &Board, c: Color, p: Point, max: usize) -> usize {
+/// (at most 8). The opponent stones next to the chains it joins are
+/// marked (whether each is captured reads its chain); `p`'s neighbourhood
+/// is the caller's to mark.
+fn liberties_after(board: &Board, marked: &mut CellSet, c: Color, p: Point, max: usize) -> usize {
     assert!(max <= 8, "liberties are counted up to 8");
     let mut libs = Liberties::default();
     let mut captured: [Point; 4] = [0; 4];
@@ -171,9 +212,10 @@ fn liberties_after(board: &Board, c: Color, p: Point, max: usize) -> usize {
             return max;
         }
     }
-    let would_be_empty = |q: Point| match board.cell(q) {
+    let mut would_be_empty = |q: Point| match board.cell(q) {
         Cell::Empty => true,
         cell if cell.color() == Some(c.opponent()) => {
+            marked.insert(q);
             captured[..n_captured].contains(&board.chain(q))
         }
         _ => false,
@@ -257,6 +299,7 @@ impl LadderReader {
             moves: Vec::new(),
             pair: Vec::new(),
             nodes: 0,
+            marked: CellSet::default(),
         }
     }
 
@@ -264,6 +307,7 @@ impl LadderReader {
     /// copy for them all: each search leaves the copy as it found it).
     pub fn on(&mut self, board: &Board) -> Reading<'_> {
         self.board.copy_from(board);
+        self.marked = CellSet::default();
         Reading { reader: self }
     }
 
@@ -273,6 +317,7 @@ impl LadderReader {
         let Some(own) = board.color_at(p) else {
             return working;
         };
+        self.marked.insert(p);
         if board.liberties(p) != 2 {
             return working;
         }
@@ -280,7 +325,7 @@ impl LadderReader {
         libs.clear();
         push_liberties(board, p, &mut libs, 0);
         for (i, &m) in libs.iter().enumerate().take(2) {
-            if !legal(&self.board, own.opponent(), m) {
+            if !legal(&self.board, &mut self.marked, own.opponent(), m) {
                 continue;
             }
             self.board.place_undoably(own.opponent(), m, &mut self.undo);
@@ -297,6 +342,7 @@ impl LadderReader {
     /// leaves as it found it.
     fn search(&mut self, p: Point, defender_first: bool) -> bool {
         let board = &self.board;
+        self.marked.insert(p);
         if board.color_at(p).is_none() {
             return false;
         }
@@ -354,10 +400,12 @@ impl LadderReader {
         }
         let mut moves = std::mem::take(&mut self.moves[depth]);
         moves.clear();
+        let marked = &mut self.marked;
         if is_defender {
-            push_liberty_gaining_captures(board, p, &mut moves);
+            push_liberty_gaining_captures(board, marked, p, &mut moves);
             push_liberties(board, p, &mut moves, 0);
             let last = *moves.last().expect("a chain in atari has a liberty");
+            mark_around(marked, board, last);
             let (lower, upper) = liberty_bounds(board, defender, last);
             if lower >= 3 {
                 self.moves[depth] = moves;
@@ -370,15 +418,17 @@ impl LadderReader {
         } else {
             push_liberties(board, p, &mut moves, 0);
             let (m0, m1) = (moves[0], moves[1]);
+            mark_around(marked, board, m0);
+            mark_around(marked, board, m1);
             let mut libs0 = immediate_liberties(board, m0);
             let mut libs1 = immediate_liberties(board, m1);
             if libs0 == 0
                 && libs1 == 0
                 && would_be_ko_capture(board, attacker, m0)
                 && would_be_ko_capture(board, attacker, m1)
-                && liberties_after(board, defender, m0, 3) <= 2
-                && liberties_after(board, defender, m1, 3) <= 2
-                && !has_liberty_gaining_captures(board, p)
+                && liberties_after(board, marked, defender, m0, 3) <= 2
+                && liberties_after(board, marked, defender, m1, 3) <= 2
+                && !has_liberty_gaining_captures(board, marked, p)
             {
                 self.moves[depth] = moves;
                 return Ok(true);
@@ -405,7 +455,7 @@ impl LadderReader {
         let mover = if is_defender { defender } else { attacker };
         let mut result = is_defender;
         for &m in &moves {
-            if !legal(&self.board, mover, m) {
+            if !legal(&self.board, &mut self.marked, mover, m) {
                 continue;
             }
             self.board.place_undoably(mover, m, &mut self.undo);
@@ -453,6 +503,21 @@ impl Reading<'_> {
     /// ladder capturing it (none: not laddered).
     pub fn two_liberties_working_moves(&mut self, p: Point) -> [Option<Point>; 2] {
         self.reader.working_moves(p)
+    }
+
+    /// The footprint of the readings since the last call (or since the
+    /// board was copied): the marked points, and each marked point's
+    /// chain on the board read with every cell next to it.
+    pub fn footprint(&mut self, layout: Layout) -> CellSet {
+        let marked = std::mem::take(&mut self.reader.marked);
+        let board = &self.reader.board;
+        let mut chains = CellSet::default();
+        for q in marked.iter() {
+            if board.color_at(q).is_some() && !chains.contains(q) {
+                board.chain_stones(q).for_each(|s| chains.insert(s));
+            }
+        }
+        marked.or(&chains.widened(layout))
     }
 }
 
