@@ -31,6 +31,11 @@ impl Layout {
             words: board.cells().len().div_ceil(64),
         }
     }
+
+    /// The words that hold all the board's cells.
+    pub fn words(&self) -> usize {
+        self.words
+    }
 }
 
 /// A board's contents as sets: its black stones, its white stones and its

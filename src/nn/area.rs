@@ -11,7 +11,7 @@
 //! stops growing, and whether a chain is vital to a region, or borders
 //! it, is one test of two sets.
 
-use crate::go::board::{Board, Color, MAX_POINTS};
+use crate::go::board::{Board, Color, Point};
 use crate::go::cell_set::{CellSet, Contents, Layout};
 use std::ops::Range;
 
@@ -66,9 +66,11 @@ struct Region {
     contains_opp: bool,
 }
 
-/// A chain of the colour read: its stones and the cells next to them
-/// (its liberties and the stones it touches).
+/// A chain of the colour read that some region may be vital to: its
+/// representative stone, its stones and the cells next to them (its
+/// liberties and the stones it touches).
 struct Chain {
+    head: Point,
     stones: CellSet,
     around: CellSet,
 }
@@ -79,12 +81,36 @@ struct Chain {
 #[derive(Default)]
 pub struct AreaReader {
     regions: Vec<Region>,
+    /// The chains read: those next to a region each of whose relevant
+    /// points is next to a stone of the colour read (no other region can
+    /// be vital to a chain, and a chain with no vital region dies in
+    /// Benson's first round whatever it is).
     chains: Vec<Chain>,
-    /// The chain index of each stone of the colour read.
-    chain_of: Vec<usize>,
     vital_count: Vec<u32>,
     killed: Vec<bool>,
     borders_dead: Vec<bool>,
+}
+
+/// The index in `chains` of the chain through `p`, read from `board` the
+/// first time it is asked for.
+fn chain_index(chains: &mut Vec<Chain>, board: &Board, p: Point) -> usize {
+    let head = board.chain(p);
+    if let Some(i) = chains.iter().position(|c| c.head == head) {
+        return i;
+    }
+    let mut chain = Chain {
+        head,
+        stones: CellSet::default(),
+        around: CellSet::default(),
+    };
+    for s in board.chain_stones(p) {
+        chain.stones.insert(s);
+        for q in board.neighbors(s) {
+            chain.around.insert(q);
+        }
+    }
+    chains.push(chain);
+    chains.len() - 1
 }
 
 impl AreaReader {
@@ -121,36 +147,17 @@ impl AreaReader {
         let AreaReader {
             regions,
             chains,
-            chain_of,
             vital_count,
             killed,
             borders_dead,
         } = self;
 
-        // The chains of pla, each its stones and the cells around them.
-        chains.clear();
-        chain_of.resize(MAX_POINTS, usize::MAX);
-        for p in own.iter() {
-            if board.chain(p) == p {
-                let mut chain = Chain {
-                    stones: CellSet::default(),
-                    around: CellSet::default(),
-                };
-                for s in board.chain_stones(p) {
-                    chain.stones.insert(s);
-                    for q in board.neighbors(s) {
-                        chain.around.insert(q);
-                    }
-                    chain_of[s as usize] = chains.len();
-                }
-                chains.push(chain);
-            }
-        }
-
         // The regions, each grown from an empty point no region has
         // reached yet; its vital chains are those next to that point that
-        // are next to every relevant point of the region.
+        // are next to every relevant point of the region (none where one
+        // of them is next to no stone of pla).
         regions.clear();
+        chains.clear();
         let mut unreached = *empty;
         while let Some(start) = unreached.first() {
             let mut points = CellSet::default();
@@ -172,16 +179,18 @@ impl AreaReader {
                 contains_opp: points.meets_over(opp, &words),
                 words: words.clone(),
             };
-            for q in board.neighbors(start) {
-                if !own.contains(q) {
-                    continue;
-                }
-                let i = chain_of[q as usize];
-                if !region.vital_for[..region.vital].contains(&i)
-                    && relevant.within_over(&chains[i].around, &words)
-                {
-                    region.vital_for[region.vital] = i;
-                    region.vital += 1;
+            if relevant.within_over(&next_to_own, &words) {
+                for q in board.neighbors(start) {
+                    if !own.contains(q) {
+                        continue;
+                    }
+                    let i = chain_index(chains, board, q);
+                    if !region.vital_for[..region.vital].contains(&i)
+                        && relevant.within_over(&chains[i].around, &words)
+                    {
+                        region.vital_for[region.vital] = i;
+                        region.vital += 1;
+                    }
                 }
             }
             regions.push(region);
@@ -205,21 +214,26 @@ impl AreaReader {
         // the regions next to any of them stop counting; the chains left
         // are the same in any order of killing (a chain's count only
         // falls), so a round reads each region once against the cells
-        // around all the chains it killed.
+        // around all the chains it killed (the killed stones widened).
+        // The first round kills every chain not read too: none has a
+        // vital region.
+        let mut dying_stones = *own;
+        for chain in chains.iter() {
+            dying_stones.take_out(&chain.stones, &(0..layout.words()));
+        }
         loop {
-            let mut dying = CellSet::default();
-            let mut changed = false;
             for (i, chain) in chains.iter().enumerate() {
                 if killed[i] || vital_count[i] >= 2 {
                     continue;
                 }
                 killed[i] = true;
-                changed = true;
-                dying = dying.or(&chain.around);
+                dying_stones = dying_stones.or(&chain.stones);
             }
-            if !changed {
+            if dying_stones.is_empty() {
                 break;
             }
+            let dying = dying_stones.widened(layout);
+            dying_stones = CellSet::default();
             for (r, region) in regions.iter().enumerate() {
                 if !borders_dead[r] && region.points.meets_over(&dying, &region.words) {
                     borders_dead[r] = true;
@@ -253,7 +267,7 @@ impl AreaReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::go::board::{Cell, Point};
+    use crate::go::board::{Cell, MAX_POINTS};
     use crate::go::vertex::parse_vertex;
     use rand::{RngExt, SeedableRng, rngs::SmallRng};
 
