@@ -578,6 +578,7 @@ mod tests {
             }
         }
     }
+    use crate::go::board::{Cell, Illegal};
     use crate::go::vertex::parse_vertex;
 
     fn play(game: &mut Game, moves: &[&str]) {
@@ -585,6 +586,60 @@ mod tests {
             let c = game.to_move();
             game.play(c, parse_vertex(v, game.size()).unwrap()).unwrap();
         }
+    }
+
+    #[test]
+    fn the_ko_plane_holds_the_points_whose_move_would_repeat_a_position() {
+        // Random games on small boards under positional superko, where
+        // captures (and, under Tromp-Taylor's rules, suicides of several
+        // stones) bring positions back: plane 6 holds exactly the points
+        // where the mover's play is refused as a ko or a repetition.
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(5);
+        let mut maker = FeatureMaker::default();
+        let mut superko = 0;
+        let mut suicides = 0;
+        for ((width, height), rules) in [(4, 4), (5, 4), (5, 5)]
+            .into_iter()
+            .flat_map(|size| [(size, "chinese"), (size, "tromp-taylor")])
+        {
+            let size = BoardSize::new(width, height).unwrap();
+            let mut f = Features::new(size);
+            for _ in 0..40 {
+                let mut game = Game::new(size, Rules::preset(rules).unwrap(), 7.5);
+                for _ in 0..3 * width * height {
+                    let pla = game.to_move();
+                    maker.fill(&game, pla, false, 0.0, &mut f);
+                    let board = game.board();
+                    for p in board.points() {
+                        // (Under positional superko a ko's retake is refused
+                        // as a repetition too.)
+                        // KataGo never plays a lone stone's suicide, so does
+                        // not mark it, though Tromp-Taylor's rules refuse it
+                        // as a repetition.
+                        let refused = board.cell(p) == Cell::Empty
+                            && matches!(
+                                game.clone().play(pla, Some(p)),
+                                Err(Illegal::Ko | Illegal::Superko)
+                            )
+                            && board.check(pla, p, Suicide::MultiStone).is_ok();
+                        assert_eq!(f.at(6, position(board, p)), refused, "{rules} {p}");
+                        superko += usize::from(refused);
+                        suicides += usize::from(refused && board.is_suicide(pla, p));
+                    }
+                    let legal: Vec<Point> = board
+                        .empty_points()
+                        .iter()
+                        .copied()
+                        .filter(|&p| game.clone().play(pla, Some(p)).is_ok())
+                        .collect();
+                    let mv = (!legal.is_empty() && rng.random_range(0..10) > 0)
+                        .then(|| legal[rng.random_range(0..legal.len())]);
+                    game.play(pla, mv).unwrap();
+                }
+            }
+        }
+        assert!(superko > 20 && suicides > 0, "{superko} {suicides}");
     }
 
     #[test]
