@@ -464,3 +464,54 @@ fn legal_moves(r: &Request, f: &Features, legal: &mut Vec<bool>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::board::Cell;
+    use crate::go::rules::Rules;
+    use rand::{RngExt, SeedableRng};
+
+    #[test]
+    fn the_legal_moves_are_the_points_the_game_lets_the_mover_play() {
+        // Random games on small boards and a rectangle, crowded enough for
+        // suicides and repeats, under rules that refuse or allow a suicide
+        // of several stones: a point is legal exactly where the game plays
+        // it.
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
+        let mut maker = FeatureMaker::default();
+        let mut legal = Vec::new();
+        let (mut suicides, mut refused) = (0, 0);
+        for (width, height) in [(4, 4), (5, 5), (6, 4)] {
+            let size = BoardSize::new(width, height).unwrap();
+            let mut f = Features::new(size);
+            for rules in ["chinese", "tromp-taylor", "japanese"] {
+                for _ in 0..20 {
+                    let mut game = Game::new(size, Rules::preset(rules).unwrap(), 7.5);
+                    for _ in 0..3 * width * height {
+                        let r = Request::of(&game);
+                        maker.fill(&game, r.to_move, false, 0.0, &mut f);
+                        legal_moves(&r, &f, &mut legal);
+                        let board = game.board();
+                        let mut playable = Vec::new();
+                        for p in board.points() {
+                            let plays = game.clone().play(r.to_move, Some(p)).is_ok();
+                            let pos = super::super::inputs::position(board, p);
+                            assert_eq!(legal[pos], plays, "{rules} {p}");
+                            let empty = board.cell(p) == Cell::Empty;
+                            refused += usize::from(empty && !plays);
+                            suicides += usize::from(plays && board.is_suicide(r.to_move, p));
+                            if plays {
+                                playable.push(p);
+                            }
+                        }
+                        let mv = (!playable.is_empty() && rng.random_range(0..10) > 0)
+                            .then(|| playable[rng.random_range(0..playable.len())]);
+                        game.play(r.to_move, mv).unwrap();
+                    }
+                }
+            }
+        }
+        assert!(suicides > 10 && refused > 100, "{suicides} {refused}");
+    }
+}
