@@ -105,16 +105,19 @@ impl Features {
     /// Each point's planes as one word, bit `c` plane `c`, by KataGo's
     /// index: the rows a backend reads are these bits as values.
     pub fn point_masks(&self, masks: &mut [u32]) {
-        // Eight points at a time: each plane's byte of them spread into
-        // eight lanes of a word (a lane a point, from a table), shifted to
-        // the plane's bit in its lane, and the lanes of three words (planes
-        // 0–7, 8–15, 16–23) joined into the points' masks.
-        const { assert!(SPATIAL <= 24) };
+        // The planes set at many points (the stones, their liberties, the
+        // area) eight points at a time: each plane's byte of them spread
+        // into eight lanes of a word (a lane a point, from a table),
+        // shifted to the plane's bit in its lane, and the lanes of planes
+        // 0–7 and 16–23 joined into the points' masks. The others (bans,
+        // the last moves, ladders) hold a few points each: their points
+        // are set one by one.
+        const { assert!(SPATIAL <= 24 && DENSE_PLANES.len() == 8) };
         for (group, out) in masks.chunks_mut(8).enumerate() {
             let (word, shift) = (group / 8, group % 8 * 8);
             let mut lanes = [0u64; 3];
-            for (c, plane) in self.planes.iter().enumerate() {
-                let byte = (plane[word] >> shift) as u8;
+            for c in DENSE_PLANES {
+                let byte = (self.planes[c][word] >> shift) as u8;
                 lanes[c / 8] |= BYTE_LANES[byte as usize] << (c % 8);
             }
             for (i, mask) in out.iter_mut().enumerate() {
@@ -122,8 +125,27 @@ impl Features {
                 *mask = lane(lanes[0]) | lane(lanes[1]) << 8 | lane(lanes[2]) << 16;
             }
         }
+        for (c, plane) in self.planes.iter().enumerate() {
+            if DENSE_PLANES.contains(&c) {
+                continue;
+            }
+            for (w, &bits) in plane.iter().enumerate() {
+                let mut bits = bits;
+                while bits != 0 {
+                    let pos = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if let Some(mask) = masks.get_mut(pos) {
+                        *mask |= 1 << c;
+                    }
+                }
+            }
+        }
     }
 }
+
+/// The planes [`Features::point_masks`] spreads eight points at a time:
+/// those a typical board sets at many points.
+const DENSE_PLANES: [usize; 8] = [0, 1, 2, 3, 4, 5, 18, 19];
 
 /// Each byte's eight bits as the lowest bits of a word's eight bytes,
 /// lowest first.
