@@ -172,6 +172,16 @@ impl CellSet {
         bits_at(&self.0, first as usize, len)
     }
 
+    /// Adds the cells `first..first + 32` that `bits` holds, `first` at
+    /// its lowest bit: a run of a row put back.
+    pub fn add_run(&mut self, first: Point, bits: u32) {
+        let (i, shift) = (first as usize / 64, first as usize % 64);
+        self.0[i] |= u64::from(bits) << shift;
+        if shift > 32 && i + 1 < WORDS {
+            self.0[i + 1] |= u64::from(bits) >> (64 - shift);
+        }
+    }
+
     /// The lowest cell in the set.
     pub fn first(&self) -> Option<Point> {
         let (i, &w) = self.0.iter().enumerate().find(|(_, w)| **w != 0)?;
@@ -265,48 +275,6 @@ impl CellSet {
         }
         out
     }
-
-    /// Widens the set by one step within `within` (a superset of it), on a
-    /// board of `layout`, reading and writing only the words next to
-    /// `words`, which hold all its cells (and are moved to hold the grown
-    /// set): a small region's growth touches two or three words of a
-    /// board's seven. Whether the set grew.
-    pub fn grow_within(
-        &mut self,
-        layout: Layout,
-        within: &CellSet,
-        words: &mut Range<usize>,
-    ) -> bool {
-        let (lo, hi) = (
-            words.start.saturating_sub(1),
-            (words.end + 1).min(layout.words),
-        );
-        let (w, k) = (self.0, layout.stride);
-        let mut grew = 0;
-        for i in lo..hi {
-            let below = if i > 0 { w[i - 1] } else { 0 };
-            let (at, above) = (w[i], w.get(i + 1).copied().unwrap_or(0));
-            let wide = at
-                | at << 1
-                | below >> 63
-                | at >> 1
-                | above << 63
-                | at << k
-                | below >> (64 - k)
-                | at >> k
-                | above << (64 - k);
-            let grown = wide & within.0[i];
-            grew |= grown ^ at;
-            self.0[i] = grown;
-        }
-        if self.0[lo] != 0 {
-            words.start = lo;
-        }
-        if self.0[hi - 1] != 0 {
-            words.end = hi;
-        }
-        grew != 0
-    }
 }
 
 #[cfg(test)]
@@ -344,38 +312,22 @@ mod tests {
     }
 
     #[test]
-    fn growing_within_the_words_next_to_a_set_reaches_what_widening_everywhere_does() {
+    fn a_run_added_is_its_cells_inserted_one_by_one() {
         use rand::{RngExt, SeedableRng, rngs::SmallRng};
         let mut rng = SmallRng::seed_from_u64(9);
-        for (width, height) in [(19, 19), (9, 9), (25, 25), (13, 7), (2, 3)] {
+        for (width, height) in [(19, 19), (25, 25), (13, 7), (2, 3)] {
             let board = Board::new(BoardSize::new(width, height).unwrap());
-            let layout = Layout::of(&board);
-            let points: Vec<Point> = board.points().collect();
-            for _ in 0..200 {
-                let share = rng.random::<f64>();
-                let mut open = CellSet::default();
-                for &p in &points {
-                    if rng.random::<f64>() < share {
-                        open.insert(p);
-                    }
+            for y in 0..height {
+                let first = board.point(0, y);
+                let bits = rng.random::<u32>() >> (32 - width);
+                let mut run = CellSet::default();
+                run.add_run(first, bits);
+                let mut one_by_one = CellSet::default();
+                for x in (0..width).filter(|x| bits >> x & 1 != 0) {
+                    one_by_one.insert(board.point(x, y));
                 }
-                let Some(start) = open.first() else { continue };
-                let mut everywhere = CellSet::default();
-                everywhere.insert(start);
-                loop {
-                    let grown = everywhere.widened(layout).and(&open);
-                    if grown == everywhere {
-                        break;
-                    }
-                    everywhere = grown;
-                }
-                let mut near = CellSet::default();
-                near.insert(start);
-                let word = start as usize / 64;
-                let mut words = word..word + 1;
-                while near.grow_within(layout, &open, &mut words) {}
-                assert_eq!(near, everywhere);
-                assert!((0..WORDS).all(|i| words.contains(&i) || near.0[i] == 0));
+                assert_eq!(run, one_by_one, "{width}x{height} row {y}");
+                assert_eq!(run.run(first, width), bits);
             }
         }
     }

@@ -7,9 +7,9 @@
 //! network sees the result as its "current territory" planes.
 //!
 //! The reader works on sets of the board's cells a word of bits at a time
-//! ([`CellSet`]): a region is grown by widening a set of points until it
-//! stops growing, and whether a chain is vital to a region, or borders
-//! it, is one test of two sets.
+//! ([`CellSet`]): the regions are the runs of each row's open cells joined
+//! where runs of neighbouring rows share a column, and whether a chain is
+//! vital to a region, or borders it, is one test of two sets.
 
 use crate::go::board::{Board, Color, Point};
 use crate::go::cell_set::{CellSet, Contents, Layout};
@@ -66,6 +66,26 @@ struct Region {
     contains_opp: bool,
 }
 
+/// A run of a row's open cells (empty or the opponent's), and the run it
+/// is joined to on the way to its region's first run.
+#[derive(Clone, Copy)]
+struct Run {
+    first: Point,
+    bits: u32,
+    up: u32,
+}
+
+/// The run at the root of `i`'s tree of joined runs, halving the paths it
+/// walks.
+fn root(runs: &mut [Run], mut i: usize) -> usize {
+    while runs[i].up as usize != i {
+        let up = runs[i].up as usize;
+        runs[i].up = runs[up].up;
+        i = up;
+    }
+    i
+}
+
 /// A chain of the colour read that some region may be vital to: its
 /// representative stone, its stones and the cells next to them (its
 /// liberties and the stones it touches).
@@ -89,6 +109,9 @@ pub struct AreaReader {
     vital_count: Vec<u32>,
     killed: Vec<bool>,
     borders_dead: Vec<bool>,
+    runs: Vec<Run>,
+    /// The region of each root run (`usize::MAX` before it has one).
+    region_of: Vec<usize>,
 }
 
 /// The index in `chains` of the chain through `p`, read from `board` the
@@ -150,34 +173,80 @@ impl AreaReader {
             vital_count,
             killed,
             borders_dead,
+            runs,
+            region_of,
         } = self;
 
-        // The regions, each grown from an empty point no region has
-        // reached yet; its vital chains are those next to that point that
-        // are next to every relevant point of the region (none where one
-        // of them is next to no stone of pla).
+        // The regions: the runs of each row's open cells, each joined to
+        // the runs of the row above that share a column with it (the
+        // union of the runs' trees), a region's set made of its runs.
+        runs.clear();
+        let width = board.size().width;
+        let mut above = 0..0;
+        for y in 0..board.size().height {
+            let first = board.point(0, y);
+            let mut open_bits = open.run(first, width);
+            let start = runs.len();
+            while open_bits != 0 {
+                let low = open_bits & open_bits.wrapping_neg();
+                let bits = open_bits & !(open_bits + low);
+                open_bits &= !bits;
+                let at = runs.len();
+                runs.push(Run {
+                    first,
+                    bits,
+                    up: at as u32,
+                });
+                for j in above.clone() {
+                    if runs[j].bits & bits != 0 {
+                        let (a, b) = (root(runs, j), root(runs, at));
+                        runs[a.max(b)].up = a.min(b) as u32;
+                    }
+                }
+            }
+            above = start..runs.len();
+        }
         regions.clear();
+        region_of.clear();
+        region_of.resize(runs.len(), usize::MAX);
+        for i in 0..runs.len() {
+            let r = root(runs, i);
+            if region_of[r] == usize::MAX {
+                region_of[r] = regions.len();
+                regions.push(Region {
+                    points: CellSet::default(),
+                    words: usize::MAX..0,
+                    vital_for: [0; 4],
+                    vital: 0,
+                    internal: 0,
+                    contains_opp: false,
+                });
+            }
+            let (run, region) = (runs[i], &mut regions[region_of[r]]);
+            region.points.add_run(run.first, run.bits);
+            let (lo, hi) = (run.first as usize / 64, (run.first as usize + 31) / 64);
+            region.words = region.words.start.min(lo)..region.words.end.max(hi + 1);
+        }
+
+        // Each region's vital chains: those next to its first empty point
+        // that are next to every relevant point of it (none where one of
+        // them is next to no stone of pla).
         chains.clear();
-        let mut unreached = *empty;
-        while let Some(start) = unreached.first() {
-            let mut points = CellSet::default();
-            points.insert(start);
-            let word = start as usize / 64;
-            let mut words = word..word + 1;
-            while points.grow_within(layout, &open, &mut words) {}
-            unreached.take_out(&points, &words);
+        for region in regions.iter_mut() {
+            region.words.end = region.words.end.min(layout.words());
+            let (points, words) = (region.points, region.words.clone());
             let relevant = if multi_stone_suicide {
                 points
             } else {
                 points.and(empty)
             };
-            let mut region = Region {
-                points,
-                vital_for: [0; 4],
-                vital: 0,
-                internal: points.count_outside_to_two(&next_to_own, &words),
-                contains_opp: points.meets_over(opp, &words),
-                words: words.clone(),
+            region.internal = points.count_outside_to_two(&next_to_own, &words);
+            region.contains_opp = points.meets_over(opp, &words);
+            let Some(start) = points.and(empty).first() else {
+                // Only stones, none of them with a liberty: no board a
+                // game makes, and no region (nothing grows it).
+                region.points = CellSet::default();
+                continue;
             };
             if relevant.within_over(&next_to_own, &words) {
                 for q in board.neighbors(start) {
@@ -193,7 +262,6 @@ impl AreaReader {
                     }
                 }
             }
-            regions.push(region);
         }
 
         // Benson: chains of pla with fewer than two vital regions die, and
