@@ -210,22 +210,22 @@ impl AreaReader {
         region_of.clear();
         region_of.resize(runs.len(), usize::MAX);
         for i in 0..runs.len() {
-            let r = root(runs, i);
+            let (r, run) = (root(runs, i), runs[i]);
+            let words = run.first as usize / 64..(run.first as usize + 31) / 64 + 1;
             if region_of[r] == usize::MAX {
                 region_of[r] = regions.len();
                 regions.push(Region {
                     points: CellSet::default(),
-                    words: usize::MAX..0,
+                    words: words.clone(),
                     vital_for: [0; 4],
                     vital: 0,
                     internal: 0,
                     contains_opp: false,
                 });
             }
-            let (run, region) = (runs[i], &mut regions[region_of[r]]);
+            let region = &mut regions[region_of[r]];
             region.points.add_run(run.first, run.bits);
-            let (lo, hi) = (run.first as usize / 64, (run.first as usize + 31) / 64);
-            region.words = region.words.start.min(lo)..region.words.end.max(hi + 1);
+            region.words = region.words.start.min(words.start)..region.words.end.max(words.end);
         }
 
         // Each region's vital chains: those next to its first empty point
