@@ -304,11 +304,15 @@ impl LadderReader {
     }
 
     /// The reader on a copy of `board`, for any number of its chains (one
-    /// copy for them all: each search leaves the copy as it found it).
-    pub fn on(&mut self, board: &Board) -> Reading<'_> {
-        self.board.copy_from(board);
+    /// copy for them all: each search leaves the copy as it found it),
+    /// made when the first chain is read.
+    pub fn on<'a>(&'a mut self, board: &'a Board) -> Reading<'a> {
         self.marked = CellSet::default();
-        Reading { reader: self }
+        Reading {
+            reader: self,
+            board,
+            copied: false,
+        }
     }
 
     fn working_moves(&mut self, p: Point) -> [Option<Point>; 2] {
@@ -490,19 +494,31 @@ impl LadderReader {
 /// A [`LadderReader`] on one board's copy ([`LadderReader::on`]).
 pub struct Reading<'a> {
     reader: &'a mut LadderReader,
+    board: &'a Board,
+    /// Whether the reader's board is a copy of `board` yet.
+    copied: bool,
 }
 
 impl Reading<'_> {
+    /// The reader, its board a copy of the board read.
+    fn reader(&mut self) -> &mut LadderReader {
+        if !self.copied {
+            self.reader.board.copy_from(self.board);
+            self.copied = true;
+        }
+        self.reader
+    }
+
     /// Whether the chain through `p`, in atari, is captured in a ladder
     /// with its owner to move.
     pub fn in_atari_is_laddered(&mut self, p: Point) -> bool {
-        self.reader.search(p, true)
+        self.reader().search(p, true)
     }
 
     /// For a chain of two liberties: the attacker's ataris that start a
     /// ladder capturing it (none: not laddered).
     pub fn two_liberties_working_moves(&mut self, p: Point) -> [Option<Point>; 2] {
-        self.reader.working_moves(p)
+        self.reader().working_moves(p)
     }
 
     /// The footprint of the readings since the last call (or since the
@@ -510,7 +526,7 @@ impl Reading<'_> {
     /// chain on the board read with every cell next to it.
     pub fn footprint(&mut self, layout: Layout) -> CellSet {
         let marked = std::mem::take(&mut self.reader.marked);
-        let board = &self.reader.board;
+        let board = self.board;
         let mut chains = CellSet::default();
         for q in marked.iter() {
             if board.color_at(q).is_some() && !chains.contains(q) {
