@@ -1012,19 +1012,44 @@ unsafe fn block_avx2_fma<const R: usize>(a: &[f32], lda: usize, k: usize, panel:
             let mut c = [[zero; 2]; R];
             let ap = a.as_ptr();
             let bp = panel.as_ptr();
-            let next = next_panel(first, panel, k);
-            for kk in 0..k {
-                // SAFETY: kk < k, so every offset is within the lengths asserted above.
-                unsafe {
-                    if let Some(next) = next {
-                        _mm_prefetch::<_MM_HINT_T1>(next.add(kk * NR).cast());
+            // A step of `k`: two loads of the panel, a broadcast of each
+            // row's value, two fused multiply-adds a row (a macro, so that
+            // it is compiled with the kernel's instructions).
+            macro_rules! step {
+                ($kk:expr) => {{
+                    let kk = $kk;
+                    // SAFETY: kk < k, so every offset is within the lengths asserted above.
+                    unsafe {
+                        let b0 = _mm256_loadu_ps(bp.add(kk * NR));
+                        let b1 = _mm256_loadu_ps(bp.add(kk * NR + 8));
+                        for (r, cr) in c.iter_mut().enumerate() {
+                            let av = _mm256_broadcast_ss(&*ap.add(r * lda + kk));
+                            cr[0] = _mm256_fmadd_ps(av, b0, cr[0]);
+                            cr[1] = _mm256_fmadd_ps(av, b1, cr[1]);
+                        }
                     }
-                    let b0 = _mm256_loadu_ps(bp.add(kk * NR));
-                    let b1 = _mm256_loadu_ps(bp.add(kk * NR + 8));
-                    for (r, cr) in c.iter_mut().enumerate() {
-                        let av = _mm256_broadcast_ss(&*ap.add(r * lda + kk));
-                        cr[0] = _mm256_fmadd_ps(av, b0, cr[0]);
-                        cr[1] = _mm256_fmadd_ps(av, b1, cr[1]);
+                }};
+            }
+            // The first block of a run asks for the next panel a row a
+            // step; the others run the steps alone, four at a time.
+            match next_panel(first, panel, k) {
+                Some(next) => {
+                    for kk in 0..k {
+                        // SAFETY: the next panel holds NR · k values.
+                        unsafe { _mm_prefetch::<_MM_HINT_T1>(next.add(kk * NR).cast()) };
+                        step!(kk);
+                    }
+                }
+                None => {
+                    let whole = k - k % 4;
+                    for kk in (0..whole).step_by(4) {
+                        step!(kk);
+                        step!(kk + 1);
+                        step!(kk + 2);
+                        step!(kk + 3);
+                    }
+                    for kk in whole..k {
+                        step!(kk);
                     }
                 }
             }
