@@ -287,7 +287,7 @@ impl AreaReader {
         // vital region.
         let mut dying_stones = *own;
         for chain in chains.iter() {
-            dying_stones.take_out(&chain.stones, &(0..layout.words()));
+            dying_stones = dying_stones.minus(&chain.stones);
         }
         loop {
             for (i, chain) in chains.iter().enumerate() {
