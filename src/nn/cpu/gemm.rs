@@ -15,6 +15,7 @@
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use super::simd::Math;
+use super::weight_memory::WeightMemory;
 use crate::nn::precision::Precision;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::nn::precision::{bf16_available, bf16_name};
@@ -231,11 +232,11 @@ impl std::str::FromStr for Kernel {
 pub struct Packed {
     k: usize,
     n: usize,
-    panels: Vec<f32>,
+    panels: WeightMemory<f32>,
     /// In bfloat16, the same panels with the rows taken in pairs: a
     /// panel's pair `q` is 16 values, column `j`'s rows `2q` and `2q + 1`
     /// (empty in single precision).
-    pairs: Vec<u32>,
+    pairs: WeightMemory<u32>,
 }
 
 impl Packed {
@@ -244,7 +245,8 @@ impl Packed {
         Packed::with_precision(k, n, b, precision())
     }
 
-    /// Packs `b` for `precision`.
+    /// Packs `b` for `precision`, the panels then settled among the net's
+    /// other weights (`weight_memory`).
     fn with_precision(k: usize, n: usize, b: &[f32], precision: Precision) -> Packed {
         let count = n.div_ceil(NR);
         let mut panels = vec![0.0; count * k * NR];
@@ -258,10 +260,12 @@ impl Packed {
         let mut packed = Packed {
             k,
             n,
-            panels,
-            pairs: Vec::new(),
+            panels: WeightMemory::Own(panels),
+            pairs: WeightMemory::default(),
         };
         packed.pair_up(precision);
+        packed.panels.settle();
+        packed.pairs.settle();
         packed
     }
 
@@ -296,11 +300,12 @@ impl Packed {
 
     /// In bfloat16, the panels' rows paired (a last odd row with zero).
     fn pair_up(&mut self, precision: Precision) {
-        self.pairs.clear();
+        let (k, q) = (self.k, self.row_pairs());
+        let pairs = self.pairs.own();
+        pairs.clear();
         if precision != Precision::Bf16 {
             return;
         }
-        let (k, q) = (self.k, self.row_pairs());
         for p in 0..self.n.div_ceil(NR) {
             let panel = &self.panels[p * k * NR..(p + 1) * k * NR];
             for pair in 0..q {
@@ -311,7 +316,7 @@ impl Packed {
                     } else {
                         0.0
                     };
-                    self.pairs.push(bf16_pair(lo, hi));
+                    pairs.push(bf16_pair(lo, hi));
                 }
             }
         }
@@ -323,7 +328,12 @@ impl Packed {
     /// point's).
     pub fn refill_rows(&mut self, k: usize, n: usize, rows: &[f32], stride: usize) {
         self.resize_to(k, n);
-        for (p, panel) in self.panels.chunks_exact_mut((k * NR).max(1)).enumerate() {
+        for (p, panel) in self
+            .panels
+            .own()
+            .chunks_exact_mut((k * NR).max(1))
+            .enumerate()
+        {
             let cols = NR.min(n - p * NR);
             for (r, to) in panel.chunks_exact_mut(NR).enumerate() {
                 to[..cols].copy_from_slice(&rows[r * stride + p * NR..][..cols]);
@@ -339,7 +349,12 @@ impl Packed {
     /// columns read side by side), so that the writes run on.
     pub fn refill_columns(&mut self, k: usize, n: usize, columns: &[f32], stride: usize) {
         self.resize_to(k, n);
-        for (p, panel) in self.panels.chunks_exact_mut((k * NR).max(1)).enumerate() {
+        for (p, panel) in self
+            .panels
+            .own()
+            .chunks_exact_mut((k * NR).max(1))
+            .enumerate()
+        {
             let cols = NR.min(n - p * NR);
             let sources: [&[f32]; NR] = std::array::from_fn(|j| match j < cols {
                 true => &columns[(p * NR + j) * stride..][..k],
@@ -359,7 +374,7 @@ impl Packed {
     fn resize_to(&mut self, k: usize, n: usize) {
         self.k = k;
         self.n = n;
-        self.panels.resize(n.div_ceil(NR) * k * NR, 0.0);
+        self.panels.own().resize(n.div_ceil(NR) * k * NR, 0.0);
     }
 
     /// The `count` panels from `p`, and the next one after them where
@@ -1439,7 +1454,7 @@ mod tests {
                 .collect();
             packed.refill_rows(k, n, &rows, stride);
             assert_eq!((packed.k, packed.n), (k, n));
-            assert_eq!(packed.panels, want.panels, "rows {k}×{n}");
+            assert_eq!(packed.panels[..], want.panels[..], "rows {k}×{n}");
             let stride = k + pad;
             let columns: Vec<f32> = (0..n * stride)
                 .map(|i| {
@@ -1451,7 +1466,7 @@ mod tests {
                 })
                 .collect();
             packed.refill_columns(k, n, &columns, stride);
-            assert_eq!(packed.panels, want.panels, "columns {k}×{n}");
+            assert_eq!(packed.panels[..], want.panels[..], "columns {k}×{n}");
         }
     }
 

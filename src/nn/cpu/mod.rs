@@ -7,7 +7,8 @@
 //! [`transformer`] (RMSNorms, attention, feed-forward); all of them
 //! multiply on [`gemm`], whose kernels and the transforms' vector code
 //! (`simd`) are chosen at run time for the instructions the processor has;
-//! every forward pass flushes subnormal numbers ([`denormals`]).
+//! every forward pass flushes subnormal numbers ([`denormals`]). The
+//! packed weights lie together in regions of huge pages (`weight_memory`).
 
 pub mod conv;
 pub mod denormals;
@@ -17,3 +18,4 @@ pub mod layers;
 pub mod network;
 mod simd;
 pub mod transformer;
+mod weight_memory;
