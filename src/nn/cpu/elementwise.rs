@@ -51,25 +51,36 @@ by_kernel! {
 }
 
 by_kernel! {
-    /// Rotates each pair of channels `(x[2p], x[2p + 1])` of the first
-    /// `width` values of `rows` rows of `x` (`stride` apart), in place:
-    /// channel `j` of row r becomes `x[j] · cos[j] + x[j ^ 1] · sin[j]`,
-    /// the tables' row r (`width` values) (the rotary embedding, its
-    /// tables given for both channels of a pair, the sine negated for the
-    /// first), a multiplication and an addition each, as a value at a
-    /// time.
-    fn rotate_pairs(x: &mut [f32], stride: usize, width: usize, rows: usize, cos: &[f32], sin: &[f32]) => rotate_rows_lanes, rotate_rows_portable
+    /// Rotates each pair of channels `(x[2p], x[2p + 1])` of the heads
+    /// of `rows` rows of `x` (`stride` apart), in place: in each head (the
+    /// first `heads.width` values from `h · heads.pitch`, for `h` below
+    /// `heads.count`) channel `j` of row r becomes `x[j] · cos[j] + x[j ^
+    /// 1] · sin[j]`, the tables' row r (`heads.width` values) (the rotary
+    /// embedding, its tables given for both channels of a pair, the sine
+    /// negated for the first), a multiplication and an addition each, as
+    /// a value at a time. A row's heads are turned one after another, so
+    /// that the row and its tables' row are read once.
+    fn rotate_pairs(x: &mut [f32], stride: usize, rows: usize, heads: RotatedHeads, cos: &[f32], sin: &[f32]) => rotate_rows_lanes, rotate_rows_portable
+}
+
+/// Where the heads [`rotate_pairs`] turns lie in a row: `count` heads
+/// `pitch` values apart, the first `width` values of each turned.
+#[derive(Clone, Copy, Debug)]
+pub struct RotatedHeads {
+    pub width: usize,
+    pub count: usize,
+    pub pitch: usize,
 }
 
 fn rotate_rows_portable(
     x: &mut [f32],
     stride: usize,
-    width: usize,
     rows: usize,
+    heads: RotatedHeads,
     cos: &[f32],
     sin: &[f32],
 ) {
-    each_rotated_row(x, stride, width, rows, cos, sin, rotate_portable);
+    each_rotated_row(x, stride, rows, heads, cos, sin, rotate_portable);
 }
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -77,33 +88,33 @@ fn rotate_rows_portable(
 fn rotate_rows_lanes<V: Math>(
     x: &mut [f32],
     stride: usize,
-    width: usize,
     rows: usize,
+    heads: RotatedHeads,
     cos: &[f32],
     sin: &[f32],
 ) {
-    each_rotated_row(x, stride, width, rows, cos, sin, rotate_lanes::<V>);
+    each_rotated_row(x, stride, rows, heads, cos, sin, rotate_lanes::<V>);
 }
 
-/// `rotate(row, cos, sin)` on each of `rows` rows of `x` (`stride`
-/// apart, `width` values), with the tables' row of the same number.
+/// `rotate(head, cos, sin)` on each head of each of `rows` rows of `x`
+/// (`stride` apart), with the tables' row of the same number.
 #[inline(always)]
 fn each_rotated_row(
     x: &mut [f32],
     stride: usize,
-    width: usize,
     rows: usize,
+    heads: RotatedHeads,
     cos: &[f32],
     sin: &[f32],
     rotate: impl Fn(&mut [f32], &[f32], &[f32]),
 ) {
+    let width = heads.width;
     for r in 0..rows {
         let at = r * width;
-        rotate(
-            &mut x[r * stride..][..width],
-            &cos[at..at + width],
-            &sin[at..at + width],
-        );
+        let (cos, sin) = (&cos[at..at + width], &sin[at..at + width]);
+        for h in 0..heads.count {
+            rotate(&mut x[r * stride + h * heads.pitch..][..width], cos, sin);
+        }
     }
 }
 

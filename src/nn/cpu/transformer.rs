@@ -11,7 +11,7 @@
 //! Every buffer is the caller's ([`Scratch`], grown by [`Scratch::fit`]):
 //! nothing here allocates while evaluating.
 
-use super::elementwise::{activate_row, rotate_pairs, softmax_weights};
+use super::elementwise::{RotatedHeads, activate_row, rotate_pairs, softmax_weights};
 use super::gemm::{Packed, RowStrides, Store, gemm_stored, gemm_strided};
 use crate::nn::backend::Shape;
 use crate::nn::model::{
@@ -355,7 +355,7 @@ impl Attention {
 
     /// Rotates each head's pairs of channels `(2p, 2p + 1)` at each point:
     /// `heads` heads from `column` of the rows of `qkv` ([`rotate_pairs`]),
-    /// a head over a board's points at a time.
+    /// the heads that share a table over a board's points at a time.
     fn rotate(
         &self,
         qkv: &mut [f32],
@@ -370,14 +370,22 @@ impl Attention {
         let stride = self.qkv.out_channels;
         for b in 0..shape.batch {
             let board = &mut qkv[b * points * stride..(b + 1) * points * stride];
-            for h in 0..heads {
-                let table = match self.rope {
-                    Rope::Learned(_) => h * self.kv_heads / heads,
-                    _ => 0,
-                };
+            // Learned tables are a key head's, shared by its query heads;
+            // the others are one for all.
+            let tables = match self.rope {
+                Rope::Learned(_) => self.kv_heads,
+                _ => 1,
+            };
+            let sharing = heads / tables;
+            for table in 0..tables {
                 let at = table * points * width..(table + 1) * points * width;
-                let head = &mut board[column + h * self.q_dim..];
-                rotate_pairs(head, stride, width, points, &cos[at.clone()], &sin[at]);
+                let first = &mut board[column + table * sharing * self.q_dim..];
+                let rotated = RotatedHeads {
+                    width,
+                    count: sharing,
+                    pitch: self.q_dim,
+                };
+                rotate_pairs(first, stride, points, rotated, &cos[at.clone()], &sin[at]);
             }
         }
     }
@@ -543,8 +551,9 @@ mod tests {
 
     #[test]
     fn rotary_embedding_turns_each_pair_by_its_angle() {
-        // Ten channels a head: four pairs at once, then one alone.
-        let (heads, q_dim, width) = (2, 10, 3);
+        // Ten channels a head: four pairs at once, then one alone. Four
+        // query heads, two to each key head, whose learned tables they share.
+        let (heads, kv_heads, q_dim, width) = (4, 2, 10, 3);
         let layer = |n: usize| MatMulDesc {
             name: "w".into(),
             in_channels: 4,
@@ -552,13 +561,13 @@ mod tests {
             weights: vec![0.0; 4 * n],
         };
         let pairs = q_dim / 2;
-        let freqs: Vec<f32> = (0..heads * pairs * 2)
+        let freqs: Vec<f32> = (0..kv_heads * pairs * 2)
             .map(|i| 0.1 + i as f32 * 0.07)
             .collect();
         let att = Attention::new(&AttentionDesc {
             name: "a".into(),
             heads,
-            kv_heads: heads,
+            kv_heads,
             q_dim,
             v_dim: 4,
             norm: TransformerNormDesc {
@@ -567,8 +576,8 @@ mod tests {
                 weight: vec![1.0; 4],
             },
             q: layer(heads * q_dim),
-            k: layer(heads * q_dim),
-            v: layer(heads * 4),
+            k: layer(kv_heads * q_dim),
+            v: layer(kv_heads * 4),
             out: MatMulDesc {
                 name: "o".into(),
                 in_channels: heads * 4,
@@ -589,13 +598,14 @@ mod tests {
             .collect();
         let mut kept = Vec::new();
         let t = att.tables_in(&mut kept, shape);
-        let check = |qkv: &[f32]| {
+        // The heads `column..` of `count`, each `sharing` to a table.
+        let check = |qkv: &[f32], column: usize, count: usize, sharing: usize| {
             for xy in 0..points {
                 let (x, y) = ((xy % width) as f32, (xy / width) as f32);
-                for h in 0..heads {
+                for h in 0..count {
                     for p in 0..pairs {
-                        let at = xy * stride + h * q_dim + 2 * p;
-                        let f = (h * pairs + p) * 2;
+                        let at = xy * stride + column + h * q_dim + 2 * p;
+                        let f = ((h / sharing) * pairs + p) * 2;
                         let angle = x * freqs[f] + y * freqs[f + 1];
                         let (s, c) = angle.sin_cos();
                         let (x0, x1) = (before[at], before[at + 1]);
@@ -603,15 +613,19 @@ mod tests {
                         assert_eq!(qkv[at + 1], x0 * s + x1 * c, "{xy} {h} {p}");
                     }
                 }
-                // The keys and values beyond the queries are left as they were.
-                let rest = xy * stride + heads * q_dim..(xy + 1) * stride;
+                // The channels beyond those heads are left as they were.
+                let rest = xy * stride + column + count * q_dim..(xy + 1) * stride;
                 assert_eq!(qkv[rest.clone()], before[rest]);
             }
         };
+        let tables = (&t.cos[..], &t.sin[..]);
         for kernel in crate::nn::cpu::gemm::Kernel::available() {
             let mut qkv = before.clone();
-            kernel.run_with(|| att.rotate(&mut qkv, 0, heads, shape, (&t.cos, &t.sin)));
-            check(&qkv);
+            kernel.run_with(|| att.rotate(&mut qkv, 0, heads, shape, tables));
+            check(&qkv, 0, heads, heads / kv_heads);
+            let (keys, mut qkv) = (heads * q_dim, before.clone());
+            kernel.run_with(|| att.rotate(&mut qkv, keys, kv_heads, shape, tables));
+            check(&qkv, keys, kv_heads, 1);
         }
     }
 }
