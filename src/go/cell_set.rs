@@ -244,14 +244,6 @@ impl CellSet {
         }
     }
 
-    /// Takes the cells of `other`, all of which lie in `words`, out of the
-    /// set.
-    pub fn take_out(&mut self, other: &CellSet, words: &Range<usize>) {
-        for i in words.clone() {
-            self.0[i] &= !other.0[i];
-        }
-    }
-
     /// The set and every cell next to one of it, on a board of `layout`;
     /// a cell on the border may come in, never one past the board's cells.
     pub fn widened(&self, layout: Layout) -> CellSet {
