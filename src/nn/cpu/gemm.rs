@@ -327,13 +327,8 @@ impl Packed {
     /// only while evaluating: attention's values, a head's share of each
     /// point's).
     pub fn refill_rows(&mut self, k: usize, n: usize, rows: &[f32], stride: usize) {
-        self.resize_to(k, n);
-        for (p, panel) in self
-            .panels
-            .own()
-            .chunks_exact_mut((k * NR).max(1))
-            .enumerate()
-        {
+        let panels = self.resize_to(k, n);
+        for (p, panel) in panels.chunks_exact_mut((k * NR).max(1)).enumerate() {
             let cols = NR.min(n - p * NR);
             for (r, to) in panel.chunks_exact_mut(NR).enumerate() {
                 to[..cols].copy_from_slice(&rows[r * stride + p * NR..][..cols]);
@@ -348,13 +343,8 @@ impl Packed {
     /// A panel's rows are written whole, one after another (its 16
     /// columns read side by side), so that the writes run on.
     pub fn refill_columns(&mut self, k: usize, n: usize, columns: &[f32], stride: usize) {
-        self.resize_to(k, n);
-        for (p, panel) in self
-            .panels
-            .own()
-            .chunks_exact_mut((k * NR).max(1))
-            .enumerate()
-        {
+        let panels = self.resize_to(k, n);
+        for (p, panel) in panels.chunks_exact_mut((k * NR).max(1)).enumerate() {
             let cols = NR.min(n - p * NR);
             let sources: [&[f32]; NR] = std::array::from_fn(|j| match j < cols {
                 true => &columns[(p * NR + j) * stride..][..k],
@@ -369,12 +359,14 @@ impl Packed {
         self.pair_up(precision());
     }
 
-    /// Room for a packed `k × n` matrix in this one's memory, each value
-    /// to be written by the caller.
-    fn resize_to(&mut self, k: usize, n: usize) {
+    /// Room for a packed `k × n` matrix in this one's memory: its
+    /// panels, each value to be written by the caller.
+    fn resize_to(&mut self, k: usize, n: usize) -> &mut [f32] {
         self.k = k;
         self.n = n;
-        self.panels.own().resize(n.div_ceil(NR) * k * NR, 0.0);
+        let panels = self.panels.own();
+        panels.resize(n.div_ceil(NR) * k * NR, 0.0);
+        panels
     }
 
     /// The `count` panels from `p`, and the next one after them where
